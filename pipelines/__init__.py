@@ -1,0 +1,1 @@
+"""metrics-etl: AI-assistant usage reports and repository activity into a DuckDB warehouse."""
