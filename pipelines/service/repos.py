@@ -1,0 +1,123 @@
+"""Repositories, issues, pull requests and members: typed wrappers over REST (spec 4.3, 4.4)
+and the aliased GraphQL repository-stats query (spec 4.5).
+
+The GETs feed the snapshots; the POSTs exist for tests and the demo's seeding (the pipeline
+never writes to the service). Query parameters are constant dicts in one order, so the same
+listing always asks for the same URL and the client's ETag cache can answer it with a 304.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from pipelines.service.client import ServiceClient
+
+Record = dict[str, Any]
+
+PER_PAGE = 100
+_LIST_PARAMS: Mapping[str, Any] = {"per_page": PER_PAGE}
+_ISSUE_PARAMS: Mapping[str, Any] = {"state": "all", "per_page": PER_PAGE}
+_QUERIES = Path(__file__).parent / "queries"
+
+
+def get_repository(client: ServiceClient, *, owner: str, name: str) -> Record:
+    """`GET /repos/{owner}/{repo}`; raises NotFound / PermissionDenied as the client does."""
+    return client.get_json(_repo_path(owner=owner, name=name))
+
+
+def list_org_repositories(client: ServiceClient, *, org: str) -> Iterator[Record]:
+    """Every repository of `org`, page by page (`GET /orgs/{org}/repos`)."""
+    return client.paginate(f"/orgs/{_seg(org)}/repos", params=dict(_LIST_PARAMS))
+
+
+def list_issues(client: ServiceClient, *, owner: str, name: str) -> Iterator[Record]:
+    """Every issue and pull request of a repository, open and closed, to the last page."""
+    return client.paginate(f"{_repo_path(owner=owner, name=name)}/issues", params=dict(_ISSUE_PARAMS))
+
+
+def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
+    """Every member of `org` (`GET /orgs/{org}/members`)."""
+    return client.paginate(f"/orgs/{_seg(org)}/members", params=dict(_LIST_PARAMS))
+
+
+def create_repository(
+    client: ServiceClient, *, name: str, description: str = "", private: bool = False, auto_init: bool = False
+) -> Record:
+    """`POST /user/repos`: a repository owned by the authenticated user."""
+    return client.post_json(
+        "/user/repos",
+        json={"name": name, "description": description, "private": private, "auto_init": auto_init},
+    )
+
+
+def create_issue(
+    client: ServiceClient,
+    *,
+    owner: str,
+    name: str,
+    title: str,
+    body: str = "",
+    labels: Sequence[str] = (),
+) -> Record:
+    """`POST /repos/{owner}/{repo}/issues`."""
+    return client.post_json(
+        f"{_repo_path(owner=owner, name=name)}/issues",
+        json={"title": title, "body": body, "labels": list(labels)},
+    )
+
+
+def create_pull_request(
+    client: ServiceClient, *, owner: str, name: str, title: str, head: str, base: str, body: str = ""
+) -> Record:
+    """`POST /repos/{owner}/{repo}/pulls`."""
+    return client.post_json(
+        f"{_repo_path(owner=owner, name=name)}/pulls",
+        json={"title": title, "head": head, "base": base, "body": body},
+    )
+
+
+def fetch_repository_stats(
+    client: ServiceClient, *, repositories: Sequence[tuple[str, str]]
+) -> list[Record | None]:
+    """One GraphQL call for several (owner, name) pairs; nodes in the order asked.
+
+    A node is None when the service returned null for it without an error. An `errors` array
+    raises GraphQLError from the client, naming what the service said.
+    """
+    if not repositories:
+        return []
+    variables: dict[str, str] = {}
+    for i, (owner, name) in enumerate(repositories):
+        variables[f"owner{i}"] = owner
+        variables[f"name{i}"] = name
+    data = client.graphql(repository_stats_query(count=len(repositories)), variables)
+    return [data.get(f"r{i}") for i in range(len(repositories))]
+
+
+@cache
+def repository_stats_query(*, count: int) -> str:
+    """The operation for `count` repositories: aliases r0…rN, typed variables owner0/name0…."""
+    declared = ", ".join(f"$owner{i}: String!, $name{i}: String!" for i in range(count))
+    fields = "\n".join(
+        f"  r{i}: repository(owner: $owner{i}, name: $name{i}) {{ ...RepositoryStats }}" for i in range(count)
+    )
+    return f"query RepositoryStats({declared}) {{\n{fields}\n}}\n\n{_fragment()}"
+
+
+@cache
+def _fragment() -> str:
+    return (_QUERIES / "repository_stats.graphql").read_text(encoding="utf-8")
+
+
+def _repo_path(*, owner: str, name: str) -> str:
+    return f"/repos/{_seg(owner)}/{_seg(name)}"
+
+
+def _seg(value: str) -> str:
+    # Names come from configuration; a stray "/" or "?" must not change which URL is asked.
+    return quote(value, safe="")

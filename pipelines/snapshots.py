@@ -1,0 +1,250 @@
+"""Collect one snapshot day of the organization's repositories, stats, issues and members.
+
+REST gives the repositories (by id), their issues and the members; GraphQL gives the counts,
+several repositories per call, with a batch size that halves when the service chokes (502,
+504, no answer) and grows back after successes. A repository answering 404 or 403 is skipped
+with a warning; a failure at organization level fails the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from pipelines.service import repos as api
+from pipelines.service.errors import NotFound, PermissionDenied, ServerError, ServiceError, TransportFailed
+from pipelines.transform import snapshots as tf
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipelines.service.client import ServiceClient
+
+_CHOKE_STATUSES = frozenset({502, 504})
+
+
+class SnapshotFailed(ServiceError):
+    """The snapshot cannot be taken at all (organization unknown, no permission, …)."""
+
+
+@dataclass(frozen=True)
+class SnapshotSettings:
+    """What to snapshot. `repositories` ("owner/name", …) empty: every repository of `org`."""
+
+    org: str
+    repositories: tuple[str, ...] = ()
+    graphql_batch_size: int = 50
+    graphql_grow_after: int = 2
+
+
+@dataclass(frozen=True)
+class SnapshotWarning:
+    repository: str
+    endpoint: str
+    status: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SnapshotCost:
+    """What one collection spent; `as_metadata()` is shaped for Dagster metadata."""
+
+    requests: int
+    not_modified: int
+    rest_gets: int
+    graphql_calls: int
+    graphql_cost: int
+    graphql_batch_failures: int
+    rate_limit_remaining_before: int | None
+    rate_limit_remaining_after: int | None
+
+    def as_metadata(self) -> dict[str, int]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    day: date
+    frames: Mapping[str, pl.DataFrame]
+    warnings: tuple[SnapshotWarning, ...]
+    cost: SnapshotCost
+
+
+@dataclass(frozen=True)
+class _Repo:
+    id: int
+    full_name: str
+    owner: str
+    name: str
+
+
+class AdaptiveBatch:
+    """GraphQL batch size: halves on a choke, doubles back after `grow_after` successes."""
+
+    def __init__(self, *, maximum: int, grow_after: int) -> None:
+        if maximum < 1 or grow_after < 1:
+            raise ValueError("maximum and grow_after must be at least 1")
+        self.maximum = maximum
+        self.size = maximum
+        self._grow_after = grow_after
+        self._streak = 0
+
+    def succeeded(self) -> None:
+        self._streak += 1
+        if self._streak >= self._grow_after and self.size < self.maximum:
+            self.size = min(self.maximum, self.size * 2)
+            self._streak = 0
+
+    def choked(self) -> bool:
+        """Halve; False when already at one repository per call (nothing left to try)."""
+        self._streak = 0
+        if self.size == 1:
+            return False
+        self.size = max(1, self.size // 2)
+        return True
+
+
+def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
+    """Fetch everything for `day` and shape it into one frame per snapshot table."""
+    before_stats = _stats(client)
+    remaining_before = _remaining(client)
+    warnings: list[SnapshotWarning] = []
+
+    repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
+    issue_frames = []
+    for repo in repos:
+        records = _per_repository(
+            lambda: list(api.list_issues(client, owner=repo.owner, name=repo.name)),
+            repo=repo.full_name,
+            endpoint="issues",
+            warnings=warnings,
+        )
+        if records is not None:
+            issue_frames.append(
+                tf.issues_frame(records=records, day=day, repository_id=repo.id, repository_full_name=repo.full_name)
+            )
+    members = _org_level(lambda: list(api.list_org_members(client, org=settings.org)), org=settings.org, what="members")
+    nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
+
+    remaining_after = _remaining(client)
+    after_stats = _stats(client)
+    frames = {
+        "repositories": tf.repositories_frame(records=repo_records, day=day),
+        "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
+        "issues": tf.concat_frames(frames=issue_frames, schema=tf.ISSUES_SCHEMA, key="issue_id"),
+        "org_members": tf.org_members_frame(records=members, day=day),
+        "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
+    }
+    cost = SnapshotCost(
+        requests=after_stats["requests"] - before_stats["requests"],
+        not_modified=after_stats["not_modified"] - before_stats["not_modified"],
+        rest_gets=after_stats["rest_gets"] - before_stats["rest_gets"],
+        graphql_calls=graphql["calls"],
+        graphql_cost=graphql["cost"],
+        graphql_batch_failures=graphql["failures"],
+        rate_limit_remaining_before=remaining_before,
+        rate_limit_remaining_after=remaining_after,
+    )
+    return SnapshotResult(day=day, frames=frames, warnings=tuple(warnings), cost=cost)
+
+
+def run_snapshot(
+    client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date
+) -> SnapshotResult:
+    """Collect `day` and replace it in the warehouse in one transaction."""
+    from pipelines.warehouse.snapshots import replace_snapshot_day
+
+    result = collect_snapshot(client, settings=settings, day=day)
+    replace_snapshot_day(conn, day=day, frames=result.frames)
+    return result
+
+
+def _collect_repositories(
+    client: ServiceClient, *, settings: SnapshotSettings, warnings: list[SnapshotWarning]
+) -> tuple[list[_Repo], list[dict[str, Any]]]:
+    if settings.repositories:
+        records = []
+        for full_name in settings.repositories:
+            owner, sep, name = full_name.partition("/")
+            if not sep or not owner or not name or "/" in name:
+                raise SnapshotFailed(f"SERVICE_REPOS entry {full_name!r} is not owner/name")
+            record = _per_repository(
+                lambda: api.get_repository(client, owner=owner, name=name),
+                repo=full_name,
+                endpoint="repository",
+                warnings=warnings,
+            )
+            if record is not None:
+                records.append(record)
+    else:
+        records = _org_level(
+            lambda: list(api.list_org_repositories(client, org=settings.org)), org=settings.org, what="repositories"
+        )
+    by_id: dict[int, _Repo] = {}
+    for rec in records:
+        owner, _, name = rec["full_name"].partition("/")
+        by_id[rec["id"]] = _Repo(id=rec["id"], full_name=rec["full_name"], owner=owner, name=name)
+    return sorted(by_id.values(), key=lambda r: r.id), records
+
+
+def _collect_stats(
+    client: ServiceClient, *, repos: list[_Repo], settings: SnapshotSettings, warnings: list[SnapshotWarning]
+) -> tuple[list[tuple[int, str, Mapping[str, Any]]], dict[str, int]]:
+    batch = AdaptiveBatch(maximum=settings.graphql_batch_size, grow_after=settings.graphql_grow_after)
+    nodes: list[tuple[int, str, Mapping[str, Any]]] = []
+    counts = {"calls": 0, "cost": 0, "failures": 0}
+    start = 0
+    while start < len(repos):
+        chunk = repos[start : start + batch.size]
+        counts["calls"] += 1
+        try:
+            answer = api.fetch_repository_stats(client, repositories=[(r.owner, r.name) for r in chunk])
+        except (ServerError, TransportFailed) as exc:
+            if isinstance(exc, ServerError) and exc.status not in _CHOKE_STATUSES:
+                raise
+            counts["failures"] += 1
+            if not batch.choked():
+                raise
+            continue
+        batch.succeeded()
+        counts["cost"] += 1
+        for repo, node in zip(chunk, answer, strict=True):
+            if node is None:
+                warnings.append(
+                    SnapshotWarning(repo.full_name, "graphql", 404, "GraphQL returned no repository for this name")
+                )
+            else:
+                nodes.append((repo.id, repo.full_name, node))
+        start += len(chunk)
+    return nodes, counts
+
+
+def _per_repository(
+    fetch: Callable[[], Any], *, repo: str, endpoint: str, warnings: list[SnapshotWarning]
+) -> Any:
+    try:
+        return fetch()
+    except (NotFound, PermissionDenied) as exc:
+        warnings.append(SnapshotWarning(repo, endpoint, exc.status, exc.message))
+        return None
+
+
+def _org_level(fetch: Callable[[], Iterable[dict[str, Any]]], *, org: str, what: str) -> list[dict[str, Any]]:
+    try:
+        return list(fetch())
+    except ServiceError as exc:
+        raise SnapshotFailed(f"snapshot of organization {org!r} failed listing its {what}: {exc}") from exc
+
+
+def _stats(client: ServiceClient) -> dict[str, int]:
+    stats = client.stats
+    return {"requests": stats.requests, "not_modified": stats.not_modified, "rest_gets": stats.gets}
+
+
+def _remaining(client: ServiceClient) -> int | None:
+    status = client.rate_limit()
+    return status.remaining if status is not None else None

@@ -1,0 +1,263 @@
+"""Snapshot records (REST and GraphQL JSON) → typed Polars frames, one row per day and entity id.
+
+Pure functions, no I/O. Records are the service's JSON objects; fields the tables do not keep
+are ignored, and missing optional fields become NULL rather than failing the day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+_TS = pl.Datetime("us", "UTC")
+
+REPOSITORIES_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "repository_id": pl.Int64(),
+    "node_id": pl.String(),
+    "full_name": pl.String(),
+    "name": pl.String(),
+    "owner_login": pl.String(),
+    "owner_id": pl.Int64(),
+    "description": pl.String(),
+    "visibility": pl.String(),
+    "private": pl.Boolean(),
+    "fork": pl.Boolean(),
+    "archived": pl.Boolean(),
+    "default_branch": pl.String(),
+    "language": pl.String(),
+    "size_kb": pl.Int64(),
+    "stargazers_count": pl.Int64(),
+    "watchers_count": pl.Int64(),
+    "forks_count": pl.Int64(),
+    "open_issues_count": pl.Int64(),
+    "created_at": _TS,
+    "updated_at": _TS,
+    "pushed_at": _TS,
+}
+
+REPOSITORY_STATS_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "repository_id": pl.Int64(),
+    "full_name": pl.String(),
+    "stargazer_count": pl.Int64(),
+    "fork_count": pl.Int64(),
+    "open_issue_count": pl.Int64(),
+    "issue_count": pl.Int64(),
+    "open_pull_request_count": pl.Int64(),
+    "pull_request_count": pl.Int64(),
+    "mentionable_user_count": pl.Int64(),
+    "default_branch_name": pl.String(),
+}
+
+ISSUES_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "issue_id": pl.Int64(),
+    "repository_id": pl.Int64(),
+    "repository_full_name": pl.String(),
+    "number": pl.Int64(),
+    "title": pl.String(),
+    "is_pull_request": pl.Boolean(),
+    "state": pl.String(),
+    "state_reason": pl.String(),
+    "labels": pl.List(pl.String()),
+    "user_login": pl.String(),
+    "user_id": pl.Int64(),
+    "comments": pl.Int64(),
+    "created_at": _TS,
+    "updated_at": _TS,
+    "closed_at": _TS,
+}
+
+ORG_MEMBERS_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "member_id": pl.Int64(),
+    "login": pl.String(),
+    "type": pl.String(),
+    "site_admin": pl.Boolean(),
+}
+
+WARNINGS_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "repository": pl.String(),
+    "endpoint": pl.String(),
+    "status": pl.Int32(),
+    "message": pl.String(),
+}
+
+_TIMESTAMP_COLUMNS = ("created_at", "updated_at", "pushed_at", "closed_at")
+
+
+def repositories_frame(*, records: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
+    """REST repository records → `snapshots.repositories` rows (last record wins per id)."""
+    rows = []
+    for rec in records:
+        owner = rec.get("owner") or {}
+        rows.append(
+            {
+                "repository_id": rec["id"],
+                "node_id": rec.get("node_id"),
+                "full_name": rec["full_name"],
+                "name": rec["name"],
+                "owner_login": owner.get("login"),
+                "owner_id": owner.get("id"),
+                "description": rec.get("description"),
+                "visibility": rec.get("visibility")
+                or (None if rec.get("private") is None else ("private" if rec["private"] else "public")),
+                "private": rec.get("private"),
+                "fork": rec.get("fork"),
+                "archived": rec.get("archived"),
+                "default_branch": rec.get("default_branch"),
+                "language": rec.get("language"),
+                "size_kb": rec.get("size"),
+                "stargazers_count": rec.get("stargazers_count"),
+                "watchers_count": rec.get("watchers_count"),
+                "forks_count": rec.get("forks_count"),
+                "open_issues_count": rec.get("open_issues_count"),
+                "created_at": rec.get("created_at"),
+                "updated_at": rec.get("updated_at"),
+                "pushed_at": rec.get("pushed_at"),
+            }
+        )
+    return _finish(rows, schema=REPOSITORIES_SCHEMA, day=day, key="repository_id")
+
+
+def issues_frame(
+    *,
+    records: Iterable[Mapping[str, Any]],
+    day: date,
+    repository_id: int,
+    repository_full_name: str,
+) -> pl.DataFrame:
+    """One repository's REST issue list (issues and pull requests) → `snapshots.issues` rows."""
+    rows = []
+    for rec in records:
+        user = rec.get("user") or {}
+        rows.append(
+            {
+                "issue_id": rec["id"],
+                "repository_id": repository_id,
+                "repository_full_name": repository_full_name,
+                "number": rec["number"],
+                "title": rec.get("title"),
+                "is_pull_request": rec.get("pull_request") is not None,
+                "state": rec.get("state"),
+                "state_reason": rec.get("state_reason"),
+                "labels": _label_names(rec.get("labels")),
+                "user_login": user.get("login"),
+                "user_id": user.get("id"),
+                "comments": rec.get("comments"),
+                "created_at": rec.get("created_at"),
+                "updated_at": rec.get("updated_at"),
+                "closed_at": rec.get("closed_at"),
+            }
+        )
+    return _finish(rows, schema=ISSUES_SCHEMA, day=day, key="issue_id")
+
+
+def org_members_frame(*, records: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
+    """`GET /orgs/{org}/members` records → `snapshots.org_members` rows."""
+    rows = [
+        {
+            "member_id": rec["id"],
+            "login": rec["login"],
+            "type": rec.get("type"),
+            "site_admin": rec.get("site_admin"),
+        }
+        for rec in records
+    ]
+    return _finish(rows, schema=ORG_MEMBERS_SCHEMA, day=day, key="member_id")
+
+
+def repository_stats_frame(
+    *, nodes: Iterable[tuple[int, str, Mapping[str, Any]]], day: date
+) -> pl.DataFrame:
+    """(repository_id, full_name, GraphQL repository node) → `snapshots.repository_stats` rows.
+
+    The node carries the aliased counts of `queries/repository_stats.graphql`.
+    """
+    rows = [
+        {
+            "repository_id": repository_id,
+            "full_name": full_name,
+            "stargazer_count": node.get("stargazerCount"),
+            "fork_count": node.get("forkCount"),
+            "open_issue_count": _total(node, "openIssues"),
+            "issue_count": _total(node, "issues"),
+            "open_pull_request_count": _total(node, "openPullRequests"),
+            "pull_request_count": _total(node, "pullRequests"),
+            "mentionable_user_count": _total(node, "mentionableUsers"),
+            "default_branch_name": (node.get("defaultBranchRef") or {}).get("name"),
+        }
+        for repository_id, full_name, node in nodes
+    ]
+    return _finish(rows, schema=REPOSITORY_STATS_SCHEMA, day=day, key="repository_id")
+
+
+def warnings_frame(*, warnings: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
+    """Skipped repositories (repository, endpoint, status, message) → `snapshots.warnings` rows."""
+    rows = [
+        {
+            "repository": w["repository"],
+            "endpoint": w["endpoint"],
+            "status": w["status"],
+            "message": w["message"],
+        }
+        for w in warnings
+    ]
+    frame = _finish(rows, schema=WARNINGS_SCHEMA, day=day, key=None)
+    return frame.unique(subset=["repository", "endpoint"], keep="last", maintain_order=True).sort(
+        "repository", "endpoint"
+    )
+
+
+def concat_frames(*, frames: Sequence[pl.DataFrame], schema: Mapping[str, pl.DataType], key: str) -> pl.DataFrame:
+    """Per-repository frames → one frame, still one row per entity id."""
+    if not frames:
+        return pl.DataFrame(schema=dict(schema))
+    return (
+        pl.concat(frames, how="vertical")
+        .unique(subset=[key], keep="last", maintain_order=True)
+        .sort(key)
+    )
+
+
+def _finish(
+    rows: list[dict[str, Any]], *, schema: Mapping[str, pl.DataType], day: date, key: str | None
+) -> pl.DataFrame:
+    raw_schema = {
+        name: (pl.String() if name in _TIMESTAMP_COLUMNS else dtype)
+        for name, dtype in schema.items()
+        if name != "snapshot_day"
+    }
+    frame = pl.DataFrame(rows, schema=raw_schema)
+    frame = frame.with_columns(
+        [pl.lit(day, dtype=pl.Date()).alias("snapshot_day")]
+        + [_parse_timestamp(name) for name in _TIMESTAMP_COLUMNS if name in schema]
+    ).select(list(schema))
+    if key is None:
+        return frame
+    # A listing walked page by page can see an entity twice when it moves between pages.
+    return frame.unique(subset=[key], keep="last", maintain_order=True).sort(key)
+
+
+def _parse_timestamp(name: str) -> pl.Expr:
+    return pl.col(name).str.to_datetime(time_unit="us", time_zone="UTC", strict=True).alias(name)
+
+
+def _label_names(labels: Any) -> list[str]:
+    # The REST schema allows a label to be a bare string or an object with a name.
+    names = []
+    for label in labels or ():
+        name = label if isinstance(label, str) else (label or {}).get("name")
+        if name is not None:
+            names.append(name)
+    return names
+
+
+def _total(node: Mapping[str, Any], field: str) -> int | None:
+    connection = node.get(field)
+    return None if connection is None else connection.get("totalCount")

@@ -1,0 +1,26 @@
+-- Keyed by the numeric id, not full_name, so a renamed repository keeps its history.
+CREATE TABLE IF NOT EXISTS snapshots.repositories (
+    snapshot_day      DATE        NOT NULL,
+    repository_id     BIGINT      NOT NULL,
+    node_id           VARCHAR,
+    full_name         VARCHAR     NOT NULL,
+    name              VARCHAR     NOT NULL,
+    owner_login       VARCHAR,
+    owner_id          BIGINT,
+    description       VARCHAR,
+    visibility        VARCHAR,
+    private           BOOLEAN,
+    fork              BOOLEAN,
+    archived          BOOLEAN,
+    default_branch    VARCHAR,
+    language          VARCHAR,
+    size_kb           BIGINT,
+    stargazers_count  BIGINT,
+    watchers_count    BIGINT,
+    forks_count       BIGINT,
+    open_issues_count BIGINT,
+    created_at        TIMESTAMPTZ,
+    updated_at        TIMESTAMPTZ,
+    pushed_at         TIMESTAMPTZ,
+    PRIMARY KEY (snapshot_day, repository_id)
+);

@@ -1,0 +1,52 @@
+import graphql
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.service.repos import repository_stats_query
+from pipelines.snapshots import AdaptiveBatch
+
+
+def test_stats_query_declares_typed_variables_per_alias():
+    doc = graphql.parse(repository_stats_query(count=3))
+    operation = next(d for d in doc.definitions if isinstance(d, graphql.OperationDefinitionNode))
+    declared = {v.variable.name.value: graphql.print_ast(v.type) for v in operation.variable_definitions}
+    assert declared == {f"{k}{i}": "String!" for i in range(3) for k in ("owner", "name")}
+    aliases = [s.alias.value for s in operation.selection_set.selections]
+    assert aliases == ["r0", "r1", "r2"]
+    fragment = next(d for d in doc.definitions if isinstance(d, graphql.FragmentDefinitionNode))
+    assert fragment.type_condition.name.value == "Repository"
+
+
+def test_batch_halves_on_choke_and_stops_at_one():
+    batch = AdaptiveBatch(maximum=50, grow_after=2)
+    sizes = []
+    while batch.choked():
+        sizes.append(batch.size)
+    assert sizes == [25, 12, 6, 3, 1]
+    assert batch.size == 1
+
+
+def test_batch_grows_back_after_successes_up_to_the_maximum():
+    batch = AdaptiveBatch(maximum=40, grow_after=2)
+    batch.choked()
+    batch.choked()
+    assert batch.size == 10
+    seen = []
+    for _ in range(8):
+        batch.succeeded()
+        seen.append(batch.size)
+    assert seen == [10, 20, 20, 40, 40, 40, 40, 40]
+
+
+@given(st.integers(1, 200), st.integers(1, 5), st.lists(st.booleans(), max_size=60))
+def test_batch_size_stays_within_bounds(maximum, grow_after, outcomes):
+    batch = AdaptiveBatch(maximum=maximum, grow_after=grow_after)
+    for ok in outcomes:
+        batch.succeeded() if ok else batch.choked()
+        assert 1 <= batch.size <= maximum
+
+
+def test_batch_rejects_a_zero_maximum():
+    with pytest.raises(ValueError):
+        AdaptiveBatch(maximum=0, grow_after=1)
