@@ -51,19 +51,31 @@ class SnapshotWarning:
 
 @dataclass(frozen=True)
 class SnapshotCost:
-    """What one collection spent; `as_metadata()` is shaped for Dagster metadata."""
+    """What one collection spent; `as_metadata()` is shaped for Dagster metadata.
+
+    `requests` counts every HTTP request (retries and the two rate-limit checks included);
+    `rest_requests` the REST GETs for data, of which `not_modified` were answered 304.
+    `graphql_cost` is the drop in the GraphQL budget, when the service reports one.
+    """
 
     requests: int
+    rest_requests: int
     not_modified: int
-    rest_gets: int
     graphql_calls: int
-    graphql_cost: int
+    graphql_requests: int
     graphql_batch_failures: int
+    graphql_cost: int | None
     rate_limit_remaining_before: int | None
     rate_limit_remaining_after: int | None
 
-    def as_metadata(self) -> dict[str, int]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+    @property
+    def not_modified_share(self) -> float:
+        return self.not_modified / self.rest_requests if self.rest_requests else 0.0
+
+    def as_metadata(self) -> dict[str, int | float]:
+        out: dict[str, int | float] = {k: v for k, v in asdict(self).items() if v is not None}
+        out["not_modified_share"] = round(self.not_modified_share, 4)
+        return out
 
 
 @dataclass(frozen=True)
@@ -110,8 +122,8 @@ class AdaptiveBatch:
 
 def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
     """Fetch everything for `day` and shape it into one frame per snapshot table."""
-    before_stats = _stats(client)
-    remaining_before = _remaining(client)
+    budget_before = _budget(client)
+    requests_before, not_modified_before = _counts(client)
     warnings: list[SnapshotWarning] = []
 
     repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
@@ -130,8 +142,8 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     members = _org_level(lambda: list(api.list_org_members(client, org=settings.org)), org=settings.org, what="members")
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
-    remaining_after = _remaining(client)
-    after_stats = _stats(client)
+    requests_after, not_modified_after = _counts(client)
+    budget_after = _budget(client)
     frames = {
         "repositories": tf.repositories_frame(records=repo_records, day=day),
         "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
@@ -139,15 +151,20 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         "org_members": tf.org_members_frame(records=members, day=day),
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
+    work = requests_after - requests_before
+    graphql_cost = None
+    if budget_before.graphql is not None and budget_after.graphql is not None:
+        graphql_cost = max(0, budget_before.graphql - budget_after.graphql)
     cost = SnapshotCost(
-        requests=after_stats["requests"] - before_stats["requests"],
-        not_modified=after_stats["not_modified"] - before_stats["not_modified"],
-        rest_gets=after_stats["rest_gets"] - before_stats["rest_gets"],
+        requests=work + 2,
+        rest_requests=work - graphql["requests"],
+        not_modified=not_modified_after - not_modified_before,
         graphql_calls=graphql["calls"],
-        graphql_cost=graphql["cost"],
+        graphql_requests=graphql["requests"],
         graphql_batch_failures=graphql["failures"],
-        rate_limit_remaining_before=remaining_before,
-        rate_limit_remaining_after=remaining_after,
+        graphql_cost=graphql_cost,
+        rate_limit_remaining_before=budget_before.core,
+        rate_limit_remaining_after=budget_after.core,
     )
     return SnapshotResult(day=day, frames=frames, warnings=tuple(warnings), cost=cost)
 
@@ -196,22 +213,24 @@ def _collect_stats(
 ) -> tuple[list[tuple[int, str, Mapping[str, Any]]], dict[str, int]]:
     batch = AdaptiveBatch(maximum=settings.graphql_batch_size, grow_after=settings.graphql_grow_after)
     nodes: list[tuple[int, str, Mapping[str, Any]]] = []
-    counts = {"calls": 0, "cost": 0, "failures": 0}
+    counts = {"calls": 0, "requests": 0, "failures": 0}
     start = 0
     while start < len(repos):
         chunk = repos[start : start + batch.size]
         counts["calls"] += 1
+        sent_before = client.stats.requests
         try:
             answer = api.fetch_repository_stats(client, repositories=[(r.owner, r.name) for r in chunk])
         except (ServerError, TransportFailed) as exc:
+            counts["requests"] += client.stats.requests - sent_before
             if isinstance(exc, ServerError) and exc.status not in _CHOKE_STATUSES:
                 raise
             counts["failures"] += 1
             if not batch.choked():
                 raise
             continue
+        counts["requests"] += client.stats.requests - sent_before
         batch.succeeded()
-        counts["cost"] += 1
         for repo, node in zip(chunk, answer, strict=True):
             if node is None:
                 warnings.append(
@@ -240,11 +259,20 @@ def _org_level(fetch: Callable[[], Iterable[dict[str, Any]]], *, org: str, what:
         raise SnapshotFailed(f"snapshot of organization {org!r} failed listing its {what}: {exc}") from exc
 
 
-def _stats(client: ServiceClient) -> dict[str, int]:
+@dataclass(frozen=True)
+class _Remaining:
+    core: int | None
+    graphql: int | None
+
+
+def _counts(client: ServiceClient) -> tuple[int, int]:
     stats = client.stats
-    return {"requests": stats.requests, "not_modified": stats.not_modified, "rest_gets": stats.gets}
+    return stats.requests, stats.not_modified
 
 
-def _remaining(client: ServiceClient) -> int | None:
-    status = client.rate_limit()
-    return status.remaining if status is not None else None
+def _budget(client: ServiceClient) -> _Remaining:
+    body = client.rate_limit()
+    resources = body.get("resources", {}) if isinstance(body, Mapping) else {}
+    core = resources.get("core") or (body.get("rate") if isinstance(body, Mapping) else None) or {}
+    graphql = resources.get("graphql") or {}
+    return _Remaining(core=core.get("remaining"), graphql=graphql.get("remaining"))

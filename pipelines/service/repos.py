@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -20,29 +21,29 @@ if TYPE_CHECKING:
 Record = dict[str, Any]
 
 PER_PAGE = 100
-_LIST_PARAMS: Mapping[str, Any] = {"per_page": PER_PAGE}
-_ISSUE_PARAMS: Mapping[str, Any] = {"state": "all", "per_page": PER_PAGE}
+_LIST_PARAMS: Mapping[str, Any] = MappingProxyType({"per_page": PER_PAGE})
+_ISSUE_PARAMS: Mapping[str, Any] = MappingProxyType({"state": "all", "per_page": PER_PAGE})
 _QUERIES = Path(__file__).parent / "queries"
 
 
 def get_repository(client: ServiceClient, *, owner: str, name: str) -> Record:
     """`GET /repos/{owner}/{repo}`; raises NotFound / PermissionDenied as the client does."""
-    return client.get_json(_repo_path(owner=owner, name=name))
+    return client.get_json(path=_repo_path(owner=owner, name=name))
 
 
 def list_org_repositories(client: ServiceClient, *, org: str) -> Iterator[Record]:
     """Every repository of `org`, page by page (`GET /orgs/{org}/repos`)."""
-    return client.paginate(f"/orgs/{_seg(org)}/repos", params=dict(_LIST_PARAMS))
+    return client.paginate(path=f"/orgs/{_seg(org)}/repos", params=_LIST_PARAMS)
 
 
 def list_issues(client: ServiceClient, *, owner: str, name: str) -> Iterator[Record]:
     """Every issue and pull request of a repository, open and closed, to the last page."""
-    return client.paginate(f"{_repo_path(owner=owner, name=name)}/issues", params=dict(_ISSUE_PARAMS))
+    return client.paginate(path=f"{_repo_path(owner=owner, name=name)}/issues", params=_ISSUE_PARAMS)
 
 
 def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
     """Every member of `org` (`GET /orgs/{org}/members`)."""
-    return client.paginate(f"/orgs/{_seg(org)}/members", params=dict(_LIST_PARAMS))
+    return client.paginate(path=f"/orgs/{_seg(org)}/members", params=_LIST_PARAMS)
 
 
 def create_repository(
@@ -50,7 +51,7 @@ def create_repository(
 ) -> Record:
     """`POST /user/repos`: a repository owned by the authenticated user."""
     return client.post_json(
-        "/user/repos",
+        path="/user/repos",
         json={"name": name, "description": description, "private": private, "auto_init": auto_init},
     )
 
@@ -66,7 +67,7 @@ def create_issue(
 ) -> Record:
     """`POST /repos/{owner}/{repo}/issues`."""
     return client.post_json(
-        f"{_repo_path(owner=owner, name=name)}/issues",
+        path=f"{_repo_path(owner=owner, name=name)}/issues",
         json={"title": title, "body": body, "labels": list(labels)},
     )
 
@@ -76,7 +77,7 @@ def create_pull_request(
 ) -> Record:
     """`POST /repos/{owner}/{repo}/pulls`."""
     return client.post_json(
-        f"{_repo_path(owner=owner, name=name)}/pulls",
+        path=f"{_repo_path(owner=owner, name=name)}/pulls",
         json={"title": title, "head": head, "base": base, "body": body},
     )
 
@@ -95,7 +96,7 @@ def fetch_repository_stats(
     for i, (owner, name) in enumerate(repositories):
         variables[f"owner{i}"] = owner
         variables[f"name{i}"] = name
-    data = client.graphql(repository_stats_query(count=len(repositories)), variables)
+    data = client.graphql(query=repository_stats_query(count=len(repositories)), variables=variables) or {}
     return [data.get(f"r{i}") for i in range(len(repositories))]
 
 

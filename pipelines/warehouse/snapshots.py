@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from functools import cache
 
 import duckdb
 import polars as pl
 
-from pipelines._paths import SQL_DIR
+from pipelines.warehouse._sql import run_sql
 
 SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "warnings")
 
-# The name the INSERT statements in sql/snapshots/ read the day's frame from.
+# The name sql/snapshots/replace_*_day.sql read the day's rows from.
 _FRAME_VIEW = "snapshot_frame"
 
 
@@ -35,17 +34,15 @@ def replace_snapshot_day(
     try:
         for table in SNAPSHOT_TABLES:
             frame = frames[table]
-            conn.execute(_sql(f"delete_{table}_day"), [day])
-            if frame.height:
-                conn.register(_FRAME_VIEW, frame.to_arrow())
-                try:
-                    conn.execute(_sql(f"insert_{table}"))
-                finally:
-                    conn.unregister(_FRAME_VIEW)
+            conn.register(_FRAME_VIEW, frame.to_arrow())
+            run_sql(conn, f"snapshots/replace_{table}_day.sql", day=day)
+            conn.unregister(_FRAME_VIEW)
             written[table] = frame.height
         conn.commit()
     except BaseException:
+        # An aborted transaction refuses even unregister: roll back first, then clean up.
         conn.rollback()
+        conn.unregister(_FRAME_VIEW)
         raise
     return written
 
@@ -58,8 +55,3 @@ def _check_frames(*, day: date, frames: Mapping[str, pl.DataFrame]) -> None:
     for table, frame in frames.items():
         if frame.height and frame["snapshot_day"].ne(day).any():
             raise SnapshotFrameError(f"snapshots.{table}: rows for a day other than {day}")
-
-
-@cache
-def _sql(name: str) -> str:
-    return (SQL_DIR / "snapshots" / f"{name}.sql").read_text(encoding="utf-8")

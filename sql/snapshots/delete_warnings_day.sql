@@ -1,2 +1,0 @@
--- One snapshot day of snapshots.warnings; runs inside the caller's transaction.
-DELETE FROM snapshots.warnings WHERE snapshot_day = ?;
