@@ -17,6 +17,21 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
+    from pipelines.config import Settings
+    from pipelines.service.errors import ConfigError
+    from pipelines.webhooks.app import ReceiverConfig, serve
+    from pipelines.webhooks.errors import WebhookConfigError
+
+    try:
+        config = ReceiverConfig.from_settings(Settings.from_env())
+    except (ConfigError, WebhookConfigError) as exc:
+        print(f"metrics-etl webhooks serve: {exc}", file=sys.stderr)
+        return 2
+    serve(config=config, host=args.host, port=args.port)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metrics-etl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -26,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     emu = sub.add_parser("emulator", help="run the platform emulator on loopback")
     add_emulator_arguments(emu)
     emu.set_defaults(handler=_cmd_emulator)
+
+    webhooks = sub.add_parser("webhooks", help="the webhook receiver").add_subparsers(dest="webhooks", required=True)
+    hooks_serve = webhooks.add_parser("serve", help="accept deliveries at POST /webhooks into the spool")
+    hooks_serve.add_argument("--host", default="127.0.0.1", help="bind address (put HTTPS in front of it)")
+    hooks_serve.add_argument("--port", type=int, default=8787)
+    hooks_serve.set_defaults(handler=_cmd_webhooks_serve)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""Webhook receiver: verified deliveries, a durable append-only spool, and its loader."""

@@ -1,0 +1,105 @@
+"""Spool → `events.webhook_deliveries`, exactly once.
+
+The position reached in each segment is stored in `events.spool_offsets` in the same DuckDB
+transaction as the rows it covers: a crash before the commit loses the rows and the position
+together (the next run reads them again), a crash after it keeps both. A redelivery that
+reached the spool twice is skipped by its delivery id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import islice
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from pipelines._paths import SQL_DIR
+from pipelines.webhooks.spool import SpooledRecord, read_segment, segments
+
+_BATCH_VIEW = "webhook_batch"
+_BATCH_SCHEMA = pa.schema(
+    [("delivery_id", pa.string()), ("event", pa.string()), ("received_at", pa.string()), ("payload", pa.string())]
+)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    loaded: int = 0
+    duplicates: int = 0
+    repositories: frozenset[str] = field(default_factory=frozenset)
+
+
+@cache
+def _sql(name: str) -> str:
+    return (SQL_DIR / "queries" / "webhooks" / f"{name}.sql").read_text()
+
+
+def load_spool(
+    conn: duckdb.DuckDBPyConnection,
+    spool_dir: Path,
+    *,
+    batch_size: int = 1000,
+    max_batches: int | None = None,
+) -> LoadResult:
+    """Load every complete spool record not loaded yet, `batch_size` per transaction.
+
+    `max_batches` bounds one call's work (a sensor tick); the next call resumes where it stopped.
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
+    loaded = duplicates = 0
+    repositories: set[str] = set()
+    for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
+        inserted = _commit_batch(conn, segment, batch)
+        loaded += len(inserted)
+        duplicates += len(batch) - len(inserted)
+        repositories.update(repo for _, repo in inserted if repo)
+    return LoadResult(loaded=loaded, duplicates=duplicates, repositories=frozenset(repositories))
+
+
+def _batches(
+    spool_dir: Path, offsets: dict[str, int], batch_size: int
+) -> Iterator[tuple[str, list[SpooledRecord]]]:
+    for segment in segments(spool_dir):
+        batch: list[SpooledRecord] = []
+        for spooled in read_segment(segment, offset=offsets.get(segment.name, 0)):
+            batch.append(spooled)
+            if len(batch) == batch_size:
+                yield segment.name, batch
+                batch = []
+        if batch:
+            yield segment.name, batch
+
+
+def _commit_batch(
+    conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord]
+) -> list[tuple[str, str | None]]:
+    """Insert the batch and advance the segment's offset in one transaction; the rows inserted."""
+    records = [spooled.record for spooled in batch]
+    table = pa.table(
+        {
+            "delivery_id": [r.delivery_id for r in records],
+            "event": [r.event for r in records],
+            "received_at": [r.received_at for r in records],
+            "payload": [r.payload.decode("utf-8") for r in records],
+        },
+        schema=_BATCH_SCHEMA,
+    )
+    conn.register(_BATCH_VIEW, table)
+    try:
+        conn.begin()
+        try:
+            inserted = conn.execute(_sql("insert_webhook_deliveries")).fetchall()
+            conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+    finally:
+        conn.unregister(_BATCH_VIEW)
+    return inserted

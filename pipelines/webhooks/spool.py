@@ -1,0 +1,233 @@
+"""Append-only, checksummed spool of accepted deliveries, with group commit.
+
+A spool directory holds segment files; each receiver process writes its own segment (a new one
+per start, rotated by size, and after any failed write), so a segment is only ever appended to
+by one writer and a torn record can only be its last one. A record is a 12-byte header (magic,
+body length, CRC-32 of the body) followed by the body: one JSON line of metadata, then the
+payload document as received. Concurrent deliveries share one write and one fdatasync; each
+is acknowledged only after the fdatasync covering its bytes has returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import struct
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pipelines.webhooks.errors import SpoolCorrupt, SpoolWriteError
+
+_MAGIC = b"WHS1"
+_HEADER = struct.Struct("<4sII")
+_MAX_BODY = 1 << 30
+_SUFFIX = ".seg"
+
+
+@dataclass(frozen=True)
+class SpoolRecord:
+    delivery_id: str
+    event: str
+    received_at: str
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class SpooledRecord:
+    """A record read back from a segment, with the byte offset just past it."""
+
+    record: SpoolRecord
+    end_offset: int
+
+
+def encode_record(record: SpoolRecord) -> bytes:
+    meta = json.dumps(
+        {"id": record.delivery_id, "event": record.event, "received_at": record.received_at},
+        separators=(",", ":"),
+    ).encode()
+    body = meta + b"\n" + record.payload
+    return _HEADER.pack(_MAGIC, len(body), zlib.crc32(body)) + body
+
+
+def _decode_body(body: bytes) -> SpoolRecord:
+    meta_end = body.index(b"\n")
+    meta = json.loads(body[:meta_end])
+    return SpoolRecord(
+        delivery_id=meta["id"],
+        event=meta["event"],
+        received_at=meta["received_at"],
+        payload=body[meta_end + 1 :],
+    )
+
+
+def segments(directory: Path) -> list[Path]:
+    """Segments oldest first (names start with the creation time in nanoseconds)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.endswith(_SUFFIX))
+
+
+def read_segment(path: Path, *, offset: int = 0) -> Iterator[SpooledRecord]:
+    """Complete records from `offset` on; stops before a torn last record, raises on damage."""
+    with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        f.seek(offset)
+        pos = offset
+        while pos < size:
+            header = f.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                return
+            magic, length, crc = _HEADER.unpack(header)
+            if magic != _MAGIC or length > _MAX_BODY:
+                _torn_or_corrupt(f, path, pos, size, header, "bad record header")
+                return
+            body = f.read(length)
+            end = pos + _HEADER.size + length
+            if len(body) < length:
+                return
+            if zlib.crc32(body) != crc:
+                if end >= size:
+                    return
+                raise SpoolCorrupt(segment=path.name, offset=pos, reason="checksum mismatch")
+            yield SpooledRecord(record=_decode_body(body), end_offset=end)
+            pos = end
+
+
+def _torn_or_corrupt(f: BinaryIO, path: Path, pos: int, size: int, header: bytes, reason: str) -> None:
+    # A crash can leave the tail zero-filled; anything else after a bad header is damage.
+    rest = header + f.read(size - pos - len(header))
+    if rest.count(0) == len(rest):
+        return
+    raise SpoolCorrupt(segment=path.name, offset=pos, reason=reason)
+
+
+class _RecentIds:
+    """Bounded memory of delivery ids already made durable by this process."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._ids: OrderedDict[str, None] = OrderedDict()
+
+    def __contains__(self, delivery_id: str) -> bool:
+        return delivery_id in self._ids
+
+    def add(self, delivery_id: str) -> None:
+        self._ids[delivery_id] = None
+        if len(self._ids) > self._capacity:
+            self._ids.popitem(last=False)
+
+
+class Spool:
+    """The writing side, used from one asyncio event loop."""
+
+    def __init__(self, *, directory: Path, segment_bytes: int = 64 << 20, recent_ids: int = 100_000) -> None:
+        self.directory = directory
+        self._segment_bytes = segment_bytes
+        self._fd: int | None = None
+        self._segment_size = 0
+        self._sequence = 0
+        self._queue: list[tuple[bytes, asyncio.Future[None]]] = []
+        self._flushing = False
+        self._inflight: dict[str, asyncio.Future[None]] = {}
+        self._recent = _RecentIds(recent_ids)
+        # One thread: writes stay ordered, and the event loop keeps serving while one fsyncs.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spool-writer")
+
+    def ready(self) -> bool:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return False
+        return self.directory.is_dir() and os.access(self.directory, os.W_OK | os.X_OK)
+
+    async def append(self, record: SpoolRecord) -> bool:
+        """Make `record` durable; False when this process already stored that delivery id."""
+        pending = self._inflight.get(record.delivery_id)
+        if pending is not None:
+            await asyncio.shield(pending)
+            return False
+        if record.delivery_id in self._recent:
+            return False
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._inflight[record.delivery_id] = future
+        self._queue.append((encode_record(record), future))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush_loop())
+        try:
+            # Shielded: a sender hanging up must not cancel the write others share.
+            await asyncio.shield(future)
+        finally:
+            del self._inflight[record.delivery_id]
+        self._recent.add(record.delivery_id)
+        return True
+
+    async def _flush_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                blob = b"".join(data for data, _ in batch)
+                try:
+                    await loop.run_in_executor(self._executor, self._write_durably, blob)
+                except OSError as exc:
+                    error = SpoolWriteError(f"spool write failed in {self.directory}: {exc.strerror or exc}")
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                else:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_result(None)
+        finally:
+            self._flushing = False
+
+    def _write_durably(self, blob: bytes) -> None:
+        if self._fd is not None and self._segment_size and self._segment_size + len(blob) > self._segment_bytes:
+            self._close_segment()
+        if self._fd is None:
+            self._open_segment()
+        assert self._fd is not None
+        try:
+            view = memoryview(blob)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+                self._segment_size += written
+            os.fdatasync(self._fd)
+        except OSError:
+            # The segment may now end in a partial record: never append after it.
+            self._close_segment()
+            raise
+
+    def _open_segment(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._sequence += 1
+        name = f"{time.time_ns():020d}-{os.getpid()}-{self._sequence:04d}{_SUFFIX}"
+        self._fd = os.open(self.directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        self._segment_size = 0
+        # The new name must survive a crash too, not only the bytes written under it.
+        dir_fd = os.open(self.directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    def _close_segment(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        self._close_segment()

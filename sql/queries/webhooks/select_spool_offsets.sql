@@ -1,0 +1,1 @@
+SELECT segment, "offset" FROM events.spool_offsets;
