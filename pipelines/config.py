@@ -1,0 +1,142 @@
+"""Settings from the environment (and a ``.env`` file), read once into one typed object.
+
+Real environment variables win over ``.env``. Secrets are wrapped in :class:`Secret`, whose
+repr never shows the value, so a logged or printed ``Settings`` leaks nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+from pipelines.service._secret import Secret
+from pipelines.service.errors import ConfigError
+
+__all__ = ["DEFAULT_API_VERSION", "Secret", "Settings"]
+
+DEFAULT_API_VERSION = "2026-03-10"
+
+
+@dataclass(frozen=True)
+class Settings:
+    base_url: str | None = None
+    graphql_url: str | None = None
+    oauth_url: str | None = None
+    token: Secret | None = None
+    app_id: str | None = None
+    app_private_key: Secret | None = None
+    installation_id: str | None = None
+    client_id: str | None = None
+    client_secret: Secret | None = None
+    org: str | None = None
+    enterprise: str | None = None
+    repos: tuple[str, ...] = ()
+    api_version: str = DEFAULT_API_VERSION
+    dialect: str = "service"
+    rate_limit_max_wait: float = 900.0
+    etag_cache: Path | None = Path("data/http-cache.sqlite3")  # None: no conditional requests
+    token_file: Path = Path("data/token")
+    warehouse_path: Path = Path("data/warehouse.duckdb")
+    raw_dir: Path = Path("data/raw")
+    webhook_secret: Secret | None = None
+    webhook_spool_dir: Path = Path("data/spool")
+    metrics_start_day: date | None = None
+
+    @property
+    def uses_app(self) -> bool:
+        return self.app_id is not None and self.app_private_key is not None and self.installation_id is not None
+
+    def start_day(self, *, today: date) -> date:
+        """First daily partition: ``METRICS_START_DAY`` or 28 days before ``today``."""
+        return self.metrics_start_day or today - timedelta(days=28)
+
+    def require_base_url(self) -> str:
+        if not self.base_url:
+            raise ConfigError("SERVICE_BASE_URL is not set")
+        return self.base_url
+
+    @classmethod
+    def from_env(cls, *, environ: Mapping[str, str] | None = None, dotenv_path: Path | None = None) -> Settings:
+        """Read the settings; ``environ`` defaults to ``os.environ`` plus ``.env`` (cwd)."""
+        if environ is None:
+            environ = os.environ
+            dotenv_path = dotenv_path or Path(".env")
+        env: dict[str, str] = {}
+        if dotenv_path is not None and dotenv_path.is_file():
+            env.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
+        env.update(environ)
+        return _parse(env)
+
+
+def _text(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def _secret(env: Mapping[str, str], name: str) -> Secret | None:
+    value = _text(env, name)
+    return Secret(value) if value else None
+
+
+def _parse(env: Mapping[str, str]) -> Settings:
+    base_url = _text(env, "SERVICE_BASE_URL")
+    base_url = base_url.rstrip("/") if base_url else None
+    token_file = Path(_text(env, "SERVICE_TOKEN_FILE") or "data/token")
+    token = _secret(env, "SERVICE_TOKEN") or _read_token_file(token_file)
+    private_key = _secret(env, "SERVICE_APP_PRIVATE_KEY")
+    key_path = _text(env, "SERVICE_APP_PRIVATE_KEY_PATH")
+    if private_key is None and key_path:
+        try:
+            private_key = Secret(Path(key_path).read_text())
+        except OSError as exc:
+            raise ConfigError(f"SERVICE_APP_PRIVATE_KEY_PATH cannot be read: {exc.strerror}") from None
+    max_wait = _text(env, "SERVICE_RATE_LIMIT_MAX_WAIT")
+    start = _text(env, "METRICS_START_DAY")
+    try:
+        max_wait_value = float(max_wait) if max_wait else 900.0
+    except ValueError:
+        raise ConfigError("SERVICE_RATE_LIMIT_MAX_WAIT must be a number of seconds") from None
+    try:
+        start_day = date.fromisoformat(start) if start else None
+    except ValueError:
+        raise ConfigError("METRICS_START_DAY must be a date YYYY-MM-DD") from None
+    repos = tuple(r.strip() for r in (_text(env, "SERVICE_REPOS") or "").split(",") if r.strip())
+    return Settings(
+        base_url=base_url,
+        graphql_url=_text(env, "SERVICE_GRAPHQL_URL") or (f"{base_url}/graphql" if base_url else None),
+        oauth_url=(_text(env, "SERVICE_OAUTH_URL") or base_url or "").rstrip("/") or None,
+        token=token,
+        app_id=_text(env, "SERVICE_APP_ID"),
+        app_private_key=private_key,
+        installation_id=_text(env, "SERVICE_INSTALLATION_ID"),
+        client_id=_text(env, "SERVICE_CLIENT_ID"),
+        client_secret=_secret(env, "SERVICE_CLIENT_SECRET"),
+        org=_text(env, "SERVICE_ORG"),
+        enterprise=_text(env, "SERVICE_ENTERPRISE"),
+        repos=repos,
+        api_version=_text(env, "SERVICE_API_VERSION") or DEFAULT_API_VERSION,
+        dialect=_text(env, "SERVICE_DIALECT") or "service",
+        rate_limit_max_wait=max_wait_value,
+        etag_cache=Path(_text(env, "SERVICE_ETAG_CACHE") or "data/http-cache.sqlite3"),
+        token_file=token_file,
+        warehouse_path=Path(_text(env, "WAREHOUSE_PATH") or "data/warehouse.duckdb"),
+        raw_dir=Path(_text(env, "RAW_DIR") or "data/raw"),
+        webhook_secret=_secret(env, "WEBHOOK_SECRET"),
+        webhook_spool_dir=Path(_text(env, "WEBHOOK_SPOOL_DIR") or "data/spool"),
+        metrics_start_day=start_day,
+    )
+
+
+def _read_token_file(path: Path) -> Secret | None:
+    try:
+        value = path.read_text().strip()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"SERVICE_TOKEN_FILE {path} cannot be read: {exc.strerror}") from None
+    return Secret(value) if value else None

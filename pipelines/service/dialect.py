@@ -1,0 +1,61 @@
+"""Every wire name of the platform in one table: paths, headers, media types, event headers.
+
+``service`` is the spec's naming; ``github`` is the public service's. The emulator speaks both
+(``--dialect``), so the whole client is exercised over HTTP under each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pipelines.service.errors import ConfigError
+
+Scope = Literal["organization", "enterprise"]
+Kind = Literal["1-day", "28-day"]
+Level = Literal["aggregate", "user"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    product: str  # the path segment of the metrics reports
+    version_header: str
+    media_type: str
+    event_header: str
+    delivery_header: str
+    signature_header: str = "x-hub-signature-256"
+
+    def report_path(self, *, scope: Scope, scope_name: str, kind: Kind, level: Level) -> str:
+        """The metadata path of one report (``?day=`` is added by the caller for 1-day)."""
+        prefix = "orgs" if scope == "organization" else "enterprises"
+        report = f"{scope if level == 'aggregate' else 'users'}-{kind}"
+        suffix = "/latest" if kind == "28-day" else ""
+        return f"/{prefix}/{scope_name}/{self.product}/metrics/reports/{report}{suffix}"
+
+
+DIALECTS: dict[str, Dialect] = {
+    "service": Dialect(
+        name="service",
+        product="assistant",
+        version_header="X-Service-Api-Version",
+        media_type="application/vnd.service+json",
+        event_header="x-service-event",
+        delivery_header="x-service-delivery",
+    ),
+    "github": Dialect(
+        name="github",
+        product="copilot",
+        version_header="X-GitHub-Api-Version",
+        media_type="application/vnd.github+json",
+        event_header="x-github-event",
+        delivery_header="x-github-delivery",
+    ),
+}
+
+
+def get_dialect(name: str) -> Dialect:
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise ConfigError(f"SERVICE_DIALECT must be one of {sorted(DIALECTS)}, got {name!r}") from None

@@ -1,0 +1,191 @@
+"""One exception tree for everything the platform client can raise.
+
+    ServiceError                      root: catch this to handle any failure of the service layer
+    ├── ConfigError                   the settings cannot make a working client
+    ├── RequestFailed(method, url, status, message)
+    │   ├── AuthenticationFailed      401: the credentials are wrong or expired
+    │   ├── PermissionDenied(hint)    403 that is not a rate limit: role, permission or policy
+    │   ├── NotFound                  404: unknown organization, enterprise, repository, …
+    │   ├── VersionRejected           the API version header was refused
+    │   ├── RateLimited(reset_at)     primary limit spent; retried after reset when within the cap
+    │   ├── SecondaryRateLimited(retry_after)
+    │   └── ServerError               5xx after the bounded retries
+    ├── TransportFailed(method, url)  no answer: connection refused, dropped, timed out
+    ├── LinkExpired(url, status)      a signed download link answered 403/404/410
+    ├── TruncatedDownload(url, expected, received)
+    └── GraphQLError(messages)        a GraphQL answer carried an ``errors`` array
+
+Every URL held or shown by these errors has passed through :func:`redact_url`, so no signed
+query string, token or authorization code ever reaches a message, a repr or a log line.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+# Query parameters whose values grant access: signed links, OAuth codes, tokens.
+_SENSITIVE_PARAMS = frozenset(
+    {
+        "signature",
+        "sig",
+        "expires",
+        "token",
+        "access_token",
+        "code",
+        "state",
+        "client_secret",
+        "x-amz-signature",
+        "x-amz-credential",
+        "x-amz-security-token",
+        "se",
+        "sp",
+        "sv",
+        "st",
+        "skoid",
+        "sktid",
+    }
+)
+
+
+def redact_url(url: object, *, keep_query: bool = True) -> str:
+    """The URL without credentials: sensitive query values dropped, or the whole query.
+
+    Download links are signed in their query, so callers pass ``keep_query=False`` for them;
+    for API URLs the harmless parameters (``page``, ``day``) stay, which helps debugging.
+    """
+    parts = urlsplit(str(url))
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    if not keep_query or not parts.query:
+        query = ""
+    else:
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        kept = [(k, v) for k, v in pairs if k.lower() not in _SENSITIVE_PARAMS]
+        query = urlencode(kept)
+        if len(kept) != len(pairs):
+            query = f"{query}&[redacted]" if query else "[redacted]"
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+class ServiceError(Exception):
+    """Root of every error raised by ``pipelines.service``."""
+
+
+class ConfigError(ServiceError):
+    """The settings are incomplete or inconsistent (names the variable, never its value)."""
+
+
+class RequestFailed(ServiceError):
+    """The service answered with an error status."""
+
+    def __init__(self, *, method: str, url: object, status: int, message: str, advice: str = "") -> None:
+        self.method = method
+        self.url = redact_url(url)
+        self.status = status
+        self.message = message
+        self.advice = advice
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        text = f"{self.method} {self.url} failed with {self.status}: {self.message or '(no message)'}"
+        return f"{text}. {self.advice}" if self.advice else text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(method={self.method!r}, url={self.url!r}, status={self.status})"
+
+
+class AuthenticationFailed(RequestFailed):
+    """401: the token (or the app's JWT) was refused."""
+
+
+class PermissionDenied(RequestFailed):
+    """403 that is a permission or policy problem; never retried."""
+
+    def __init__(self, *, method: str, url: object, status: int, message: str, hint: str) -> None:
+        self.hint = hint
+        super().__init__(method=method, url=url, status=status, message=message, advice=hint)
+
+
+class NotFound(RequestFailed):
+    """404: carries the server's message."""
+
+
+class VersionRejected(RequestFailed):
+    """The ``X-…-Api-Version`` value was not accepted."""
+
+
+class ServerError(RequestFailed):
+    """5xx that persisted through the bounded retries."""
+
+
+class RateLimited(RequestFailed):
+    """The primary rate limit is spent until ``reset_at`` (seconds since the epoch)."""
+
+    def __init__(self, *, method: str, url: object, status: int, message: str, reset_at: float, advice: str = "") -> None:
+        self.reset_at = reset_at
+        reset = datetime.fromtimestamp(reset_at, tz=UTC).isoformat(timespec="seconds")
+        super().__init__(
+            method=method,
+            url=url,
+            status=status,
+            message=f"{message} (rate limit resets at {reset})".lstrip(),
+            advice=advice,
+        )
+
+
+class SecondaryRateLimited(RequestFailed):
+    """A secondary limit; ``retry_after`` seconds, or None when the server gave no usable value."""
+
+    def __init__(self, *, method: str, url: object, status: int, message: str, retry_after: float | None) -> None:
+        self.retry_after = retry_after
+        super().__init__(method=method, url=url, status=status, message=message)
+
+
+class TransportFailed(ServiceError):
+    """No HTTP answer: the connection failed, dropped or timed out."""
+
+    def __init__(self, *, method: str, url: object, reason: str) -> None:
+        self.method = method
+        self.url = redact_url(url)
+        self.reason = reason
+        super().__init__(f"{method} {self.url} got no answer: {reason}")
+
+    def __repr__(self) -> str:
+        return f"TransportFailed(method={self.method!r}, url={self.url!r})"
+
+
+class LinkExpired(ServiceError):
+    """A signed download link is no longer valid; fetch the report metadata again."""
+
+    def __init__(self, *, url: object, status: int) -> None:
+        self.url = redact_url(url, keep_query=False)
+        self.status = status
+        super().__init__(f"GET {self.url} answered {status}: the signed link expired or was refused")
+
+    def __repr__(self) -> str:
+        return f"LinkExpired(method='GET', url={self.url!r}, status={self.status})"
+
+
+class TruncatedDownload(ServiceError):
+    """A download ended before its ``Content-Length``; restart the file."""
+
+    def __init__(self, *, url: object, expected: int | None, received: int) -> None:
+        self.url = redact_url(url, keep_query=False)
+        self.expected = expected
+        self.received = received
+        super().__init__(f"GET {self.url} ended after {received} of {expected if expected is not None else '?'} bytes")
+
+    def __repr__(self) -> str:
+        return f"TruncatedDownload(method='GET', url={self.url!r}, received={self.received})"
+
+
+class GraphQLError(ServiceError):
+    """The GraphQL answer carried an ``errors`` array (even with HTTP 200)."""
+
+    def __init__(self, *, url: object, messages: tuple[str, ...]) -> None:
+        self.url = redact_url(url)
+        self.messages = messages
+        super().__init__(f"POST {self.url} GraphQL errors: " + "; ".join(messages))
+
+    def __repr__(self) -> str:
+        return f"GraphQLError(method='POST', url={self.url!r}, messages={self.messages!r})"

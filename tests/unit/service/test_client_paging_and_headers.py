@@ -1,0 +1,120 @@
+"""Single-function tests of the client over httpx.MockTransport (the emulator covers the rest)."""
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pipelines.config import Secret, Settings
+from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service.errors import PermissionDenied, SecondaryRateLimited, VersionRejected
+
+BASE = "http://127.0.0.1:9"
+
+
+def _client(handler, *, clock, tmp_path: Path, dialect: str = "service", **kw) -> ServiceClient:
+    settings = Settings(base_url=BASE, token=Secret("tok-xyz"), dialect=dialect, etag_cache=tmp_path / "c.sqlite3")
+    return ServiceClient(settings=settings, clock=clock, sleep=clock.sleep, transport=httpx.MockTransport(handler), **kw)
+
+
+def test_pages_until_an_empty_page_when_there_is_no_link_header(clock, tmp_path) -> None:
+    pages: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        pages.append(page)
+        assert request.url.params["per_page"] == "100"
+        return httpx.Response(200, json=[{"n": page * 10 + i} for i in range(2)] if page <= 3 else [])
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        items = list(client.paginate(path="/repos/a/b/issues"))
+    assert [i["n"] for i in items] == [10, 11, 20, 21, 30, 31]
+    assert pages == [1, 2, 3, 4]
+
+
+def test_pagination_is_lazy_so_a_caller_can_stop_early(clock, tmp_path) -> None:
+    pages: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        pages.append(request.url.params["page"])
+        return httpx.Response(200, json=[{"page": request.url.params["page"]}])
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        iterator = client.paginate(path="/orgs/acme/members")
+        assert next(iterator) == {"page": "1"}
+        assert next(iterator) == {"page": "2"}
+    assert pages == ["1", "2"]
+
+
+def test_link_next_is_followed_and_its_absence_ends_the_listing(clock, tmp_path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        if page == 1:
+            return httpx.Response(
+                200, json=[1], headers={"Link": f'<{BASE}/x?page=7&per_page=100>; rel="next", <{BASE}/x?page=7>; rel="last"'}
+            )
+        return httpx.Response(200, json=[page], headers={"Link": f'<{BASE}/x?page=1>; rel="first"'})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        assert list(client.paginate(path="/x")) == [1, 7]
+
+
+@pytest.mark.parametrize("dialect", ["service", "github"])
+def test_every_request_carries_accept_version_authorization_and_content_type(clock, tmp_path, dialect) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(201, json={"ok": True})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path, dialect=dialect) as client:
+        client.post_json(path="/user/repos", json={"name": "r"})
+    request = seen[0]
+    media = "application/vnd.service+json" if dialect == "service" else "application/vnd.github+json"
+    version = "X-Service-Api-Version" if dialect == "service" else "X-GitHub-Api-Version"
+    assert request.headers["Accept"] == media
+    assert request.headers[version] == "2026-03-10"
+    assert request.headers["Authorization"] == "Bearer tok-xyz"
+    assert request.headers["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize("retry_after", ["0", "-5"])
+def test_a_non_positive_retry_after_falls_back_to_backoff(clock, tmp_path, retry_after) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, json={"message": "secondary rate limit"}, headers={"retry-after": retry_after})
+
+    policy = RetryPolicy(max_attempts=4, backoff_initial=1.0, backoff_max=8.0)
+    with _client(handler, clock=clock, tmp_path=tmp_path, retry=policy) as client:
+        with pytest.raises(SecondaryRateLimited):
+            client.get_json(path="/x")
+        assert client.stats.retries == {"secondary_rate_limit": 3}
+    # Exponential 1, 2, 4 (+ jitter below 1): growing, positive, bounded.
+    assert len(clock.sleeps) == 3
+    assert all(base <= s < base + 1.0 for base, s in zip((1, 2, 4), clock.sleeps, strict=True))
+
+
+def test_a_rejected_version_is_named_and_not_retried(clock, tmp_path) -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        return httpx.Response(400, json={"message": "Unsupported API version 1999-01-01"})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        with pytest.raises(VersionRejected, match="SERVICE_API_VERSION"):
+            client.get_json(path="/rate_limit")
+    assert len(calls) == 1
+
+
+def test_permission_hint_depends_on_scope_and_policy(clock, tmp_path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "enterprises" in request.url.path:
+            return httpx.Response(403, json={"message": "Resource not accessible"})
+        return httpx.Response(403, json={"message": "The metrics policy is disabled"})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        with pytest.raises(PermissionDenied, match="policy is disabled for this organization"):
+            client.get_json(path="/orgs/acme/assistant/metrics/reports/organization-28-day/latest")
+        with pytest.raises(PermissionDenied, match="billing manager"):
+            client.get_json(path="/enterprises/corp/assistant/metrics/reports/enterprise-28-day/latest")
+        assert client.stats.requests == 2
