@@ -1,0 +1,630 @@
+"""Deterministic usage-report data: aggregate and user-level records of the emulated platform.
+
+Every value follows from (seed, scope, day, user index), so any user range of any day can be
+generated on its own and the same call always gives the same bytes.
+
+Who is in which scope: the organization holds `users` users (global indices 0 .. users-1,
+logins and ids follow the emulator's world: `{org}-admin`, `{org}-member`, `dev-00000`, ...).
+The enterprise holds those same users (same numbers on the same day) plus a second
+organization, `{org}-labs`, of `max(1, users // 2)` users. A user's activity does not depend on
+the scope asking for it; only the id field (`organization_id` or `enterprise_id`) does.
+
+How a user-day is built (all counts are unscaled integers first, then scaled by completeness):
+- A per-day byte stream (16 bytes per global user) decides whether the user was active, used
+  chat, agent mode, the CLI and third-party agents, and how much.
+- Activity is kept in cells (feature x language); every breakdown array and the top-level
+  counts are sums of the scaled cells, so the arrays reconcile with the totals and
+  aggregate records are exact sums of the user-level records.
+- Third-party agents: several internal apps of one agent are merged into one entry; apps of
+  unrecognized agents are used but never reported; an agent is renamed on `rename_day`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+from typing import Any
+
+from emulator.errors import EmulatorError
+
+SCOPES = ("organization", "enterprise")
+
+# (agent_id, name before the rename); ids are numeric strings as on the public service.
+AGENTS: tuple[tuple[str, str], ...] = (
+    ("2246796", "Claude (Anthropic)"),
+    ("1850471", "Codex"),
+    ("3022817", "Jules (Google)"),
+    ("2718281", "Devin (Cognition)"),
+    ("1447725", "Amp (Sourcegraph)"),
+)
+RENAMED_AGENT_ID = "1850471"
+RENAMED_AGENT_OLD_NAME = "Codex"
+RENAMED_AGENT_NEW_NAME = "Codex (OpenAI)"
+# The rename takes effect this many days after first_day: a 60-day history shows both names.
+RENAME_OFFSET_DAYS = 30
+
+# Internal apps as users start them: several map to one recognized agent (merged in the
+# report), some to no recognized agent (dropped from the report).
+AGENT_APPS: tuple[tuple[str, str | None], ...] = (
+    ("claude-code-action", "2246796"),
+    ("claude-for-web", "2246796"),
+    ("codex-cloud", "1850471"),
+    ("codex-review", "1850471"),
+    ("jules-tasks", "3022817"),
+    ("devin-app", "2718281"),
+    ("amp-agent", "1447725"),
+    ("homebrew-agent", None),
+    ("acme-internal-bot", None),
+)
+UNRECOGNIZED_APPS = tuple(name for name, agent in AGENT_APPS if agent is None)
+
+# Share of days (per seed) with no third-party agent activity anywhere, and with internal fields.
+NO_AGENT_DAY_PERCENT = 15
+INTERNAL_FIELDS_DAY_PERCENT = 20
+
+COUNT_FIELDS = (
+    "user_initiated_interaction_count",
+    "code_generation_activity_count",
+    "code_acceptance_activity_count",
+    "loc_suggested_to_add_sum",
+    "loc_suggested_to_delete_sum",
+    "loc_added_sum",
+    "loc_deleted_sum",
+)
+
+_COMPLETION = "code_completion"
+# feature -> (interactions, generations, acceptance rate, loc suggested to add and to delete
+# per generation); the coefficients make a day's numbers look like a real developer's.
+_FEATURES: dict[str, tuple[float, float, float, float, float]] = {
+    _COMPLETION: (0.0, 6.0, 0.3, 1.8, 0.0),
+    "chat_panel_ask_mode": (2.0, 1.0, 0.4, 8.0, 1.5),
+    "chat_panel_edit_mode": (1.2, 1.5, 0.6, 10.0, 3.0),
+    "chat_inline": (1.0, 1.0, 0.5, 5.0, 2.0),
+    "chat_panel_custom_mode": (0.8, 0.6, 0.5, 6.0, 1.0),
+    "chat_panel_unknown_mode": (0.3, 0.2, 0.5, 4.0, 1.0),
+    "chat_panel_agent_mode": (1.5, 2.0, 0.7, 30.0, 8.0),
+    "agent_edit": (0.0, 3.0, 0.8, 25.0, 10.0),
+}
+_CHAT_FEATURES = ("chat_panel_ask_mode", "chat_panel_edit_mode", "chat_inline",
+                  "chat_panel_custom_mode", "chat_panel_unknown_mode")
+_AGENT_MODE_FEATURES = ("chat_panel_agent_mode", "agent_edit")
+_LANGUAGES = ("python", "typescript", "javascript", "go", "java", "rust", "csharp", "ruby",
+              "markdown", "yaml", "shell", "sql", "others")
+_COMPLETION_MODEL = "default"
+_CHAT_MODELS = ("gpt-4.1", "gpt-5", "gpt-5-mini", "claude-sonnet-4.5", "gemini-2.5-pro", "unknown")
+_AGENT_MODELS = ("claude-sonnet-4.5", "gpt-5", "gpt-5-codex", "unknown")
+# ide -> (weight, ide versions, plugin name)
+_IDES: dict[str, tuple[int, tuple[str, ...], str]] = {
+    "vscode": (60, ("1.103.2", "1.104.0", "1.104.3", "1.105.1"), "assistant-chat"),
+    "intellij": (18, ("2025.2.1", "2025.2.3", "2025.3"), "assistant-intellij"),
+    "visualstudio": (8, ("17.14.9", "17.14.13"), "assistant-vs"),
+    "neovim": (5, ("0.11.3", "0.11.4"), "assistant.vim"),
+    "xcode": (4, ("26.0", "26.0.1"), "assistant-xcode"),
+    "eclipse": (3, ("4.36",), "assistant-eclipse"),
+    "unknown": (2, ("unknown",), "unknown"),
+}
+_PLUGIN_VERSIONS = ("0.30.3", "0.31.0", "0.31.2", "0.32.1", "1.372.0", "1.388.0")
+
+_BYTES_PER_USER = 16
+# byte value -> volume multiplier, skewed like real usage (most days light, some heavy)
+_MULT = tuple(0.35 + 2.4 * (i / 255) ** 2 for i in range(256))
+
+
+def _key(*parts: object) -> int:
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def completeness(*, day: date, today: date, fetch_no: int) -> float:
+    """Share of a day's activity visible in a report fetched `fetch_no` times (from 1).
+
+    Final (1.0) once more than three full days have passed; before that it starts lower the
+    newer the day is and grows with every fetch, staying below 1.
+    """
+    age = (today - day).days
+    if age > 3:
+        return 1.0
+    base = {3: 0.9, 2: 0.75, 1: 0.6}.get(age, 0.5)
+    grown = 1.0 - (1.0 - base) / max(1, fetch_no)
+    return min(grown, math.nextafter(1.0, 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Profile:
+    """What stays the same for one user from day to day."""
+
+    user_id: int
+    login: str
+    active_threshold: int  # out of 256, weekdays
+    chat_threshold: int
+    agent_mode_threshold: int
+    cli_threshold: int
+    agents_threshold: int
+    volume: float
+    ides: tuple[str, ...]
+    ide_versions: tuple[str, ...]
+    plugin_version: str
+    sampled_time: str
+    languages: tuple[str, ...]
+    language_weights: tuple[float, ...]
+    chat_features: tuple[str, ...]
+    chat_model: str
+    agent_model: str
+    apps: tuple[int, ...]  # indices into AGENT_APPS
+
+
+@dataclass(slots=True)
+class _UserDay:
+    """One user's (scaled) numbers for one day."""
+
+    active: bool
+    used_chat: bool
+    used_agent: bool
+    used_cli: bool
+    ide: str
+    totals: list[int]
+    cells: list[tuple[str, str, str, list[int]]]  # (feature, language, model, counts)
+    cli: tuple[int, int, int, int, int] | None  # sessions, requests, prompts, out, prompt tokens
+    agents: list[tuple[str, int, int]]  # (agent_id, job starts, sessions), merged apps
+
+
+class ReportData:
+    """Report records for one emulated organization and its enterprise."""
+
+    def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date) -> None:
+        if users < 1:
+            raise EmulatorError("users must be at least 1")
+        self.seed = seed
+        self.users = users
+        self.org = org
+        self.enterprise = enterprise
+        self.first_day = first_day
+        self.second_org = f"{org}-labs"
+        self.second_org_users = max(1, users // 2)
+        self.rename_day = first_day + timedelta(days=RENAME_OFFSET_DAYS)
+        self.organization_id = str(100_000 + _key("org", seed, org) % 90_000_000)
+        self.enterprise_id = str(1_000 + _key("enterprise", seed, enterprise) % 900_000)
+        self._total = users + self.second_org_users
+        self._profiles: list[_Profile | None] = [None] * self._total
+        self._day_bytes = lru_cache(maxsize=32)(self._make_day_bytes)
+        self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
+        self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
+
+    # ----- public surface -------------------------------------------------------------------
+
+    def user_count(self, *, scope: str) -> int:
+        return self._scope_size(scope)
+
+    def agent_name(self, *, agent_id: str, day: date) -> str:
+        """The label an agent carries in reports of `day` (the renamed agent changes on rename_day)."""
+        if agent_id == RENAMED_AGENT_ID and day >= self.rename_day:
+            return RENAMED_AGENT_NEW_NAME
+        return _AGENT_NAMES[agent_id]
+
+    def has_agent_activity(self, *, day: date) -> bool:
+        """False on the days (about NO_AGENT_DAY_PERCENT of them) with no agent activity anywhere."""
+        return _key("agents-day", self.seed, day.toordinal()) % 100 >= NO_AGENT_DAY_PERCENT
+
+    def aggregate_record(self, *, scope: str, day: date, completeness: float) -> dict:
+        self._scope_size(scope)
+        return copy.deepcopy(self._aggregate(scope, day, float(completeness)))
+
+    def aggregate_28_day(self, *, scope: str, end_day: date,
+                         completeness_for: Callable[[date], float]) -> dict:
+        self._scope_size(scope)
+        start_day = end_day - timedelta(days=27)
+        days = [start_day + timedelta(days=i) for i in range(28)]
+        return {
+            "report_start_day": start_day.isoformat(),
+            "report_end_day": end_day.isoformat(),
+            self._id_field(scope): self._scope_id(scope),
+            "created_at": f"{(end_day + timedelta(days=1)).isoformat()}T06:{self.seed % 60:02d}:00Z",
+            "day_totals": [copy.deepcopy(self._aggregate(scope, d, float(completeness_for(d)))) for d in days],
+        }
+
+    def user_lines(self, *, scope: str, days: Sequence[date],
+                   completeness_for: Callable[[date], float], start: int, stop: int) -> Iterator[bytes]:
+        size = self._scope_size(scope)
+        if not 0 <= start <= stop <= size:
+            raise EmulatorError(f"user range [{start}, {stop}) outside 0..{size}")
+        id_field = self._id_field(scope)
+        id_value = self._scope_id(scope)
+        for day in days:
+            c = float(completeness_for(day))
+            prefix = f'","day":"{day.isoformat()}","{id_field}":"{id_value}",'
+            internal = self._internal_user_fields(day)
+            for u in range(start, stop):
+                yield self._user_line(u, day, c, prefix, internal).encode()
+
+    # ----- scopes -----------------------------------------------------------------------------
+
+    def _scope_size(self, scope: str) -> int:
+        if scope == "organization":
+            return self.users
+        if scope == "enterprise":
+            return self._total
+        raise EmulatorError(f"unknown scope {scope!r}; expected organization or enterprise")
+
+    @staticmethod
+    def _id_field(scope: str) -> str:
+        return "organization_id" if scope == "organization" else "enterprise_id"
+
+    def _scope_id(self, scope: str) -> str:
+        return self.organization_id if scope == "organization" else self.enterprise_id
+
+    def _has_internal_fields(self, day: date) -> bool:
+        return _key("internal", self.seed, day.toordinal()) % 100 < INTERNAL_FIELDS_DAY_PERCENT
+
+    def _internal_user_fields(self, day: date) -> str:
+        if not self._has_internal_fields(day):
+            return ""
+        return f',"day_partition":"{day.isoformat()}","entity_id_partition":{day.toordinal() % 64}'
+
+    # ----- users ------------------------------------------------------------------------------
+
+    def _profile(self, u: int) -> _Profile:
+        profile = self._profiles[u]
+        if profile is None:
+            profile = self._make_profile(u)
+            self._profiles[u] = profile
+        return profile
+
+    def _login_and_id(self, u: int) -> tuple[str, int]:
+        if u < self.users:
+            # Same logins and ids as the emulator's world (owner, member, then dev-NNNNN).
+            login = (f"{self.org}-admin", f"{self.org}-member")[u] if u < 2 else f"dev-{u - 2:05d}"
+            return login, 1_000_002 + u
+        i = u - self.users
+        return f"{self.second_org}-dev-{i:05d}", 5_000_000 + i
+
+    def _make_profile(self, u: int) -> _Profile:
+        rng = random.Random(_key("profile", self.seed, u))
+        login, user_id = self._login_and_id(u)
+        tier = rng.random()
+        active = 240 if tier < 0.35 else 190 if tier < 0.7 else 110 if tier < 0.9 else 40
+        ide_names = list(_IDES)
+        ides = [rng.choices(ide_names, weights=[w for w, _, _ in _IDES.values()])[0]]
+        if rng.random() < 0.2:
+            second = rng.choice(ide_names[:3])
+            if second != ides[0]:
+                ides.append(second)
+        n_lang = rng.choice((1, 2, 2, 3, 3, 4))
+        languages = rng.sample(_LANGUAGES[:-1], n_lang)
+        if rng.random() < 0.3:
+            languages.append("unknown")
+        if rng.random() < 0.2:
+            languages.append("others")
+        raw = [0.45] + [rng.uniform(0.1, 0.5) for _ in languages[1:]]
+        total = sum(raw)
+        chat_features = [f for f in _CHAT_FEATURES[:3] if rng.random() < 0.6]
+        chat_features += [f for f in _CHAT_FEATURES[3:] if rng.random() < 0.1]
+        if not chat_features:
+            chat_features = [rng.choice(_CHAT_FEATURES[:3])]
+        agent_user = rng.random() < 0.45
+        apps: tuple[int, ...] = ()
+        if agent_user:
+            # Favour the apps of the renamed agent so the rename shows in small worlds too.
+            apps = tuple(sorted(set(rng.choices(range(len(AGENT_APPS)),
+                                                weights=(3, 2, 4, 2, 2, 2, 2, 2, 1), k=rng.choice((1, 2, 3))))))
+        hour, minute, second_ = rng.randrange(7, 20), rng.randrange(60), rng.randrange(60)
+        return _Profile(
+            user_id=user_id,
+            login=login,
+            active_threshold=active,
+            chat_threshold=rng.choice((40, 120, 180, 230)),
+            agent_mode_threshold=rng.choice((0, 30, 90, 160)),
+            cli_threshold=rng.choice((0, 0, 0, 60, 150)),
+            agents_threshold=140 if agent_user else 0,
+            volume=rng.uniform(1.5, 6.0),
+            ides=tuple(ides),
+            ide_versions=tuple(rng.choice(_IDES[i][1]) for i in ides),
+            plugin_version=rng.choice(_PLUGIN_VERSIONS),
+            sampled_time=f"T{hour:02d}:{minute:02d}:{second_:02d}.{rng.randrange(1000):03d}Z",
+            languages=tuple(languages),
+            language_weights=tuple(w / total for w in raw),
+            chat_features=tuple(chat_features),
+            chat_model=rng.choice(_CHAT_MODELS),
+            agent_model=rng.choice(_AGENT_MODELS),
+            apps=apps,
+        )
+
+    def _make_day_bytes(self, ordinal: int) -> bytes:
+        return random.Random(_key("day", self.seed, ordinal)).randbytes(self._total * _BYTES_PER_USER)
+
+    def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool, agents_day: bool) -> tuple[bool, bool, bool, bool, bool]:
+        threshold = p.active_threshold // 4 if weekend else p.active_threshold
+        active = b[o] < threshold
+        chat = active and b[o + 1] < p.chat_threshold
+        agent_mode = chat and b[o + 2] < p.agent_mode_threshold
+        cli = active and b[o + 3] < p.cli_threshold
+        agents = chat and agents_day and b[o + 4] < p.agents_threshold
+        return active, chat, agent_mode, cli, agents
+
+    def _make_day_flags(self, day: date) -> tuple[int, int, int]:
+        """Bit masks over global users of who was active, used chat, used agent mode (final)."""
+        b = self._day_bytes(day.toordinal())
+        weekend = day.weekday() >= 5
+        agents_day = self.has_agent_activity(day=day)
+        active_mask = chat_mask = agent_mask = 0
+        for u in range(self._total):
+            active, chat, agent_mode, _, _ = self._flags(self._profile(u), b, u * _BYTES_PER_USER, weekend, agents_day)
+            if active:
+                active_mask |= 1 << u
+                if chat:
+                    chat_mask |= 1 << u
+                    if agent_mode:
+                        agent_mask |= 1 << u
+        return active_mask, chat_mask, agent_mask
+
+    def _user_day(self, u: int, day: date, c: float) -> _UserDay:
+        p = self._profile(u)
+        b = self._day_bytes(day.toordinal())
+        o = u * _BYTES_PER_USER
+        active, chat, agent_mode, cli, agents = self._flags(
+            p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day))
+        ide = p.ides[b[o + 5] % len(p.ides)]
+        if not active:
+            return _UserDay(False, False, False, False, ide, [0] * 7, [], None, [])
+        volume = p.volume * _MULT[b[o + 6]]
+        features: list[tuple[str, str, float]] = [(_COMPLETION, _COMPLETION_MODEL, max(1.0, volume))]
+        if chat:
+            for i, f in enumerate(p.chat_features):
+                features.append((f, p.chat_model, volume * _MULT[b[o + 7 + i]]))
+        if agent_mode:
+            for i, f in enumerate(_AGENT_MODE_FEATURES):
+                features.append((f, p.agent_model, volume * _MULT[b[o + 12 + i]]))
+        apps: list[tuple[str | None, int, int]] = []
+        if agents:
+            for i, app in enumerate(p.apps):
+                r = b[o + 13 + i]
+                jobs = 1 + r % 6
+                apps.append((AGENT_APPS[app][1], jobs, 1 + (r >> 4) % jobs))
+        cells: list[tuple[str, str, str, list[int]]] = []
+        for f, model, v in features:
+            ui, ug, ar, sa, sd = _FEATURES[f]
+            for lang, w in zip(p.languages, p.language_weights):
+                x = v * w
+                gen = int(x * ug)
+                if f == _COMPLETION and gen == 0:
+                    gen = 1  # an active day always shows some completion activity
+                acc = int(gen * ar)
+                counts = [int(x * ui), gen, acc, int(gen * sa), int(gen * sd), int(acc * sa), int(acc * sd)]
+                cells.append((f, lang, model, counts))
+        if apps:
+            # Agent job starts come from other telemetry than prompts; keep the top-level count
+            # clearly above them so summing the two measures by mistake shows in any check.
+            job_total = sum(jobs for _, jobs, _ in apps)
+            chat_cell = next(cell for cell in cells if cell[0] != _COMPLETION)
+            chat_cell[3][0] += 3 * job_total + 3
+        if c < 1.0:
+            cells = [(f, lang, m, [int(n * c) for n in counts]) for f, lang, m, counts in cells]
+        totals = [sum(col) for col in zip(*(cell[3] for cell in cells))]
+        cli_counts = None
+        if cli:
+            r1, r2 = b[o + 9], b[o + 10]
+            sessions = 1 + r1 % 4
+            requests = sessions * (2 + r2 % 8)
+            raw_cli = (sessions, requests, requests - r2 % 2 * sessions,
+                       requests * (300 + 4 * r1), requests * (2500 + 30 * r2))
+            cli_counts = raw_cli if c >= 1.0 else tuple(int(n * c) for n in raw_cli)
+        merged: dict[str, list[int]] = {}
+        for agent_id, jobs, sessions in apps:
+            if agent_id is None:
+                continue  # unrecognized agents never appear in reports
+            entry = merged.setdefault(agent_id, [0, 0])
+            entry[0] += int(jobs * c)
+            entry[1] += int(sessions * c)
+        return _UserDay(
+            active, chat, agent_mode, cli, ide, totals, cells, cli_counts,
+            [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
+        )
+
+    # ----- user-level lines -------------------------------------------------------------------
+
+    def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
+        p = self._profile(u)
+        d = self._user_day(u, day, c)
+        t = d.totals
+        head = (
+            f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
+            f'"user_initiated_interaction_count":{t[0]},"code_generation_activity_count":{t[1]},'
+            f'"code_acceptance_activity_count":{t[2]},"loc_suggested_to_add_sum":{t[3]},'
+            f'"loc_suggested_to_delete_sum":{t[4]},"loc_added_sum":{t[5]},"loc_deleted_sum":{t[6]},'
+            f'"used_agent":{_JSON_BOOL[d.used_agent]},"used_chat":{_JSON_BOOL[d.used_chat]},'
+            f'"used_cli":{_JSON_BOOL[d.used_cli]}'
+        )
+        if not d.active:
+            return (head + ',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
+                    '"totals_by_language_model":[],"totals_by_model_feature":[]' + internal + "}\n")
+        ide_index = p.ides.index(d.ide)
+        sampled = day.isoformat() + p.sampled_time
+        ide = (
+            f'[{{"ide":"{d.ide}",{_counts(t)},"last_known_ide_version":{{"ide_version":'
+            f'"{p.ide_versions[ide_index]}","sampled_at":"{sampled}"}},"last_known_plugin_version":'
+            f'{{"plugin":"{_IDES[d.ide][2]}","plugin_version":"{p.plugin_version}","sampled_at":"{sampled}"}}}}]'
+        )
+        breakdowns = _breakdowns(d.cells)
+        parts = [head, ',"totals_by_ide":', ide, breakdowns]
+        if d.cli is not None:
+            parts.append(',"totals_by_cli":' + _cli_json(d.cli))
+        if d.agents:
+            parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
+                f'{{"agent_id":"{a}","agent_name":"{self.agent_name(agent_id=a, day=day)}",'
+                f'"user_initiated_interaction_count":{j}}}' for a, j, _ in d.agents) + "]")
+        parts.append(internal)
+        parts.append("}\n")
+        return "".join(parts)
+
+    # ----- aggregates -------------------------------------------------------------------------
+
+    def _scope_users(self, scope: str) -> range:
+        return range(self._scope_size(scope))
+
+    def _scope_mask(self, scope: str) -> int:
+        return (1 << self._scope_size(scope)) - 1
+
+    def _make_aggregate(self, scope: str, day: date, c: float) -> dict[str, Any]:
+        totals = [0] * 7
+        by_ide: dict[str, list[int]] = {}
+        cells: dict[tuple[str, str, str], list[int]] = {}
+        cli_sums = [0] * 5
+        cli_present = False
+        agents: dict[str, list[int]] = {}
+        active_today = chat_today = agent_today = 0
+        for u in self._scope_users(scope):
+            d = self._user_day(u, day, c)
+            if not d.active:
+                continue
+            if d.totals[0] or d.totals[1]:
+                active_today |= 1 << u
+            if d.used_chat:
+                chat_today |= 1 << u
+            if d.used_agent:
+                agent_today |= 1 << u
+            _add(totals, d.totals)
+            _add(by_ide.setdefault(d.ide, [0] * 7), d.totals)
+            for f, lang, model, counts in d.cells:
+                _add(cells.setdefault((f, lang, model), [0] * 7), counts)
+            if d.cli is not None:
+                cli_present = True
+                _add(cli_sums, d.cli)
+            for agent_id, jobs, sessions in d.agents:
+                _add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
+        mask = self._scope_mask(scope)
+        week = month = month_chat = month_agent = 0
+        for back in range(1, 28):
+            a, ch, ag = self._day_flags(day - timedelta(days=back))
+            if back < 7:
+                week |= a
+            month |= a
+            month_chat |= ch
+            month_agent |= ag
+        record: dict[str, Any] = {
+            "day": day.isoformat(),
+            self._id_field(scope): self._scope_id(scope),
+            "daily_active_users": active_today.bit_count(),
+            "weekly_active_users": ((week & mask) | active_today).bit_count(),
+            "monthly_active_users": ((month & mask) | active_today).bit_count(),
+            "monthly_active_chat_users": ((month_chat & mask) | chat_today).bit_count(),
+            "monthly_active_agent_users": ((month_agent & mask) | agent_today).bit_count(),
+        }
+        record.update(zip(COUNT_FIELDS, totals))
+        record["pull_requests"] = self._pull_requests(scope, day, c, active_today.bit_count())
+        record["totals_by_ide"] = [{"ide": k, **_count_dict(v)} for k, v in sorted(by_ide.items())]
+        record.update(_aggregate_breakdowns(cells))
+        if cli_present:
+            record["totals_by_cli"] = _cli_dict(cli_sums)
+        if agents:
+            record["totals_by_3rd_party_agent"] = [
+                {"agent_id": a, "agent_name": self.agent_name(agent_id=a, day=day),
+                 "user_initiated_interaction_count": j, "session_count": s}
+                for a, (j, s) in sorted(agents.items())
+            ]
+        if self._has_internal_fields(day):
+            record["etl_id"] = f"{_key('etl', self.seed, scope, day.toordinal()):016x}"
+            record["day_partition"] = day.isoformat()
+        return record
+
+    def _pull_requests(self, scope: str, day: date, c: float, active: int) -> dict[str, Any]:
+        rng = random.Random(_key("pulls", self.seed, scope, day.toordinal()))
+        created = int(active * rng.uniform(0.3, 0.8))
+        merged = int(created * rng.uniform(0.5, 0.9))
+        reviewed = int(created * rng.uniform(0.6, 1.0))
+        suggestions = int(reviewed * rng.uniform(1.0, 4.0))
+        applied = int(suggestions * rng.uniform(0.2, 0.6))
+        by_assistant = int(created * rng.uniform(0.05, 0.3))
+        reviewed_by_assistant = int(reviewed * rng.uniform(0.1, 0.5))
+        scaled = [int(n * c) for n in (created, reviewed, merged, suggestions, applied,
+                                       by_assistant, reviewed_by_assistant)]
+        return {
+            "total_created": scaled[0],
+            "total_reviewed": scaled[1],
+            "total_merged": scaled[2],
+            "median_minutes_to_merge": round(rng.uniform(25.0, 900.0), 1) if scaled[2] else None,
+            "total_suggestions": scaled[3],
+            "total_applied_suggestions": scaled[4],
+            "total_created_by_assistant": scaled[5],
+            "total_reviewed_by_assistant": scaled[6],
+        }
+
+
+_AGENT_NAMES = dict(AGENTS)
+_JSON_BOOL = ("false", "true")
+
+
+def _add(into: list[int], values: Sequence[int]) -> None:
+    for i, v in enumerate(values):
+        into[i] += v
+
+
+def _counts(t: Sequence[int]) -> str:
+    return (f'"user_initiated_interaction_count":{t[0]},"code_generation_activity_count":{t[1]},'
+            f'"code_acceptance_activity_count":{t[2]},"loc_suggested_to_add_sum":{t[3]},'
+            f'"loc_suggested_to_delete_sum":{t[4]},"loc_added_sum":{t[5]},"loc_deleted_sum":{t[6]}')
+
+
+def _count_dict(t: Sequence[int]) -> dict[str, int]:
+    return dict(zip(COUNT_FIELDS, t))
+
+
+def _group(cells: Sequence[tuple[str, str, str, list[int]]], key: Callable[[tuple[str, str, str]], tuple[str, ...]]) -> dict[tuple[str, ...], list[int]]:
+    out: dict[tuple[str, ...], list[int]] = {}
+    for f, lang, model, counts in cells:
+        _add(out.setdefault(key((f, lang, model)), [0] * 7), counts)
+    return out
+
+
+# breakdown name -> (key names, key of a cell (feature, language, model))
+_BREAKDOWNS: tuple[tuple[str, tuple[str, ...], Callable[[tuple[str, str, str]], tuple[str, ...]]], ...] = (
+    ("totals_by_feature", ("feature",), lambda k: (k[0],)),
+    ("totals_by_language_feature", ("language", "feature"), lambda k: (k[1], k[0])),
+    ("totals_by_language_model", ("language", "model"), lambda k: (k[1], k[2])),
+    ("totals_by_model_feature", ("model", "feature"), lambda k: (k[2], k[0])),
+)
+
+
+def _breakdowns(cells: Sequence[tuple[str, str, str, list[int]]]) -> str:
+    parts = []
+    for name, keys, key in _BREAKDOWNS:
+        entries = ",".join(
+            "{" + "".join(f'"{k}":"{v}",' for k, v in zip(keys, values)) + _counts(counts) + "}"
+            for values, counts in _group(cells, key).items()
+        )
+        parts.append(f',"{name}":[{entries}]')
+    return "".join(parts)
+
+
+def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[str, list[dict[str, Any]]]:
+    items = [(f, lang, m, counts) for (f, lang, m), counts in cells.items()]
+    return {
+        name: [{**dict(zip(keys, values)), **_count_dict(counts)}
+               for values, counts in sorted(_group(items, key).items())]
+        for name, keys, key in _BREAKDOWNS
+    }
+
+
+def _cli_dict(v: Sequence[int]) -> dict[str, Any]:
+    sessions, requests, prompts, out_tokens, prompt_tokens = v
+    return {
+        "session_count": sessions,
+        "request_count": requests,
+        "prompt_count": prompts,
+        "token_usage": {
+            "output_tokens_sum": out_tokens,
+            "prompt_tokens_sum": prompt_tokens,
+            "avg_tokens_per_request": round((out_tokens + prompt_tokens) / requests, 1) if requests else 0.0,
+        },
+    }
+
+
+def _cli_json(v: Sequence[int]) -> str:
+    d = _cli_dict(v)
+    u = d["token_usage"]
+    return (f'{{"session_count":{v[0]},"request_count":{v[1]},"prompt_count":{v[2]},"token_usage":'
+            f'{{"output_tokens_sum":{v[3]},"prompt_tokens_sum":{v[4]},"avg_tokens_per_request":{u["avg_tokens_per_request"]!r}}}}}')
