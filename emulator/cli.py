@@ -1,0 +1,75 @@
+"""`metrics-etl emulator` and `python -m emulator`: run the emulator until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from datetime import date
+from pathlib import Path
+
+from emulator.config import EmulatorConfig, parse_fault_spec
+from emulator.errors import EmulatorError
+from emulator.server import running_emulator
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--repos", type=int, default=8)
+    parser.add_argument("--issues-per-repo", type=int, default=30)
+    parser.add_argument("--dialect", choices=["service", "github"], default="service")
+    parser.add_argument("--today", type=date.fromisoformat, default=None,
+                        help="the emulator's today, YYYY-MM-DD (default: UTC today)")
+    parser.add_argument("--org", default="acme")
+    parser.add_argument("--enterprise", default="acme-corp")
+    parser.add_argument("--history-days", type=int, default=60)
+    parser.add_argument("--user-lines-per-file", type=int, default=20_000)
+    parser.add_argument("--report-file", type=Path, default=None,
+                        help="pre-generated user-level NDJSON served as the users-1-day report")
+    parser.add_argument("--report-file-day", type=date.fromisoformat, default=None)
+    parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
+    parser.add_argument("--credentials-out", type=Path, default=None,
+                        help="write the credentials JSON here (the app key goes next to it)")
+
+
+def _config(args: argparse.Namespace) -> EmulatorConfig:
+    return EmulatorConfig(
+        seed=args.seed, users=args.users, repos=args.repos, issues_per_repo=args.issues_per_repo,
+        dialect=args.dialect, today=args.today, org=args.org, enterprise=args.enterprise,
+        history_days=args.history_days, user_lines_per_file=args.user_lines_per_file,
+        report_file=args.report_file, report_file_day=args.report_file_day,
+        faults=parse_fault_spec(args.faults),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = _config(args)
+        out: Path | None = args.credentials_out
+        key_path = out.with_name(out.stem + "-app-key.pem") if out else None
+        with running_emulator(config, port=args.port, key_path=key_path) as emu:
+            if out:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w") as handle:
+                    json.dump(emu.credentials, handle, indent=2)
+                print(f"credentials written to {out}", file=sys.stderr)
+            print(emu.base_url, flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                pass
+    except (EmulatorError, OSError) as exc:
+        print(f"emulator: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m emulator", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

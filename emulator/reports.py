@@ -1,0 +1,339 @@
+"""Usage-metrics report metadata, signed download links and streamed NDJSON files."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from emulator.crypto import link_signature, link_signature_ok
+from emulator.reportdata import ReportData, completeness
+from emulator.state import EmulatorState
+
+DEFAULT_LINK_TTL_SECONDS = 3600
+_CHUNK = 64 * 1024
+_MEMORY_CACHE_MAX_BYTES = 1 << 20
+_MEMORY_CACHE_FILES = 32
+_FINAL_AFTER_DAYS = 3
+
+# Report names in the path, per scope: (level, kind).
+REPORT_NAMES = {
+    "organization": {
+        "organization-1-day": ("aggregate", "1-day"),
+        "users-1-day": ("user", "1-day"),
+        "organization-28-day/latest": ("aggregate", "28-day"),
+        "users-28-day/latest": ("user", "28-day"),
+    },
+    "enterprise": {
+        "enterprise-1-day": ("aggregate", "1-day"),
+        "users-1-day": ("user", "1-day"),
+        "enterprise-28-day/latest": ("aggregate", "28-day"),
+        "users-28-day/latest": ("user", "28-day"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class ReportKey:
+    """Everything that pins one version of one report; it is the link's path segment."""
+
+    scope: str
+    level: str
+    kind: str
+    day: date  # the report day (1-day) or end day (28-day)
+    fetch_no: int
+    today: date
+
+    def text(self) -> str:
+        return ".".join([self.scope, self.level, self.kind, self.day.isoformat(),
+                         str(self.fetch_no), self.today.isoformat()])
+
+    @classmethod
+    def parse(cls, text: str) -> ReportKey | None:
+        parts = text.split(".")
+        if len(parts) != 6:
+            return None
+        try:
+            return cls(scope=parts[0], level=parts[1], kind=parts[2], day=date.fromisoformat(parts[3]),
+                       fetch_no=int(parts[4]), today=date.fromisoformat(parts[5]))
+        except ValueError:
+            return None
+
+    def days(self) -> list[date]:
+        if self.kind == "1-day":
+            return [self.day]
+        return [self.day - timedelta(days=27 - i) for i in range(28)]
+
+
+def _message(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"message": message}, status_code=status)
+
+
+class _ReportFile:
+    """A pre-generated user-level NDJSON file split at line boundaries into byte ranges."""
+
+    def __init__(self, path: Path, lines_per_file: int) -> None:
+        self.path = path
+        self.ranges: list[tuple[int, int]] = []
+        start = offset = lines = 0
+        with path.open("rb") as handle:
+            for line in handle:
+                offset += len(line)
+                lines += 1
+                if lines == lines_per_file:
+                    self.ranges.append((start, offset))
+                    start, lines = offset, 0
+        if lines or not self.ranges:
+            self.ranges.append((start, offset))
+
+    def chunks(self, index: int) -> Iterator[bytes]:
+        start, stop = self.ranges[index]
+        with self.path.open("rb") as handle:
+            handle.seek(start)
+            left = stop - start
+            while left > 0:
+                chunk = handle.read(min(_CHUNK, left))
+                if not chunk:
+                    return
+                left -= len(chunk)
+                yield chunk
+
+
+class Reports:
+    def __init__(self, state: EmulatorState) -> None:
+        self.state = state
+        config = state.config
+        self.data = ReportData(seed=config.seed, users=config.users, org=config.org,
+                               enterprise=config.enterprise,
+                               first_day=self._first_day(state.today()))
+        self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
+                             if config.report_file else None)
+        self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _first_day(self, today: date) -> date:
+        return today - timedelta(days=self.state.config.history_days)
+
+    def _scope_name(self, scope: str) -> str:
+        return self.state.config.org if scope == "organization" else self.state.config.enterprise
+
+    # metadata
+    def metadata(self, request: Request, *, scope: str, name: str, report: str) -> Response:
+        state = self.state
+        level_kind = REPORT_NAMES[scope].get(report)
+        if level_kind is None or name.lower() != self._scope_name(scope).lower():
+            return _message(404, "Not Found")
+        principal = request.scope["emulator.principal"]
+        if principal.kind == "anonymous":
+            return _message(401, "Requires authentication")
+        if not (principal.owner or principal.metrics_permission):
+            role = "an organization owner" if scope == "organization" else "an enterprise owner or billing manager"
+            return _message(403, f"Resource not accessible: you must be {role} or hold the "
+                                 f"{state.wire.product} metrics permission for {scope} {name}")
+        if not state.policies.get((scope, self._scope_name(scope)), False):
+            return _message(403, f"The {state.wire.product} metrics policy is disabled "
+                                 f"for {scope} {name}")
+        level, kind = level_kind
+        today = state.today()
+        if kind == "1-day":
+            raw = request.query_params.get("day")
+            try:
+                day = date.fromisoformat(raw or "")
+            except ValueError:
+                return _message(400, "Query parameter 'day' must be a date in YYYY-MM-DD form")
+            served_file = (self._report_file is not None and scope == "organization" and level == "user"
+                           and day == state.config.report_file_day)
+            if not served_file:
+                if day >= today:
+                    if scope == "organization":
+                        return Response(status_code=204)
+                    return _message(404, f"No report is available yet for {day.isoformat()}")
+                if day < self._first_day(today):
+                    return _message(404, f"No report exists for {day.isoformat()}")
+        else:
+            day = today - timedelta(days=1)
+        counter = f"{scope} {level} {kind} {day.isoformat()}"
+        with state.lock:
+            state.metadata_fetches[counter] += 1
+            fetch_no = state.metadata_fetches[counter]
+        key = ReportKey(scope=scope, level=level, kind=kind, day=day, fetch_no=fetch_no, today=today)
+        links = [self._link(request, key, index) for index in range(self._file_count(key))]
+        if kind == "1-day":
+            return JSONResponse({"download_links": links, "report_day": day.isoformat()})
+        days = key.days()
+        return JSONResponse({"download_links": links, "report_start_day": days[0].isoformat(),
+                             "report_end_day": days[-1].isoformat()})
+
+    def _link(self, request: Request, key: ReportKey, index: int) -> str:
+        ttl = self.state.faults.link_ttl_seconds or DEFAULT_LINK_TTL_SECONDS
+        expires = int(time.time()) + ttl
+        path = f"/_downloads/{key.text()}/{index}.ndjson"
+        signature = link_signature(secret=self.state.link_key, path=path, expires=expires)
+        base = str(request.base_url).rstrip("/")
+        return f"{base}{path}?expires={expires}&signature={signature}"
+
+    def _serves_report_file(self, key: ReportKey) -> bool:
+        return (self._report_file is not None and key.scope == "organization" and key.level == "user"
+                and key.kind == "1-day" and key.day == self.state.config.report_file_day)
+
+    def _users_per_file(self, key: ReportKey) -> int:
+        return max(1, self.state.config.user_lines_per_file // len(key.days()))
+
+    def _file_count(self, key: ReportKey) -> int:
+        if self._serves_report_file(key):
+            assert self._report_file is not None
+            return len(self._report_file.ranges)
+        if key.level == "aggregate":
+            return 1
+        users = self.data.user_count(scope=key.scope)
+        return max(1, math.ceil(users / self._users_per_file(key)))
+
+    def _completeness_for(self, key: ReportKey) -> Callable[[date], float]:
+        def _for(day: date) -> float:
+            if (key.today - day).days > _FINAL_AFTER_DAYS:
+                return 1.0
+            return completeness(day=day, today=key.today, fetch_no=key.fetch_no)
+        return _for
+
+    def _lines(self, key: ReportKey, index: int) -> Iterator[bytes]:
+        if self._serves_report_file(key):
+            assert self._report_file is not None
+            yield from self._report_file.chunks(index)
+            return
+        completeness_for = self._completeness_for(key)
+        if key.level == "aggregate":
+            if key.kind == "1-day":
+                record = self.data.aggregate_record(scope=key.scope, day=key.day,
+                                                    completeness=completeness_for(key.day))
+            else:
+                record = self.data.aggregate_28_day(scope=key.scope, end_day=key.day,
+                                                    completeness_for=completeness_for)
+            yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
+            return
+        per_file = self._users_per_file(key)
+        start = index * per_file
+        stop = min(start + per_file, self.data.user_count(scope=key.scope))
+        for line in self.data.user_lines(scope=key.scope, days=key.days(),
+                                         completeness_for=completeness_for, start=start, stop=stop):
+            yield line if line.endswith(b"\n") else line + b"\n"
+
+    # downloads
+    def download(self, request: Request, *, key_text: str, file_name: str) -> Response:
+        path = request.url.path
+        try:
+            expires = int(request.query_params.get("expires", ""))
+        except ValueError:
+            return _message(403, "Request has an invalid signature")
+        signature = request.query_params.get("signature", "")
+        if not link_signature_ok(secret=self.state.link_key, path=path, expires=expires,
+                                 signature=signature):
+            return _message(403, "Request has an invalid signature")
+        if expires < time.time():
+            return _message(403, "Request has expired")
+        key = ReportKey.parse(key_text)
+        index_text = file_name.removesuffix(".ndjson")
+        if key is None or not index_text.isdigit() or int(index_text) >= self._file_count(key):
+            return _message(404, "Not Found")
+        truncate = self.state.draw(self.state.faults.truncate_rate)
+        if truncate:
+            self.state.count_fault("truncate")
+        return _FileResponse(self, key, int(index_text), truncate=truncate)
+
+    def spool(self, key: ReportKey, index: int) -> tuple[bytes | None, Any]:
+        """Generate one file once: small files come back as bytes, big ones as a temp file."""
+        cache_key = (key.text(), index)
+        with self._lock:
+            if cache_key in self._memory:
+                self._memory.move_to_end(cache_key)
+                return self._memory[cache_key], None
+        spooled = tempfile.TemporaryFile()
+        for chunk in _batched(self._lines(key, index)):
+            spooled.write(chunk)
+        size = spooled.tell()
+        if size <= _MEMORY_CACHE_MAX_BYTES:
+            spooled.seek(0)
+            data = spooled.read()
+            spooled.close()
+            with self._lock:
+                self._memory[cache_key] = data
+                while len(self._memory) > _MEMORY_CACHE_FILES:
+                    self._memory.popitem(last=False)
+            return data, None
+        spooled.seek(0)
+        return None, spooled
+
+
+def _batched(lines: Iterator[bytes]) -> Iterator[bytes]:
+    buffer: list[bytes] = []
+    size = 0
+    for line in lines:
+        buffer.append(line)
+        size += len(line)
+        if size >= _CHUNK:
+            yield b"".join(buffer)
+            buffer, size = [], 0
+    if buffer:
+        yield b"".join(buffer)
+
+
+class _FileResponse(Response):
+    """Streams a report file with its Content-Length; a truncation fault cuts it short."""
+
+    def __init__(self, reports: Reports, key: ReportKey, index: int, *, truncate: bool) -> None:
+        super().__init__(status_code=200, media_type="application/x-ndjson")
+        self._reports, self._key, self._index, self._truncate = reports, key, index, truncate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        data, handle = await asyncio.to_thread(self._reports.spool, self._key, self._index)
+        try:
+            size = len(data) if data is not None else _size_of(handle)
+            self.headers["content-length"] = str(size)
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            limit = size // 2 if self._truncate else size
+            sent = 0
+            while sent < limit:
+                if data is not None:
+                    chunk = data[sent:min(limit, sent + _CHUNK)]
+                else:
+                    chunk = await asyncio.to_thread(handle.read, min(_CHUNK, limit - sent))
+                if not chunk:
+                    break
+                sent += len(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if self._truncate:
+                await close_connection(scope)
+                return
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            if handle is not None:
+                handle.close()
+
+
+def _size_of(handle: Any) -> int:
+    handle.seek(0, 2)
+    size = handle.tell()
+    handle.seek(0)
+    return size
+
+
+async def close_connection(scope: Scope) -> None:
+    """Close the client's connection at once, whatever was sent so far."""
+    transport = scope.get("emulator.transport")
+    if transport is not None:
+        transport.close()
+    # Let the server notice the disconnect so it neither answers 500 nor logs an error.
+    for _ in range(3):
+        await asyncio.sleep(0)
