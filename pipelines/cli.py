@@ -32,6 +32,32 @@ def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    from pipelines.config import Settings
+    from pipelines.service.commands import run_check
+    from pipelines.service.errors import ConfigError
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(f"configuration: {exc}")
+        return 1
+    return run_check(settings=settings, out=sys.stdout)
+
+
+def _cmd_login(args: argparse.Namespace) -> int:
+    from pipelines.config import Settings
+    from pipelines.service.commands import run_login
+    from pipelines.service.errors import ConfigError
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(f"configuration: {exc}")
+        return 1
+    return run_login(settings=settings, out=sys.stdout)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metrics-etl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -47,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
     hooks_serve.add_argument("--host", default="127.0.0.1", help="bind address (put HTTPS in front of it)")
     hooks_serve.add_argument("--port", type=int, default=8787)
     hooks_serve.set_defaults(handler=_cmd_webhooks_serve)
+    sub.add_parser("check", help="verify credentials, permissions and policy against the service").set_defaults(
+        handler=_cmd_check
+    )
+    sub.add_parser("login", help="OAuth login on a loopback redirect; stores the token owner-only").set_defaults(
+        handler=_cmd_login
+    )
     return parser
 
 
