@@ -1,0 +1,131 @@
+import math
+from datetime import date
+
+import pytest
+
+from emulator import EmulatorConfig, FaultSpec
+from pipelines.service import repos as api
+from pipelines.service.errors import GraphQLError
+from pipelines.snapshots import SnapshotFailed, SnapshotSettings, collect_snapshot, run_snapshot
+from pipelines.warehouse.snapshots import SNAPSHOT_TABLES
+
+DAY = date(2026, 11, 20)
+
+
+def _dump(conn) -> dict[str, list[tuple]]:
+    return {t: conn.sql(f"SELECT * FROM snapshots.{t} ORDER BY ALL").fetchall() for t in SNAPSHOT_TABLES}
+
+
+def _count(conn, sql: str) -> int:
+    return conn.execute(sql).fetchone()[0]
+
+
+def test_snapshot_walks_every_issue_page_and_lands_every_table(emu, make_client, warehouse, emulator_config):
+    client = make_client()
+    result = run_snapshot(client, warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+
+    repos = emulator_config.repos
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == repos
+    # 130 issues a repository: the second page of 100 must have been read to the end.
+    per_repo = warehouse.execute(
+        "SELECT repository_id, count(*) FROM snapshots.issues GROUP BY ALL ORDER BY ALL"
+    ).fetchall()
+    assert [n for _, n in per_repo] == [130] * repos
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.org_members") == emulator_config.users
+    # GraphQL totals agree with the REST listing, pull requests told apart from issues.
+    mismatched = warehouse.execute(
+        """
+        SELECT s.full_name FROM snapshots.repository_stats s
+        JOIN (SELECT repository_id,
+                     count(*) FILTER (WHERE is_pull_request) AS prs,
+                     count(*) FILTER (WHERE NOT is_pull_request) AS issues,
+                     count(*) FILTER (WHERE NOT is_pull_request AND state = 'open') AS open_issues
+              FROM snapshots.issues GROUP BY repository_id) i USING (repository_id)
+        WHERE s.pull_request_count <> i.prs OR s.issue_count <> i.issues OR s.open_issue_count <> i.open_issues
+        """
+    ).fetchall()
+    assert mismatched == []
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.repository_stats") == repos
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.issues WHERE len(labels) > 0") > 0
+    assert result.warnings == ()
+
+    pages = repos * math.ceil(130 / 100) + 1 + 1  # issue pages, one repository page, one member page
+    assert result.cost.rest_requests <= pages + 2 * repos
+    assert result.cost.graphql_calls == 1
+    assert result.cost.rate_limit_remaining_before > result.cost.rate_limit_remaining_after
+    assert result.cost.graphql_cost == 1
+
+
+def test_second_run_the_same_day_is_answered_by_304s_and_leaves_identical_tables(emu, make_client, warehouse):
+    settings = SnapshotSettings(org=emu.credentials["org"])
+    first = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+    tables = _dump(warehouse)
+    second = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+
+    assert _dump(warehouse) == tables
+    assert first.cost.not_modified == 0
+    assert second.cost.rest_requests <= first.cost.rest_requests
+    assert second.cost.not_modified >= 0.9 * second.cost.rest_requests
+    # 304s do not spend the budget: only the one GraphQL call and nothing of core.
+    assert second.cost.rate_limit_remaining_before == second.cost.rate_limit_remaining_after
+
+
+def test_missing_repository_is_skipped_with_its_warning(emu, make_client, warehouse):
+    org = emu.credentials["org"]
+    present = next(iter(api.list_org_repositories(make_client(), org=org)))["full_name"]
+    settings = SnapshotSettings(org=org, repositories=(present, f"{org}/no-such-repo"))
+    result = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+
+    assert [(w.repository, w.endpoint, w.status) for w in result.warnings] == [
+        (f"{org}/no-such-repo", "repository", 404)
+    ]
+    assert warehouse.execute("SELECT full_name FROM snapshots.repositories").fetchall() == [(present,)]
+    assert warehouse.execute("SELECT repository, endpoint, status, message FROM snapshots.warnings").fetchall() == [
+        (f"{org}/no-such-repo", "repository", 404, "Not Found")
+    ]
+    assert _count(warehouse, "SELECT count(DISTINCT repository_id) FROM snapshots.repository_stats") == 1
+
+
+def test_unknown_organization_fails_the_run_naming_it(make_client, warehouse):
+    with pytest.raises(SnapshotFailed, match=r"'no-such-org'.*repositories.*404"):
+        run_snapshot(make_client(org="no-such-org"), warehouse, settings=SnapshotSettings(org="no-such-org"), day=DAY)
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == 0
+
+
+def test_graphql_errors_are_surfaced_with_the_service_message(emu, make_client):
+    org = emu.credentials["org"]
+    with pytest.raises(GraphQLError, match="Could not resolve to a Repository") as caught:
+        api.fetch_repository_stats(make_client(), repositories=[(org, "no-such-repo")])
+    assert "no-such-repo" in str(caught.value)
+
+
+@pytest.mark.parametrize("emulator_config", [EmulatorConfig(seed=6, users=5, repos=11, issues_per_repo=2)])
+def test_graphql_batch_halves_under_injected_502s_and_collects_every_repository(emu, make_client, emulator_config):
+    emu.set_faults(FaultSpec(graphql_max_aliases=3))
+    settings = SnapshotSettings(org=emu.credentials["org"], graphql_batch_size=8, graphql_grow_after=1)
+    result = collect_snapshot(make_client(), settings=settings, day=DAY)
+
+    assert result.frames["repository_stats"].height == emulator_config.repos
+    # 8 → 502, 4 → 502, 2 succeeds, grows to 4 → 502, back to 2 …: every repository still lands.
+    assert result.cost.graphql_batch_failures >= 2
+    assert result.cost.graphql_calls - result.cost.graphql_batch_failures >= math.ceil(emulator_config.repos / 3)
+    assert emu.stats()["faults"].get("graphql_too_big", 0) >= result.cost.graphql_batch_failures
+
+
+def test_posts_create_repository_issue_and_pull_request_that_the_snapshot_sees(emu, make_client, warehouse):
+    client = make_client()
+    repo = api.create_repository(client, name="seeded", description="made by the test", private=True)
+    owner, name = repo["full_name"].split("/")
+    issue = api.create_issue(client, owner=owner, name=name, title="First", body="b", labels=["bug", "triage"])
+    pull = api.create_pull_request(client, owner=owner, name=name, title="Change", head="feature", base="main")
+    assert repo["private"] is True and issue["number"] == 1 and pull["number"] == 2
+
+    settings = SnapshotSettings(org=emu.credentials["org"], repositories=(repo["full_name"],))
+    run_snapshot(client, warehouse, settings=settings, day=DAY)
+    rows = warehouse.execute(
+        "SELECT number, is_pull_request, labels FROM snapshots.issues ORDER BY number"
+    ).fetchall()
+    assert rows == [(1, False, ["bug", "triage"]), (2, True, [])]
+    assert warehouse.execute("SELECT visibility, private FROM snapshots.repositories").fetchall() == [
+        ("private", True)
+    ]
