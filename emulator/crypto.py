@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import random
@@ -39,6 +40,7 @@ def _prime(rng: random.Random, bits: int, e: int) -> int:
             return candidate
 
 
+@functools.lru_cache(maxsize=8)
 def rsa_key_from_seed(*, seed: int, bits: int = 2048) -> rsa.RSAPrivateKey:
     """A deterministic RSA key: the same seed always gives the same app key."""
     rng = random.Random(f"app-key:{seed}")
