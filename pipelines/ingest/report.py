@@ -1,0 +1,375 @@
+"""ingest_report: report metadata -> files (archived, parsed, transformed) -> one replace.
+
+A downloader thread streams file after file into the archive and into segment files; the
+calling thread parses each segment as it arrives and stages its rows, so network, archiving
+and parsing overlap. An expired link refreshes the metadata and restarts that file; a cut
+download restarts it; either way the file's staged rows are discarded first. Only when every
+file is complete are the report's days replaced, in one transaction.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
+from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
+from pipelines.ingest.parse import Reject, line_texts, read_fast, read_lines
+from pipelines.service import (
+    LinkExpired,
+    ReportMetadata,
+    ReportRef,
+    ServiceClient,
+    TruncatedDownload,
+    fetch_report_metadata,
+    open_report_file,
+    redact_url,
+)
+from pipelines.transform import ReportContext, transform_records
+from pipelines.warehouse import ReportKey, discard_staged_file, migrate, open_stage, replace_report, stage_frame
+from pipelines.warehouse._sql import run_sql
+
+DEFAULT_BATCH_ROWS = 50_000
+_MAX_ATTEMPTS = 5
+_QUEUE_SEGMENTS = 2  # segments waiting on disk while the parser is busy
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    available: bool
+    rows: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+    bytes: int = 0
+    quarantined: int = 0
+    days: tuple[date, ...] = ()
+    agents: tuple[str, ...] = ()
+    restarts: int = 0
+
+
+@dataclass(frozen=True)
+class _Restart:
+    file_index: int
+
+
+@dataclass(frozen=True)
+class _FileDone:
+    file_index: int
+    archived: ArchivedFile
+    link: str
+
+
+@dataclass(frozen=True)
+class _SegmentReady:
+    file_index: int
+    segment: Segment
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+_DONE = object()
+
+
+class _Stopped(Exception):
+    """The parser side gave up; the downloader stops quietly."""
+
+
+def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
+    ref = metadata.ref
+    return (
+        raw_dir
+        / ref.scope
+        / ref.scope_name
+        / f"{ref.level}-{ref.kind}"
+        / f"{metadata.start_day.isoformat()}_{metadata.end_day.isoformat()}"
+    )
+
+
+class _Downloader(threading.Thread):
+    def __init__(self, *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, work_dir: Path, batch_rows: int) -> None:
+        super().__init__(name="report-download", daemon=True)
+        self.items: queue.Queue = queue.Queue(maxsize=_QUEUE_SEGMENTS)
+        self.stop = threading.Event()
+        self._client = client
+        self._metadata = metadata
+        self._raw_dir = raw_dir
+        self._work_dir = work_dir
+        self._batch_rows = batch_rows
+
+    def _put(self, item: object) -> None:
+        while not self.stop.is_set():
+            try:
+                self.items.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def _chunks(self, link: str) -> Iterator[bytes]:
+        with open_report_file(self._client, link) as stream:
+            for chunk in stream.iter_bytes():
+                if self.stop.is_set():
+                    raise _Stopped
+                yield chunk
+
+    def _refresh_links(self) -> tuple[str, ...]:
+        fresh = fetch_report_metadata(self._client, self._metadata.ref)
+        old = self._metadata
+        if fresh is None or (fresh.start_day, fresh.end_day, len(fresh.links)) != (old.start_day, old.end_day, len(old.links)):
+            raise ReportChanged(
+                f"{old.ref.scope} {old.ref.scope_name} {old.ref.level} {old.ref.kind} report changed while it was "
+                f"being downloaded ({old.start_day}..{old.end_day}, {len(old.links)} files); run it again"
+            )
+        return fresh.links
+
+    def run(self) -> None:
+        try:
+            links = self._metadata.links
+            archive_dir = _archive_dir(self._raw_dir, self._metadata)
+            for index in range(len(links)):
+                for attempt in range(1, _MAX_ATTEMPTS + 1):
+                    try:
+                        archived = archive_stream(
+                            self._chunks(links[index]),
+                            archive_dir=archive_dir,
+                            work_dir=self._work_dir,
+                            stem=f"{index:04d}",
+                            batch_rows=self._batch_rows,
+                            emit=lambda seg, i=index: self._put(_SegmentReady(i, seg)),
+                        )
+                    except LinkExpired:
+                        self._put(_Restart(index))
+                        if attempt == _MAX_ATTEMPTS:
+                            raise DownloadGaveUp(f"file {index} of the report: link expired {attempt} times") from None
+                        links = self._refresh_links()
+                        continue
+                    except TruncatedDownload as exc:
+                        self._put(_Restart(index))
+                        if attempt == _MAX_ATTEMPTS:
+                            raise DownloadGaveUp(f"file {index} of the report: {exc}") from None
+                        continue
+                    self._put(_FileDone(index, archived, redact_url(links[index], keep_query=False)))
+                    break
+            self._put(_DONE)
+        except _Stopped:
+            return
+        except BaseException as exc:  # handed to the parser side, which raises it
+            try:
+                self._put(_Failed(exc))
+            except _Stopped:
+                return
+
+
+@dataclass
+class _FileTally:
+    records: int = 0
+    quarantined: int = 0
+
+
+def _quarantine_frame(ctx: ReportContext, rejects: list[Reject], *, file_index: int, archive_path: str, link: str) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "line_number": [r.line_number for r in rejects],
+            "reason": [r.reason for r in rejects],
+            "line_text": [r.line_text for r in rejects],
+        },
+        schema={"line_number": pl.Int64(), "reason": pl.String(), "line_text": pl.String()},
+    ).with_columns(
+        pl.lit(ctx.scope).alias("scope"),
+        pl.lit(ctx.scope_name).alias("scope_name"),
+        pl.lit(ctx.report_kind).alias("report_kind"),
+        pl.lit(ctx.level).alias("level"),
+        pl.lit(ctx.start_day).alias("report_start_day"),
+        pl.lit(ctx.end_day).alias("report_end_day"),
+        pl.lit(file_index, dtype=pl.Int32()).alias("file_index"),
+        pl.lit(archive_path).alias("archive_path"),
+        pl.lit(link).alias("link"),
+        pl.lit(ctx.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )
+
+
+class _Parser:
+    """The calling thread's side: parse segments, stage rows, keep the tallies."""
+
+    def __init__(self, *, conn: duckdb.DuckDBPyConnection, ctx: ReportContext, batch_rows: int) -> None:
+        self._conn = conn
+        self._ctx = ctx
+        self._batch_rows = batch_rows
+        self._totals_table = "user_daily_totals" if ctx.level == "user" else "daily_totals"
+        self.tallies: dict[int, _FileTally] = {}
+        self.days: dict[int, set[date]] = {}
+        self.agents: dict[int, set[str]] = {}
+        # Quarantine rows wait for the file's archive path, known when the file completes.
+        self._rejects: dict[int, list[Reject]] = {}
+
+    def restart(self, file_index: int) -> None:
+        discard_staged_file(self._conn, file_index=file_index)
+        for book in (self.tallies, self.days, self.agents, self._rejects):
+            book.pop(file_index, None)
+
+    def segment(self, file_index: int, segment: Segment) -> None:
+        try:
+            for records, rejects in self._records(segment):
+                self._stage(file_index, segment, records, rejects)
+        finally:
+            segment.path.unlink(missing_ok=True)
+
+    def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
+        if self._ctx.level == "user" and segment.clean:
+            try:
+                frame = read_fast(self._conn, segment.path, first_line=segment.first_line)
+            except duckdb.Error:
+                pass  # something in this segment is malformed: the line path finds what
+            else:
+                yield frame, []
+                return
+        with segment.path.open("rb") as handle:
+            yield from read_lines(handle, first_line=segment.first_line, batch_rows=self._batch_rows)
+
+    def _stage(self, file_index: int, segment: Segment, records: pl.DataFrame, rejects: list[Reject]) -> None:
+        result = transform_records(records, self._ctx)
+        if result.rejects.height:
+            numbers = set(result.rejects["line_number"].to_list())
+            texts = line_texts(segment.path, numbers, first_line=segment.first_line)
+            rejects = rejects + [
+                Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()
+            ]
+        stage_frame(self._conn, table=self._totals_table, frame=result.totals, file_index=file_index)
+        stage_frame(self._conn, table="breakdowns", frame=result.breakdowns, file_index=file_index)
+        stage_frame(self._conn, table="agent_activity", frame=result.agent_activity, file_index=file_index)
+        tally = self.tallies.setdefault(file_index, _FileTally())
+        tally.records += result.totals.height
+        tally.quarantined += len(rejects)
+        self._rejects.setdefault(file_index, []).extend(rejects)
+        self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
+        self.agents.setdefault(file_index, set()).update(result.agent_activity["agent_id"].unique().to_list())
+
+    def file_done(self, done: _FileDone) -> None:
+        tally = self.tallies.setdefault(done.file_index, _FileTally())
+        archive_path = str(done.archived.path)
+        rejects = self._rejects.pop(done.file_index, [])
+        if rejects:
+            stage_frame(
+                self._conn,
+                table="quarantine",
+                frame=_quarantine_frame(self._ctx, rejects, file_index=done.file_index, archive_path=archive_path, link=done.link),
+                file_index=done.file_index,
+            )
+        ctx = self._ctx
+        row = pl.DataFrame(
+            {
+                "scope": [ctx.scope],
+                "scope_name": [ctx.scope_name],
+                "report_kind": [ctx.report_kind],
+                "level": [ctx.level],
+                "report_start_day": [ctx.start_day],
+                "report_end_day": [ctx.end_day],
+                "file_index": [done.file_index],
+                "bytes": [done.archived.bytes],
+                "sha256": [done.archived.sha256],
+                "records": [tally.records],
+                "quarantined": [tally.quarantined],
+                "archive_path": [archive_path],
+                "link": [done.link],
+                "fetched_at": [ctx.fetched_at],
+            },
+            schema_overrides={"file_index": pl.Int32(), "fetched_at": pl.Datetime("us", "UTC")},
+        )
+        stage_frame(self._conn, table="report_files", frame=row, file_index=done.file_index)
+
+
+def ingest_report(
+    *,
+    client: ServiceClient,
+    ref: ReportRef,
+    conn: duckdb.DuckDBPyConnection,
+    raw_dir: Path,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+) -> IngestResult:
+    """Fetch, archive, parse and land one report; its days are replaced in one transaction.
+
+    Returns `available=False` (nothing written) when the platform has no report for the day yet.
+    """
+    metadata = fetch_report_metadata(client, ref)
+    if metadata is None:
+        return IngestResult(available=False)
+    migrate(conn)
+    run_sql(conn, "ingest/limit_resources.sql")
+    ctx = ReportContext(
+        scope=ref.scope,
+        scope_name=ref.scope_name,
+        level=ref.level,
+        report_kind=ref.kind,
+        start_day=metadata.start_day,
+        end_day=metadata.end_day,
+        fetched_at=datetime.now(timezone.utc),
+    )
+    raw_dir.mkdir(parents=True, exist_ok=True)
+    work_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=raw_dir))
+    open_stage(conn)
+    parser = _Parser(conn=conn, ctx=ctx, batch_rows=batch_rows)
+    downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, work_dir=work_dir, batch_rows=batch_rows)
+    done: dict[int, _FileDone] = {}
+    restarts = 0
+    downloader.start()
+    try:
+        while True:
+            item = downloader.items.get()
+            if item is _DONE:
+                break
+            if isinstance(item, _Failed):
+                raise item.error
+            if isinstance(item, _SegmentReady):
+                parser.segment(item.file_index, item.segment)
+            elif isinstance(item, _Restart):
+                restarts += 1
+                parser.restart(item.file_index)
+            elif isinstance(item, _FileDone):
+                parser.file_done(item)
+                done[item.file_index] = item
+        if len(done) != len(metadata.links):
+            raise IngestError(f"{len(done)} of {len(metadata.links)} report files completed")
+        counts = run_sql(conn, "warehouse/count_staged.sql")[0]
+        replace_report(
+            conn,
+            key=ReportKey(
+                scope=ref.scope,
+                scope_name=ref.scope_name,
+                report_kind=ref.kind,
+                level=ref.level,
+                start_day=metadata.start_day,
+                end_day=metadata.end_day,
+            ),
+        )
+    finally:
+        downloader.stop.set()
+        downloader.join()
+        shutil.rmtree(work_dir, ignore_errors=True)
+    totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
+    return IngestResult(
+        available=True,
+        rows={
+            totals_table: counts[0] + counts[1],
+            "core.breakdowns": counts[2],
+            "core.agent_activity": counts[3],
+            "raw.quarantine": counts[4],
+        },
+        files=len(done),
+        bytes=sum(d.archived.bytes for d in done.values()),
+        quarantined=counts[4],
+        days=tuple(sorted(set().union(*parser.days.values()))),
+        agents=tuple(sorted(set().union(*parser.agents.values()))),
+        restarts=restarts,
+    )

@@ -1,0 +1,229 @@
+"""Parsed report records -> core.daily_totals / user_daily_totals, breakdowns, agent_activity.
+
+Input is a frame of `schema.record_dtype()` columns plus `_line` (the record's line number in
+its file) and `_extra` (JSON text of the fields the schema does not know, or null). Records
+that break a rule of the data are returned as rejects (line, reason) and produce no rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import polars as pl
+
+from pipelines.transform.schema import (
+    ACTIVITY_COUNTS,
+    AGENT_FIELD,
+    BREAKDOWN_ARRAYS,
+    BREAKDOWN_COUNTS,
+    BREAKDOWN_KEYS,
+    CLI_COUNTS,
+    CLI_FIELD,
+    CLI_TOKEN_USAGE,
+    RECORD_OBJECTS,
+    record_dtype,
+)
+
+LINE = "_line"
+EXTRA = "_extra"
+
+_USER_COLUMNS = ("user_id", "user_login", "organization_id", "enterprise_id", "used_agent", "used_chat", "used_cli")
+_AGGREGATE_COLUMNS = (
+    "organization_id",
+    "enterprise_id",
+    "daily_active_users",
+    "weekly_active_users",
+    "monthly_active_users",
+    "monthly_active_chat_users",
+    "monthly_active_agent_users",
+)
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """Where a batch of records came from; stamped on every row."""
+
+    scope: str
+    scope_name: str
+    level: str
+    report_kind: str
+    start_day: date
+    end_day: date
+    fetched_at: datetime
+
+
+@dataclass(frozen=True)
+class Transformed:
+    totals: pl.DataFrame  # core.daily_totals (aggregate) or core.user_daily_totals (user)
+    breakdowns: pl.DataFrame
+    agent_activity: pl.DataFrame
+    rejects: pl.DataFrame  # line_number, reason
+
+
+def empty_records() -> pl.DataFrame:
+    """A zero-row frame in the parsed-record shape."""
+    return pl.DataFrame(schema={**record_dtype(), LINE: pl.Int64(), EXTRA: pl.String()})
+
+
+def _any_negative(columns: list[pl.Expr]) -> pl.Expr:
+    return pl.any_horizontal([c < 0 for c in columns]).fill_null(False)
+
+
+def _element_negative(field: str, counts: tuple[str, ...]) -> pl.Expr:
+    return (
+        pl.col(field)
+        .list.eval(pl.any_horizontal([pl.element().struct.field(c) < 0 for c in counts]).fill_null(False))
+        .list.any()
+        .fill_null(False)
+    )
+
+
+def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
+    """First rule each record breaks, or null. Vectorized; one expression per rule."""
+    rules: list[tuple[pl.Expr, str]] = [
+        (pl.col("day").is_null(), "missing day"),
+        (
+            ~pl.col("day").is_between(pl.lit(ctx.start_day), pl.lit(ctx.end_day)),
+            f"day outside the report's range {ctx.start_day}..{ctx.end_day}",
+        ),
+    ]
+    if ctx.level == "user":
+        rules.append((pl.col("user_id").is_null(), "missing user_id at user level"))
+    rules.append((_any_negative([pl.col(c) for c in ACTIVITY_COUNTS]), "negative count"))
+    for field, _keys in BREAKDOWN_ARRAYS.values():
+        rules.append((_element_negative(field, ACTIVITY_COUNTS), f"negative count in {field}"))
+    rules.append(
+        (_any_negative([pl.col(CLI_FIELD).struct.field(c) for c in CLI_COUNTS]), f"negative count in {CLI_FIELD}")
+    )
+    rules.append(
+        (
+            pl.col(AGENT_FIELD).list.eval(pl.element().struct.field("agent_id").is_null()).list.any().fill_null(False),
+            f"{AGENT_FIELD} entry without agent_id",
+        )
+    )
+    rules.append(
+        (
+            _element_negative(AGENT_FIELD, ("user_initiated_interaction_count", "session_count")),
+            f"negative count in {AGENT_FIELD}",
+        )
+    )
+    expr = pl.lit(None, dtype=pl.String())
+    for condition, reason in reversed(rules):
+        expr = pl.when(condition.fill_null(False)).then(pl.lit(reason)).otherwise(expr)
+    return expr
+
+
+def _context_columns(ctx: ReportContext, *, with_level: bool) -> list[pl.Expr]:
+    cols = [pl.lit(ctx.scope).alias("scope"), pl.lit(ctx.scope_name).alias("scope_name")]
+    if with_level:
+        cols.append(pl.lit(ctx.level).alias("level"))
+    return cols
+
+
+def _user_columns(ctx: ReportContext) -> list[pl.Expr]:
+    if ctx.level == "user":
+        return [pl.col("user_id"), pl.col("user_login")]
+    return [pl.lit(None, dtype=pl.Int64()).alias("user_id"), pl.lit(None, dtype=pl.String()).alias("user_login")]
+
+
+def _totals(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+    level_columns = _USER_COLUMNS if ctx.level == "user" else _AGGREGATE_COLUMNS
+    objects = (
+        []
+        if ctx.level == "user"
+        else [
+            pl.col(name).struct.field(member).alias(f"{name}_{member}")
+            for name, members in RECORD_OBJECTS.items()
+            for member in members
+        ]
+    )
+    return records.select(
+        *_context_columns(ctx, with_level=False),
+        pl.col("day"),
+        pl.lit(ctx.report_kind).alias("report_kind"),
+        *[pl.col(c) for c in level_columns],
+        *[pl.col(c) for c in ACTIVITY_COUNTS],
+        *objects,
+        pl.col(AGENT_FIELD).is_not_null().alias("agent_breakdown_present"),
+        pl.col(EXTRA).alias("extra"),
+    )
+
+
+def _breakdown_frame(records: pl.DataFrame, ctx: ReportContext, kind: str, field: str, keys: tuple[str, ...]) -> pl.DataFrame:
+    exploded = records.select(pl.col("day"), *_user_columns(ctx), pl.col(field)).explode(field).drop_nulls(field)
+    return exploded.select(
+        *_context_columns(ctx, with_level=True),
+        pl.col("day"),
+        pl.col("user_id"),
+        pl.col("user_login"),
+        pl.lit(kind).alias("kind"),
+        *[
+            (pl.col(field).struct.field(k) if k in keys else pl.lit(None, dtype=pl.String())).alias(k)
+            for k in BREAKDOWN_KEYS
+        ],
+        *[pl.col(field).struct.field(c).alias(c) for c in ACTIVITY_COUNTS],
+        *[pl.lit(None, dtype=pl.Int64()).alias(c) for c in CLI_COUNTS],
+        *[pl.lit(None, dtype=dtype).alias(f"token_usage_{k}") for k, dtype in CLI_TOKEN_USAGE.items()],
+    )
+
+
+def _cli_frame(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+    cli = pl.col(CLI_FIELD)
+    return records.filter(cli.is_not_null()).select(
+        *_context_columns(ctx, with_level=True),
+        pl.col("day"),
+        *_user_columns(ctx),
+        pl.lit("cli").alias("kind"),
+        *[pl.lit(None, dtype=pl.String()).alias(k) for k in BREAKDOWN_KEYS],
+        *[pl.lit(None, dtype=pl.Int64()).alias(c) for c in ACTIVITY_COUNTS],
+        *[cli.struct.field(c).alias(c) for c in CLI_COUNTS],
+        *[cli.struct.field("token_usage").struct.field(k).alias(f"token_usage_{k}") for k in CLI_TOKEN_USAGE],
+    )
+
+
+def _breakdowns(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+    frames = [_breakdown_frame(records, ctx, kind, field, keys) for kind, (field, keys) in BREAKDOWN_ARRAYS.items()]
+    frames.append(_cli_frame(records, ctx))
+    combined = pl.concat(frames, how="vertical")
+    assert combined.columns[-len(BREAKDOWN_COUNTS) :] == list(BREAKDOWN_COUNTS)
+    return combined
+
+
+def _agent_activity(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+    # Rule 1: an omitted array gives no rows (explode + drop_nulls), never a zero row.
+    entries = records.select(pl.col("day"), *_user_columns(ctx), pl.col(AGENT_FIELD)).explode(AGENT_FIELD).drop_nulls(AGENT_FIELD)
+    entry = pl.col(AGENT_FIELD)
+    session = (
+        entry.struct.field("session_count")
+        if ctx.level == "aggregate"
+        # Rule 3: user-level entries have no session count; NULL, never 0.
+        else pl.lit(None, dtype=pl.Int64())
+    )
+    return entries.select(
+        *_context_columns(ctx, with_level=True),
+        pl.col("day"),
+        pl.col("user_id"),
+        pl.col("user_login"),
+        entry.struct.field("agent_id").alias("agent_id"),
+        entry.struct.field("agent_name").alias("agent_name"),
+        # Rule 2: the nested count is agent job starts, a measure of its own.
+        entry.struct.field("user_initiated_interaction_count").alias("agent_job_starts"),
+        session.alias("session_count"),
+        pl.lit(ctx.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )
+
+
+def transform_records(records: pl.DataFrame, ctx: ReportContext) -> Transformed:
+    """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
+    checked = records.with_columns(_reasons(records, ctx).alias("_reason"))
+    rejects = checked.filter(pl.col("_reason").is_not_null()).select(
+        pl.col(LINE).alias("line_number"), pl.col("_reason").alias("reason")
+    )
+    good = checked.filter(pl.col("_reason").is_null())
+    return Transformed(
+        totals=_totals(good, ctx),
+        breakdowns=_breakdowns(good, ctx),
+        agent_activity=_agent_activity(good, ctx),
+        rejects=rejects,
+    )

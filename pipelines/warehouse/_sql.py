@@ -1,0 +1,35 @@
+"""Run the project's .sql files with named parameters bound per statement."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import duckdb
+
+from pipelines._paths import SQL_DIR
+
+_PARAM = re.compile(r"\$([a-z_]+)")
+
+
+@cache
+def _statements(name: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    lines = (SQL_DIR / name).read_text().splitlines()
+    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    out = []
+    # Our SQL files hold no ';' inside literals, so a split on ';' is exact for them.
+    for raw in text.split(";"):
+        body = raw.strip()
+        if body:
+            out.append((body, frozenset(_PARAM.findall(body))))
+    return tuple(out)
+
+
+def run_sql(conn: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> list[tuple]:
+    """Run every statement of `sql/<name>`, each with the parameters it names; rows of the last."""
+    rows: list[tuple] = []
+    for body, names in _statements(name):
+        bound = {k: params[k] for k in names}
+        rows = conn.execute(body, bound).fetchall() if bound else conn.execute(body).fetchall()
+    return rows

@@ -1,0 +1,42 @@
+"""Versioned migrations: sql/schema/NNN_verb_object.sql, applied once each, in order."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from pipelines._paths import SQL_DIR
+from pipelines.warehouse._sql import run_sql
+
+_MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+
+def _migrations() -> list[tuple[int, str]]:
+    found = []
+    for path in (SQL_DIR / "schema").iterdir():
+        match = _MIGRATION.match(path.name)
+        if match:
+            found.append((int(match.group(1)), path.name))
+    return sorted(found)
+
+
+def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply the migrations not yet recorded in meta.schema_migrations; returns their names."""
+    run_sql(conn, "warehouse/ensure_migrations_table.sql")
+    applied = {row[0] for row in run_sql(conn, "warehouse/select_applied_migrations.sql")}
+    done = []
+    for version, name in _migrations():
+        if version in applied:
+            continue
+        # Each migration and its record commit together: a crash never half-applies one.
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            run_sql(conn, f"schema/{name}")
+            run_sql(conn, "warehouse/record_migration.sql", version=version, name=name)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(name)
+    return done

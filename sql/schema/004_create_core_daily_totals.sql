@@ -1,0 +1,32 @@
+-- Aggregate level: one row per scope and day. Rows carry no primary key on purpose: the
+-- replace of a report's days is the uniqueness guarantee, and an index slows bulk loads.
+CREATE TABLE core.daily_totals (
+    scope                               VARCHAR NOT NULL,
+    scope_name                          VARCHAR NOT NULL,
+    day                                 DATE NOT NULL,
+    report_kind                         VARCHAR NOT NULL,
+    organization_id                     VARCHAR,
+    enterprise_id                       VARCHAR,
+    user_initiated_interaction_count    BIGINT,
+    code_generation_activity_count      BIGINT,
+    code_acceptance_activity_count      BIGINT,
+    loc_suggested_to_add_sum            BIGINT,
+    loc_suggested_to_delete_sum         BIGINT,
+    loc_added_sum                       BIGINT,
+    loc_deleted_sum                     BIGINT,
+    daily_active_users                  BIGINT,
+    weekly_active_users                 BIGINT,
+    monthly_active_users                BIGINT,
+    monthly_active_chat_users           BIGINT,
+    monthly_active_agent_users          BIGINT,
+    pull_requests_total_created         BIGINT,
+    pull_requests_total_reviewed        BIGINT,
+    pull_requests_total_merged          BIGINT,
+    pull_requests_median_minutes_to_merge DOUBLE,
+    pull_requests_total_suggestions     BIGINT,
+    pull_requests_total_applied_suggestions BIGINT,
+    pull_requests_total_created_by_assistant BIGINT,
+    pull_requests_total_reviewed_by_assistant BIGINT,
+    agent_breakdown_present             BOOLEAN NOT NULL,
+    extra                               JSON
+);

@@ -1,0 +1,27 @@
+-- The breakdown arrays in long form; keys a kind does not have are NULL.
+CREATE TABLE core.breakdowns (
+    scope                               VARCHAR NOT NULL,
+    scope_name                          VARCHAR NOT NULL,
+    level                               VARCHAR NOT NULL,
+    day                                 DATE NOT NULL,
+    user_id                             BIGINT,
+    user_login                          VARCHAR,
+    kind                                VARCHAR NOT NULL,
+    ide                                 VARCHAR,
+    feature                             VARCHAR,
+    language                            VARCHAR,
+    model                               VARCHAR,
+    user_initiated_interaction_count    BIGINT,
+    code_generation_activity_count      BIGINT,
+    code_acceptance_activity_count      BIGINT,
+    loc_suggested_to_add_sum            BIGINT,
+    loc_suggested_to_delete_sum         BIGINT,
+    loc_added_sum                       BIGINT,
+    loc_deleted_sum                     BIGINT,
+    session_count                       BIGINT,
+    request_count                       BIGINT,
+    prompt_count                        BIGINT,
+    token_usage_output_tokens_sum       BIGINT,
+    token_usage_prompt_tokens_sum       BIGINT,
+    token_usage_avg_tokens_per_request  DOUBLE
+);

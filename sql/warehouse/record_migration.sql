@@ -1,0 +1,1 @@
+INSERT INTO meta.schema_migrations (version, name) VALUES ($version, $name);

@@ -1,0 +1,1 @@
+SELECT version FROM meta.schema_migrations ORDER BY version;
