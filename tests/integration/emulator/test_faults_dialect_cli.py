@@ -91,3 +91,19 @@ def test_newcomer_fetches_a_report_like_with_curl(emulator_process):
     ndjson = httpx.get(meta.json()["download_links"][0])
     record = json.loads(ndjson.text.splitlines()[0])
     assert len(record["day_totals"]) == 28
+
+
+def test_slow_answers_still_arrive_and_are_counted(fresh):
+    fresh.set_faults(FaultSpec(slow_rate=1.0, slow_ms=50))
+    assert httpx.get(fresh.base_url + "/repos/acme/atlas").status_code == 200
+    assert fresh.stats()["faults"]["slow"] == 1
+
+
+def test_content_creation_burst_hits_the_secondary_limit():
+    with running_emulator(EmulatorConfig(seed=4, users=3, repos=1, today=TODAY)) as emu:
+        with httpx.Client(base_url=emu.base_url,
+                          headers={"Authorization": f"token {emu.credentials['token']}"}) as client:
+            statuses = [client.post("/repos/acme/atlas/issues", json={"title": f"t{i}"}).status_code
+                        for i in range(81)]
+    assert statuses[:80] == [201] * 80
+    assert statuses[80] == 403
