@@ -104,7 +104,7 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None) -> Starlet
         if body is None:
             return _answer(413, f"body larger than {config.max_body_bytes} bytes")
         if not signature_matches(secret=config.secret, body=body, header=request.headers.get(_SIGNATURE_HEADER)):
-            _log.warning("delivery refused: missing or non-matching %s", _SIGNATURE_HEADER)
+            _log.info("delivery refused: missing or non-matching %s", _SIGNATURE_HEADER)
             return _answer(401, "missing or non-matching signature")
         event = _first_header(request, _EVENT_HEADERS)
         delivery_id = _first_header(request, _DELIVERY_HEADERS)
