@@ -1,0 +1,115 @@
+import json
+import random
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from pipelines.ingest.archive import archive_stream
+from pipelines.ingest.parse import line_texts, read_fast, read_lines
+from tests.unit.transform.synthetic import daily_record
+
+
+def _lines(n: int, seed: int = 1) -> list[bytes]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        rec = daily_record(rng, day=date(2026, 11, 1), user=i + 1, agents=i % 3 != 0, cli=i % 2 == 0)
+        if i == 2:
+            rec["etl_id"] = "e-2"
+        out.append(json.dumps(rec).encode())
+    return out
+
+
+def test_fast_path_and_line_path_parse_the_same(tmp_path: Path):
+    lines = _lines(30)
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    fast = read_fast(duckdb.connect(), path, first_line=11)
+    (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000))
+    assert rejects == []
+    assert fast["_line"].to_list() == list(range(11, 41))
+    assert json.loads(fast["_extra"][2]) == {"etl_id": "e-2"}
+    assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b'{"day": "2026-11-01", "user_id": 9', "malformed JSON"),
+        (b'{"day": "2026-11-01", "user_id": "nine"}', "field user_id"),
+        (b'[1, 2]', "expected a JSON object"),
+    ],
+)
+def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(tmp_path: Path, bad: bytes, reason: str):
+    lines = _lines(5)
+    lines.insert(3, bad)
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(duckdb.Error):
+        read_fast(duckdb.connect(), path, first_line=1)
+    with path.open("rb") as handle:
+        (frame, rejects), = list(read_lines(handle, first_line=1, batch_rows=100))
+    assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
+    assert [r.line_number for r in rejects] == [4]
+    assert reason in rejects[0].reason
+    assert rejects[0].line_text == bad.decode()
+
+
+def test_line_path_rejects_a_fraction_where_a_count_belongs():
+    bad = b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 1.5}]}'
+    (frame, rejects), = list(read_lines([bad], first_line=7, batch_rows=10))
+    assert frame.height == 0
+    assert rejects[0].line_number == 7
+    assert "field totals_by_ide[0].loc_added_sum" in rejects[0].reason
+
+
+def test_day_totals_wrapper_gives_its_daily_records():
+    rng = random.Random(1)
+    days = [daily_record(rng, day=date(2026, 11, d), user=None) for d in (1, 2, 3)]
+    wrapper = {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "day_totals": days}
+    (frame, rejects), = list(read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10))
+    assert rejects == []
+    assert frame["day"].to_list() == [date(2026, 11, d) for d in (1, 2, 3)]
+
+
+def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_path: Path):
+    import hashlib
+
+    import zstandard
+
+    body = b"\n".join(_lines(25)) + b"\n"
+    chunks = [body[i : i + 777] for i in range(0, len(body), 777)]
+    segments = []
+    archived = archive_stream(iter(chunks), archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=10, emit=segments.append)
+    assert archived.sha256 == hashlib.sha256(body).hexdigest()
+    assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
+    assert b"".join(s.path.read_bytes() for s in segments) == body
+    assert [s.first_line for s in segments][0] == 1
+    assert sum(s.lines for s in segments) == 25 == archived.lines
+    assert all(s.clean for s in segments)
+
+
+def test_blank_line_marks_segment_unclean_so_line_numbers_stay_exact(tmp_path: Path):
+    body = b"\n".join(_lines(3)[:2]) + b"\n\n" + _lines(3)[2] + b"\n"
+    segments = []
+    archive_stream([body], archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=100, emit=segments.append)
+    (segment,) = segments
+    assert not segment.clean
+    with segment.path.open("rb") as handle:
+        (frame, _), = list(read_lines(handle, first_line=1, batch_rows=10))
+    assert frame["_line"].to_list() == [1, 2, 4]
+    assert line_texts(segment.path, {4}, first_line=1)[4].startswith("{")
+
+
+def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
+    def chunks():
+        yield b'{"a": 1}\n'
+        raise OSError("cut")
+
+    with pytest.raises(OSError):
+        archive_stream(chunks(), archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=10, emit=lambda s: None)
+    assert list((tmp_path / "a").iterdir()) == []

@@ -1,0 +1,86 @@
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from pipelines.warehouse import ReportKey, migrate, open_stage, replace_report, stage_frame
+
+
+@pytest.fixture
+def conn(tmp_path: Path):
+    c = duckdb.connect(str(tmp_path / "w.duckdb"))
+    migrate(c)
+    yield c
+    c.close()
+
+
+def _agents(rows: list[tuple[str, str, date, datetime]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "scope": ["organization"] * len(rows),
+            "scope_name": ["acme"] * len(rows),
+            "level": ["aggregate"] * len(rows),
+            "day": [r[2] for r in rows],
+            "user_id": [None] * len(rows),
+            "user_login": [None] * len(rows),
+            "agent_id": [r[0] for r in rows],
+            "agent_name": [r[1] for r in rows],
+            "agent_job_starts": [5] * len(rows),
+            "session_count": [1] * len(rows),
+            "fetched_at": [r[3] for r in rows],
+        },
+        schema_overrides={"user_id": pl.Int64(), "user_login": pl.String(), "fetched_at": pl.Datetime("us", "UTC")},
+    )
+
+
+T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
+T2 = datetime(2026, 11, 21, tzinfo=timezone.utc)
+
+
+def _key(start: date, end: date) -> ReportKey:
+    return ReportKey("organization", "acme", "1-day", "aggregate", start, end)
+
+
+def _land(conn, rows, start, end):
+    open_stage(conn)
+    stage_frame(conn, table="agent_activity", frame=_agents(rows), file_index=0)
+    replace_report(conn, key=_key(start, end))
+
+
+def test_migrations_are_applied_once(tmp_path: Path):
+    c = duckdb.connect(str(tmp_path / "m.duckdb"))
+    first = migrate(c)
+    assert "004_create_core_daily_totals.sql" in first
+    assert migrate(c) == []
+    assert c.execute("SELECT count(*) FROM meta.schema_migrations").fetchone()[0] == len(first)
+
+
+def test_renamed_agent_latest_label_wins_and_history_keeps_both(conn):
+    d1, d2 = date(2026, 11, 1), date(2026, 11, 2)
+    _land(conn, [("42", "Old Name", d1, T1)], d1, d1)
+    _land(conn, [("42", "New Name", d2, T2)], d2, d2)
+    assert conn.execute("SELECT agent_name, first_seen_day, last_seen_day FROM core.dim_agent").fetchall() == [("New Name", d1, d2)]
+    assert sorted(conn.execute("SELECT agent_name FROM core.agent_names").fetchall()) == [("New Name",), ("Old Name",)]
+
+
+def test_newest_fetch_of_a_day_replaces_the_older_one(conn):
+    d = date(2026, 11, 1)
+    _land(conn, [("42", "A", d, T1), ("7", "B", d, T1)], d, d)
+    _land(conn, [("42", "A2", d, T2)], d, d)
+    assert conn.execute("SELECT agent_id, agent_name FROM core.agent_activity").fetchall() == [("42", "A2")]
+    assert conn.execute("SELECT agent_id, agent_name FROM core.dim_agent").fetchall() == [("42", "A2")]
+
+
+def test_failed_replace_leaves_the_previous_state(conn):
+    d = date(2026, 11, 1)
+    _land(conn, [("42", "A", d, T1)], d, d)
+    open_stage(conn)
+    stage_frame(conn, table="agent_activity", frame=_agents([("42", "B", d, T2)]), file_index=0)
+    # A NULL agent_name breaks a NOT NULL column part-way through the transaction.
+    bad = _agents([("9", "x", d, T2)]).with_columns(pl.lit(None, dtype=pl.String()).alias("agent_name"))
+    stage_frame(conn, table="agent_activity", frame=bad, file_index=0)
+    with pytest.raises(duckdb.Error):
+        replace_report(conn, key=_key(d, d))
+    assert conn.execute("SELECT agent_id, agent_name FROM core.agent_activity").fetchall() == [("42", "A")]
