@@ -10,7 +10,7 @@ organization, `{org}-labs`, of `max(1, users // 2)` users. A user's activity doe
 the scope asking for it; only the id field (`organization_id` or `enterprise_id`) does.
 
 How a user-day is built (all counts are unscaled integers first, then scaled by completeness):
-- A per-day byte stream (16 bytes per global user) decides whether the user was active, used
+- A per-day byte stream (20 bytes per global user) decides whether the user was active, used
   chat, agent mode, the CLI and third-party agents, and how much.
 - Activity is kept in cells (feature x language); every breakdown array and the top-level
   counts are sums of the scaled cells, so the arrays reconcile with the totals and
@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
+import operator
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -111,7 +112,16 @@ _IDES: dict[str, tuple[int, tuple[str, ...], str]] = {
 }
 _PLUGIN_VERSIONS = ("0.30.3", "0.31.0", "0.31.2", "0.32.1", "1.372.0", "1.388.0")
 
-_BYTES_PER_USER = 16
+_BYTES_PER_USER = 20
+_PROFILE_BYTES = 40
+_IDE_NAMES = tuple(_IDES)
+# byte value -> choice, in proportion to the weights (a weighted draw from one byte)
+_IDE_TABLE = tuple(name for name, (w, _, _) in _IDES.items() for _ in range(w))
+_IDE_TABLE = tuple(_IDE_TABLE[i * len(_IDE_TABLE) // 256] for i in range(256))
+# Apps of the renamed agent are favoured so the rename shows in small worlds too.
+_APP_WEIGHTS = (3, 2, 4, 2, 2, 2, 2, 2, 1)
+_APP_TABLE = tuple(i for i, w in enumerate(_APP_WEIGHTS) for _ in range(w))
+_APP_TABLE = tuple(_APP_TABLE[i * len(_APP_TABLE) // 256] for i in range(256))
 # byte value -> volume multiplier, skewed like real usage (most days light, some heavy)
 _MULT = tuple(0.35 + 2.4 * (i / 255) ** 2 for i in range(256))
 
@@ -168,8 +178,9 @@ class _UserDay:
     used_agent: bool
     used_cli: bool
     ide: str
-    totals: list[int]
-    cells: list[tuple[str, str, str, list[int]]]  # (feature, language, model, counts)
+    totals: Sequence[int]
+    languages: tuple[str, ...]
+    features: list[tuple[str, str, list[list[int]]]]  # (feature, model, counts per language)
     cli: tuple[int, int, int, int, int] | None  # sessions, requests, prompts, out, prompt tokens
     agents: list[tuple[str, int, int]]  # (agent_id, job starts, sessions), merged apps
 
@@ -192,6 +203,7 @@ class ReportData:
         self.enterprise_id = str(1_000 + _key("enterprise", seed, enterprise) % 900_000)
         self._total = users + self.second_org_users
         self._profiles: list[_Profile | None] = [None] * self._total
+        self._profile_bytes = random.Random(_key("profiles", seed)).randbytes(self._total * _PROFILE_BYTES)
         self._day_bytes = lru_cache(maxsize=32)(self._make_day_bytes)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
@@ -284,53 +296,51 @@ class ReportData:
         return f"{self.second_org}-dev-{i:05d}", 5_000_000 + i
 
     def _make_profile(self, u: int) -> _Profile:
-        rng = random.Random(_key("profile", self.seed, u))
+        # One slice of a per-seed byte stream per user: cheaper than a Random per user, and
+        # still independent of which other users are generated.
+        pb = self._profile_bytes[u * _PROFILE_BYTES:(u + 1) * _PROFILE_BYTES]
         login, user_id = self._login_and_id(u)
-        tier = rng.random()
-        active = 240 if tier < 0.35 else 190 if tier < 0.7 else 110 if tier < 0.9 else 40
-        ide_names = list(_IDES)
-        ides = [rng.choices(ide_names, weights=[w for w, _, _ in _IDES.values()])[0]]
-        if rng.random() < 0.2:
-            second = rng.choice(ide_names[:3])
+        ides = [_IDE_TABLE[pb[1]]]
+        if pb[2] < 51:
+            second = _IDE_NAMES[pb[3] % 3]
             if second != ides[0]:
                 ides.append(second)
-        n_lang = rng.choice((1, 2, 2, 3, 3, 4))
-        languages = rng.sample(_LANGUAGES[:-1], n_lang)
-        if rng.random() < 0.3:
+        start = pb[5] % 12
+        offsets = [0]
+        for i in range((1, 1, 1, 2, 2, 3)[pb[4] % 6] - 1):
+            offsets.append(offsets[-1] + 1 + pb[6 + i] % 3)
+        languages = [_LANGUAGES[(start + k) % 12] for k in offsets]
+        if pb[8] < 31:
             languages.append("unknown")
-        if rng.random() < 0.2:
+        if pb[9] < 20:
             languages.append("others")
-        raw = [0.45] + [rng.uniform(0.1, 0.5) for _ in languages[1:]]
+        raw = [0.45] + [0.1 + 0.4 * pb[10 + i] / 255 for i in range(len(languages) - 1)]
         total = sum(raw)
-        chat_features = [f for f in _CHAT_FEATURES[:3] if rng.random() < 0.6]
-        chat_features += [f for f in _CHAT_FEATURES[3:] if rng.random() < 0.1]
+        chat_features = [f for i, f in enumerate(_CHAT_FEATURES[:3]) if pb[13 + i] < 102][:2]
+        chat_features += [f for i, f in enumerate(_CHAT_FEATURES[3:]) if pb[16 + i] < 15][:1]
         if not chat_features:
-            chat_features = [rng.choice(_CHAT_FEATURES[:3])]
-        agent_user = rng.random() < 0.45
-        apps: tuple[int, ...] = ()
-        if agent_user:
-            # Favour the apps of the renamed agent so the rename shows in small worlds too.
-            apps = tuple(sorted(set(rng.choices(range(len(AGENT_APPS)),
-                                                weights=(3, 2, 4, 2, 2, 2, 2, 2, 1), k=rng.choice((1, 2, 3))))))
-        hour, minute, second_ = rng.randrange(7, 20), rng.randrange(60), rng.randrange(60)
+            chat_features = [_CHAT_FEATURES[pb[18] % 3]]
+        agent_user = pb[19] < 115
+        apps = tuple(sorted({_APP_TABLE[pb[21 + i]] for i in range((1, 2, 3)[pb[20] % 3])})) if agent_user else ()
         return _Profile(
             user_id=user_id,
             login=login,
-            active_threshold=active,
-            chat_threshold=rng.choice((40, 120, 180, 230)),
-            agent_mode_threshold=rng.choice((0, 30, 90, 160)),
-            cli_threshold=rng.choice((0, 0, 0, 60, 150)),
+            active_threshold=(200, 200, 200, 200, 200, 140, 140, 140, 140, 140, 140,
+                              70, 70, 70, 70, 70, 20, 20, 20, 20)[pb[0] % 20],
+            chat_threshold=(20, 60, 120, 180)[pb[28] % 4],
+            agent_mode_threshold=(0, 30, 70, 130)[pb[29] % 4],
+            cli_threshold=(0, 0, 0, 60, 150)[pb[30] % 5],
             agents_threshold=140 if agent_user else 0,
-            volume=rng.uniform(1.5, 6.0),
+            volume=1.5 + 4.5 * pb[31] / 255,
             ides=tuple(ides),
-            ide_versions=tuple(rng.choice(_IDES[i][1]) for i in ides),
-            plugin_version=rng.choice(_PLUGIN_VERSIONS),
-            sampled_time=f"T{hour:02d}:{minute:02d}:{second_:02d}.{rng.randrange(1000):03d}Z",
+            ide_versions=tuple(_IDES[name][1][pb[32 + i] % len(_IDES[name][1])] for i, name in enumerate(ides)),
+            plugin_version=_PLUGIN_VERSIONS[pb[34] % len(_PLUGIN_VERSIONS)],
+            sampled_time=f"T{7 + pb[24] % 13:02d}:{pb[25] % 60:02d}:{pb[26] % 60:02d}.{pb[27] * 37 % 1000:03d}Z",
             languages=tuple(languages),
             language_weights=tuple(w / total for w in raw),
             chat_features=tuple(chat_features),
-            chat_model=rng.choice(_CHAT_MODELS),
-            agent_model=rng.choice(_AGENT_MODELS),
+            chat_model=_CHAT_MODELS[pb[35] % len(_CHAT_MODELS)],
+            agent_model=_AGENT_MODELS[pb[36] % len(_AGENT_MODELS)],
             apps=apps,
         )
 
@@ -370,44 +380,50 @@ class ReportData:
             p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day))
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
-            return _UserDay(False, False, False, False, ide, [0] * 7, [], None, [])
+            return _UserDay(False, False, False, False, ide, _ZEROS, p.languages, [], None, [])
         volume = p.volume * _MULT[b[o + 6]]
-        features: list[tuple[str, str, float]] = [(_COMPLETION, _COMPLETION_MODEL, max(1.0, volume))]
+        # Not every language and feature of a user shows up every day: the primary language
+        # and the first chat feature always do, the others when their bit is set.
+        pick, pick_features = b[o + 17], b[o + 18]
+        languages = tuple(lang for i, lang in enumerate(p.languages) if i == 0 or pick >> i & 1)
+        weights = tuple(w for i, w in enumerate(p.language_weights) if i == 0 or pick >> i & 1)
+        plan: list[tuple[str, str, float]] = [(_COMPLETION, _COMPLETION_MODEL, max(1.0, volume))]
         if chat:
             for i, f in enumerate(p.chat_features):
-                features.append((f, p.chat_model, volume * _MULT[b[o + 7 + i]]))
+                if i == 0 or pick_features >> i & 1:
+                    plan.append((f, p.chat_model, volume * _MULT[b[o + 7 + i]]))
         if agent_mode:
-            for i, f in enumerate(_AGENT_MODE_FEATURES):
-                features.append((f, p.agent_model, volume * _MULT[b[o + 12 + i]]))
+            plan.append((_AGENT_MODE_FEATURES[0], p.agent_model, volume * _MULT[b[o + 10]]))
+            if pick_features >> 4 & 1:
+                plan.append((_AGENT_MODE_FEATURES[1], p.agent_model, volume * _MULT[b[o + 11]]))
         apps: list[tuple[str | None, int, int]] = []
         if agents:
             for i, app in enumerate(p.apps):
-                r = b[o + 13 + i]
+                r = b[o + 14 + i]
                 jobs = 1 + r % 6
                 apps.append((AGENT_APPS[app][1], jobs, 1 + (r >> 4) % jobs))
-        cells: list[tuple[str, str, str, list[int]]] = []
-        for f, model, v in features:
+        features: list[tuple[str, str, list[list[int]]]] = []
+        for f, model, v in plan:
             ui, ug, ar, sa, sd = _FEATURES[f]
-            for lang, w in zip(p.languages, p.language_weights):
+            rows = []
+            for w in weights:
                 x = v * w
                 gen = int(x * ug)
-                if f == _COMPLETION and gen == 0:
+                if gen == 0 and f == _COMPLETION:
                     gen = 1  # an active day always shows some completion activity
                 acc = int(gen * ar)
-                counts = [int(x * ui), gen, acc, int(gen * sa), int(gen * sd), int(acc * sa), int(acc * sd)]
-                cells.append((f, lang, model, counts))
+                rows.append([int(x * ui), gen, acc, int(gen * sa), int(gen * sd), int(acc * sa), int(acc * sd)])
+            features.append((f, model, rows))
         if apps:
             # Agent job starts come from other telemetry than prompts; keep the top-level count
             # clearly above them so summing the two measures by mistake shows in any check.
-            job_total = sum(jobs for _, jobs, _ in apps)
-            chat_cell = next(cell for cell in cells if cell[0] != _COMPLETION)
-            chat_cell[3][0] += 3 * job_total + 3
+            features[1][2][0][0] += 3 * sum(jobs for _, jobs, _ in apps) + 3
         if c < 1.0:
-            cells = [(f, lang, m, [int(n * c) for n in counts]) for f, lang, m, counts in cells]
-        totals = [sum(col) for col in zip(*(cell[3] for cell in cells))]
+            features = [(f, m, [[int(n * c) for n in row] for row in rows]) for f, m, rows in features]
+        totals = _column_sums([row for _, _, rows in features for row in rows])
         cli_counts = None
         if cli:
-            r1, r2 = b[o + 9], b[o + 10]
+            r1, r2 = b[o + 12], b[o + 13]
             sessions = 1 + r1 % 4
             requests = sessions * (2 + r2 % 8)
             raw_cli = (sessions, requests, requests - r2 % 2 * sessions,
@@ -421,7 +437,7 @@ class ReportData:
             entry[0] += int(jobs * c)
             entry[1] += int(sessions * c)
         return _UserDay(
-            active, chat, agent_mode, cli, ide, totals, cells, cli_counts,
+            active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
             [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
         )
 
@@ -430,33 +446,23 @@ class ReportData:
     def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
         p = self._profile(u)
         d = self._user_day(u, day, c)
-        t = d.totals
-        head = (
-            f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
-            f'"user_initiated_interaction_count":{t[0]},"code_generation_activity_count":{t[1]},'
-            f'"code_acceptance_activity_count":{t[2]},"loc_suggested_to_add_sum":{t[3]},'
-            f'"loc_suggested_to_delete_sum":{t[4]},"loc_added_sum":{t[5]},"loc_deleted_sum":{t[6]},'
-            f'"used_agent":{_JSON_BOOL[d.used_agent]},"used_chat":{_JSON_BOOL[d.used_chat]},'
-            f'"used_cli":{_JSON_BOOL[d.used_cli]}'
-        )
+        head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
+                + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli])
         if not d.active:
-            return (head + ',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
-                    '"totals_by_language_model":[],"totals_by_model_feature":[]' + internal + "}\n")
-        ide_index = p.ides.index(d.ide)
+            return head + _EMPTY_BREAKDOWNS + internal + "}\n"
+        i = p.ides.index(d.ide)
         sampled = day.isoformat() + p.sampled_time
-        ide = (
-            f'[{{"ide":"{d.ide}",{_counts(t)},"last_known_ide_version":{{"ide_version":'
-            f'"{p.ide_versions[ide_index]}","sampled_at":"{sampled}"}},"last_known_plugin_version":'
-            f'{{"plugin":"{_IDES[d.ide][2]}","plugin_version":"{p.plugin_version}","sampled_at":"{sampled}"}}}}]'
-        )
-        breakdowns = _breakdowns(d.cells)
-        parts = [head, ',"totals_by_ide":', ide, breakdowns]
+        parts = [
+            head,
+            _IDE_ENTRY % (d.ide, _COUNTS % tuple(d.totals), p.ide_versions[i], sampled,
+                          _IDES[d.ide][2], p.plugin_version, sampled),
+            _user_breakdowns(d.languages, d.features),
+        ]
         if d.cli is not None:
             parts.append(',"totals_by_cli":' + _cli_json(d.cli))
         if d.agents:
             parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
-                f'{{"agent_id":"{a}","agent_name":"{self.agent_name(agent_id=a, day=day)}",'
-                f'"user_initiated_interaction_count":{j}}}' for a, j, _ in d.agents) + "]")
+                _AGENT_ENTRY % (a, self.agent_name(agent_id=a, day=day), j) for a, j, _ in d.agents) + "]")
         parts.append(internal)
         parts.append("}\n")
         return "".join(parts)
@@ -489,8 +495,9 @@ class ReportData:
                 agent_today |= 1 << u
             _add(totals, d.totals)
             _add(by_ide.setdefault(d.ide, [0] * 7), d.totals)
-            for f, lang, model, counts in d.cells:
-                _add(cells.setdefault((f, lang, model), [0] * 7), counts)
+            for f, model, rows in d.features:
+                for lang, counts in zip(d.languages, rows):
+                    _add(cells.setdefault((f, lang, model), [0] * 7), counts)
             if d.cli is not None:
                 cli_present = True
                 _add(cli_sums, d.cli)
@@ -563,10 +570,23 @@ def _add(into: list[int], values: Sequence[int]) -> None:
         into[i] += v
 
 
-def _counts(t: Sequence[int]) -> str:
-    return (f'"user_initiated_interaction_count":{t[0]},"code_generation_activity_count":{t[1]},'
-            f'"code_acceptance_activity_count":{t[2]},"loc_suggested_to_add_sum":{t[3]},'
-            f'"loc_suggested_to_delete_sum":{t[4]},"loc_added_sum":{t[5]},"loc_deleted_sum":{t[6]}')
+_COUNTS = ('"user_initiated_interaction_count":%d,"code_generation_activity_count":%d,'
+           '"code_acceptance_activity_count":%d,"loc_suggested_to_add_sum":%d,'
+           '"loc_suggested_to_delete_sum":%d,"loc_added_sum":%d,"loc_deleted_sum":%d')
+_FLAGS = {
+    (agent, chat, cli): f',"used_agent":{_JSON_BOOL[agent]},"used_chat":{_JSON_BOOL[chat]},"used_cli":{_JSON_BOOL[cli]}'
+    for agent in (False, True) for chat in (False, True) for cli in (False, True)
+}
+_EMPTY_BREAKDOWNS = (',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
+                     '"totals_by_language_model":[],"totals_by_model_feature":[]')
+_IDE_ENTRY = (',"totals_by_ide":[{"ide":"%s",%s,"last_known_ide_version":{"ide_version":"%s","sampled_at":"%s"},'
+              '"last_known_plugin_version":{"plugin":"%s","plugin_version":"%s","sampled_at":"%s"}}]')
+_AGENT_ENTRY = '{"agent_id":"%s","agent_name":"%s","user_initiated_interaction_count":%d}'
+_ZEROS = (0,) * 7
+
+
+def _column_sums(rows: Sequence[Sequence[int]]) -> list[int]:
+    return [sum(col) for col in zip(*rows)]
 
 
 def _count_dict(t: Sequence[int]) -> dict[str, int]:
@@ -589,15 +609,28 @@ _BREAKDOWNS: tuple[tuple[str, tuple[str, ...], Callable[[tuple[str, str, str]], 
 )
 
 
-def _breakdowns(cells: Sequence[tuple[str, str, str, list[int]]]) -> str:
-    parts = []
-    for name, keys, key in _BREAKDOWNS:
-        entries = ",".join(
-            "{" + "".join(f'"{k}":"{v}",' for k, v in zip(keys, values)) + _counts(counts) + "}"
-            for values, counts in _group(cells, key).items()
-        )
-        parts.append(f',"{name}":[{entries}]')
-    return "".join(parts)
+def _user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str, list[list[int]]]]) -> str:
+    """The four feature/language/model arrays of one user-day, as JSON text (hot path)."""
+    by_feature: list[str] = []
+    by_language_feature: list[str] = []
+    by_model_feature: list[str] = []
+    by_model: dict[str, list[list[int]]] = {}
+    for f, model, rows in features:
+        counts = _COUNTS % tuple(_column_sums(rows) if len(rows) > 1 else rows[0])
+        by_feature.append(f'{{"feature":"{f}",{counts}}}')
+        by_model_feature.append(f'{{"model":"{model}","feature":"{f}",{counts}}}')
+        for lang, row in zip(languages, rows):
+            by_language_feature.append(f'{{"language":"{lang}","feature":"{f}",' + _COUNTS % tuple(row) + "}")
+        seen = by_model.get(model)
+        by_model[model] = rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows)]
+    by_language_model = [
+        f'{{"language":"{lang}","model":"{model}",' + _COUNTS % tuple(row) + "}"
+        for model, rows in by_model.items() for lang, row in zip(languages, rows)
+    ]
+    return (',"totals_by_feature":[' + ",".join(by_feature)
+            + '],"totals_by_language_feature":[' + ",".join(by_language_feature)
+            + '],"totals_by_language_model":[' + ",".join(by_language_model)
+            + '],"totals_by_model_feature":[' + ",".join(by_model_feature) + "]")
 
 
 def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[str, list[dict[str, Any]]]:
