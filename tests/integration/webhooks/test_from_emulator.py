@@ -1,0 +1,56 @@
+"""The emulator's hooks point at a real receiver: issues and pull requests created through the
+service client arrive signed, are spooled, and load with their event, action and repository."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from emulator import EmulatorConfig, running_emulator
+from pipelines.config import Secret, Settings
+from pipelines.service.client import ServiceClient
+from pipelines.webhooks.app import ReceiverConfig, running_receiver
+from pipelines.webhooks.load import load_spool
+
+
+def _wait_for_deliveries(emu, count: int) -> list[dict]:
+    deadline = time.monotonic() + 30  # a bound on waiting, not a measured duration
+    while time.monotonic() < deadline:
+        log = emu.stats()["deliveries"]
+        if len(log) >= count:
+            return log
+        time.sleep(0.05)
+    pytest.fail(f"only {len(emu.stats()['deliveries'])} of {count} deliveries arrived")
+
+
+@pytest.mark.parametrize("dialect", ["service", "github"])
+def test_emulator_deliveries_land_once_each(dialect, spool_dir, warehouse):
+    with running_emulator(EmulatorConfig(seed=5, users=4, repos=2, issues_per_repo=2, dialect=dialect)) as emu:
+        creds = emu.credentials
+        config = ReceiverConfig(secret=creds["webhook_secret"].encode(), spool_dir=spool_dir)
+        with running_receiver(config=config) as receiver_url:
+            for content_type in ("json", "form"):
+                httpx.post(
+                    f"{emu.base_url}/_emulator/hooks",
+                    json={"url": f"{receiver_url}/webhooks", "content_type": content_type,
+                          "events": ["issues", "pull_request"], "active": True, "secret": creds["webhook_secret"]},
+                ).raise_for_status()
+            settings = Settings(base_url=emu.base_url, token=Secret(creds["token"]), dialect=dialect, etag_cache=None)
+            with ServiceClient(settings=settings) as client:
+                repo = client.get_json(path=f"/orgs/{creds['org']}/repos")[0]["full_name"]
+                client.post_json(path=f"/repos/{repo}/issues", json={"title": "first"})
+                client.post_json(path=f"/repos/{repo}/issues", json={"title": "second"})
+                client.post_json(path=f"/repos/{repo}/pulls", json={"title": "change", "head": "topic", "base": "main"})
+            log = _wait_for_deliveries(emu, 6)
+    assert [entry["status"] for entry in log] == [200] * 6
+    result = load_spool(warehouse, spool_dir, batch_size=4)
+    assert (result.loaded, result.duplicates, result.repositories) == (6, 0, {repo})
+    rows = warehouse.execute(
+        "SELECT event, action, repository_full_name, count(*) FROM events.webhook_deliveries GROUP BY ALL ORDER BY 1"
+    ).fetchall()
+    assert rows == [("issues", "opened", repo, 4), ("pull_request", "opened", repo, 2)]
+    delivered = sorted(entry["delivery"] for entry in log)
+    stored = [r[0] for r in warehouse.execute("SELECT delivery_id FROM events.webhook_deliveries ORDER BY 1").fetchall()]
+    assert stored == delivered
