@@ -30,7 +30,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipelines._paths import SQL_DIR  # noqa: E402
+from pipelines.warehouse.migrate import migrate  # noqa: E402
 from pipelines.webhooks.load import load_spool  # noqa: E402
 from pipelines.webhooks.spool import read_segment, segments  # noqa: E402
 from pipelines.webhooks.verify import sign  # noqa: E402
@@ -39,11 +39,14 @@ PAYLOAD = ROOT.parent / "shared" / "reference" / "webhooks" / "issues.opened.jso
 SECRET = b"benchmark-secret"
 
 _RECEIVER = """
+import logging
 import sys
 from pathlib import Path
 import uvicorn
 from pipelines.webhooks.app import ReceiverConfig, create_app
 
+logging.basicConfig(format="receiver: %(message)s")
+logging.getLogger("pipelines.webhooks.spool").setLevel(logging.INFO)
 config = ReceiverConfig(secret=sys.argv[2].encode(), spool_dir=Path(sys.argv[3]))
 uvicorn.run(create_app(config=config), host="127.0.0.1", port=int(sys.argv[1]), loop="uvloop", http="httptools",
             access_log=False, log_level="warning", backlog=2048)
@@ -180,7 +183,7 @@ def main() -> int:
         spooled_ids = [s.record.delivery_id for seg in segments(spool_dir) for s in read_segment(seg)]
         spool_bytes = sum(p.stat().st_size for p in segments(spool_dir))
         conn = duckdb.connect(str(Path(tmp) / "bench.duckdb"))
-        conn.execute((SQL_DIR / "schema" / "040_create_events.sql").read_text())
+        migrate(conn)
         load_started = time.perf_counter()
         result = load_spool(conn, spool_dir, batch_size=2000)
         load_seconds = time.perf_counter() - load_started

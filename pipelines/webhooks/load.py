@@ -21,6 +21,8 @@ from pipelines._paths import SQL_DIR
 from pipelines.webhooks.spool import SpooledRecord, read_segment, segments
 
 _BATCH_VIEW = "webhook_batch"
+# Payloads can be up to the receiver's body limit each: cap a batch's bytes, not only its count.
+_MAX_BATCH_BYTES = 64 << 20
 _BATCH_SCHEMA = pa.schema(
     [("delivery_id", pa.string()), ("event", pa.string()), ("received_at", pa.string()), ("payload", pa.string())]
 )
@@ -67,11 +69,13 @@ def _batches(
 ) -> Iterator[tuple[str, list[SpooledRecord]]]:
     for segment in segments(spool_dir):
         batch: list[SpooledRecord] = []
+        batch_bytes = 0
         for spooled in read_segment(segment, offset=offsets.get(segment.name, 0)):
             batch.append(spooled)
-            if len(batch) == batch_size:
+            batch_bytes += len(spooled.record.payload)
+            if len(batch) == batch_size or batch_bytes >= _MAX_BATCH_BYTES:
                 yield segment.name, batch
-                batch = []
+                batch, batch_bytes = [], 0
         if batch:
             yield segment.name, batch
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import struct
 import time
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pipelines.webhooks.errors import SpoolCorrupt, SpoolWriteError
+
+_log = logging.getLogger(__name__)
 
 _MAGIC = b"WHS1"
 _HEADER = struct.Struct("<4sII")
@@ -137,6 +140,8 @@ class Spool:
         self._flushing = False
         self._inflight: dict[str, asyncio.Future[None]] = {}
         self._recent = _RecentIds(recent_ids)
+        self.records_written = 0
+        self.flushes = 0
         # One thread: writes stay ordered, and the event loop keeps serving while one fsyncs.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spool-writer")
 
@@ -183,6 +188,8 @@ class Spool:
                         if not future.done():
                             future.set_exception(error)
                 else:
+                    self.records_written += len(batch)
+                    self.flushes += 1
                     for _, future in batch:
                         if not future.done():
                             future.set_result(None)
@@ -231,3 +238,4 @@ class Spool:
     def close(self) -> None:
         self._executor.shutdown(wait=True)
         self._close_segment()
+        _log.info("spool closed: %d records in %d fdatasyncs", self.records_written, self.flushes)

@@ -8,7 +8,7 @@ import duckdb
 import httpx
 import pytest
 
-from pipelines._paths import SQL_DIR
+from pipelines.warehouse.migrate import migrate
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.verify import sign
 
@@ -17,7 +17,7 @@ SECRET = b"test-webhook-secret"
 
 
 def apply_events_schema(conn: duckdb.DuckDBPyConnection) -> None:
-    conn.execute((SQL_DIR / "schema" / "040_create_events.sql").read_text())
+    migrate(conn)
 
 
 def deliver(
