@@ -1,0 +1,45 @@
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from emulator import EmulatorConfig, running_emulator
+from pipelines.config import Secret, Settings
+from pipelines.service.client import RetryPolicy, ServiceClient
+
+TODAY = date(2026, 11, 20)
+FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
+
+
+@pytest.fixture
+def emulator_config() -> EmulatorConfig:
+    return EmulatorConfig(seed=11, users=12, today=TODAY, user_lines_per_file=100)
+
+
+@pytest.fixture
+def emu(emulator_config):
+    with running_emulator(emulator_config) as running:
+        yield running
+
+
+@pytest.fixture
+def client(emu) -> Iterator[ServiceClient]:
+    creds = emu.credentials
+    settings = Settings(
+        base_url=creds["base_url"],
+        graphql_url=creds["graphql_url"],
+        token=Secret(creds["token"]),
+        org=creds["org"],
+        dialect=creds["dialect"],
+    )
+    with ServiceClient(settings=settings, retry=FAST_RETRY) as c:
+        yield c
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    c = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    yield c
+    c.close()
