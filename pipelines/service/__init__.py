@@ -51,5 +51,6 @@ __all__ = [
     "fetch_report_metadata",
     "get_dialect",
     "oauth_login",
+    "open_report_file",
     "redact_url",
 ]

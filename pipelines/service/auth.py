@@ -89,9 +89,13 @@ class AppAuth:
         return f"AppAuth(app_id={self.app_id!r}, installation_id={self.installation_id!r})"
 
     def make_jwt(self) -> str:
-        """RS256 JWT: ``iat`` 60 s in the past, ``exp`` 10 minutes after issue, ``iss`` the app id."""
-        now = int(self._clock())
-        claims = {"iat": now - JWT_BACKDATE_SECONDS, "exp": now + JWT_LIFETIME_SECONDS, "iss": self.app_id}
+        """RS256 JWT: ``iat`` 60 s in the past, ``exp`` 10 minutes after ``iat``, ``iss`` the app id.
+
+        Counting the 10 minutes from ``iat`` (not from now) keeps ``exp - iat`` within the limit
+        however strictly a server reads "10 minutes after issue".
+        """
+        issued = int(self._clock()) - JWT_BACKDATE_SECONDS
+        claims = {"iat": issued, "exp": issued + JWT_LIFETIME_SECONDS, "iss": self.app_id}
         try:
             return jwt.encode(claims, self._private_key.reveal(), algorithm="RS256")
         except (ValueError, TypeError, jwt.PyJWTError):

@@ -234,14 +234,16 @@ class ServiceClient:
     def _url(self, path: str) -> str:
         return path if path.startswith(("http://", "https://")) else f"{self._base_url}{path}"
 
-    def _headers(self, *, url: str, conditional_entry: CachedEntry | None) -> dict[str, str]:
+    def _headers(self, *, url: str, conditional_entry: CachedEntry | None, authorization: str | None) -> dict[str, str]:
         headers = {
             "Accept": self.dialect.media_type,
             self.dialect.version_header: self._settings.api_version,
             "User-Agent": _USER_AGENT,
         }
         # Credentials only go to the configured service, never to a link on another host.
-        if self._credentials is not None and _origin(url) in self._trusted:
+        if authorization is not None:
+            headers["Authorization"] = authorization
+        elif self._credentials is not None and _origin(url) in self._trusted:
             headers["Authorization"] = self._credentials.authorization(exchange=self._exchange)
         if conditional_entry is not None:
             if conditional_entry.etag:
@@ -323,9 +325,7 @@ class ServiceClient:
             identity = self._credentials.identity if self._credentials is not None else "anonymous"
             cache_key = ConditionalCache.key(identity=identity, url=request_url)
             entry = self._cache.get(key=cache_key)
-        headers = self._headers(url=request_url, conditional_entry=entry)
-        if authorization is not None:
-            headers["Authorization"] = authorization
+        headers = self._headers(url=request_url, conditional_entry=entry, authorization=authorization)
         if json is not None:
             headers["Content-Type"] = "application/json"
         content = jsonlib.dumps(json).encode() if json is not None else None

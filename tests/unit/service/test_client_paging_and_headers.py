@@ -118,3 +118,21 @@ def test_permission_hint_depends_on_scope_and_policy(clock, tmp_path) -> None:
         with pytest.raises(PermissionDenied, match="billing manager"):
             client.get_json(path="/enterprises/corp/assistant/metrics/reports/enterprise-28-day/latest")
         assert client.stats.requests == 2
+
+
+def test_download_links_get_no_authorization_even_on_the_service_host(clock, tmp_path) -> None:
+    from pipelines.service.reports import open_report_file
+
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=b'{"a":1}\n')
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        for link in (f"{BASE}/_downloads/k/0.ndjson?signature=s1", "https://files.example/k/1.ndjson?sig=s2"):
+            with open_report_file(client, link) as stream:
+                assert b"".join(stream.iter_bytes()) == b'{"a":1}\n'
+        assert client.budget is None
+    assert [r.headers.get("Authorization") for r in seen] == [None, None]
+    assert all(r.headers["Accept-Encoding"] == "identity" for r in seen)
