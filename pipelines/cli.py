@@ -7,14 +7,100 @@ loading Dagster, and an expected failure prints one line instead of a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
 
 
 def _cmd_emulator(args: argparse.Namespace) -> int:
     from emulator.cli import run
 
     return run(args)
+
+
+_DEMO_DAYS = 35
+
+
+def _demo_environment(creds: dict[str, str]) -> dict[str, str]:
+    """Point the pipeline at the emulator; keep any storage paths the user has set."""
+    env = {
+        "SERVICE_BASE_URL": creds["base_url"],
+        "SERVICE_GRAPHQL_URL": creds["graphql_url"],
+        "SERVICE_OAUTH_URL": creds["oauth_url"],
+        "SERVICE_TOKEN": creds["token"],
+        "SERVICE_ORG": creds["org"],
+        "SERVICE_ENTERPRISE": creds["enterprise"],
+        "SERVICE_ETAG_CACHE": "data/demo/http-cache.sqlite3",
+    }
+    for name in ("SERVICE_REPOS", "SERVICE_APP_ID", "SERVICE_APP_PRIVATE_KEY", "SERVICE_APP_PRIVATE_KEY_PATH",
+                 "SERVICE_INSTALLATION_ID", "SERVICE_API_VERSION", "SERVICE_DIALECT"):
+        os.environ.pop(name, None)
+    return env
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from datetime import date, timedelta
+
+    from emulator import EmulatorConfig, running_emulator
+    from pipelines.config import Settings
+    from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
+
+    today = date.today()
+    config = EmulatorConfig(seed=args.seed, users=args.users, repos=args.repos, history_days=max(60, args.days + 5))
+    with running_emulator(config) as emu:
+        print(f"emulator: {emu.base_url} (seed {args.seed}, {args.users} users, {args.repos} repositories)")
+        os.environ.update(_demo_environment(emu.credentials))
+        os.environ["METRICS_START_DAY"] = (today - timedelta(days=args.days)).isoformat()
+        settings = Settings.from_env()
+        plan = RunPlan(first_day=today - timedelta(days=args.days), last_day=today - timedelta(days=1))
+        try:
+            run_plan(plan, out=sys.stdout)
+        except RunFailed as exc:
+            print(f"metrics-etl demo: {exc}", file=sys.stderr)
+            return 1
+    serving = Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb")
+    summarize(settings.warehouse_path, serving=serving, out=sys.stdout)
+    print("\nnext: metrics-etl report   (an HTML page of agent adoption)")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from datetime import date, timedelta
+
+    from pipelines.config import Settings
+    from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
+    from pipelines.service.errors import ServiceError
+
+    yesterday = date.today() - timedelta(days=1)
+    first = args.day or args.start or yesterday
+    last = args.day or args.end or yesterday
+    if first > last:
+        print("metrics-etl run: --from is after --to", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_env()
+        settings.require_base_url()
+        if settings.metrics_start_day and first < settings.metrics_start_day:
+            print(f"metrics-etl run: {first} is before METRICS_START_DAY {settings.metrics_start_day}", file=sys.stderr)
+            return 2
+        if not settings.metrics_start_day:
+            os.environ["METRICS_START_DAY"] = min(first, settings.start_day(today=date.today())).isoformat()
+        plan = RunPlan(first_day=first, last_day=last, latest_28_day=args.latest, snapshots=args.snapshots)
+        run_plan(plan, out=sys.stdout)
+    except (RunFailed, ServiceError) as exc:
+        print(f"metrics-etl run: {exc}", file=sys.stderr)
+        return 1
+    summarize(settings.warehouse_path, serving=Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb"), out=sys.stdout)
+    return 0
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a day YYYY-MM-DD: {text!r}") from None
 
 
 def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
@@ -67,6 +153,22 @@ def _parser() -> argparse.ArgumentParser:
     emu = sub.add_parser("emulator", help="run the platform emulator on loopback")
     add_emulator_arguments(emu)
     emu.set_defaults(handler=_cmd_emulator)
+
+    demo = sub.add_parser("demo", help="start the emulator and run every asset for the last 35 days")
+    demo.add_argument("--days", type=int, default=_DEMO_DAYS)
+    demo.add_argument("--users", type=int, default=300)
+    demo.add_argument("--repos", type=int, default=12)
+    demo.add_argument("--seed", type=int, default=42)
+    demo.set_defaults(handler=_cmd_demo)
+
+    run = sub.add_parser("run", help="run the jobs against the configured service, through Dagster")
+    when = run.add_mutually_exclusive_group()
+    when.add_argument("--day", type=_day, help="one report day (default: yesterday)")
+    when.add_argument("--from", dest="start", type=_day, help="first day of a range")
+    run.add_argument("--to", dest="end", type=_day, help="last day of a range (default: yesterday)")
+    run.add_argument("--no-latest", dest="latest", action="store_false", help="skip the latest 28-day report")
+    run.add_argument("--no-snapshots", dest="snapshots", action="store_false", help="skip today's snapshot")
+    run.set_defaults(handler=_cmd_run)
 
     webhooks = sub.add_parser("webhooks", help="the webhook receiver").add_subparsers(dest="webhooks", required=True)
     hooks_serve = webhooks.add_parser("serve", help="accept deliveries at POST /webhooks into the spool")

@@ -1,0 +1,32 @@
+"""Webhook deliveries from the receiver's spool into events.webhook_deliveries."""
+
+from pathlib import Path
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.defs.checks import EVENT_CHECKS, evaluate, specs
+from pipelines.defs.resources import StorageResource
+from pipelines.warehouse import migrate
+from pipelines.webhooks.load import load_spool
+
+DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
+
+
+@dg.asset(key=DELIVERIES, group_name="events", kinds={"duckdb"}, check_specs=specs(EVENT_CHECKS))
+def webhook_deliveries(context: dg.AssetExecutionContext, warehouse: DuckDBResource, storage: StorageResource):
+    """Every accepted delivery once; the loader's position commits with the rows it loaded."""
+    with warehouse.get_connection() as conn:
+        migrate(conn)
+        result = load_spool(conn, Path(storage.spool_dir))
+        total = conn.execute("SELECT count(*) FROM events.webhook_deliveries").fetchone()[0]
+        context.log.info("loaded %d deliveries (%d redeliveries skipped)", result.loaded, result.duplicates)
+        yield dg.MaterializeResult(
+            metadata={
+                "loaded": dg.MetadataValue.int(result.loaded),
+                "redeliveries_skipped": dg.MetadataValue.int(result.duplicates),
+                "dagster/row_count": dg.MetadataValue.int(total),
+                "repositories": sorted(result.repositories),
+            }
+        )
+        yield from evaluate(conn, EVENT_CHECKS)

@@ -1,0 +1,71 @@
+"""Daily snapshots of the organization's repositories, their counts, issues and members."""
+
+from collections.abc import Iterator
+from datetime import date, datetime, timezone
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.defs.checks import SNAPSHOT_CHECKS, evaluate, specs
+from pipelines.defs.resources import ServiceResource
+from pipelines.service import ConfigError
+from pipelines.snapshots import SnapshotSettings, run_snapshot
+
+GROUP = "snapshots"
+POOL = "service_api"
+
+SNAPSHOT_TABLES = {
+    "repositories": "Every repository of the organization (REST), keyed by numeric id.",
+    "repository_stats": "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
+    "issues": "Every issue and pull request (REST), labels kept.",
+    "org_members": "The organization's members (REST).",
+}
+
+
+def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.multi_asset(
+        name="snapshots_daily",
+        specs=[
+            dg.AssetSpec(["snapshots", table], group_name=GROUP, description=text, kinds={"duckdb"})
+            for table, text in SNAPSHOT_TABLES.items()
+        ],
+        check_specs=specs(SNAPSHOT_CHECKS),
+        partitions_def=partitions_def,
+        pool=POOL,
+        can_subset=False,
+    )
+    def snapshots_daily(
+        context: dg.AssetExecutionContext, service: ServiceResource, warehouse: DuckDBResource
+    ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+        """The service's current state, recorded as today's snapshot (re-running today replaces it)."""
+        day = date.fromisoformat(context.partition_key)
+        today = datetime.now(timezone.utc).date()
+        if day != today:
+            # The API answers with the state of now: filing it under another day would be false.
+            raise dg.Failure(
+                f"snapshot partition {day} is not today ({today}): the service only shows its current "
+                "state, so a snapshot can only be taken (or retaken) for today"
+            )
+        settings = service.settings()
+        if not settings.org:
+            raise ConfigError("snapshots need SERVICE_ORG")
+        with service.client() as client, warehouse.get_connection() as conn:
+            result = run_snapshot(
+                client, conn, settings=SnapshotSettings(org=settings.org, repositories=settings.repos), day=day
+            )
+            for warning in result.warnings:
+                context.log.warning(
+                    "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message
+                )
+            cost = result.cost.as_metadata()
+            for table in SNAPSHOT_TABLES:
+                metadata: dict[str, object] = {
+                    "dagster/row_count": dg.MetadataValue.int(result.frames[table].height),
+                    "snapshot_day": day.isoformat(),
+                }
+                if table == "repositories":
+                    metadata |= {"skipped_repositories": len(result.warnings), **cost}
+                yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
+            yield from evaluate(conn, SNAPSHOT_CHECKS)
+
+    return [snapshots_daily]

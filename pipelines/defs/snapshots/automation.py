@@ -1,0 +1,23 @@
+"""The daily snapshot schedule."""
+
+import dagster as dg
+
+from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+
+SNAPSHOT_JOB = "snapshots_job"
+
+
+def build_snapshot_jobs() -> list:
+    return [
+        dg.define_asset_job(
+            SNAPSHOT_JOB,
+            selection=dg.AssetSelection.assets(*(dg.AssetKey(["snapshots", table]) for table in SNAPSHOT_TABLES)) | dg.AssetSelection.assets(["serving", "warehouse_copy"]),
+            description="Take today's snapshot of repositories, counts, issues and members.",
+        )
+    ]
+
+
+@dg.schedule(job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC")
+def snapshots_daily_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+    day = context.scheduled_execution_time.date().isoformat()
+    return dg.RunRequest(run_key=day, partition_key=day)

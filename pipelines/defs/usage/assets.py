@@ -1,0 +1,243 @@
+"""Usage reports: each day's 1-day reports, and the latest 28-day report, landed in core.*."""
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+import dagster as dg
+import duckdb
+from dagster_duckdb import DuckDBResource
+
+from pipelines.config import Settings
+from pipelines.defs.checks import USAGE_CHECKS, evaluate, specs
+from pipelines.defs.resources import ServiceResource, StorageResource
+from pipelines.ingest.report import IngestResult, ingest_report
+from pipelines.service import ConfigError, ReportRef, ServiceClient
+from pipelines.warehouse._sql import run_sql
+
+GROUP = "usage"
+POOL = "service_api"
+
+# Written together, in one transaction per report: dim_agent and agent_names are recomputed
+# with the facts so the latest label can never lag behind them.
+USAGE_TABLES: tuple[tuple[str, str], ...] = (
+    ("raw", "report_files"),
+    ("core", "daily_totals"),
+    ("core", "user_daily_totals"),
+    ("core", "breakdowns"),
+    ("core", "agent_activity"),
+    ("core", "dim_agent"),
+    ("core", "agent_names"),
+)
+_DESCRIPTIONS = {
+    "report_files": "One row per downloaded report file (archived compressed, with sha256).",
+    "daily_totals": "Aggregate-level report records: one row per scope and day.",
+    "user_daily_totals": "User-level report records: one row per scope, day and user.",
+    "breakdowns": "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
+    "agent_activity": "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
+    "dim_agent": "One row per agent_id with its latest label.",
+    "agent_names": "Every label an agent_id has carried, with the days it was seen.",
+}
+
+
+def report_refs(settings: Settings, *, kind: str, day: date | None) -> list[ReportRef]:
+    """Every report of `kind` for the configured scopes, aggregate and user level."""
+    scopes = [("organization", settings.org), ("enterprise", settings.enterprise)]
+    refs = [
+        ReportRef(scope=scope, scope_name=name, kind=kind, level=level, day=day)
+        for scope, name in scopes
+        if name
+        for level in ("aggregate", "user")
+    ]
+    if not refs:
+        raise ConfigError("no report scope: set SERVICE_ORG, SERVICE_ENTERPRISE or both")
+    return refs
+
+
+@dataclass
+class _Tally:
+    rows: Counter = field(default_factory=Counter)
+    files: int = 0
+    bytes: int = 0
+    quarantined: int = 0
+    restarts: int = 0
+    days: set[date] = field(default_factory=set)
+    agents: set[str] = field(default_factory=set)
+    not_available: list[str] = field(default_factory=list)
+
+    def add(self, ref: ReportRef, result: IngestResult) -> None:
+        if not result.available:
+            self.not_available.append(f"{ref.scope} {ref.scope_name} {ref.level} {ref.day or 'latest'}")
+            return
+        self.rows.update(result.rows)
+        self.files += result.files
+        self.bytes += result.bytes
+        self.quarantined += result.quarantined
+        self.restarts += result.restarts
+        self.days.update(result.days)
+        self.agents.update(result.agents)
+
+
+def _ingest_all(
+    context: dg.AssetExecutionContext,
+    *,
+    client: ServiceClient,
+    conn: duckdb.DuckDBPyConnection,
+    storage: StorageResource,
+    refs: Iterable[ReportRef],
+) -> _Tally:
+    tally = _Tally()
+    for ref in refs:
+        result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=storage.raw_path)
+        tally.add(ref, result)
+        context.log.info(
+            "%s %s %s %s: %s", ref.scope, ref.scope_name, ref.level, ref.day or "latest",
+            f"{result.files} files, {result.bytes:,} bytes" if result.available else "not available yet",
+        )
+    return tally
+
+
+def _client_metadata(client: ServiceClient, remaining_before: int | None) -> dict[str, object]:
+    stats = client.stats
+    budget = client.budget
+    return {
+        "requests": dg.MetadataValue.int(stats.requests),
+        "not_modified_share": dg.MetadataValue.float(
+            round(stats.not_modified / stats.requests, 4) if stats.requests else 0.0
+        ),
+        "retries": dg.MetadataValue.int(sum(stats.retries.values())),
+        "rate_limit_remaining_before": remaining_before,
+        "rate_limit_remaining": budget.remaining if budget else None,
+    }
+
+
+def _newest_day_preview(conn: duckdb.DuckDBPyConnection) -> dg.MetadataValue:
+    rows = run_sql(conn, "metadata/select_newest_agent_day.sql")
+    if not rows:
+        return dg.MetadataValue.md("_no agent activity landed yet_")
+    lines = ["| day | agent_id | agent | job starts | sessions |", "|---|---|---|---:|---:|"]
+    lines += [f"| {d} | {aid} | {name} | {starts} | {'' if s is None else s} |" for d, aid, name, starts, s in rows]
+    return dg.MetadataValue.md("\n".join(lines))
+
+
+def _materializations(
+    conn: duckdb.DuckDBPyConnection, tally: _Tally, service_metadata: dict[str, object]
+) -> Iterator[dg.MaterializeResult]:
+    table_rows = {name: count for name, count in run_sql(conn, "metadata/count_usage_rows.sql")}
+    days = sorted(tally.days)
+    common = {
+        "days_covered": dg.MetadataValue.int(len(days)),
+        "first_day": days[0].isoformat() if days else None,
+        "last_day": days[-1].isoformat() if days else None,
+        "not_available_yet": ", ".join(tally.not_available) or "none",
+    }
+    for schema, table in USAGE_TABLES:
+        qualified = f"{schema}.{table}"
+        metadata: dict[str, object] = {
+            **common,
+            "dagster/row_count": dg.MetadataValue.int(table_rows.get(qualified, 0)),
+            "rows_landed": dg.MetadataValue.int(tally.rows.get(qualified, 0)),
+        }
+        if table == "report_files":
+            metadata |= {
+                "files": tally.files,
+                "bytes": dg.MetadataValue.int(tally.bytes),
+                "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
+                "file_restarts": dg.MetadataValue.int(tally.restarts),
+                **service_metadata,
+            }
+        if table in ("agent_activity", "dim_agent"):
+            metadata |= {"agents_seen": dg.MetadataValue.int(len(tally.agents)), "agent_ids": ", ".join(sorted(tally.agents))}
+        if table == "daily_totals":
+            metadata["newest_day"] = _newest_day_preview(conn)
+        yield dg.MaterializeResult(asset_key=dg.AssetKey([schema, table]), metadata=metadata)
+
+
+def _run(
+    context: dg.AssetExecutionContext,
+    *,
+    service: ServiceResource,
+    warehouse: DuckDBResource,
+    storage: StorageResource,
+    kind: str,
+    days: list[date | None],
+) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+    settings = service.settings()
+    refs = [ref for day in days for ref in report_refs(settings, kind=kind, day=day)]
+    with service.client() as client, warehouse.get_connection() as conn:
+        before = client.rate_limit()["resources"]["core"]["remaining"]
+        tally = _ingest_all(context, client=client, conn=conn, storage=storage, refs=refs)
+        service_metadata = _client_metadata(client, before)
+        yield from _materializations(conn, tally, service_metadata)
+        available_day = date.today() - timedelta(days=1)
+        yield from evaluate(conn, USAGE_CHECKS, available_day=available_day.isoformat())
+
+
+def _specs(*, deps: Iterable[dg.AssetKey] = ()) -> list[dg.AssetSpec]:
+    return [
+        dg.AssetSpec(
+            [schema, table], group_name=GROUP, description=_DESCRIPTIONS[table], kinds={"duckdb"},
+            deps=list(deps),
+        )
+        for schema, table in USAGE_TABLES
+    ]
+
+
+def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.multi_asset(
+        name="usage_reports_daily",
+        specs=_specs(),
+        check_specs=specs(USAGE_CHECKS),
+        partitions_def=partitions_def,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        pool=POOL,
+        can_subset=False,
+    )
+    def usage_reports_daily(
+        context: dg.AssetExecutionContext,
+        service: ServiceResource,
+        warehouse: DuckDBResource,
+        storage: StorageResource,
+    ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+        """The 1-day reports of each day in the run's partitions, every scope and level."""
+        days = [date.fromisoformat(key) for key in context.partition_keys]
+        yield from _run(context, service=service, warehouse=warehouse, storage=storage, kind="1-day", days=days)
+
+    @dg.asset(
+        key=["usage", "latest_28_day_report"],
+        group_name=GROUP,
+        pool=POOL,
+        kinds={"duckdb"},
+        deps=[dg.AssetKey(["core", "daily_totals"])],
+    )
+    def latest_28_day_report(
+        context: dg.AssetExecutionContext,
+        service: ServiceResource,
+        warehouse: DuckDBResource,
+        storage: StorageResource,
+    ) -> dg.MaterializeResult:
+        """The newest 28-day reports, landed into the same core tables; its date range is its key."""
+        settings = service.settings()
+        with service.client() as client, warehouse.get_connection() as conn:
+            tally = _ingest_all(
+                context, client=client, conn=conn, storage=storage,
+                refs=report_refs(settings, kind="28-day", day=None),
+            )
+            metadata = _client_metadata(client, None)
+        days = sorted(tally.days)
+        report_range = f"{days[0]}..{days[-1]}" if days else "none"
+        return dg.MaterializeResult(
+            metadata={
+                "report_range": report_range,
+                "days_covered": dg.MetadataValue.int(len(days)),
+                "files": tally.files,
+                "bytes": dg.MetadataValue.int(tally.bytes),
+                "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
+                "agents_seen": dg.MetadataValue.int(len(tally.agents)),
+                **metadata,
+            },
+            data_version=dg.DataVersion(report_range),
+        )
+
+    return [usage_reports_daily, latest_28_day_report]

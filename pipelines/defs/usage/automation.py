@@ -1,0 +1,82 @@
+"""The daily schedule and the report-availability sensor of the usage reports."""
+
+import os
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta, timezone
+
+import dagster as dg
+
+from pipelines.defs.partitions import trailing_days
+from pipelines.defs.resources import ServiceResource
+from pipelines.defs.usage.assets import USAGE_TABLES, report_refs
+from pipelines.service import ReportRef, fetch_report_metadata
+
+DAILY_JOB = "usage_daily_job"
+LATEST_JOB = "usage_latest_job"
+TRAILING_DAYS_VAR = "METRICS_TRAILING_DAYS"
+_DEFAULT_TRAILING_DAYS = 3
+
+
+def trailing_day_count() -> int:
+    """Days before the newest that may still change (reports finalize within three UTC days)."""
+    return int(os.environ.get(TRAILING_DAYS_VAR) or _DEFAULT_TRAILING_DAYS)
+
+
+def build_usage_jobs() -> list:
+    serving = dg.AssetSelection.assets(["serving", "warehouse_copy"])
+    return [
+        dg.define_asset_job(
+            DAILY_JOB,
+            selection=dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in USAGE_TABLES)) | serving,
+            description="Land the 1-day usage reports of the selected days, then publish the serving copy.",
+        ),
+        dg.define_asset_job(
+            LATEST_JOB,
+            selection=dg.AssetSelection.assets(["usage", "latest_28_day_report"]) | serving,
+            description="Land the latest 28-day usage reports, then publish the serving copy.",
+        ),
+    ]
+
+
+@dg.schedule(job_name=DAILY_JOB, cron_schedule="0 6 * * *", execution_timezone="UTC")
+def usage_daily_schedule(context: dg.ScheduleEvaluationContext) -> Iterator[dg.RunRequest]:
+    """The newest available day (yesterday) and the trailing days that may still change."""
+    scheduled = context.scheduled_execution_time.date()
+    for day in trailing_days(newest=scheduled - timedelta(days=1), count=trailing_day_count()):
+        yield dg.RunRequest(run_key=f"{day}@{scheduled}", partition_key=day.isoformat())
+
+
+@dg.schedule(job_name=LATEST_JOB, cron_schedule="30 6 * * *", execution_timezone="UTC")
+def usage_latest_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+    """The latest 28-day report, once a day after the daily reports."""
+    return dg.RunRequest(run_key=context.scheduled_execution_time.date().isoformat())
+
+
+@dg.sensor(job_name=DAILY_JOB, minimum_interval_seconds=900)
+def report_availability_sensor(
+    context: dg.SensorEvaluationContext, service: ServiceResource
+) -> dg.SensorResult | dg.SkipReason:
+    """Requests a day's run as soon as its report is available, once per day.
+
+    The cursor is the newest day already requested; only days after it are probed, so an
+    available day is never requested twice and a quiet tick costs one metadata request.
+    """
+    settings = service.settings()
+    today = datetime.now(timezone.utc).date()
+    requested = date.fromisoformat(context.cursor) if context.cursor else today - timedelta(days=2)
+    probe = [requested + timedelta(days=n) for n in range(1, (today - requested).days)]
+    if not probe:
+        return dg.SkipReason(f"already requested {requested}, the newest possible day")
+    newly_available: list[date] = []
+    with service.client() as client:
+        for day in probe:
+            ref: ReportRef = report_refs(settings, kind="1-day", day=day)[0]
+            if fetch_report_metadata(client, ref) is None:
+                break
+            newly_available.append(day)
+    if not newly_available:
+        return dg.SkipReason(f"no report yet for {probe[0]}")
+    return dg.SensorResult(
+        run_requests=[dg.RunRequest(run_key=day.isoformat(), partition_key=day.isoformat()) for day in newly_available],
+        cursor=newly_available[-1].isoformat(),
+    )

@@ -1,0 +1,5 @@
+SELECT count(*) AS failures, string_agg(DISTINCT scope_name || ' ' || day, ', ') AS detail
+FROM core.user_daily_totals
+WHERE least(user_initiated_interaction_count, code_generation_activity_count,
+            code_acceptance_activity_count, loc_suggested_to_add_sum, loc_suggested_to_delete_sum,
+            loc_added_sum, loc_deleted_sum) < 0;

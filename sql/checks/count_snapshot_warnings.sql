@@ -1,0 +1,5 @@
+-- Repositories skipped (404, 403) on the newest snapshot day, with status and message.
+SELECT count(*) AS failures,
+       string_agg(repository || ' ' || endpoint || ' ' || status || ': ' || message, ' | ') AS detail
+FROM snapshots.warnings
+WHERE snapshot_day = (SELECT max(snapshot_day) FROM snapshots.warnings);
