@@ -182,8 +182,9 @@ class Spool:
                 blob = b"".join(data for data, _ in batch)
                 try:
                     await loop.run_in_executor(self._executor, self._write_durably, blob)
-                except OSError as exc:
-                    error = SpoolWriteError(f"spool write failed in {self.directory}: {exc.strerror or exc}")
+                except Exception as exc:  # any failure must answer the waiting requests, never hang them
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+                    error = SpoolWriteError(f"spool write failed in {self.directory}: {reason}")
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(error)

@@ -7,12 +7,10 @@ import json
 from pathlib import Path
 from urllib.parse import urlencode
 
-import duckdb
 import httpx
 import pytest
 
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
-from pipelines.webhooks.errors import SpoolWriteError
 from pipelines.webhooks.load import load_spool
 from pipelines.webhooks.spool import Spool, read_segment, segments
 from pipelines.webhooks.verify import sign
@@ -155,17 +153,24 @@ def test_missing_delivery_id_is_a_bad_request(client, spool_dir):
     assert _spooled_ids(spool_dir) == []
 
 
-class _FailingSpool(Spool):
+class _FullDiskSpool(Spool):
     def _write_durably(self, blob: bytes) -> None:
         raise OSError(28, "No space left on device")
 
 
-def test_spool_write_failure_answers_500_and_a_retry_succeeds_later(tmp_path, config):
-    failing = _FailingSpool(directory=tmp_path / "full")
+class _BrokenSpool(Spool):
+    def _write_durably(self, blob: bytes) -> None:
+        raise RuntimeError("unexpected")
+
+
+@pytest.mark.parametrize("spool_class", [_FullDiskSpool, _BrokenSpool])
+def test_spool_write_failure_answers_500_and_a_retry_succeeds_later(tmp_path, config, spool_class):
+    failing = spool_class(directory=tmp_path / "full")
     with running_receiver(config=config, spool=failing) as url, httpx.Client(base_url=url) as client:
         response = deliver(client, ISSUE, delivery_id="retry-me")
         assert response.status_code == 500
-        assert "No space" not in response.text and SECRET.decode() not in response.text
+        assert "No space" not in response.text and "unexpected" not in response.text
+        assert SECRET.decode() not in response.text
     with running_receiver(config=config) as url, httpx.Client(base_url=url) as client:
         assert deliver(client, ISSUE, delivery_id="retry-me").status_code == 200
     assert _spooled_ids(config.spool_dir) == ["retry-me"]
