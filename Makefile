@@ -19,5 +19,22 @@ install: $(VENV)/.synced
 test: install
 	$(PYTEST) $(PYTEST_ARGS)
 
+# The main job on the emulator: 35 days of reports, the latest 28-day report, today's snapshot.
+demo: install
+	$(VENV)/bin/metrics-etl demo
+
+# The emulator and Dagster's UI (http://127.0.0.1:3000) on the same workspace.
+dev: install
+	scripts/dev.sh
+
+bench: install
+	$(VENV)/bin/python benchmarks/ingest.py
+	$(VENV)/bin/python benchmarks/snapshots.py
+	$(VENV)/bin/python benchmarks/webhooks.py
+
+# The fault-injection proof at full length (CI runs a shorter version inside `make test`).
+chaos: install
+	CHAOS_FULL=1 $(PYTEST) tests/e2e/test_chaos.py -s
+
 clean:
 	rm -rf $(VENV) data .pytest_cache
