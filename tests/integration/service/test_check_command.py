@@ -1,0 +1,75 @@
+import os
+
+import pytest
+
+from pipelines.cli import main
+
+from .conftest import env_for
+
+
+@pytest.fixture
+def run_check(emu, tmp_path, monkeypatch, capsys):
+    """`metrics-etl check` in-process, with exactly the given environment (no stray .env)."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("SERVICE_", "WEBHOOK_", "METRICS_")):
+            monkeypatch.delenv(name)
+
+    def run(*, auth: str = "token", drop: tuple[str, ...] = (), **extra: str) -> tuple[int, list[str]]:
+        env = env_for(emu, tmp_path, auth=auth, **extra)
+        for name in drop:
+            env.pop(name)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        code = main(["check"])
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.out + captured.err
+        return code, captured.out.strip().splitlines()
+
+    return run
+
+
+def test_check_passes_with_one_ok_line_and_the_budget(run_check) -> None:
+    code, lines = run_check()
+    assert code == 0
+    assert len(lines) == 1 and lines[0].startswith("OK:") and "remaining" in lines[0]
+
+
+def test_check_for_an_enterprise_only_configuration(run_check, emu) -> None:
+    code, lines = run_check(drop=("SERVICE_ORG",), SERVICE_ENTERPRISE=emu.credentials["enterprise"])
+    assert code == 0 and "enterprise 'acme-corp'" in lines[0]
+
+
+def test_check_names_bad_credentials_once(run_check) -> None:
+    code, lines = run_check(SERVICE_TOKEN="not-a-real-token")
+    assert code == 1
+    assert len(lines) == 1 and lines[0].startswith("bad credentials:")
+    assert "not-a-real-token" not in lines[0]
+
+
+def test_check_names_a_missing_permission(run_check) -> None:
+    code, lines = run_check(auth="limited")
+    assert code == 1 and len(lines) == 1
+    assert lines[0].startswith("missing permission:") and "organization owner role" in lines[0]
+
+
+def test_check_names_a_disabled_policy(run_check, emu) -> None:
+    emu.set_policy(scope="organization", name="acme", enabled=False)
+    code, lines = run_check()
+    assert code == 1 and lines[0].startswith("policy off:")
+
+
+def test_check_names_an_unknown_org(run_check) -> None:
+    code, lines = run_check(SERVICE_ORG="no-such-org")
+    assert code == 1 and lines[0].startswith("unknown organization 'no-such-org':")
+
+
+def test_check_names_a_rejected_version(run_check) -> None:
+    code, lines = run_check(SERVICE_API_VERSION="1999-01-01")
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("version rejected:")
+
+
+def test_check_without_credentials_or_scope_lists_each_problem(run_check) -> None:
+    code, lines = run_check(auth="none", drop=("SERVICE_ORG",))
+    assert code == 1
+    assert [line.split(":")[0] for line in lines] == ["no credentials", "no report scope"]
