@@ -16,12 +16,21 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.service import repos as api
-from pipelines.service.errors import NotFound, PermissionDenied, ServerError, ServiceError, TransportFailed
+from pipelines.service.errors import (
+    ConfigError,
+    NotFound,
+    PermissionDenied,
+    ServerError,
+    ServiceError,
+    TransportFailed,
+)
 from pipelines.transform import snapshots as tf
+from pipelines.warehouse.snapshots import replace_snapshot_day
 
 if TYPE_CHECKING:
     import duckdb
 
+    from pipelines.config import Settings
     from pipelines.service.client import ServiceClient
 
 _CHOKE_STATUSES = frozenset({502, 504})
@@ -39,6 +48,13 @@ class SnapshotSettings:
     repositories: tuple[str, ...] = ()
     graphql_batch_size: int = 50
     graphql_grow_after: int = 2
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SnapshotSettings:
+        """`SERVICE_ORG` and `SERVICE_REPOS`; the members listing needs the organization."""
+        if not settings.org:
+            raise ConfigError("SERVICE_ORG is not set: snapshots need the organization")
+        return cls(org=settings.org, repositories=settings.repos)
 
 
 @dataclass(frozen=True)
@@ -190,8 +206,6 @@ def run_snapshot(
     client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date
 ) -> SnapshotResult:
     """Collect `day` and replace it in the warehouse in one transaction."""
-    from pipelines.warehouse.snapshots import replace_snapshot_day
-
     result = collect_snapshot(client, settings=settings, day=day)
     replace_snapshot_day(conn, day=day, frames=result.frames)
     return result

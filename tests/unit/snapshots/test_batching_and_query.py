@@ -4,7 +4,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.service.repos import repository_stats_query
-from pipelines.snapshots import AdaptiveBatch
+from pipelines.config import Settings
+from pipelines.service.errors import ConfigError
+from pipelines.snapshots import AdaptiveBatch, SnapshotSettings
 
 
 def test_stats_query_declares_typed_variables_per_alias():
@@ -75,3 +77,13 @@ def test_batch_size_stays_within_bounds(maximum, grow_after, outcomes):
 def test_batch_rejects_a_zero_maximum():
     with pytest.raises(ValueError):
         AdaptiveBatch(maximum=0, grow_after=1)
+
+
+def test_settings_come_from_service_org_and_repos():
+    settings = Settings(org="acme", repos=("acme/api", "acme/web"))
+    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(org="acme", repositories=("acme/api", "acme/web"))
+
+
+def test_settings_without_an_organization_are_refused():
+    with pytest.raises(ConfigError, match="SERVICE_ORG"):
+        SnapshotSettings.from_settings(Settings())
