@@ -204,7 +204,7 @@ class ReportData:
         self._total = users + self.second_org_users
         self._profiles: list[_Profile | None] = [None] * self._total
         self._profile_bytes = random.Random(_key("profiles", seed)).randbytes(self._total * _PROFILE_BYTES)
-        self._day_bytes = lru_cache(maxsize=32)(self._make_day_bytes)
+        self._day_bytes = lru_cache(maxsize=4)(self._make_day_bytes)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
 
@@ -221,7 +221,7 @@ class ReportData:
 
     def has_agent_activity(self, *, day: date) -> bool:
         """False on the days (about NO_AGENT_DAY_PERCENT of them) with no agent activity anywhere."""
-        return _key("agents-day", self.seed, day.toordinal()) % 100 >= NO_AGENT_DAY_PERCENT
+        return _agents_day(self.seed, day.toordinal())
 
     def aggregate_record(self, *, scope: str, day: date, completeness: float) -> dict:
         self._scope_size(scope)
@@ -562,6 +562,11 @@ class ReportData:
 
 
 _AGENT_NAMES = dict(AGENTS)
+
+
+@lru_cache(maxsize=4096)
+def _agents_day(seed: int, ordinal: int) -> bool:
+    return _key("agents-day", seed, ordinal) % 100 >= NO_AGENT_DAY_PERCENT
 _JSON_BOOL = ("false", "true")
 
 

@@ -37,6 +37,9 @@ def write_report_file(path: Path, *, seed: int, users: int, day: date, days: int
                       first_day: date | None = None) -> Path:
     """Write the user-level NDJSON of `days` days from `day` (every user, every day), once.
 
+    Lines come in chunks of 2,000 users, each chunk with all its days in order, so memory
+    stays flat however many users there are.
+
     `first_day` is the emulated history's first day (it places the agent rename); by default
     60 days before `day`, as in the emulator's default history.
     """
@@ -54,23 +57,28 @@ def write_report_file(path: Path, *, seed: int, users: int, day: date, days: int
     }
     if _is_current(path, params):
         return path
-    data = ReportData(seed=seed, users=users, org=org, enterprise=enterprise,
-                      first_day=date.fromisoformat(params["first_day"]))
-    size = data.user_count(scope=scope)
+    def generator() -> ReportData:
+        return ReportData(seed=seed, users=users, org=org, enterprise=enterprise,
+                          first_day=date.fromisoformat(params["first_day"]))
+
+    size = generator().user_count(scope=scope)
     day_list = [day + timedelta(days=i) for i in range(days)]
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     digest = hashlib.sha256()
     written = lines = 0
     with open(partial, "wb", buffering=_WRITE_BUFFER) as out:
-        for d in day_list:
-            for start in range(0, size, _USERS_PER_CHUNK):
+        for start in range(0, size, _USERS_PER_CHUNK):
+            stop = min(size, start + _USERS_PER_CHUNK)
+            # A fresh generator per chunk keeps only that chunk's user profiles in memory.
+            data = generator()
+            for d in day_list:
                 chunk = b"".join(data.user_lines(scope=scope, days=[d], completeness_for=_final,
-                                                 start=start, stop=min(size, start + _USERS_PER_CHUNK)))
+                                                 start=start, stop=stop))
                 out.write(chunk)
                 digest.update(chunk)
                 written += len(chunk)
-                lines += min(size, start + _USERS_PER_CHUNK) - start
+                lines += stop - start
     os.replace(partial, path)
     meta = {**params, "bytes": written, "lines": lines, "sha256": digest.hexdigest()}
     sidecar_path(path).write_text(json.dumps(meta, indent=2) + "\n")

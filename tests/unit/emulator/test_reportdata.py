@@ -16,6 +16,7 @@ from emulator.reportdata import (
     RENAMED_AGENT_ID,
     RENAMED_AGENT_NEW_NAME,
     RENAMED_AGENT_OLD_NAME,
+    UNRECOGNIZED_APPS,
     ReportData,
     completeness,
 )
@@ -274,3 +275,57 @@ def test_unknown_scope_and_bad_range_are_refused(data: ReportData) -> None:
         data.user_count(scope="team")
     with pytest.raises(EmulatorError, match="range"):
         list(data.user_lines(scope="organization", days=[HISTORY[0]], completeness_for=_final, start=0, stop=41))
+
+
+def test_unrecognized_agents_never_appear(history_records: list[dict], history_aggregates: list[dict]) -> None:
+    text = json.dumps(history_records + history_aggregates)
+    for app in UNRECOGNIZED_APPS + tuple(app for app, _ in AGENT_APPS):
+        assert app not in text
+
+
+def test_several_apps_of_one_agent_are_merged_into_one_entry(data: ReportData) -> None:
+    merged_users = [u for u in range(data.user_count(scope="organization"))
+                    if len({AGENT_APPS[a][1] for a in data._profile(u).apps}) < len(data._profile(u).apps)]
+    assert merged_users
+    for record in _records(data, scope="organization", days=HISTORY[:20]):
+        ids = [e["agent_id"] for e in record.get("totals_by_3rd_party_agent", [])]
+        assert len(ids) == len(set(ids))
+
+
+def test_cli_totals_appear_only_with_cli_use(history_records: list[dict], history_aggregates: list[dict]) -> None:
+    assert any(r["used_cli"] for r in history_records)
+    for record in history_records:
+        assert ("totals_by_cli" in record) == record["used_cli"]
+    for aggregate in history_aggregates:
+        day_users = [r for r in history_records if r["day"] == aggregate["day"]]
+        assert ("totals_by_cli" in aggregate) == any(r["used_cli"] for r in day_users)
+        if "totals_by_cli" in aggregate:
+            cli = aggregate["totals_by_cli"]
+            assert cli["request_count"] == sum(r["totals_by_cli"]["request_count"]
+                                               for r in day_users if "totals_by_cli" in r)
+            assert set(cli["token_usage"]) == {"output_tokens_sum", "prompt_tokens_sum", "avg_tokens_per_request"}
+
+
+def test_internal_fields_appear_on_some_days_only(history_records: list[dict]) -> None:
+    with_internal = {r["day"] for r in history_records if "day_partition" in r}
+    assert 0 < len(with_internal) < len(HISTORY)
+    for record in history_records:
+        if "day_partition" in record:
+            assert record["day_partition"] == record["day"]
+
+
+def test_breakdowns_use_realistic_keys_including_unknown(history_aggregates: list[dict]) -> None:
+    ides = {e["ide"] for r in history_aggregates for e in r["totals_by_ide"]}
+    features = {e["feature"] for r in history_aggregates for e in r["totals_by_feature"]}
+    languages = {e["language"] for r in history_aggregates for e in r["totals_by_language_feature"]}
+    models = {e["model"] for r in history_aggregates for e in r["totals_by_model_feature"]}
+    assert {"vscode", "intellij"} <= ides
+    assert {"code_completion", "chat_panel_agent_mode"} <= features
+    assert "unknown" in languages | models
+    assert len(languages) > 5 and len(models) > 2
+
+
+def test_user_logins_and_ids_follow_the_emulated_org(history_records: list[dict]) -> None:
+    first_day = [r for r in history_records if r["day"] == HISTORY[0].isoformat()]
+    assert [r["user_login"] for r in first_day[:3]] == ["acme-admin", "acme-member", "dev-00000"]
+    assert len({r["user_id"] for r in first_day}) == len(first_day)

@@ -57,3 +57,16 @@ def test_file_of_the_wrong_size_is_written_again(tmp_path: Path) -> None:
     path.write_bytes(whole[: len(whole) // 2])
     write_report_file(tmp_path / "users.ndjson", seed=3, users=20, day=DAY)
     assert path.read_bytes() == whole
+
+
+def test_many_users_are_written_in_user_chunks_each_with_all_days(tmp_path: Path) -> None:
+    users, days = 2_100, [DAY, DAY + timedelta(days=1)]
+    path = write_report_file(tmp_path / "users.ndjson", seed=5, users=users, day=DAY, days=2)
+    data = ReportData(seed=5, users=users, org="acme", enterprise="acme-corp", first_day=DAY - timedelta(days=60))
+
+    def lines(start: int, stop: int) -> bytes:
+        return b"".join(data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0,
+                                        start=start, stop=stop))
+
+    assert path.read_bytes() == lines(0, 2_000) + lines(2_000, users)
+    assert report_file_meta(path)["lines"] == users * 2
