@@ -10,6 +10,7 @@ from pipelines.defs.checks import SNAPSHOT_CHECKS, evaluate, specs
 from pipelines.defs.resources import ServiceResource
 from pipelines.service import ConfigError
 from pipelines.snapshots import SnapshotSettings, run_snapshot
+from pipelines.warehouse import migrate
 
 GROUP = "snapshots"
 POOL = "service_api"
@@ -50,6 +51,7 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
         if not settings.org:
             raise ConfigError("snapshots need SERVICE_ORG")
         with service.client() as client, warehouse.get_connection() as conn:
+            migrate(conn)
             result = run_snapshot(
                 client, conn, settings=SnapshotSettings(org=settings.org, repositories=settings.repos), day=day
             )
