@@ -144,6 +144,31 @@ def _cmd_login(args: argparse.Namespace) -> int:
     return run_login(settings=settings, out=sys.stdout)
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pipelines.export import BiError, BiSources
+    from pipelines.report import write_report
+
+    try:
+        path = write_report(sources=BiSources.from_env(), out=args.out)
+    except BiError as exc:
+        print(f"metrics-etl report: {exc}", file=sys.stderr)
+        return 1
+    print(f"report: {path.resolve()}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from pipelines.export import BiError, BiSources, export_view
+
+    try:
+        rows = export_view(sources=BiSources.from_env(), view=args.view, fmt=args.format, out=args.out)
+    except BiError as exc:
+        print(f"metrics-etl export: {exc}", file=sys.stderr)
+        return 1
+    print(f"exported {rows:,} rows of bi.{args.view.removeprefix('bi.')} to {args.out.resolve()}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metrics-etl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -181,6 +206,15 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("login", help="OAuth login on a loopback redirect; stores the token owner-only").set_defaults(
         handler=_cmd_login
     )
+
+    report = sub.add_parser("report", help="write a self-contained HTML page of agent adoption")
+    report.add_argument("--out", type=Path, default=Path("data/report.html"), help="default: data/report.html")
+    report.set_defaults(handler=_cmd_report)
+    export = sub.add_parser("export", help="write one bi.* view to CSV or Parquet, from the serving copy")
+    export.add_argument("--view", required=True, help="a bi.* view name, e.g. agent_usage_daily")
+    export.add_argument("--format", choices=("csv", "parquet"), default="csv")
+    export.add_argument("--out", type=Path, required=True)
+    export.set_defaults(handler=_cmd_export)
     return parser
 
 

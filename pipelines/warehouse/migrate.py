@@ -39,4 +39,18 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             conn.execute("ROLLBACK")
             raise
         done.append(name)
+    _create_views(conn)
     return done
+
+
+def _create_views(conn: duckdb.DuckDBPyConnection) -> None:
+    # Views hold no data, so they are recreated on every run to match sql/views/ (in one
+    # transaction: a broken view file leaves the previous views in place).
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        for path in sorted((SQL_DIR / "views").glob("*.sql")):
+            run_sql(conn, f"views/{path.name}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

@@ -1,0 +1,30 @@
+-- bi.assistant_activity_daily
+-- Grain: one row per scope, scope_name and day of the aggregate report.
+-- The assistant's own top-level measures: user_initiated_interaction_count is the top-level
+-- count (explicit prompts), NOT agent job starts; this view deliberately has no agent column,
+-- and the two must never be added up (spec 2.1). acceptance_rate = acceptances / generations
+-- (NULL when there were no generations).
+CREATE OR REPLACE VIEW bi.assistant_activity_daily AS
+SELECT
+    scope,
+    scope_name,
+    day,
+    user_initiated_interaction_count,
+    code_generation_activity_count,
+    code_acceptance_activity_count,
+    CASE WHEN code_generation_activity_count > 0
+         THEN code_acceptance_activity_count / code_generation_activity_count END AS acceptance_rate,
+    daily_active_users,
+    weekly_active_users,
+    monthly_active_users,
+    monthly_active_chat_users,
+    monthly_active_agent_users,
+    loc_suggested_to_add_sum,
+    loc_added_sum,
+    loc_deleted_sum,
+    pull_requests_total_created,
+    pull_requests_total_merged,
+    pull_requests_total_created_by_assistant
+FROM core.daily_totals;
+
+COMMENT ON VIEW bi.assistant_activity_daily IS 'One row per scope and day: top-level assistant activity (interactions, active users, acceptance rate). Not agent job starts: never add the two.';

@@ -1,0 +1,148 @@
+"""A small hand-built warehouse with known numbers, shaped to tempt a view into the forbidden sums.
+
+Two 28-day periods of one organization: Alpha is renamed half-way and grows, Bravo is only in the
+older period (gone), Charlie only in the newer one (new), Delta shrinks. Every 9th day the
+aggregate and user-level reports omit the agent array. Top-level counts are ~1,000,000 and agent
+job starts small, so any sum of the two lands on a number no honest column can hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import duckdb
+
+from pipelines.warehouse import migrate
+from pipelines.warehouse._sql import run_sql
+
+LAST_DAY = date(2026, 3, 31)
+DAYS = 56
+SCOPE, SCOPE_NAME = "organization", "acme"
+USERS = (101, 102, 103, 104, 105, 106)
+TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
+_FETCHED = datetime(2026, 4, 1, tzinfo=timezone.utc)
+NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
+
+
+def _agents_of(day_index: int) -> dict[str, int]:
+    """agent_id → that day's aggregate job starts (day_index 0 is the oldest day)."""
+    newer = day_index >= DAYS - 28
+    return {
+        "a-1": 9 if newer else 4,
+        **({} if newer else {"b-2": 5}),
+        **({"c-3": 3} if newer else {}),
+        "d-4": 2 if newer else 6,
+    }
+
+
+@dataclass
+class Expected:
+    """The numbers the views must show, computed here in Python from the rows inserted."""
+
+    job_starts: dict[tuple[date, str], int] = field(default_factory=dict)
+    sessions: dict[tuple[date, str], int] = field(default_factory=dict)
+    users: dict[tuple[date, str], set[int]] = field(default_factory=dict)
+    gap_days: set[date] = field(default_factory=set)
+    top_level: dict[date, int] = field(default_factory=dict)
+    user_top_level: dict[date, int] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+
+    def tempting_sums(self) -> set[int]:
+        """Values a view would show if it summed the two measures or mixed levels' sessions."""
+        out: set[int] = set()
+        for day, top in self.top_level.items():
+            starts = sum(v for (d, _), v in self.job_starts.items() if d == day)
+            sessions = sum(v for (d, _), v in self.sessions.items() if d == day)
+            out.add(top + self.user_top_level[day])
+            if starts:  # on a gap day "top + 0" is the honest top-level count itself
+                out |= {top + starts, top + sessions, self.user_top_level[day] + starts}
+            for (d, _), v in self.job_starts.items():
+                if d == day:
+                    out.add(top + v)
+        total_top = sum(self.top_level.values())
+        out.add(total_top + sum(self.job_starts.values()))
+        return out
+
+
+def build_warehouse(path: Path) -> Expected:
+    """Create the warehouse at `path` (migrations and views included) and return its expected numbers."""
+    expected = Expected()
+    conn = duckdb.connect(str(path))
+    try:
+        migrate(conn)
+        for i in range(DAYS):
+            day = LAST_DAY - timedelta(days=DAYS - 1 - i)
+            gap = i % 9 == 4
+            agents = {} if gap else _agents_of(i)
+            if gap:
+                expected.gap_days.add(day)
+            top = TOP_LEVEL + 1000 * i
+            expected.top_level[day] = top
+            conn.execute(
+                "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, user_initiated_interaction_count,"
+                " code_generation_activity_count, code_acceptance_activity_count, daily_active_users,"
+                " agent_breakdown_present) VALUES (?, ?, ?, '1-day', ?, 200, 50, 6, ?)",
+                [SCOPE, SCOPE_NAME, day, top, not gap],
+            )
+            for agent_id, starts in agents.items():
+                sessions = starts + 1
+                name = "Alpha (beta)" if agent_id == "a-1" and i < 20 else NAMES[agent_id]
+                conn.execute(
+                    "INSERT INTO core.agent_activity VALUES (?, ?, 'aggregate', ?, NULL, NULL, ?, ?, ?, ?, ?)",
+                    [SCOPE, SCOPE_NAME, day, agent_id, name, starts, sessions, _FETCHED],
+                )
+                expected.job_starts[(day, agent_id)] = starts
+                expected.sessions[(day, agent_id)] = sessions
+                expected.names[agent_id] = name
+            user_top = 0
+            for n, user_id in enumerate(USERS):
+                # User n uses the agents whose position in the day's list is <= n % 3.
+                mine = [a for k, a in enumerate(sorted(agents)) if k <= (n + i) % 3]
+                uic = 50_000 + n
+                user_top += uic
+                conn.execute(
+                    "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, user_login,"
+                    " user_initiated_interaction_count, agent_breakdown_present) VALUES (?, ?, ?, '1-day', ?, ?, ?, ?)",
+                    [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", uic, bool(mine)],
+                )
+                for agent_id in mine:
+                    conn.execute(
+                        "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
+                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", agent_id, expected.names[agent_id], _FETCHED],
+                    )
+                    expected.users.setdefault((day, agent_id), set()).add(user_id)
+            expected.user_top_level[day] = user_top
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        _snapshot(conn)
+    finally:
+        conn.close()
+    return expected
+
+
+def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:
+    snap = LAST_DAY + timedelta(days=1)
+    conn.execute(
+        "INSERT INTO snapshots.repositories (snapshot_day, repository_id, full_name, name, stargazers_count,"
+        " forks_count, open_issues_count) VALUES (?, 7, 'acme/atlas', 'atlas', 11, 3, 4)",
+        [snap],
+    )
+    conn.execute(
+        "INSERT INTO snapshots.repository_stats (snapshot_day, repository_id, full_name, stargazer_count, fork_count,"
+        " open_issue_count, open_pull_request_count) VALUES (?, 7, 'acme/atlas', 12, 3, 2, 1)",
+        [snap],
+    )
+    issues = [  # (id, is_pr, days before the snapshot it was created, days before it was closed)
+        (1, False, 3, None), (2, False, 10, 2), (3, False, 40, None), (4, True, 5, None), (5, True, 60, 1),
+    ]
+    for issue_id, is_pr, created, closed in issues:
+        conn.execute(
+            "INSERT INTO snapshots.issues (snapshot_day, issue_id, repository_id, repository_full_name, number,"
+            " is_pull_request, state, labels, created_at, closed_at) VALUES (?, ?, 7, 'acme/atlas', ?, ?, ?, [], ?, ?)",
+            [
+                snap, issue_id, issue_id, is_pr, "closed" if closed else "open",
+                datetime.combine(snap, datetime.min.time(), timezone.utc) - timedelta(days=created),
+                None if closed is None else datetime.combine(snap, datetime.min.time(), timezone.utc) - timedelta(days=closed),
+            ],
+        )

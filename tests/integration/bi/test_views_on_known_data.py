@@ -1,0 +1,156 @@
+"""The bi.* views on a hand-built warehouse whose numbers are known, and shaped to tempt bad sums."""
+
+import re
+from collections import defaultdict
+from datetime import timedelta
+
+import duckdb
+import pytest
+
+from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, USERS, build_warehouse
+
+VIEWS = ("agent_usage_daily", "agent_usage_periods", "report_coverage", "assistant_activity_daily", "repository_activity")
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bi") / "warehouse.duckdb"
+    expected = build_warehouse(path)
+    conn = duckdb.connect(str(path), read_only=True)
+    yield conn, expected
+    conn.close()
+
+
+def _rows(conn, sql, *params):
+    cursor = conn.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def test_every_view_exists_in_schema_bi_with_a_description(known):
+    conn, _ = known
+    rows = conn.execute("SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'bi'").fetchall()
+    assert {name for name, _ in rows} == set(VIEWS)
+    assert all(comment and "row" in comment for _, comment in rows)
+
+
+def test_no_view_column_holds_a_sum_of_the_two_interaction_measures(known):
+    conn, expected = known
+    tempting = expected.tempting_sums()
+    for view in VIEWS:
+        for row in _rows(conn, f"SELECT * FROM bi.{view}"):
+            hits = {k: v for k, v in row.items() if isinstance(v, int) and not isinstance(v, bool) and v in tempting}
+            assert not hits, f"bi.{view} shows a summed measure: {hits}"
+
+
+def test_no_view_has_a_user_level_session_column(known):
+    conn, _ = known
+    columns = conn.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'"
+    ).fetchall()
+    sessions = [(t, c) for t, c in columns if "session" in c]
+    assert sessions, "the aggregate session measure should be there"
+    assert not [(t, c) for t, c in sessions if re.search("user", c)]
+    assert {c for _, c in sessions} == {"agent_sessions"}
+
+
+def test_agent_interaction_columns_never_share_a_view_with_the_top_level_count(known):
+    conn, _ = known
+    by_view = defaultdict(set)
+    for table, column in conn.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'").fetchall():
+        by_view[table].add(column)
+    for view, columns in by_view.items():
+        assert not ({"agent_job_starts", "user_initiated_interaction_count"} <= columns), view
+
+
+def test_daily_agent_usage_has_job_starts_sessions_and_users_per_agent(known):
+    conn, expected = known
+    rows = _rows(conn, "SELECT * FROM bi.agent_usage_daily")
+    got = {(r["day"], r["agent_id"]): (r["agent_job_starts"], r["agent_sessions"], r["agent_users"]) for r in rows}
+    want = {
+        key: (starts, expected.sessions[key], len(expected.users.get(key, ())))
+        for key, starts in expected.job_starts.items()
+    }
+    assert got == want
+    assert {r["agent_id"]: r["agent_name"] for r in rows} == NAMES  # the latest label, also for old days
+
+
+def test_gap_days_are_absent_or_null_never_zero(known):
+    conn, expected = known
+    daily = _rows(conn, "SELECT * FROM bi.agent_usage_daily WHERE day IN (SELECT unnest(?))", sorted(expected.gap_days))
+    assert daily == []
+    coverage = {r["day"]: r for r in _rows(conn, "SELECT * FROM bi.report_coverage")}
+    assert len(coverage) == DAYS
+    for day, row in coverage.items():
+        if day in expected.gap_days:
+            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == ("no agent array", False, None)
+            assert row["users_with_agent_array"] == 0 and row["user_records"] == len(USERS)
+        else:
+            want = sum(v for (d, _), v in expected.job_starts.items() if d == day)
+            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == ("agents reported", True, want)
+
+
+def test_a_missing_day_is_a_calendar_row_without_report(tmp_path):
+    path = tmp_path / "w.duckdb"
+    build_warehouse(path)
+    missing = LAST_DAY - timedelta(days=10)
+    with duckdb.connect(str(path)) as conn:
+        for table in ("core.daily_totals", "core.user_daily_totals", "core.agent_activity"):
+            conn.execute(f"DELETE FROM {table} WHERE day = ?", [missing])
+        row = _rows(conn, "SELECT * FROM bi.report_coverage WHERE day = ?", missing)
+    assert row == [{
+        "scope": "organization", "scope_name": "acme", "day": missing, "aggregate_report": False,
+        "aggregate_agent_array": None, "user_report": False, "user_records": None, "users_with_agent_array": None,
+        "agent_job_starts": None, "status": "no report",
+    }]
+
+
+def test_periods_compare_each_agent_with_the_previous_28_days(known):
+    conn, expected = known
+    rows = {(r["period_index"], r["agent_id"]): r for r in _rows(conn, "SELECT * FROM bi.agent_usage_periods")}
+    newer_start = LAST_DAY - timedelta(days=27)
+
+    def total(agent_id, newer):
+        return sum(v for (d, a), v in expected.job_starts.items() if a == agent_id and (d >= newer_start) == newer)
+
+    def users(agent_id, newer):
+        return len(set().union(*[u for (d, a), u in expected.users.items() if a == agent_id and (d >= newer_start) == newer]))
+
+    changes = {agent: rows[(0, agent)]["change"] for agent in NAMES}
+    assert changes == {"a-1": "grown", "b-2": "gone", "c-3": "new", "d-4": "shrunk"}
+    for agent in NAMES:
+        row = rows[(0, agent)]
+        assert row["agent_job_starts"] == total(agent, True)
+        assert row["previous_agent_job_starts"] == total(agent, False)
+        assert row["agent_users"] == users(agent, True)
+        assert row["period_start"] == newer_start and row["period_end"] == LAST_DAY
+    # The oldest period has nothing before it to compare with.
+    assert {rows[k]["change"] for k in rows if k[0] == 1} == {None}
+    assert rows[(1, "b-2")]["agent_job_starts"] == total("b-2", False)
+
+
+def test_assistant_activity_keeps_the_top_level_count_and_the_acceptance_rate(known):
+    conn, expected = known
+    rows = _rows(conn, "SELECT * FROM bi.assistant_activity_daily")
+    assert {r["day"]: r["user_initiated_interaction_count"] for r in rows} == expected.top_level
+    assert {r["acceptance_rate"] for r in rows} == {50 / 200}
+    assert not [c for c in rows[0] if c.startswith("agent")]
+
+
+def test_repository_activity_counts_the_last_28_days_of_the_issue_snapshot(known):
+    conn, _ = known
+    (row,) = _rows(conn, "SELECT * FROM bi.repository_activity")
+    assert (row["stars"], row["forks"], row["open_issues"], row["open_pull_requests"]) == (12, 3, 2, 1)
+    assert (row["issues_opened_28d"], row["issues_closed_28d"]) == (2, 1)
+    assert (row["pull_requests_opened_28d"], row["pull_requests_closed_28d"]) == (1, 1)
+
+
+def test_views_survive_a_second_migration_run(tmp_path):
+    from pipelines.warehouse import migrate
+
+    path = tmp_path / "w.duckdb"
+    build_warehouse(path)
+    with duckdb.connect(str(path)) as conn:
+        before = conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone()
+        assert migrate(conn) == []
+        assert conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone() == before
