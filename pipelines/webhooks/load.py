@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines._paths import SQL_DIR
-from pipelines.webhooks.spool import SpooledRecord, read_segment, segments
+from pipelines.webhooks.spool import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"
 # Payloads can be up to the receiver's body limit each: cap a batch's bytes, not only its count.
@@ -62,6 +62,28 @@ def load_spool(
         duplicates += len(batch) - len(inserted)
         repositories.update(repo for _, repo in inserted if repo)
     return LoadResult(loaded=loaded, duplicates=duplicates, repositories=frozenset(repositories))
+
+
+def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
+    """Delete the segments that are fully loaded and that no receiver still writes; their names.
+
+    A segment left with only a torn last record by a crashed receiver counts as fully loaded:
+    that record was never acknowledged, so its sender retries it.
+    """
+    offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
+    pruned = []
+    for segment in segments(spool_dir):
+        if not writer_gone(segment):
+            continue
+        if next(read_segment(segment, offset=offsets.get(segment.name, 0)), None) is not None:
+            continue
+        segment.unlink()
+        pruned.append(segment.name)
+    if pruned:
+        # The file goes first: a crash before the row goes leaves a harmless stale row, while
+        # the other order could reload the segment from 0 (skipped as duplicates, but wasted).
+        conn.executemany(_sql("delete_spool_offset"), [[name] for name in pruned])
+    return pruned
 
 
 def _batches(

@@ -11,6 +11,7 @@ is acknowledged only after the fdatasync covering its bytes has returned.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import logging
 import os
@@ -109,6 +110,21 @@ def _torn_or_corrupt(f: BinaryIO, path: Path, pos: int, size: int, header: bytes
     if rest.count(0) == len(rest):
         return
     raise SpoolCorrupt(segment=path.name, offset=pos, reason=reason)
+
+
+def writer_gone(path: Path) -> bool:
+    """True when no process holds `path` open for appending (its writer closed it or died)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 class _RecentIds:
@@ -210,7 +226,7 @@ class Spool:
                 view = view[written:]
                 self._segment_size += written
             os.fdatasync(self._fd)
-        except OSError:
+        except Exception:
             # The segment may now end in a partial record: never append after it.
             self._close_segment()
             raise
@@ -218,8 +234,17 @@ class Spool:
     def _open_segment(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._sequence += 1
-        name = f"{time.time_ns():020d}-{os.getpid()}-{self._sequence:04d}{_SUFFIX}"
-        self._fd = os.open(self.directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        final = self.directory / f"{time.time_ns():020d}-{os.getpid()}-{self._sequence:04d}{_SUFFIX}"
+        staging = final.with_name(final.name + ".new")
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        try:
+            # Locked before it is visible under its segment name: pruning never takes a live segment.
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(staging, final)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
         self._segment_size = 0
         # The new name must survive a crash too, not only the bytes written under it.
         dir_fd = os.open(self.directory, os.O_RDONLY)

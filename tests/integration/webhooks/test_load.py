@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 import duckdb
+import httpx
 import pytest
 
-from pipelines.webhooks.load import load_spool
+from pipelines.webhooks.app import ReceiverConfig, running_receiver
+from pipelines.webhooks.load import load_spool, prune_spool
 from pipelines.webhooks.spool import SpoolRecord, encode_record, segments
 
-from .conftest import apply_events_schema
+from .conftest import SECRET, apply_events_schema, deliver
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -139,3 +141,29 @@ def test_loader_killed_mid_load_then_rerun_loads_each_delivery_once(tmp_path, sp
         assert _ids(conn) == sorted(r.delivery_id for r in records)
         offsets = dict(conn.execute('SELECT segment, "offset" FROM events.spool_offsets').fetchall())
     assert offsets == {p.name: p.stat().st_size for p in segments(spool_dir)}
+
+
+def test_prune_keeps_a_live_segment_and_removes_it_once_its_writer_is_gone(spool_dir, warehouse):
+    config = ReceiverConfig(secret=SECRET, spool_dir=spool_dir)
+    with running_receiver(config=config) as url, httpx.Client(base_url=url) as client:
+        assert deliver(client, {"action": "opened"}, delivery_id="live-1").status_code == 200
+        assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 1
+        assert prune_spool(warehouse, spool_dir) == []
+        assert deliver(client, {"action": "closed"}, delivery_id="live-2").status_code == 200
+    # Written after the last load: the writer is gone but one record is not loaded yet.
+    assert prune_spool(warehouse, spool_dir) == []
+    assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 1
+    (segment,) = segments(spool_dir)
+    assert prune_spool(warehouse, spool_dir) == [segment.name]
+    assert segments(spool_dir) == []
+    assert warehouse.execute("SELECT count(*) FROM events.spool_offsets").fetchone() == (0,)
+    assert _ids(warehouse) == ["live-1", "live-2"]
+
+
+def test_prune_removes_a_crashed_writers_torn_tail_after_loading_the_rest(spool_dir, warehouse):
+    _write_segment(spool_dir, "0001", [_record(1)], tail=encode_record(_record(2))[:-3])
+    damaged = _write_segment(spool_dir, "0002", [_record(3), _record(4)])
+    damaged.write_bytes(damaged.read_bytes()[:-1])
+    assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 2
+    assert sorted(prune_spool(warehouse, spool_dir)) == ["0001.seg", "0002.seg"]
+    assert _ids(warehouse) == ["d-1", "d-3"]

@@ -1,0 +1,1 @@
+DELETE FROM events.spool_offsets WHERE segment = ?;
