@@ -10,7 +10,7 @@ organization, `{org}-labs`, of `max(1, users // 2)` users. A user's activity doe
 the scope asking for it; only the id field (`organization_id` or `enterprise_id`) does.
 
 How a user-day is built (all counts are unscaled integers first, then scaled by completeness):
-- A per-day byte stream (20 bytes per global user) decides whether the user was active, used
+- A per-day byte stream (20 bytes per global user, in blocks of users) decides whether the user was active, used
   chat, agent mode, the CLI and third-party agents, and how much.
 - Activity is kept in cells (feature x language); every breakdown array and the top-level
   counts are sums of the scaled cells, so the arrays reconcile with the totals and
@@ -114,14 +114,20 @@ _PLUGIN_VERSIONS = ("0.30.3", "0.31.0", "0.31.2", "0.32.1", "1.372.0", "1.388.0"
 
 _BYTES_PER_USER = 20
 _PROFILE_BYTES = 40
+# Random bytes come in blocks of this many users, so a user range costs only its own blocks.
+_BLOCK = 1024
 _IDE_NAMES = tuple(_IDES)
-# byte value -> choice, in proportion to the weights (a weighted draw from one byte)
-_IDE_TABLE = tuple(name for name, (w, _, _) in _IDES.items() for _ in range(w))
-_IDE_TABLE = tuple(_IDE_TABLE[i * len(_IDE_TABLE) // 256] for i in range(256))
+
+
+def _byte_table(choices: Sequence[Any], weights: Sequence[int]) -> tuple[Any, ...]:
+    """byte value -> choice, in proportion to the weights (a weighted draw from one byte)."""
+    pool = [c for c, w in zip(choices, weights) for _ in range(w)]
+    return tuple(pool[i * len(pool) // 256] for i in range(256))
+
+
+_IDE_TABLE = _byte_table(_IDE_NAMES, [w for w, _, _ in _IDES.values()])
 # Apps of the renamed agent are favoured so the rename shows in small worlds too.
-_APP_WEIGHTS = (3, 2, 4, 2, 2, 2, 2, 2, 1)
-_APP_TABLE = tuple(i for i, w in enumerate(_APP_WEIGHTS) for _ in range(w))
-_APP_TABLE = tuple(_APP_TABLE[i * len(_APP_TABLE) // 256] for i in range(256))
+_APP_TABLE = _byte_table(range(len(AGENT_APPS)), (3, 2, 4, 2, 2, 2, 2, 2, 1))
 # byte value -> volume multiplier, skewed like real usage (most days light, some heavy)
 _MULT = tuple(0.35 + 2.4 * (i / 255) ** 2 for i in range(256))
 
@@ -203,8 +209,8 @@ class ReportData:
         self.enterprise_id = str(1_000 + _key("enterprise", seed, enterprise) % 900_000)
         self._total = users + self.second_org_users
         self._profiles: list[_Profile | None] = [None] * self._total
-        self._profile_bytes = random.Random(_key("profiles", seed)).randbytes(self._total * _PROFILE_BYTES)
-        self._day_bytes = lru_cache(maxsize=4)(self._make_day_bytes)
+        self._profile_block = lru_cache(maxsize=8)(self._make_profile_block)
+        self._day_block = lru_cache(maxsize=512)(self._make_day_block)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
 
@@ -298,7 +304,8 @@ class ReportData:
     def _make_profile(self, u: int) -> _Profile:
         # One slice of a per-seed byte stream per user: cheaper than a Random per user, and
         # still independent of which other users are generated.
-        pb = self._profile_bytes[u * _PROFILE_BYTES:(u + 1) * _PROFILE_BYTES]
+        o = (u % _BLOCK) * _PROFILE_BYTES
+        pb = self._profile_block(u // _BLOCK)[o:o + _PROFILE_BYTES]
         login, user_id = self._login_and_id(u)
         ides = [_IDE_TABLE[pb[1]]]
         if pb[2] < 51:
@@ -344,8 +351,11 @@ class ReportData:
             apps=apps,
         )
 
-    def _make_day_bytes(self, ordinal: int) -> bytes:
-        return random.Random(_key("day", self.seed, ordinal)).randbytes(self._total * _BYTES_PER_USER)
+    def _make_profile_block(self, block: int) -> bytes:
+        return random.Random(_key("profiles", self.seed, block)).randbytes(_BLOCK * _PROFILE_BYTES)
+
+    def _make_day_block(self, ordinal: int, block: int) -> bytes:
+        return random.Random(_key("day", self.seed, ordinal, block)).randbytes(_BLOCK * _BYTES_PER_USER)
 
     def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool, agents_day: bool) -> tuple[bool, bool, bool, bool, bool]:
         threshold = p.active_threshold // 4 if weekend else p.active_threshold
@@ -358,12 +368,14 @@ class ReportData:
 
     def _make_day_flags(self, day: date) -> tuple[int, int, int]:
         """Bit masks over global users of who was active, used chat, used agent mode (final)."""
-        b = self._day_bytes(day.toordinal())
+        ordinal = day.toordinal()
         weekend = day.weekday() >= 5
         agents_day = self.has_agent_activity(day=day)
         active_mask = chat_mask = agent_mask = 0
         for u in range(self._total):
-            active, chat, agent_mode, _, _ = self._flags(self._profile(u), b, u * _BYTES_PER_USER, weekend, agents_day)
+            b = self._day_block(ordinal, u // _BLOCK)
+            active, chat, agent_mode, _, _ = self._flags(
+                self._profile(u), b, (u % _BLOCK) * _BYTES_PER_USER, weekend, agents_day)
             if active:
                 active_mask |= 1 << u
                 if chat:
@@ -374,8 +386,8 @@ class ReportData:
 
     def _user_day(self, u: int, day: date, c: float) -> _UserDay:
         p = self._profile(u)
-        b = self._day_bytes(day.toordinal())
-        o = u * _BYTES_PER_USER
+        b = self._day_block(day.toordinal(), u // _BLOCK)
+        o = (u % _BLOCK) * _BYTES_PER_USER
         active, chat, agent_mode, cli, agents = self._flags(
             p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day))
         ide = p.ides[b[o + 5] % len(p.ides)]
