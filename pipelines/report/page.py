@@ -9,7 +9,7 @@ from html import escape
 
 import duckdb
 
-from pipelines.report.svg import PALETTE, CalendarDay, Series, coverage_calendar, line_chart, spark_bar
+from pipelines.report.svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
 from pipelines.warehouse._sql import run_sql
 
 _CHANGE_BADGE = {
@@ -189,24 +189,36 @@ def _periods(*, period_rows: list[tuple], colors: dict) -> str:
 
 
 def _coverage(*, coverage_rows: list[tuple], scopes: list[_Scope]) -> str:
-    by_scope: dict[tuple[str, str], list[CalendarDay]] = defaultdict(list)
+    aggregate: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
+    users: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
     for scope, name, day, status, starts, user_records, users_with_array in coverage_rows:
-        note = status
-        if starts is not None:
-            note += f", {starts:,} agent job starts"
-        if user_records is not None:
-            note += f", {user_records:,} user records ({users_with_array:,} with agents)"
-        by_scope[(scope, name)].append(CalendarDay(day=day, status=status, value=starts, note=note))
-    calendars = "".join(
-        f"<figure>{coverage_calendar(title=s.label, days=by_scope[(s.scope, s.name)])}</figure>" for s in scopes
-    )
+        key = (scope, name)
+        if status == "agents reported":
+            aggregate[key][day] = CoverageCell(day, "agents", starts, f"agent array, {starts:,} agent job starts")
+        elif status == "no agent array":
+            aggregate[key][day] = CoverageCell(day, "no array", None, "report without agent array (gap, not zero)")
+        if user_records is None:
+            continue
+        if users_with_array:
+            note = f"{users_with_array:,} of {user_records:,} users carried the agent array"
+            users[key][day] = CoverageCell(day, "agents", users_with_array, note)
+        else:
+            users[key][day] = CoverageCell(day, "no array", None, f"{user_records:,} users, none with agent array")
+    first = min(s.first_day for s in scopes)
+    last = max(s.last_day for s in scopes)
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    rows = []
+    for s in scopes:
+        rows.append((f"{s.label} · aggregate", aggregate[(s.scope, s.name)]))
+        rows.append((f"{s.label} · user level", users[(s.scope, s.name)]))
+    calendar = coverage_calendar(title="Report coverage", days=days, rows=rows)
     missing = sum(1 for r in coverage_rows if r[3] != "agents reported")
     return (
         '<section class="card"><h2>Report coverage</h2>'
-        f'<p class="lead">One square per day. Green: the report carried the agent array (darker = more job starts). '
-        f"Grey: a report without agent data, which means nothing recognized, not zero. "
+        '<p class="lead">One square per day and report. Green: the report carried the agent array (darker = '
+        "more activity). Grey: a report without agent data, which means nothing recognized, not zero. "
         f"{missing} scope-day{'s' if missing != 1 else ''} without agent data in this window.</p>"
-        f'<div class="calendars">{calendars}</div></section>'
+        f"<figure>{calendar}</figure></section>"
     )
 
 
@@ -259,7 +271,7 @@ figure { margin: 0; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
 .grid3 { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
 svg.chart { width: 100%; height: auto; }
-.calendars { display: flex; flex-wrap: wrap; gap: 28px; }
+svg.calendar { width: 100%; height: auto; }
 table.periods { border-collapse: collapse; width: 100%; margin: 8px 0 18px; }
 table.periods caption { text-align: left; padding: 4px 0 8px; color: #4b5563; }
 table.periods th { text-align: left; font-size: 12px; color: #6b7280; font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }

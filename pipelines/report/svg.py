@@ -25,7 +25,7 @@ def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
     exponent = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
+    for step in (1, 1.2, 1.6, 2, 2.4, 3, 4, 5, 6, 8, 10):
         if value <= step * exponent:
             return step * exponent
     return 10 * exponent
@@ -38,7 +38,7 @@ def _fmt_number(value: float) -> str:
         return f"{value / 1000:.0f}k"
     if value >= 1000:
         return f"{value / 1000:.1f}k"
-    return f"{value:.0f}" if value == int(value) else f"{value:.2f}"
+    return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
 
 
 def line_chart(
@@ -54,7 +54,7 @@ def line_chart(
     height: int = 260,
 ) -> str:
     """A daily line chart; None values break the line, `gaps` days are shaded and labelled."""
-    left, right, top, bottom = 48, 16, 34, 56
+    left, right, top, bottom = 48, 16, 34, 66
     plot_w, plot_h = width - left - right, height - top - bottom
     numbers = [v for s in series for v in s.values.values() if v is not None]
     top_value = y_max if y_max is not None else _nice_max(max(numbers, default=0))
@@ -103,7 +103,7 @@ def line_chart(
                     f'<circle cx="{x_of[d]:.1f}" cy="{y_of(v):.1f}" r="2.5" fill="{s.color}">'
                     f"<title>{escape(s.name)}, {d}: {y_format(v)}</title></circle>"
                 )
-    parts.append(_legend(series=series, gaps=bool(gaps & set(days)), gap_label=gap_label, x=left, y=height - 14))
+    parts.append(_legend(series=series, gaps=bool(gaps & set(days)), gap_label=gap_label, x=left, y=height - 30, width=width))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -120,73 +120,78 @@ def _runs(days: Sequence[date], values: Mapping[date, float | None]) -> list[lis
     return [run for run in runs if run]
 
 
-def _legend(*, series: Sequence[Series], gaps: bool, gap_label: str, x: int, y: int) -> str:
-    parts = ['<g class="legend">']
-    cursor = x
-    for s in series:
-        parts.append(f'<rect x="{cursor}" y="{y - 9}" width="10" height="10" rx="2" fill="{s.color}"/>')
-        parts.append(f'<text x="{cursor + 14}" y="{y}" font-size="11" fill="{_TEXT}">{escape(s.name)}</text>')
-        cursor += 22 + 6.2 * len(s.name)
+def _legend(*, series: Sequence[Series], gaps: bool, gap_label: str, x: int, y: int, width: int) -> str:
+    items = [(s.name, s.color, _TEXT) for s in series]
     if gaps:
-        parts.append(f'<rect x="{cursor}" y="{y - 9}" width="10" height="10" fill="{_GAP_FILL}"/>')
-        parts.append(f'<text x="{cursor + 14}" y="{y}" font-size="11" fill="{_AXIS}">{escape(gap_label)}</text>')
+        items.append((gap_label, _GAP_FILL, _AXIS))
+    parts = ['<g class="legend">']
+    cursor, line = float(x), 0
+    for name, color, ink in items:
+        size = 22 + 6.2 * len(name)
+        if cursor + size > width and cursor > x:
+            cursor, line = float(x), line + 1
+        row_y = y + 16 * line
+        parts.append(f'<rect x="{cursor:.0f}" y="{row_y - 9}" width="10" height="10" rx="2" fill="{color}"/>')
+        parts.append(f'<text x="{cursor + 14:.0f}" y="{row_y}" font-size="11" fill="{ink}">{escape(name)}</text>')
+        cursor += size
     parts.append("</g>")
     return "".join(parts)
 
 
 @dataclass(frozen=True)
-class CalendarDay:
+class CoverageCell:
     day: date
-    status: str
+    state: str  # "agents" (the report carried the agent array), "no array", or "no report"
     value: float | None
     note: str
 
 
-_STATUS_FILL = {"no agent array": "#d1d5db", "user level only": "#fde68a", "no report": "#ffffff"}
+_STATE_FILL = {"no array": "#d1d5db", "no report": "#ffffff"}
 
 
-def coverage_calendar(*, title: str, days: Sequence[CalendarDay]) -> str:
-    """A week-by-weekday grid: green by agent job starts, grey without agent array, white without report."""
-    if not days:
+def coverage_calendar(*, title: str, days: Sequence[date], rows: Sequence[tuple[str, Mapping[date, CoverageCell]]]) -> str:
+    """One row per scope and level, one square per day: green shades by activity, grey without
+    agent array, white with a red edge without report; weeks start on Monday, marked on top."""
+    if not days or not rows:
         return ""
-    cell, gap, left, top = 15, 3, 34, 40
-    first = days[0].day - timedelta(days=days[0].day.weekday())
-    weeks = (days[-1].day - first).days // 7 + 1
-    width, height = left + weeks * (cell + gap) + 12, top + 7 * (cell + gap) + 34
-    busiest = max((d.value for d in days if d.value), default=1) or 1
+    label_w, top, width = 250, 44, 1100
+    pitch = max(8.0, min(24.0, (width - label_w - 10) / len(days)))
+    cell = pitch - 3
+    height = top + len(rows) * (cell + 8) + 40
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="calendar" viewBox="0 0 {width} {height}" width="{width}" '
-        f'role="img" aria-label="{escape(title)}">',
-        f'<text x="0" y="16" font-size="13" font-weight="600" fill="{_TEXT}">{escape(title)}</text>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calendar" viewBox="0 0 {width} {height:.0f}" '
+        f'role="img" aria-label="{escape(title)}">'
     ]
-    for row, name in ((0, "Mon"), (2, "Wed"), (4, "Fri"), (6, "Sun")):
-        parts.append(f'<text x="0" y="{top + row * (cell + gap) + 11}" font-size="10" fill="{_AXIS}">{name}</text>')
-    month = None
-    for d in days:
-        col, row = (d.day - first).days // 7, d.day.weekday()
-        x, y = left + col * (cell + gap), top + row * (cell + gap)
-        if d.day.month != month and row < 7:
-            month = d.day.month
-            parts.append(f'<text x="{x}" y="{top - 6}" font-size="10" fill="{_AXIS}">{d.day:%b}</text>')
-        if d.status == "agents reported":
-            share = (d.value or 0) / busiest
-            fill = _green(share)
-        else:
-            fill = _STATUS_FILL.get(d.status, "#ffffff")
+    for i, day in enumerate(days):
+        x = label_w + i * pitch
+        if day.weekday() == 0 or i == 0 and day.weekday() < 4:
+            parts.append(f'<text x="{x:.1f}" y="{top - 22}" font-size="10" fill="{_AXIS}">{day:%b %d}</text>')
+            parts.append(f'<line x1="{x - 1.5:.1f}" x2="{x - 1.5:.1f}" y1="{top - 18}" y2="{height - 36:.0f}" stroke="#e5e7eb"/>')
         parts.append(
-            f'<rect class="day" data-status="{escape(d.status)}" x="{x}" y="{y}" width="{cell}" height="{cell}" rx="3" '
-            f'fill="{fill}" stroke="{"#f87171" if d.status == "no report" else "#e5e7eb"}">'
-            f"<title>{d.day:%a %Y-%m-%d}: {escape(d.note)}</title></rect>"
+            f'<text x="{x + cell / 2:.1f}" y="{top - 6}" text-anchor="middle" font-size="9" fill="#b0b7c3">{"MTWTFSS"[day.weekday()]}</text>'
         )
-    legend_y = height - 10
-    items = [("agents reported", _green(0.8)), ("no agent array (gap, not 0)", _STATUS_FILL["no agent array"]),
-             ("user level only", _STATUS_FILL["user level only"]), ("no report", "#ffffff")]
-    cursor = 0
-    for label, fill in items:
-        stroke = "#f87171" if label == "no report" else "#e5e7eb"
-        parts.append(f'<rect x="{cursor}" y="{legend_y - 10}" width="11" height="11" rx="2" fill="{fill}" stroke="{stroke}"/>')
-        parts.append(f'<text x="{cursor + 15}" y="{legend_y}" font-size="10" fill="{_TEXT}">{escape(label)}</text>')
-        cursor += 26 + int(5.6 * len(label))
+    for r, (label, cells) in enumerate(rows):
+        y = top + r * (cell + 8)
+        parts.append(f'<text x="0" y="{y + cell * 0.7:.1f}" font-size="12" fill="{_TEXT}">{escape(label)}</text>')
+        busiest = max((c.value for c in cells.values() if c.value), default=1) or 1
+        for i, day in enumerate(days):
+            c = cells.get(day) or CoverageCell(day, "no report", None, "no report")
+            fill = _green((c.value or 0) / busiest) if c.state == "agents" else _STATE_FILL[c.state]
+            stroke = "#f87171" if c.state == "no report" else "#ffffff"
+            parts.append(
+                f'<rect class="day" data-state="{escape(c.state)}" x="{label_w + i * pitch:.1f}" y="{y:.1f}" '
+                f'width="{cell:.1f}" height="{cell:.1f}" rx="2" fill="{fill}" stroke="{stroke}">'
+                f"<title>{escape(label)}, {day:%a %Y-%m-%d}: {escape(c.note)}</title></rect>"
+            )
+    legend_y = height - 12
+    items = [("agent array reported (darker = more activity)", _green(0.8), "#ffffff"),
+             ("report without agent array: a gap, not zero", _STATE_FILL["no array"], "#ffffff"),
+             ("no report", "#ffffff", "#f87171")]
+    cursor = float(label_w)
+    for text, fill, stroke in items:
+        parts.append(f'<rect x="{cursor:.0f}" y="{legend_y - 10}" width="11" height="11" rx="2" fill="{fill}" stroke="{stroke}"/>')
+        parts.append(f'<text x="{cursor + 16:.0f}" y="{legend_y}" font-size="11" fill="{_TEXT}">{escape(text)}</text>')
+        cursor += 40 + 5.8 * len(text)
     parts.append("</svg>")
     return "".join(parts)
 

@@ -1,0 +1,106 @@
+"""`metrics-etl report` and `metrics-etl export` as a user runs them, on a hand-built serving copy;
+the page is rendered by headless Chromium to prove the charts are really there."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.integration.bi._warehouse import NAMES, build_warehouse
+
+_CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+
+
+@pytest.fixture(scope="module")
+def serving(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bi-e2e") / "serving.duckdb"
+    build_warehouse(path)
+    return path
+
+
+def _cli(*args: str, serving: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SERVING_PATH": str(serving), "WAREHOUSE_PATH": str(cwd / "absent.duckdb")}
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def _dump_dom(page: Path, profile: Path) -> str:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}", "--dump-dom"]
+    done = subprocess.run([_CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_report_writes_a_self_contained_page_to_the_default_path(serving, tmp_path):
+    done = _cli("report", serving=serving, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "data" / "report.html").read_text()
+    assert "<script" not in html
+    # No fetches: the only URL is the SVG namespace.
+    assert set(re.findall(r"https?://[^\"' )]+", html)) == {"http://www.w3.org/2000/svg"}
+    assert not re.search(r"\b(src|href)=", html)
+
+
+@pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_activity(serving, tmp_path):
+    out = tmp_path / "page.html"
+    assert _cli("report", "--out", str(out), serving=serving, cwd=tmp_path).returncode == 0
+    dom = _dump_dom(out, tmp_path / "chromium-profile")
+
+    assert dom.count("<svg") >= 6  # two adoption charts, coverage, three activity charts
+    adoption = re.search(r"Agent adoption over time(.*?)</section>", dom, re.S).group(1)
+    for name in NAMES.values():  # latest labels, never the old "Alpha (beta)"
+        assert re.search(rf"<text[^>]*>{re.escape(name)}</text>", adoption), name
+        assert f'data-series="{name}"' in adoption
+    assert "Alpha (beta)" not in dom
+    assert re.search(r'class="gap"', adoption)  # the days without agent array are shaded
+
+    periods = re.search(r"Period over period(.*?)</section>", dom, re.S).group(1)
+    last_28_days = periods.split("</table>")[0]
+    rows = re.findall(r'<tr class="period-row" data-agent-id="([^"]+)">(.*?)</tr>', last_28_days, re.S)
+    assert sorted(agent for agent, _ in rows) == sorted(NAMES)
+    badges = {agent: re.search(r'class="badge [^"]+">([^<]+)<', cells).group(1) for agent, cells in rows}
+    assert badges == {"a-1": "▲ grown", "c-3": "new", "d-4": "▼ shrunk", "b-2": "gone"}
+
+    coverage = re.search(r"Report coverage(.*?)</section>", dom, re.S).group(1)
+    states = re.findall(r'data-state="([^"]+)"', coverage)
+    assert states.count("no array") >= 7 and states.count("agents") > 40
+
+    activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
+    assert "Acceptance rate" in activity and "Daily active users" in activity
+
+
+def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):
+    with duckdb.connect(str(serving), read_only=True) as conn:
+        expected = conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone()[0]
+    for fmt in ("csv", "parquet"):
+        out = tmp_path / f"usage.{fmt}"
+        done = _cli("export", "--view", "agent_usage_daily", "--format", fmt, "--out", str(out), serving=serving, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert f"exported {expected:,} rows" in done.stdout
+        reader = "read_csv" if fmt == "csv" else "read_parquet"
+        with duckdb.connect() as conn:
+            count, agents = conn.execute(f"SELECT count(*), count(DISTINCT agent_id) FROM {reader}(?)", [str(out)]).fetchone()
+        assert (count, agents) == (expected, len(NAMES))
+
+
+def test_export_of_an_unknown_view_lists_the_known_ones_in_one_line(serving, tmp_path):
+    done = _cli("export", "--view", "agent_usage", "--format", "csv", "--out", str(tmp_path / "x.csv"), serving=serving, cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "unknown view 'agent_usage'" in lines[0] and "agent_usage_daily, agent_usage_periods" in lines[0]
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_report_without_any_warehouse_says_what_to_run(tmp_path):
+    done = _cli("report", serving=tmp_path / "none.duckdb", cwd=tmp_path)
+    assert done.returncode == 1
+    assert len(done.stderr.strip().splitlines()) == 1 and "metrics-etl demo" in done.stderr
