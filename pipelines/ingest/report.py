@@ -1,10 +1,12 @@
-"""ingest_report: report metadata -> files (archived, parsed, transformed) -> one replace.
+"""ingest_report: report metadata -> files (archived, parsed, transformed) -> one transaction.
 
 A downloader thread streams file after file into the archive and into segment files; the
-calling thread parses each segment as it arrives and stages its rows, so network, archiving
-and parsing overlap. An expired link refreshes the metadata and restarts that file; a cut
-download restarts it; either way the file's staged rows are discarded first. Only when every
-file is complete are the report's days replaced, in one transaction.
+calling thread parses each segment as it arrives and inserts its rows into core inside the
+report's one open transaction (which began by deleting the report's days), so network,
+archiving, parsing and writing overlap and every row is written once. An expired link
+refreshes the metadata and restarts that file; a cut download restarts it; either way the
+rows that file landed are taken back out first. The transaction commits only when every file
+is complete; any failure rolls it back, leaving the previous state.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pipelines.service import (
     redact_url,
 )
 from pipelines.transform import ReportContext, transform_records
-from pipelines.warehouse import ReportKey, discard_staged_file, migrate, open_stage, replace_report, stage_frame
+from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
 
 DEFAULT_BATCH_ROWS = 50_000
@@ -174,6 +176,8 @@ class _Downloader(threading.Thread):
 @dataclass
 class _FileTally:
     records: int = 0
+    breakdowns: int = 0
+    agent_activity: int = 0
     quarantined: int = 0
 
 
@@ -200,10 +204,13 @@ def _quarantine_frame(ctx: ReportContext, rejects: list[Reject], *, file_index: 
 
 
 class _Parser:
-    """The calling thread's side: parse segments, stage rows, keep the tallies."""
+    """The calling thread's side: parse segments, land rows, keep the tallies."""
 
-    def __init__(self, *, conn: duckdb.DuckDBPyConnection, ctx: ReportContext, batch_rows: int) -> None:
-        self._conn = conn
+    def __init__(self, *, reader: duckdb.DuckDBPyConnection, landing: ReportLanding, ctx: ReportContext, batch_rows: int) -> None:
+        # The fast reader runs on its own cursor: a segment it rejects must not abort the
+        # report's open transaction on the landing connection.
+        self._reader = reader
+        self._landing = landing
         self._ctx = ctx
         self._batch_rows = batch_rows
         self._totals_table = "user_daily_totals" if ctx.level == "user" else "daily_totals"
@@ -214,14 +221,17 @@ class _Parser:
         self._rejects: dict[int, list[Reject]] = {}
 
     def restart(self, file_index: int) -> None:
-        discard_staged_file(self._conn, file_index=file_index)
+        try:
+            self._landing.discard_file(file_index=file_index)
+        except SharedRecordKeys as exc:
+            raise IngestError(f"cannot fetch a report file again: {exc}; run the report again") from None
         for book in (self.tallies, self.days, self.agents, self._rejects):
             book.pop(file_index, None)
 
     def segment(self, file_index: int, segment: Segment) -> None:
         try:
             for records, rejects in self._records(segment):
-                self._stage(file_index, segment, records, rejects)
+                self._land(file_index, segment, records, rejects)
         finally:
             segment.path.unlink(missing_ok=True)
 
@@ -229,7 +239,7 @@ class _Parser:
         # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
         if self._ctx.level == "user" and segment.clean:
             try:
-                frame = read_fast(self._conn, segment.path, first_line=segment.first_line)
+                frame = read_fast(self._reader, segment.path, first_line=segment.first_line)
             except duckdb.Error:
                 pass  # something in this segment is malformed: the line path finds what
             else:
@@ -238,7 +248,7 @@ class _Parser:
         with segment.path.open("rb") as handle:
             yield from read_lines(handle, first_line=segment.first_line, batch_rows=self._batch_rows)
 
-    def _stage(self, file_index: int, segment: Segment, records: pl.DataFrame, rejects: list[Reject]) -> None:
+    def _land(self, file_index: int, segment: Segment, records: pl.DataFrame, rejects: list[Reject]) -> None:
         result = transform_records(records, self._ctx)
         if result.rejects.height:
             numbers = set(result.rejects["line_number"].to_list())
@@ -246,11 +256,13 @@ class _Parser:
             rejects = rejects + [
                 Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()
             ]
-        stage_frame(self._conn, table=self._totals_table, frame=result.totals, file_index=file_index)
-        stage_frame(self._conn, table="breakdowns", frame=result.breakdowns, file_index=file_index)
-        stage_frame(self._conn, table="agent_activity", frame=result.agent_activity, file_index=file_index)
+        self._landing.insert(table=self._totals_table, frame=result.totals, file_index=file_index)
+        self._landing.insert(table="breakdowns", frame=result.breakdowns, file_index=file_index)
+        self._landing.insert(table="agent_activity", frame=result.agent_activity, file_index=file_index)
         tally = self.tallies.setdefault(file_index, _FileTally())
         tally.records += result.totals.height
+        tally.breakdowns += result.breakdowns.height
+        tally.agent_activity += result.agent_activity.height
         tally.quarantined += len(rejects)
         self._rejects.setdefault(file_index, []).extend(rejects)
         self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
@@ -261,8 +273,7 @@ class _Parser:
         archive_path = str(done.archived.path)
         rejects = self._rejects.pop(done.file_index, [])
         if rejects:
-            stage_frame(
-                self._conn,
+            self._landing.insert(
                 table="quarantine",
                 frame=_quarantine_frame(self._ctx, rejects, file_index=done.file_index, archive_path=archive_path, link=done.link),
                 file_index=done.file_index,
@@ -287,7 +298,7 @@ class _Parser:
             },
             schema_overrides={"file_index": pl.Int32(), "fetched_at": pl.Datetime("us", "UTC")},
         )
-        stage_frame(self._conn, table="report_files", frame=row, file_index=done.file_index)
+        self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
 
 
 def ingest_report(
@@ -318,57 +329,56 @@ def ingest_report(
     )
     raw_dir.mkdir(parents=True, exist_ok=True)
     work_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=raw_dir))
-    open_stage(conn)
-    parser = _Parser(conn=conn, ctx=ctx, batch_rows=batch_rows)
+    key = ReportKey(
+        scope=ref.scope,
+        scope_name=ref.scope_name,
+        report_kind=ref.kind,
+        level=ref.level,
+        start_day=metadata.start_day,
+        end_day=metadata.end_day,
+    )
     downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, work_dir=work_dir, batch_rows=batch_rows)
     done: dict[int, _FileDone] = {}
     restarts = 0
-    downloader.start()
     try:
-        while True:
-            item = downloader.items.get()
-            if item is _DONE:
-                break
-            if isinstance(item, _Failed):
-                raise item.error
-            if isinstance(item, _SegmentReady):
-                parser.segment(item.file_index, item.segment)
-            elif isinstance(item, _Restart):
-                restarts += 1
-                parser.restart(item.file_index)
-            elif isinstance(item, _FileDone):
-                parser.file_done(item)
-                done[item.file_index] = item
-        if len(done) != len(metadata.links):
-            raise IngestError(f"{len(done)} of {len(metadata.links)} report files completed")
-        counts = run_sql(conn, "warehouse/count_staged.sql")[0]
-        replace_report(
-            conn,
-            key=ReportKey(
-                scope=ref.scope,
-                scope_name=ref.scope_name,
-                report_kind=ref.kind,
-                level=ref.level,
-                start_day=metadata.start_day,
-                end_day=metadata.end_day,
-            ),
-        )
+        with conn.cursor() as reader, land_report(conn, key=key) as landing:
+            parser = _Parser(reader=reader, landing=landing, ctx=ctx, batch_rows=batch_rows)
+            downloader.start()
+            while True:
+                item = downloader.items.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, _Failed):
+                    raise item.error
+                if isinstance(item, _SegmentReady):
+                    parser.segment(item.file_index, item.segment)
+                elif isinstance(item, _Restart):
+                    restarts += 1
+                    parser.restart(item.file_index)
+                elif isinstance(item, _FileDone):
+                    parser.file_done(item)
+                    done[item.file_index] = item
+            if len(done) != len(metadata.links):
+                raise IngestError(f"{len(done)} of {len(metadata.links)} report files completed")
     finally:
         downloader.stop.set()
-        downloader.join()
+        if downloader.is_alive():
+            downloader.join()
         shutil.rmtree(work_dir, ignore_errors=True)
+    tallies = parser.tallies.values()
     totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
+    quarantined = sum(t.quarantined for t in tallies)
     return IngestResult(
         available=True,
         rows={
-            totals_table: counts[0] + counts[1],
-            "core.breakdowns": counts[2],
-            "core.agent_activity": counts[3],
-            "raw.quarantine": counts[4],
+            totals_table: sum(t.records for t in tallies),
+            "core.breakdowns": sum(t.breakdowns for t in tallies),
+            "core.agent_activity": sum(t.agent_activity for t in tallies),
+            "raw.quarantine": quarantined,
         },
         files=len(done),
         bytes=sum(d.archived.bytes for d in done.values()),
-        quarantined=counts[4],
+        quarantined=quarantined,
         days=tuple(sorted(set().union(*parser.days.values()))),
         agents=tuple(sorted(set().union(*parser.agents.values()))),
         restarts=restarts,

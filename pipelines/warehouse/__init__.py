@@ -1,6 +1,6 @@
-"""DuckDB warehouse: versioned migrations from sql/schema, staging, and the atomic day replace."""
+"""DuckDB warehouse: versioned migrations from sql/schema and the one-transaction report landing."""
 
 from pipelines.warehouse.migrate import migrate
-from pipelines.warehouse.replace import ReportKey, discard_staged_file, open_stage, replace_report, stage_frame
+from pipelines.warehouse.replace import ReportKey, ReportLanding, SharedRecordKeys, land_report
 
-__all__ = ["ReportKey", "discard_staged_file", "migrate", "open_stage", "replace_report", "stage_frame"]
+__all__ = ["ReportKey", "ReportLanding", "SharedRecordKeys", "land_report", "migrate"]

@@ -1,16 +1,34 @@
-"""Staging of a report's rows and the one-transaction replace of the days it covers."""
+"""A report's rows land straight into core inside ONE transaction that replaces its days.
+
+The transaction opens by deleting the report's days, batches are inserted into core as they
+are parsed (written once, no staging copy), and it commits only when every file is complete:
+killed or failed half-way, the previous state stays. A file fetched again takes its rows back
+out by the (day, user) keys recorded per file in a small temp table.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from pipelines.warehouse._sql import run_sql
 
-STAGED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
+LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
+# Tables whose rows record, per file, the keys a restarted file takes back out by.
+_KEYED_TABLES = {
+    "daily_totals": "warehouse/insert_landed_days.sql",
+    "user_daily_totals": "warehouse/insert_landed_keys.sql",
+}
+
+
+class SharedRecordKeys(Exception):
+    """A file to be fetched again shares (day, user) keys with another file of the report."""
 
 
 @dataclass(frozen=True)
@@ -24,47 +42,62 @@ class ReportKey:
     start_day: date
     end_day: date
 
-
-def open_stage(conn: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create this connection's empty staging tables."""
-    run_sql(conn, "warehouse/create_stage_tables.sql")
-
-
-def stage_frame(conn: duckdb.DuckDBPyConnection, *, table: str, frame: pl.DataFrame, file_index: int) -> None:
-    """Append a frame to a staging table through DuckDB's Arrow scan (no Python rows)."""
-    if table not in STAGED_TABLES:
-        raise ValueError(f"no staging table for {table!r}")
-    if frame.height == 0:
-        return
-    conn.register("_stage_batch", frame.to_arrow())
-    try:
-        run_sql(conn, f"warehouse/stage_{table}.sql", file_index=file_index)
-    finally:
-        conn.unregister("_stage_batch")
+    def _params(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "scope_name": self.scope_name,
+            "report_kind": self.report_kind,
+            "level": self.level,
+            "start_day": self.start_day,
+            "end_day": self.end_day,
+        }
 
 
-def discard_staged_file(conn: duckdb.DuckDBPyConnection, *, file_index: int) -> None:
-    """Forget what was staged from one file (it is being fetched again)."""
-    run_sql(conn, "warehouse/discard_staged_file.sql", file_index=file_index)
+class ReportLanding:
+    """The open transaction of one report; made by `land_report`."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, key: ReportKey) -> None:
+        self._conn = conn
+        self._key = key
+
+    def insert(self, *, table: str, frame: pl.DataFrame, file_index: int) -> None:
+        """Insert a batch into core/raw through DuckDB's Arrow scan (no Python rows)."""
+        if table not in LANDED_TABLES:
+            raise ValueError(f"no landing for table {table!r}")
+        if frame.height == 0:
+            return
+        # No unregister on failure: the aborted transaction refuses it, and the next batch's
+        # register replaces the name anyway.
+        self._conn.register("_land_batch", frame.to_arrow())
+        run_sql(self._conn, f"warehouse/insert_{table}.sql")
+        if table in _KEYED_TABLES:
+            run_sql(self._conn, _KEYED_TABLES[table], file_index=file_index)
+        self._conn.unregister("_land_batch")
+
+    def discard_file(self, *, file_index: int) -> None:
+        """Take back what one file landed (it is being fetched again).
+
+        Raises SharedRecordKeys when another file holds the same (day, user): removing by key
+        would lose that file's rows, so the caller gives up and the transaction rolls back.
+        """
+        (shared,) = run_sql(self._conn, "warehouse/count_shared_keys.sql", file_index=file_index)[0]
+        if shared:
+            raise SharedRecordKeys(f"file {file_index} shares {shared} (day, user) records with other files of the report")
+        run_sql(self._conn, "warehouse/delete_landed_file.sql", file_index=file_index, **self._key._params())
 
 
-def replace_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> None:
-    """Move the staged rows into place in ONE transaction: delete the report's days, insert,
-    record its files, recompute the agent dimensions. Either all of it lands or none."""
-    params = {
-        "scope": key.scope,
-        "scope_name": key.scope_name,
-        "report_kind": key.report_kind,
-        "level": key.level,
-        "start_day": key.start_day,
-        "end_day": key.end_day,
-    }
+@contextmanager
+def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[ReportLanding]:
+    """Open the report's transaction; commit (with the agent dimensions recomputed) when the
+    block ends normally, roll back if it raises. Either all of the report lands or none."""
     conn.execute("BEGIN TRANSACTION")
     try:
-        run_sql(conn, "warehouse/replace_report.sql", **params)
+        run_sql(conn, "warehouse/create_landed_keys.sql")
+        run_sql(conn, "warehouse/delete_report_days.sql", **key._params())
+        yield ReportLanding(conn, key)
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    run_sql(conn, "warehouse/drop_stage_tables.sql")

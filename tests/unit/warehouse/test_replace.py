@@ -5,7 +5,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from pipelines.warehouse import ReportKey, migrate, open_stage, replace_report, stage_frame
+from pipelines.warehouse import ReportKey, SharedRecordKeys, land_report, migrate
 
 
 @pytest.fixture
@@ -44,9 +44,8 @@ def _key(start: date, end: date) -> ReportKey:
 
 
 def _land(conn, rows, start, end):
-    open_stage(conn)
-    stage_frame(conn, table="agent_activity", frame=_agents(rows), file_index=0)
-    replace_report(conn, key=_key(start, end))
+    with land_report(conn, key=_key(start, end)) as landing:
+        landing.insert(table="agent_activity", frame=_agents(rows), file_index=0)
 
 
 def test_migrations_are_applied_once(tmp_path: Path):
@@ -76,11 +75,49 @@ def test_newest_fetch_of_a_day_replaces_the_older_one(conn):
 def test_failed_replace_leaves_the_previous_state(conn):
     d = date(2026, 11, 1)
     _land(conn, [("42", "A", d, T1)], d, d)
-    open_stage(conn)
-    stage_frame(conn, table="agent_activity", frame=_agents([("42", "B", d, T2)]), file_index=0)
     # A NULL agent_name breaks a NOT NULL column part-way through the transaction.
     bad = _agents([("9", "x", d, T2)]).with_columns(pl.lit(None, dtype=pl.String()).alias("agent_name"))
-    stage_frame(conn, table="agent_activity", frame=bad, file_index=0)
-    with pytest.raises(duckdb.Error):
-        replace_report(conn, key=_key(d, d))
+    with pytest.raises(duckdb.Error), land_report(conn, key=_key(d, d)) as landing:
+        landing.insert(table="agent_activity", frame=_agents([("42", "B", d, T2)]), file_index=0)
+        landing.insert(table="agent_activity", frame=bad, file_index=0)
     assert conn.execute("SELECT agent_id, agent_name FROM core.agent_activity").fetchall() == [("42", "A")]
+
+
+def _totals(users: list[int], day: date) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "scope": "organization",
+            "scope_name": "acme",
+            "day": day,
+            "report_kind": "1-day",
+            "user_id": users,
+            "agent_breakdown_present": False,
+            "extra": None,
+        },
+        schema_overrides={"extra": pl.String()},
+    )
+
+
+def _user_key(d: date) -> ReportKey:
+    return ReportKey("organization", "acme", "1-day", "user", d, d)
+
+
+def test_discarded_file_takes_back_only_its_own_rows(conn):
+    d = date(2026, 11, 1)
+    with land_report(conn, key=_user_key(d)) as landing:
+        landing.insert(table="user_daily_totals", frame=_totals([1, 2], d), file_index=0)
+        landing.insert(table="user_daily_totals", frame=_totals([3, 4], d), file_index=1)
+        landing.discard_file(file_index=1)
+        landing.insert(table="user_daily_totals", frame=_totals([3, 4, 5], d), file_index=1)
+    assert [r[0] for r in conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall()] == [1, 2, 3, 4, 5]
+
+
+def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_back(conn):
+    d = date(2026, 11, 1)
+    with land_report(conn, key=_user_key(d)) as landing:
+        landing.insert(table="user_daily_totals", frame=_totals([1], d), file_index=0)
+    with pytest.raises(SharedRecordKeys), land_report(conn, key=_user_key(d)) as landing:
+        landing.insert(table="user_daily_totals", frame=_totals([7, 8], d), file_index=0)
+        landing.insert(table="user_daily_totals", frame=_totals([8], d), file_index=1)
+        landing.discard_file(file_index=1)
+    assert conn.execute("SELECT user_id FROM core.user_daily_totals").fetchall() == [(1,)]

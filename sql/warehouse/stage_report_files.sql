@@ -1,2 +1,0 @@
--- _stage_batch is the Arrow table of one batch, registered by the caller.
-INSERT INTO stage_report_files BY NAME SELECT *, $file_index AS _file_index FROM _stage_batch;
