@@ -60,9 +60,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         except RunFailed as exc:
             print(f"metrics-etl demo: {exc}", file=sys.stderr)
             return 1
+    from pipelines.export import BiSources
+    from pipelines.report import write_report
+
     serving = Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb")
     summarize(settings.warehouse_path, serving=serving, out=sys.stdout)
-    print("\nnext: metrics-etl report   (an HTML page of agent adoption)")
+    report = write_report(sources=BiSources.from_env(), out=Path("data/report.html"))
+    print(f"\nreport: {report.resolve()}  (agent adoption at a glance; `metrics-etl report` rewrites it)")
     return 0
 
 
