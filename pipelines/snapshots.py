@@ -155,32 +155,23 @@ class AdaptiveBatch:
 
 def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
     """Fetch everything for `day` and shape it into one frame per snapshot table."""
+    requests_at_start, _ = _counts(client)
     budget_before = _budget(client)
     requests_before, not_modified_before = _counts(client)
     warnings: list[SnapshotWarning] = []
 
     repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
-    issue_frames = []
-    for repo in repos:
-        records = _per_repository(
-            lambda: list(api.list_issues(client, owner=repo.owner, name=repo.name)),
-            repo=repo.full_name,
-            endpoint="issues",
-            warnings=warnings,
-        )
-        if records is not None:
-            issue_frames.append(
-                tf.issues_frame(records=records, day=day, repository_id=repo.id, repository_full_name=repo.full_name)
-            )
+    issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
     members = _org_level(lambda: list(api.list_org_members(client, org=settings.org)), org=settings.org, what="members")
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
     requests_after, not_modified_after = _counts(client)
     budget_after = _budget(client)
+    requests_at_end, _ = _counts(client)
     frames = {
         "repositories": tf.repositories_frame(records=repo_records, day=day),
         "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
-        "issues": tf.concat_frames(frames=issue_frames, schema=tf.ISSUES_SCHEMA, key="issue_id"),
+        "issues": issues,
         "org_members": tf.org_members_frame(records=members, day=day),
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
@@ -189,7 +180,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     if budget_before.graphql is not None and budget_after.graphql is not None:
         graphql_cost = max(0, budget_before.graphql - budget_after.graphql)
     cost = SnapshotCost(
-        requests=work + 2,
+        requests=requests_at_end - requests_at_start,
         rest_requests=work - graphql["requests"],
         not_modified=not_modified_after - not_modified_before,
         graphql_calls=graphql["calls"],
@@ -237,6 +228,24 @@ def _collect_repositories(
         owner, _, name = rec["full_name"].partition("/")
         by_id[rec["id"]] = _Repo(id=rec["id"], full_name=rec["full_name"], owner=owner, name=name)
     return sorted(by_id.values(), key=lambda r: r.id), records
+
+
+def _collect_issues(
+    client: ServiceClient, *, repos: list[_Repo], day: date, warnings: list[SnapshotWarning]
+) -> pl.DataFrame:
+    frames = []
+    for repo in repos:
+        records = _per_repository(
+            lambda: list(api.list_issues(client, owner=repo.owner, name=repo.name)),
+            repo=repo.full_name,
+            endpoint="issues",
+            warnings=warnings,
+        )
+        if records is not None:
+            frames.append(
+                tf.issues_frame(records=records, day=day, repository_id=repo.id, repository_full_name=repo.full_name)
+            )
+    return tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
 
 
 def _collect_stats(
@@ -302,7 +311,11 @@ def _counts(client: ServiceClient) -> tuple[int, int]:
 
 
 def _budget(client: ServiceClient) -> _Remaining:
-    body = client.rate_limit()
+    try:
+        body = client.rate_limit()
+    except NotFound:
+        # A server with rate limiting switched off answers 404 here; the snapshot goes on.
+        return _Remaining(core=None, graphql=None)
     resources = body.get("resources", {}) if isinstance(body, Mapping) else {}
     core = resources.get("core") or (body.get("rate") if isinstance(body, Mapping) else None) or {}
     graphql = resources.get("graphql") or {}

@@ -51,12 +51,14 @@ def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     assert result.frames["warnings"].select("repository", "status").rows() == [("acme/locked", 403)]
 
 
-def test_graphql_timeout_halves_the_batch_like_a_502(tmp_path):
+def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(tmp_path):
     many = [{"id": i, "full_name": f"acme/r{i}", "name": f"r{i}", "owner": {"login": "acme", "id": 9}} for i in range(6)]
     graphql_sizes = []
 
     def service(request: httpx.Request) -> httpx.Response:
         page = int(request.url.params.get("page", "1"))
+        if request.url.path == "/rate_limit":
+            return httpx.Response(404, json={"message": "Rate limiting is not enabled."})
         if request.url.path == "/orgs/acme/repos":
             return httpx.Response(200, json=many if page == 1 else [])
         if request.url.path.endswith("/issues"):
@@ -75,3 +77,4 @@ def test_graphql_timeout_halves_the_batch_like_a_502(tmp_path):
     assert graphql_sizes[:3] == [6, 3, 1]
     assert result.frames["repository_stats"].height == 6
     assert result.cost.graphql_batch_failures == graphql_sizes.count(6) + graphql_sizes.count(3)
+    assert result.cost.rate_limit_remaining_before is None and result.cost.graphql_cost is None
