@@ -89,10 +89,15 @@ def _payload_document(content_type: str, body: bytes) -> bytes | None:
     else:
         document = body
     try:
-        parsed = json.loads(document)
+        # Strict UTF-8 and standard JSON only (json.loads alone would take UTF-16 and NaN).
+        parsed = json.loads(document.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError):
         return None
     return document if isinstance(parsed, dict) else None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def create_app(*, config: ReceiverConfig, spool: Spool | None = None) -> Starlette:

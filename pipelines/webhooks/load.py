@@ -24,7 +24,13 @@ _BATCH_VIEW = "webhook_batch"
 # Payloads can be up to the receiver's body limit each: cap a batch's bytes, not only its count.
 _MAX_BATCH_BYTES = 64 << 20
 _BATCH_SCHEMA = pa.schema(
-    [("delivery_id", pa.string()), ("event", pa.string()), ("received_at", pa.string()), ("payload", pa.string())]
+    [
+        ("delivery_id", pa.string()),
+        ("event", pa.string()),
+        ("received_at", pa.string()),
+        ("payload", pa.string()),
+        ("spool_offset", pa.int64()),
+    ]
 )
 
 
@@ -33,6 +39,7 @@ class LoadResult:
     loaded: int = 0
     duplicates: int = 0
     repositories: frozenset[str] = field(default_factory=frozenset)
+    quarantined: int = 0
 
 
 @cache
@@ -54,14 +61,17 @@ def load_spool(
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
-    loaded = duplicates = 0
+    loaded = duplicates = quarantined = 0
     repositories: set[str] = set()
     for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
-        inserted = _commit_batch(conn, segment, batch)
+        inserted, set_aside = _commit_batch(conn, segment, batch)
         loaded += len(inserted)
-        duplicates += len(batch) - len(inserted)
+        quarantined += set_aside
+        duplicates += len(batch) - len(inserted) - set_aside
         repositories.update(repo for _, repo in inserted if repo)
-    return LoadResult(loaded=loaded, duplicates=duplicates, repositories=frozenset(repositories))
+    return LoadResult(
+        loaded=loaded, duplicates=duplicates, repositories=frozenset(repositories), quarantined=quarantined
+    )
 
 
 def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
@@ -104,8 +114,11 @@ def _batches(
 
 def _commit_batch(
     conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord]
-) -> list[tuple[str, str | None]]:
-    """Insert the batch and advance the segment's offset in one transaction; the rows inserted."""
+) -> tuple[list[tuple[str, str | None]], int]:
+    """Insert the batch and advance the segment's offset in one transaction.
+
+    Returns the (delivery id, repository) of rows inserted and how many were quarantined.
+    """
     records = [spooled.record for spooled in batch]
     table = pa.table(
         {
@@ -113,6 +126,7 @@ def _commit_batch(
             "event": [r.event for r in records],
             "received_at": [r.received_at for r in records],
             "payload": [r.payload.decode("utf-8") for r in records],
+            "spool_offset": [spooled.offset for spooled in batch],
         },
         schema=_BATCH_SCHEMA,
     )
@@ -121,6 +135,7 @@ def _commit_batch(
         conn.begin()
         try:
             inserted = conn.execute(_sql("insert_webhook_deliveries")).fetchall()
+            set_aside = len(conn.execute(_sql("insert_webhook_quarantine"), [segment]).fetchall())
             conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
             conn.commit()
         except BaseException:
@@ -128,4 +143,4 @@ def _commit_batch(
             raise
     finally:
         conn.unregister(_BATCH_VIEW)
-    return inserted
+    return inserted, set_aside

@@ -45,9 +45,10 @@ class SpoolRecord:
 
 @dataclass(frozen=True)
 class SpooledRecord:
-    """A record read back from a segment, with the byte offset just past it."""
+    """A record read back from a segment, with the byte offsets where it starts and ends."""
 
     record: SpoolRecord
+    offset: int
     end_offset: int
 
 
@@ -100,7 +101,7 @@ def read_segment(path: Path, *, offset: int = 0) -> Iterator[SpooledRecord]:
                 if end >= size:
                     return
                 raise SpoolCorrupt(segment=path.name, offset=pos, reason="checksum mismatch")
-            yield SpooledRecord(record=_decode_body(body), end_offset=end)
+            yield SpooledRecord(record=_decode_body(body), offset=pos, end_offset=end)
             pos = end
 
 

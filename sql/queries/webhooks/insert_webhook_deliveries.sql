@@ -9,5 +9,6 @@ SELECT
     CAST(payload AS JSON),
     now()
 FROM webhook_batch
+WHERE json_valid(payload)
 ON CONFLICT DO NOTHING
 RETURNING delivery_id, repository_full_name;

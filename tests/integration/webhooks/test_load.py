@@ -167,3 +167,17 @@ def test_prune_removes_a_crashed_writers_torn_tail_after_loading_the_rest(spool_
     assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 2
     assert sorted(prune_spool(warehouse, spool_dir)) == ["0001.seg", "0002.seg"]
     assert _ids(warehouse) == ["d-1", "d-3"]
+
+
+def test_a_payload_the_warehouse_cannot_parse_is_quarantined_not_blocking(spool_dir, warehouse):
+    # Python's parser (the receiver's) accepts a lone surrogate escape; DuckDB's JSON does not.
+    odd = SpoolRecord(delivery_id="odd", event="issues", received_at="2026-11-22T10:00:00+00:00",
+                      payload=b'{"title": "\\ud800"}')
+    _write_segment(spool_dir, "0001", [_record(1), odd, _record(2), odd])
+    result = load_spool(warehouse, spool_dir, batch_size=10)
+    assert (result.loaded, result.quarantined, result.duplicates) == (2, 1, 1)
+    assert _ids(warehouse) == ["d-1", "d-2"]
+    row = warehouse.execute(
+        "SELECT delivery_id, segment, spool_offset, payload_text FROM events.webhook_quarantine"
+    ).fetchone()
+    assert row == ("odd", "0001.seg", len(encode_record(_record(1))), '{"title": "\\ud800"}')

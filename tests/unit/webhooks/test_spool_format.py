@@ -76,3 +76,10 @@ def test_garbage_header_before_more_data_is_reported(tmp_path):
     segment = _write(tmp_path / "f.seg", blob + b"garbage-garbage" + blob)
     with pytest.raises(SpoolCorrupt, match="bad record header"):
         list(read_segment(segment))
+
+
+def test_each_record_knows_where_it_starts(tmp_path):
+    records = [SpoolRecord(delivery_id=str(i), event="push", received_at="t", payload=b"{}") for i in range(3)]
+    segment = _write(tmp_path / "g.seg", b"".join(encode_record(r) for r in records))
+    read = list(read_segment(segment))
+    assert [s.offset for s in read] == [0] + [s.end_offset for s in read[:-1]]
