@@ -9,6 +9,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -172,7 +173,7 @@ def running_receiver(*, config: ReceiverConfig, spool: Spool | None = None) -> I
         while not server.started:
             if not thread.is_alive():
                 raise WebhookConfigError("the receiver did not start")
-            threading.Event().wait(0.01)
+            time.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         yield f"http://127.0.0.1:{port}"
     finally:
