@@ -87,12 +87,15 @@ def _summary(*, period_rows: list[tuple], main: _Scope) -> str:
     active = [r for r in latest if (r[7] or 0) > 0]
     job_starts = sum(r[7] or 0 for r in latest)
     previous = sum(r[8] or 0 for r in latest) if any(r[8] is not None for r in latest) else None
+    days, previous_days = latest[0][5] or 0, latest[0][6] or 0
     top = max(active, key=lambda r: r[7], default=None)
     users = max((r[9] or 0 for r in latest), default=0)
     delta = ""
-    if previous:
-        pct = (job_starts - previous) / previous * 100
-        delta = f'<span class="{"up" if pct >= 0 else "down"}">{pct:+.0f}% vs previous 28 days</span>'
+    if previous and days and previous_days:
+        # Per reported day: the previous period may hold fewer days (history not yet 56 days).
+        pct = (job_starts / days - previous / previous_days) / (previous / previous_days) * 100
+        basis = "previous 28 days" if days == previous_days else f"previous period, per day ({previous_days} days)"
+        delta = f'<span class="{"up" if pct >= 0 else "down"}">{pct:+.0f}% vs {basis}</span>'
     elif previous == 0 and job_starts:
         delta = '<span class="up">new this period</span>'
     tiles = [

@@ -6,8 +6,8 @@
 -- distinct users with the agent in the period's user-level records. A measure is NULL when no
 -- report of its level in the period carried the agent array (a gap, not a zero).
 -- change compares agent_job_starts with the previous period: new, grown, shrunk, gone or
--- unchanged; NULL when the previous period has no reported days to compare with. Compare
--- report_days with previous_report_days before trusting a change across a partial period.
+-- unchanged; NULL when the previous period has no reported days to compare with. Grown and
+-- shrunk compare job starts per reported day, as periods can differ in report_days.
 CREATE OR REPLACE VIEW bi.agent_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -73,12 +73,15 @@ SELECT
     prev.agent_users AS previous_agent_users,
     m.agent_job_starts - prev.agent_job_starts AS agent_job_starts_change,
     m.agent_users - prev.agent_users AS agent_users_change,
+    -- Grown and shrunk compare job starts per reported day, so a partial period (fewer
+    -- reported days) is not mistaken for a decline, nor the period after it for growth.
     CASE
         WHEN prev.agent_job_starts IS NULL OR m.agent_job_starts IS NULL THEN NULL
-        WHEN m.agent_job_starts = prev.agent_job_starts THEN 'unchanged'
+        WHEN prev.agent_job_starts = 0 AND m.agent_job_starts = 0 THEN 'unchanged'
         WHEN prev.agent_job_starts = 0 THEN 'new'
         WHEN m.agent_job_starts = 0 THEN 'gone'
-        WHEN m.agent_job_starts > prev.agent_job_starts THEN 'grown'
+        WHEN m.agent_job_starts * prev.report_days = prev.agent_job_starts * m.report_days THEN 'unchanged'
+        WHEN m.agent_job_starts * prev.report_days > prev.agent_job_starts * m.report_days THEN 'grown'
         ELSE 'shrunk'
     END AS change
 FROM measured AS m

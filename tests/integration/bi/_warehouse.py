@@ -22,7 +22,7 @@ DAYS = 56
 SCOPE, SCOPE_NAME = "organization", "acme"
 USERS = (101, 102, 103, 104, 105, 106)
 TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
-_FETCHED = datetime(2026, 4, 1, tzinfo=timezone.utc)
+FETCHED = datetime(2026, 4, 1, tzinfo=timezone.utc)
 NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
 
 
@@ -91,7 +91,7 @@ def build_warehouse(path: Path) -> Expected:
                 name = "Alpha (beta)" if agent_id == "a-1" and i < 20 else NAMES[agent_id]
                 conn.execute(
                     "INSERT INTO core.agent_activity VALUES (?, ?, 'aggregate', ?, NULL, NULL, ?, ?, ?, ?, ?)",
-                    [SCOPE, SCOPE_NAME, day, agent_id, name, starts, sessions, _FETCHED],
+                    [SCOPE, SCOPE_NAME, day, agent_id, name, starts, sessions, FETCHED],
                 )
                 expected.job_starts[(day, agent_id)] = starts
                 expected.sessions[(day, agent_id)] = sessions
@@ -110,7 +110,7 @@ def build_warehouse(path: Path) -> Expected:
                 for agent_id in mine:
                     conn.execute(
                         "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
-                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", agent_id, expected.names[agent_id], _FETCHED],
+                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", agent_id, expected.names[agent_id], FETCHED],
                     )
                     expected.users.setdefault((day, agent_id), set()).add(user_id)
             expected.user_top_level[day] = user_top

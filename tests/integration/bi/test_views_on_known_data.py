@@ -7,7 +7,9 @@ from datetime import timedelta
 import duckdb
 import pytest
 
-from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, USERS, build_warehouse
+from pipelines.warehouse import migrate
+from pipelines.warehouse._sql import run_sql
+from tests.integration.bi._warehouse import FETCHED, DAYS, LAST_DAY, NAMES, USERS, build_warehouse
 
 VIEWS = ("agent_usage_daily", "agent_usage_periods", "report_coverage", "assistant_activity_daily", "repository_activity")
 
@@ -154,3 +156,27 @@ def test_views_survive_a_second_migration_run(tmp_path):
         before = conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone()
         assert migrate(conn) == []
         assert conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone() == before
+
+
+def test_a_partial_previous_period_is_compared_per_reported_day(tmp_path):
+    """28 days at 10 job starts a day after 7 days at 20: more in total, but a decline."""
+    with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
+        migrate(conn)
+        for offset in range(35):
+            day = LAST_DAY - timedelta(days=offset)
+            starts = 10 if offset < 28 else 20
+            conn.execute(
+                "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
+                " VALUES ('organization', 'acme', ?, '1-day', true)",
+                [day],
+            )
+            conn.execute(
+                "INSERT INTO core.agent_activity VALUES ('organization', 'acme', 'aggregate', ?, NULL, NULL,"
+                " 'x-1', 'Xagent', ?, 1, ?)",
+                [day, starts, FETCHED],
+            )
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        (row,) = _rows(conn, "SELECT * FROM bi.agent_usage_periods WHERE period_index = 0")
+    assert (row["agent_job_starts"], row["report_days"]) == (280, 28)
+    assert (row["previous_agent_job_starts"], row["previous_report_days"]) == (140, 7)
+    assert row["change"] == "shrunk"
