@@ -10,16 +10,15 @@ import hashlib
 import sqlite3
 import threading
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS conditional_cache (
-    key TEXT PRIMARY KEY,
-    etag TEXT,
-    last_modified TEXT,
-    body BLOB NOT NULL
-)
-"""
+from pipelines._paths import SQL_DIR
+
+
+@cache
+def _sql(name: str) -> str:
+    return (SQL_DIR / "http_cache" / f"{name}.sql").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class ConditionalCache:
     def __init__(self, *, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30.0)
-        self._db.execute(_SCHEMA)
+        self._db.execute(_sql("create_conditional_cache"))
         self._lock = threading.Lock()
 
     @staticmethod
@@ -43,16 +42,13 @@ class ConditionalCache:
 
     def get(self, *, key: str) -> CachedEntry | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT etag, last_modified, body FROM conditional_cache WHERE key = ?", (key,)
-            ).fetchone()
+            row = self._db.execute(_sql("select_conditional_entry"), (key,)).fetchone()
         return CachedEntry(etag=row[0], last_modified=row[1], body=bytes(row[2])) if row else None
 
     def put(self, *, key: str, entry: CachedEntry) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO conditional_cache (key, etag, last_modified, body) VALUES (?, ?, ?, ?)",
-                (key, entry.etag, entry.last_modified, entry.body),
+                _sql("upsert_conditional_entry"), (key, entry.etag, entry.last_modified, entry.body)
             )
 
     def close(self) -> None:

@@ -306,6 +306,8 @@ class ServiceClient:
     def _retryable(self, exc: BaseException) -> bool:
         if isinstance(exc, RateLimited):
             return exc.reset_at - self._clock() + self._retry.rate_limit_buffer <= self._max_wait
+        if isinstance(exc, SecondaryRateLimited) and exc.retry_after is not None:
+            return exc.retry_after <= self._max_wait
         return isinstance(exc, (ServerError, TransportFailed, SecondaryRateLimited))
 
     def _attempt(

@@ -4,6 +4,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from pipelines.config import Secret, Settings
 from pipelines.service.client import RetryPolicy, ServiceClient
@@ -136,3 +139,35 @@ def test_download_links_get_no_authorization_even_on_the_service_host(clock, tmp
         assert client.budget is None
     assert [r.headers.get("Authorization") for r in seen] == [None, None]
     assert all(r.headers["Accept-Encoding"] == "identity" for r in seen)
+
+
+@hypothesis_settings(max_examples=30, deadline=None)
+@given(total=st.integers(min_value=0, max_value=25), per_page=st.integers(min_value=1, max_value=7), use_link=st.booleans())
+def test_pagination_returns_every_item_once_in_order(tmp_path_factory, total, per_page, use_link) -> None:
+    from tests.unit.service.conftest import FakeClock
+
+    items = list(range(total))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        size = int(request.url.params["per_page"])
+        chunk = items[(page - 1) * size : page * size]
+        headers = {}
+        if use_link:
+            more = page * size < total
+            headers["Link"] = f'<{BASE}/x?page={page + 1}&per_page={size}>; rel="next"' if more else f'<{BASE}/x?page=1>; rel="first"'
+        return httpx.Response(200, json=chunk, headers=headers)
+
+    clock = FakeClock()
+    with _client(handler, clock=clock, tmp_path=tmp_path_factory.mktemp("c")) as client:
+        assert list(client.paginate(path="/x", params={"per_page": per_page})) == items
+
+
+def test_a_retry_after_beyond_the_cap_fails_at_once(clock, tmp_path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(403, json={"message": "secondary rate limit"}, headers={"retry-after": "7200"})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        with pytest.raises(SecondaryRateLimited):
+            client.get_json(path="/x")
+        assert client.stats.requests == 1

@@ -1,0 +1,1 @@
+SELECT etag, last_modified, body FROM conditional_cache WHERE key = ?

@@ -1,0 +1,1 @@
+INSERT OR REPLACE INTO conditional_cache (key, etag, last_modified, body) VALUES (?, ?, ?, ?)
