@@ -125,3 +125,28 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
         f"\n  secrets searched: {len(secrets)} values and link signatures in {len(logs)} logs, "
         f"the warehouse, the raw archive and the spool: none found"
     )
+
+
+def test_the_same_days_materialized_three_times_equal_the_reference(reference: Reference, tmp_path: Path):
+    place = Emulated(tmp_path / "pipeline")
+    env = pipeline_env(reference.emulator, place, first_day=reference.window.first)
+    for attempt in range(3):
+        code, output = run_cli(reference.window.run_args, env=env, cwd=place.root, log=tmp_path / f"run-{attempt}.log")
+        assert code == 0, output
+    prints = fingerprints(place.warehouse, raw_dir=place.raw_dir)
+    assert differences(reference.prints, prints) == [], "\n".join(differences(reference.prints, prints))
+
+
+def test_two_concurrent_runs_on_one_warehouse_wait_or_fail_cleanly_and_never_corrupt(reference: Reference, tmp_path: Path):
+    place = Emulated(tmp_path / "pipeline")
+    env = pipeline_env(reference.emulator, place, first_day=reference.window.first)
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    processes = [start_cli(reference.window.run_args, env=env, cwd=place.root, log=log) for log in logs]
+    codes = [process.wait(timeout=600) for process in processes]
+    outputs = [log.read_text() for log in logs]
+    for code, output in zip(codes, outputs, strict=True):
+        assert code == 0 or _expected_failure(output), output[-3000:]
+    print(f"\nconcurrent runs on one warehouse: exit codes {codes}")
+    assert 0 in codes, "neither of two concurrent runs completed:\n" + "\n".join(o[-1500:] for o in outputs)
+    prints = fingerprints(place.warehouse, raw_dir=place.raw_dir)
+    assert differences(reference.prints, prints) == [], "\n".join(differences(reference.prints, prints))
