@@ -129,3 +129,13 @@ def test_posts_create_repository_issue_and_pull_request_that_the_snapshot_sees(e
     assert warehouse.execute("SELECT visibility, private FROM snapshots.repositories").fetchall() == [
         ("private", True)
     ]
+
+
+@pytest.mark.parametrize(
+    "emulator_config", [EmulatorConfig(seed=8, users=4, repos=3, issues_per_repo=5, dialect="github")]
+)
+def test_snapshot_works_in_the_github_dialect(emu, make_client, warehouse, emulator_config):
+    result = run_snapshot(make_client(), warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+    assert result.warnings == ()
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.issues") == 3 * 5
+    assert _count(warehouse, "SELECT count(*) FROM snapshots.repository_stats") == 3

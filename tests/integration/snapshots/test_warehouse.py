@@ -3,6 +3,8 @@ from datetime import date
 import duckdb
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipelines.transform import snapshots as tf
 from pipelines.warehouse import migrate
@@ -94,3 +96,19 @@ def test_every_table_must_be_given(conn):
 def test_labels_land_as_a_list_column(conn):
     replace_snapshot_day(conn, day=DAY, frames=_frames(DAY))
     assert conn.sql("SELECT DISTINCT labels FROM snapshots.issues").fetchall() == [(["bug"],)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([DAY, OTHER]), st.sets(st.integers(1, 40), max_size=8)), min_size=1, max_size=6))
+def test_each_day_holds_exactly_its_latest_replacement(replacements):
+    conn = duckdb.connect()
+    migrate(conn)
+    latest: dict[date, set[int]] = {}
+    for day, issue_ids in replacements:
+        replace_snapshot_day(conn, day=day, frames=_frames(day, issue_ids=sorted(issue_ids)))
+        latest[day] = issue_ids
+    for day, issue_ids in latest.items():
+        landed = conn.execute("SELECT issue_id FROM snapshots.issues WHERE snapshot_day = ?", [day]).fetchall()
+        assert {i for (i,) in landed} == issue_ids
+        assert conn.execute("SELECT count(*) FROM snapshots.repositories WHERE snapshot_day = ?", [day]).fetchone() == (1,)
+    conn.close()
