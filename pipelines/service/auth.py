@@ -109,6 +109,13 @@ class AppAuth:
             assert self._token is not None
             return f"Bearer {self._token.reveal()}"
 
+    def invalidate(self) -> bool:
+        """Forget the installation token (the service refused it); True if one was cached."""
+        with self._lock:
+            had = self._token is not None
+            self._token = None
+            return had
+
     def _renew(self, exchange: Exchange) -> None:
         answer = exchange(self.make_jwt())
         token = answer.get("token")

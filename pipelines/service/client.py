@@ -72,6 +72,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class ClientStats:
+    """API requests sent (signed-link downloads are not counted: they spend no budget)."""
+
     requests: int = 0
     not_modified: int = 0
     retries: Mapping[str, int] = field(default_factory=dict)
@@ -262,15 +264,21 @@ class ServiceClient:
         conditional: bool = False,
         authorization: str | None = None,
     ) -> _Answer:
-        return self._retrying(method=method, url=url)(
-            self._attempt,
-            method=method,
-            url=url,
-            params=params,
-            json=json,
-            conditional=conditional,
-            authorization=authorization,
-        )
+        call = {
+            "method": method,
+            "url": url,
+            "params": params,
+            "json": json,
+            "conditional": conditional,
+            "authorization": authorization,
+        }
+        try:
+            return self._retrying(method=method, url=url)(self._attempt, **call)
+        except AuthenticationFailed:
+            # An installation token can be revoked before its expiry: exchange anew, once.
+            if authorization is None and isinstance(self._credentials, AppAuth) and self._credentials.invalidate():
+                return self._retrying(method=method, url=url)(self._attempt, **call)
+            raise
 
     def _retrying(self, *, method: str, url: str) -> tenacity.Retrying:
         backoff = tenacity.wait_exponential_jitter(

@@ -171,3 +171,22 @@ def test_a_retry_after_beyond_the_cap_fails_at_once(clock, tmp_path) -> None:
         with pytest.raises(SecondaryRateLimited):
             client.get_json(path="/x")
         assert client.stats.requests == 1
+
+
+def test_a_refused_installation_token_is_exchanged_again_once(clock, tmp_path, rsa_pem) -> None:
+    from pipelines.service.auth import AppAuth
+
+    issued: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/access_tokens"):
+            issued.append(f"inst-{len(issued) + 1}")
+            return httpx.Response(201, json={"token": issued[-1], "expires_at": "2099-01-01T00:00:00Z"})
+        if request.headers["Authorization"] == "Bearer inst-1":
+            return httpx.Response(401, json={"message": "Bad credentials"})
+        return httpx.Response(200, json={"ok": True})
+
+    auth = AppAuth(app_id="1", private_key=Secret(rsa_pem[0]), installation_id="9", clock=clock)
+    with _client(handler, clock=clock, tmp_path=tmp_path, credentials=auth) as client:
+        assert client.get_json(path="/orgs/acme/members") == {"ok": True}
+    assert issued == ["inst-1", "inst-2"]
