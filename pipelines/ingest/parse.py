@@ -1,9 +1,12 @@
 """NDJSON report files -> frames of parsed records (schema.record_dtype + _line + _extra).
 
-Two paths. The fast one is DuckDB's `read_ndjson` with explicit columns, handed to Polars as
-Arrow; it is all-or-nothing for a file, so when DuckDB rejects a file the line path takes
-over: each line is decoded and type-checked on its own, bad lines become rejects with their
-line number and reason, and the good ones still land.
+Two paths. The fast one is PyArrow's JSON reader with the record schema given explicitly and
+unexpected fields inferred, handed to Polars as Arrow: one pass over the bytes that is strict
+about types (a "yes" where a boolean belongs, 1.5 where a count belongs, "12" where a number
+belongs all fail) and keeps fields the schema does not know, at any depth. It is
+all-or-nothing for a file, so when it refuses a file the line path takes over: each line is
+decoded and type-checked on its own, bad lines become rejects with their line number and
+reason, and the good ones still land. Both paths put unknown fields in `_extra` the same way.
 """
 
 from __future__ import annotations
@@ -15,21 +18,28 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import polars as pl
+import pyarrow as pa
+import pyarrow.json as pa_json
 
 from pipelines.transform.records import EXTRA, LINE, empty_records
-from pipelines.transform.schema import DAY_TOTALS_WRAPPER, KNOWN_FIELDS, record_dtype
+from pipelines.transform.schema import BREAKDOWN_ARRAYS, DAY_TOTALS_WRAPPER, KNOWN_FIELDS, record_dtype
 
 LINE_TEXT_LIMIT = 2000
+_BLOCK_BYTES = 8 << 20  # PyArrow's unit of parallel parsing; fewer, larger blocks parse faster
 
-_DUCKDB_SCALARS = {
-    pl.Date: "DATE",
-    pl.String: "VARCHAR",
-    pl.Int64: "BIGINT",
-    pl.Boolean: "BOOLEAN",
-    pl.Float64: "DOUBLE",
+_ARROW_SCALARS = {
+    # Dates are read as text and parsed strictly afterwards: the JSON reader wants numbers.
+    pl.Date: pa.string(),
+    pl.String: pa.string(),
+    pl.Int64: pa.int64(),
+    pl.Boolean: pa.bool_(),
+    pl.Float64: pa.float64(),
 }
+
+
+class FastPathRefused(Exception):
+    """The fast reader refused a file (malformed or mistyped somewhere); use the line path."""
 
 
 @dataclass(frozen=True)
@@ -39,48 +49,101 @@ class Reject:
     line_text: str | None
 
 
-def _duckdb_type(dtype: pl.DataType) -> str:
+def _arrow_type(dtype: pl.DataType) -> pa.DataType:
     if isinstance(dtype, pl.List):
-        return f"{_duckdb_type(dtype.inner)}[]"
+        return pa.list_(_arrow_type(dtype.inner))
     if isinstance(dtype, pl.Struct):
-        return "STRUCT(" + ", ".join(f'"{f.name}" {_duckdb_type(f.dtype)}' for f in dtype.fields) + ")"
-    return _DUCKDB_SCALARS[type(dtype)]
+        return pa.struct([(f.name, _arrow_type(f.dtype)) for f in dtype.fields])
+    return _ARROW_SCALARS[type(dtype)]
 
 
-_COLUMNS = {name: _duckdb_type(dtype) for name, dtype in record_dtype().items()}
-_KNOWN_SORTED = sorted(KNOWN_FIELDS)
-_UNKNOWN_KEYS_SQL = (
-    "SELECT DISTINCT unnest(list_filter(json_keys(json), lambda k: NOT list_contains(?, k))) AS key "
-    "FROM read_ndjson_objects(?) ORDER BY key"
-)
-_READ_SQL = "SELECT * FROM read_ndjson(?, columns = ?, format = 'newline_delimited')"
+_DTYPES = record_dtype()
+_ARROW_SCHEMA = pa.schema([(name, _arrow_type(dtype)) for name, dtype in _DTYPES.items()])
+_PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=_ARROW_SCHEMA, unexpected_field_behavior="infer")
+# Breakdown and agent elements are told apart in `_extra` by their key fields.
+_ELEMENT_KEYS = {field: keys for field, keys in BREAKDOWN_ARRAYS.values()} | {"totals_by_3rd_party_agent": ("agent_id",)}
 
 
-def read_fast(conn: duckdb.DuckDBPyConnection, path: Path, *, first_line: int) -> pl.DataFrame:
-    """Parse a file with no blank lines through DuckDB; raises duckdb.Error on bad input.
+def read_fast(path: Path, *, first_line: int) -> pl.DataFrame:
+    """Parse a file with no blank lines in one pass; raises FastPathRefused on bad input.
 
-    Line numbers come from row order (DuckDB preserves insertion order) starting at
-    `first_line`. Unknown top-level fields are found by a key scan first, then read as JSON.
+    Line numbers come from row order (the reader keeps it) starting at `first_line`.
     """
-    unknown = [row[0] for row in conn.execute(_UNKNOWN_KEYS_SQL, [_KNOWN_SORTED, str(path)]).fetchall()]
-    columns = dict(_COLUMNS) | {key: "JSON" for key in unknown}
-    table = conn.sql(_READ_SQL, params=[str(path), columns]).to_arrow_table()
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    extra = _extra_expr(unknown)
-    return frame.select(
-        *record_dtype(),
-        pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64()).alias(LINE),
-        extra.alias(EXTRA),
-    ).cast(empty_records().schema)
+    try:
+        table = pa_json.read_json(path, read_options=pa_json.ReadOptions(block_size=_BLOCK_BYTES), parse_options=_PARSE_OPTIONS)
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        day = pl.col("day")
+        if frame.select((day.is_not_null() & (day.str.len_bytes() != 10)).any()).item():
+            raise FastPathRefused("a day is not YYYY-MM-DD")
+        known = [_known_column(name, dtype, frame.schema[name]) for name, dtype in _DTYPES.items()]
+        return frame.select(
+            *known,
+            pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64()).alias(LINE),
+            _extra_expr(frame.schema).alias(EXTRA),
+        ).cast(empty_records().schema)
+    except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
+        raise FastPathRefused(str(exc)[:200]) from None
 
 
-def _extra_expr(unknown: list[str]) -> pl.Expr:
-    if not unknown:
+def _known_column(name: str, dtype: pl.DataType, read: pl.DataType) -> pl.Expr:
+    """The column in its schema type, members the schema does not know left out."""
+    col = pl.col(name)
+    if isinstance(dtype, pl.Date):
+        return col.str.to_date("%Y-%m-%d", strict=True)
+    if read == dtype:
+        return col
+    if isinstance(dtype, pl.Struct):
+        return pl.when(col.is_not_null()).then(pl.struct(_struct_members(col, dtype, read))).alias(name)
+    if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+        return col.list.eval(pl.struct(_struct_members(pl.element(), dtype.inner, read.inner))).alias(name)
+    return col
+
+
+def _struct_members(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> list[pl.Expr]:
+    read_fields = {f.name: f.dtype for f in read.fields}
+    out = []
+    for f in dtype.fields:
+        member = value.struct.field(f.name)
+        if isinstance(f.dtype, pl.Struct) and read_fields[f.name] != f.dtype:
+            member = pl.when(member.is_not_null()).then(pl.struct(_struct_members(member, f.dtype, read_fields[f.name])))
+        out.append(member.alias(f.name))
+    return out
+
+
+def _json_member(name: str, value: pl.Expr) -> pl.Expr:
+    """`"name":<value as JSON>` (the braces of a one-field struct's JSON stripped)."""
+    text = pl.struct(value.alias(name)).struct.json_encode()
+    return text.str.slice(1, text.str.len_chars() - 2)
+
+
+def _extra_expr(read: pl.Schema) -> pl.Expr:
+    """JSON of what the schema does not know: unknown top-level fields, and unknown members
+    of known objects and of known array elements (with the element's key fields)."""
+    parts: list[pl.Expr] = []
+    for name, read_dtype in read.items():
+        col = pl.col(name)
+        if name not in _DTYPES:
+            parts.append(pl.when(col.is_not_null()).then(_json_member(name, col)))
+            continue
+        dtype = _DTYPES[name]
+        if read_dtype == dtype or isinstance(dtype, pl.Date):
+            continue
+        if isinstance(dtype, pl.Struct):
+            unknown = [f.name for f in read_dtype.fields if f.name not in {g.name for g in dtype.fields}]
+            members = pl.struct([col.struct.field(u) for u in unknown])
+            present = pl.any_horizontal([col.struct.field(u).is_not_null() for u in unknown]).fill_null(False)
+            parts.append(pl.when(present).then(_json_member(name, members)))
+        elif isinstance(dtype, pl.List):
+            known = {g.name for g in dtype.inner.fields}
+            unknown = [f.name for f in read_dtype.inner.fields if f.name not in known]
+            element = pl.element()
+            carried = pl.struct([element.struct.field(k) for k in _ELEMENT_KEYS[name]] + [element.struct.field(u) for u in unknown])
+            has_unknown = pl.any_horizontal([element.struct.field(u).is_not_null() for u in unknown])
+            elements = col.list.eval(carried.filter(has_unknown))
+            parts.append(pl.when(elements.list.len() > 0).then(_json_member(name, elements)))
+    if not parts:
         return pl.lit(None, dtype=pl.String())
-    parts = [
-        pl.when(pl.col(k).is_not_null()).then(pl.lit(json.dumps(k) + ":") + pl.col(k).cast(pl.String())) for k in unknown
-    ]
     body = pl.concat_str(parts, separator=",", ignore_nulls=True)
     return pl.when(body.str.len_bytes() > 0).then(pl.lit("{") + body + pl.lit("}"))
 
@@ -139,9 +202,6 @@ def _records_of(obj: object) -> list[dict]:
     return [obj]
 
 
-_DTYPES = record_dtype()
-
-
 def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
     """Decode and type-check each line; yields (records, rejects) every `batch_rows` records."""
     rows: list[dict] = []
@@ -160,7 +220,7 @@ def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> I
             rejects.append(Reject(number, reason, _truncate(text)))
             continue
         for record in records:
-            unknown = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+            unknown = _unknown_parts(record)
             row = {name: record.get(name) for name in _DTYPES}
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
@@ -172,6 +232,30 @@ def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> I
             rows, rejects = [], []
     if rows or rejects:
         yield _frame(rows), rejects
+
+
+def _members(dtype: pl.Struct) -> frozenset[str]:
+    return frozenset(f.name for f in dtype.fields)
+
+
+def _unknown_parts(record: dict) -> dict:
+    """What the schema does not know, shaped as the fast path's `_extra_expr` shapes it."""
+    out = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and v is not None}
+    for name, dtype in _DTYPES.items():
+        value = record.get(name)
+        if isinstance(dtype, pl.Struct) and isinstance(value, dict):
+            members = {k: v for k, v in value.items() if k not in _members(dtype)}
+            if any(v is not None for v in members.values()):
+                out[name] = members
+        elif isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct) and isinstance(value, list):
+            elements = []
+            for item in value:
+                members = {k: v for k, v in item.items() if k not in _members(dtype.inner)}
+                if any(v is not None for v in members.values()):
+                    elements.append({**{k: item.get(k) for k in _ELEMENT_KEYS[name]}, **members})
+            if elements:
+                out[name] = elements
+    return out
 
 
 def _frame(rows: list[dict]) -> pl.DataFrame:

@@ -25,7 +25,7 @@ import polars as pl
 
 from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
 from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
-from pipelines.ingest.parse import Reject, line_texts, read_fast, read_lines
+from pipelines.ingest.parse import FastPathRefused, Reject, line_texts, read_fast, read_lines
 from pipelines.service import (
     LinkExpired,
     ReportMetadata,
@@ -206,10 +206,7 @@ def _quarantine_frame(ctx: ReportContext, rejects: list[Reject], *, file_index: 
 class _Parser:
     """The calling thread's side: parse segments, land rows, keep the tallies."""
 
-    def __init__(self, *, reader: duckdb.DuckDBPyConnection, landing: ReportLanding, ctx: ReportContext, batch_rows: int) -> None:
-        # The fast reader runs on its own cursor: a segment it rejects must not abort the
-        # report's open transaction on the landing connection.
-        self._reader = reader
+    def __init__(self, *, landing: ReportLanding, ctx: ReportContext, batch_rows: int) -> None:
         self._landing = landing
         self._ctx = ctx
         self._batch_rows = batch_rows
@@ -239,8 +236,8 @@ class _Parser:
         # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
         if self._ctx.level == "user" and segment.clean:
             try:
-                frame = read_fast(self._reader, segment.path, first_line=segment.first_line)
-            except duckdb.Error:
+                frame = read_fast(segment.path, first_line=segment.first_line)
+            except FastPathRefused:
                 pass  # something in this segment is malformed: the line path finds what
             else:
                 yield frame, []
@@ -341,8 +338,8 @@ def ingest_report(
     done: dict[int, _FileDone] = {}
     restarts = 0
     try:
-        with conn.cursor() as reader, land_report(conn, key=key) as landing:
-            parser = _Parser(reader=reader, landing=landing, ctx=ctx, batch_rows=batch_rows)
+        with land_report(conn, key=key) as landing:
+            parser = _Parser(landing=landing, ctx=ctx, batch_rows=batch_rows)
             downloader.start()
             while True:
                 item = downloader.items.get()

@@ -3,13 +3,12 @@ import random
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 from pipelines.ingest.archive import archive_stream
-from pipelines.ingest.parse import line_texts, read_fast, read_lines
+from pipelines.ingest.parse import FastPathRefused, line_texts, read_fast, read_lines
 from tests.unit.transform.synthetic import daily_record
 
 
@@ -28,7 +27,7 @@ def test_fast_path_and_line_path_parse_the_same(tmp_path: Path):
     lines = _lines(30)
     path = tmp_path / "f.ndjson"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    fast = read_fast(duckdb.connect(), path, first_line=11)
+    fast = read_fast(path, first_line=11)
     (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000))
     assert rejects == []
     assert fast["_line"].to_list() == list(range(11, 41))
@@ -49,8 +48,8 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(tmp_pat
     lines.insert(3, bad)
     path = tmp_path / "f.ndjson"
     path.write_bytes(b"\n".join(lines))
-    with pytest.raises(duckdb.Error):
-        read_fast(duckdb.connect(), path, first_line=1)
+    with pytest.raises(FastPathRefused):
+        read_fast(path, first_line=1)
     with path.open("rb") as handle:
         (frame, rejects), = list(read_lines(handle, first_line=1, batch_rows=100))
     assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
@@ -113,3 +112,49 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
     with pytest.raises(OSError):
         archive_stream(chunks(), archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=10, emit=lambda s: None)
     assert list((tmp_path / "a").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b'{"day": "2026-11-01", "user_id": 9, "used_agent": "yes"}',
+        b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": 1.5}',
+        b'{"day": "2026-11-01", "user_id": "12"}',
+        b'{"day": "2026-11-01", "user_id": 9, "user_login": 5}',
+        b'{"day": "2026/11/01", "user_id": 9}',
+        b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 2.5}]}',
+    ],
+)
+def test_fast_path_refuses_what_the_line_path_rejects(tmp_path: Path, bad: bytes):
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"\n".join([*_lines(3), bad]) + b"\n")
+    with pytest.raises(FastPathRefused):
+        read_fast(path, first_line=1)
+    (frame, rejects), = list(read_lines(path.read_bytes().splitlines(), first_line=1, batch_rows=100))
+    assert frame["_line"].to_list() == [1, 2, 3]
+    assert [r.line_number for r in rejects] == [4]
+
+
+def test_nested_unknown_members_are_kept_alike_by_both_paths(tmp_path: Path):
+    rng = random.Random(3)
+    rec = daily_record(rng, day=date(2026, 11, 1), user=None, agents=True, cli=True)
+    rec["pull_requests"] = {"total_created": 4, "brand_new_count": 2}
+    rec["totals_by_ide"] = [
+        {"ide": "vscode", "loc_added_sum": 1, "last_known_ide_version": {"ide_version": "1.99"}},
+        {"ide": "neovim", "loc_added_sum": 2},
+    ]
+    rec["etl_id"] = "e-1"
+    plain = daily_record(rng, day=date(2026, 11, 1), user=None)
+    lines = [json.dumps(rec).encode(), json.dumps(plain).encode()]
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    fast = read_fast(path, first_line=1)
+    (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10))
+    expected = {
+        "etl_id": "e-1",
+        "pull_requests": {"brand_new_count": 2},
+        "totals_by_ide": [{"ide": "vscode", "last_known_ide_version": {"ide_version": "1.99"}}],
+    }
+    assert json.loads(fast["_extra"][0]) == expected == json.loads(slow["_extra"][0])
+    assert fast["_extra"][1] is None and slow["_extra"][1] is None
+    assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
