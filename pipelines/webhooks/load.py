@@ -44,7 +44,7 @@ class LoadResult:
 
 @cache
 def _sql(name: str) -> str:
-    return (SQL_DIR / "queries" / "webhooks" / f"{name}.sql").read_text()
+    return (SQL_DIR / "webhooks" / f"{name}.sql").read_text()
 
 
 def load_spool(

@@ -8,7 +8,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.checks import EVENT_CHECKS, evaluate, specs
 from pipelines.defs.resources import StorageResource
 from pipelines.warehouse import migrate
-from pipelines.webhooks.load import load_spool
+from pipelines.webhooks.load import load_spool, prune_spool
 
 DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
 
@@ -19,6 +19,8 @@ def webhook_deliveries(context: dg.AssetExecutionContext, warehouse: DuckDBResou
     with warehouse.get_connection() as conn:
         migrate(conn)
         result = load_spool(conn, Path(storage.spool_dir))
+        # Segments fully loaded and no longer written are deleted; the rows and offsets stay.
+        pruned = prune_spool(conn, Path(storage.spool_dir))
         total = conn.execute("SELECT count(*) FROM events.webhook_deliveries").fetchone()[0]
         context.log.info("loaded %d deliveries (%d redeliveries skipped)", result.loaded, result.duplicates)
         yield dg.MaterializeResult(
@@ -27,6 +29,7 @@ def webhook_deliveries(context: dg.AssetExecutionContext, warehouse: DuckDBResou
                 "redeliveries_skipped": dg.MetadataValue.int(result.duplicates),
                 "dagster/row_count": dg.MetadataValue.int(total),
                 "repositories": sorted(result.repositories),
+                "spool_segments_pruned": dg.MetadataValue.int(len(pruned)),
             }
         )
         yield from evaluate(conn, EVENT_CHECKS)
