@@ -316,6 +316,10 @@ class ServiceClient:
             return exc.reset_at - self._clock() + self._retry.rate_limit_buffer <= self._max_wait
         if isinstance(exc, SecondaryRateLimited) and exc.retry_after is not None:
             return exc.retry_after <= self._max_wait
+        if isinstance(exc, TransportFailed) and exc.may_have_arrived and exc.method == "POST":
+            # Reads are safe to repeat (GraphQL queries, the token exchange); a create is not.
+            path = urlsplit(exc.url).path
+            return exc.url == redact_url(self._graphql_url) or path.endswith("/access_tokens")
         return isinstance(exc, (ServerError, TransportFailed, SecondaryRateLimited))
 
     def _attempt(
@@ -344,7 +348,12 @@ class ServiceClient:
         try:
             response = self._http.request(method, request_url, headers=headers, content=content)
         except httpx.TransportError as exc:
-            raise TransportFailed(method=method, url=request_url, reason=type(exc).__name__) from None
+            raise TransportFailed(
+                method=method,
+                url=request_url,
+                reason=type(exc).__name__,
+                may_have_arrived=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
+            ) from None
         self._note_budget(response.headers)
         if response.status_code == 304 and entry is not None:
             with self._lock:

@@ -144,10 +144,12 @@ class SecondaryRateLimited(RequestFailed):
 class TransportFailed(ServiceError):
     """No HTTP answer: the connection failed, dropped or timed out."""
 
-    def __init__(self, *, method: str, url: object, reason: str) -> None:
+    def __init__(self, *, method: str, url: object, reason: str, may_have_arrived: bool = False) -> None:
         self.method = method
         self.url = redact_url(url)
         self.reason = reason
+        # True when the request may have reached the server (a write must not be repeated).
+        self.may_have_arrived = may_have_arrived
         super().__init__(f"{method} {self.url} got no answer: {reason}")
 
     def __repr__(self) -> str:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from pipelines.config import Secret, Settings
 from pipelines.service.client import RetryPolicy, ServiceClient
-from pipelines.service.errors import PermissionDenied, SecondaryRateLimited, VersionRejected
+from pipelines.service.errors import PermissionDenied, SecondaryRateLimited, TransportFailed, VersionRejected
 
 BASE = "http://127.0.0.1:9"
 
@@ -190,3 +190,21 @@ def test_a_refused_installation_token_is_exchanged_again_once(clock, tmp_path, r
     with _client(handler, clock=clock, tmp_path=tmp_path, credentials=auth) as client:
         assert client.get_json(path="/orgs/acme/members") == {"ok": True}
     assert issued == ["inst-1", "inst-2"]
+
+
+def test_a_create_whose_connection_dropped_is_not_repeated_but_a_query_is(clock, tmp_path) -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        if len(calls) % 2:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return httpx.Response(200, json={"data": {"ok": True}})
+
+    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
+        with pytest.raises(TransportFailed):
+            client.post_json(path="/repos/a/b/issues", json={"title": "t"})
+        assert calls == ["/repos/a/b/issues"]
+        calls.clear()
+        assert client.graphql(query="query { ok }") == {"ok": True}
+        assert calls == ["/graphql", "/graphql"]
