@@ -122,9 +122,8 @@ def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
+def _with_settings(run: Callable[..., int]) -> int:
     from pipelines.config import Settings
-    from pipelines.service.commands import run_check
     from pipelines.service.errors import ConfigError
 
     try:
@@ -132,20 +131,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"configuration: {exc}")
         return 1
-    return run_check(settings=settings, out=sys.stdout)
+    return run(settings=settings, out=sys.stdout)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from pipelines.service.commands import run_check
+
+    return _with_settings(run_check)
 
 
 def _cmd_login(args: argparse.Namespace) -> int:
-    from pipelines.config import Settings
     from pipelines.service.commands import run_login
-    from pipelines.service.errors import ConfigError
 
-    try:
-        settings = Settings.from_env()
-    except ConfigError as exc:
-        print(f"configuration: {exc}")
-        return 1
-    return run_login(settings=settings, out=sys.stdout)
+    return _with_settings(run_login)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
