@@ -506,6 +506,19 @@ class _Routes:
             self.state.policies[(scope, name)] = enabled
         return JSONResponse({"scope": scope, "name": name, "enabled": enabled})
 
+    async def admin_rename(self, request: Request) -> Response:
+        body = await _json_body(request)
+        if isinstance(body, Response):
+            return body
+        full_name, new_name = body.get("full_name"), body.get("name")
+        if not isinstance(full_name, str) or "/" not in full_name or not isinstance(new_name, str) or not new_name:
+            return _message(422, "rename needs full_name (owner/name) and name")
+        owner, name = full_name.split("/", 1)
+        repo = self.state.world.rename_repo(owner=owner, name=name, new_name=new_name)
+        if repo is None:
+            return _message(404, f"no repository {full_name}, or {owner}/{new_name} exists already")
+        return JSONResponse({"id": repo.id, "full_name": repo.full_name})
+
     async def admin_hooks(self, request: Request) -> Response:
         body = await _json_body(request)
         if isinstance(body, Response):
@@ -577,6 +590,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route("/_emulator/clock", routes.admin_clock, methods=["POST"]),
         Route("/_emulator/policy", routes.admin_policy, methods=["POST"]),
         Route("/_emulator/hooks", routes.admin_hooks, methods=["POST"]),
+        Route("/_emulator/rename", routes.admin_rename, methods=["POST"]),
     ]
 
     async def _not_found(request: Request, exc: Exception) -> Response:

@@ -54,6 +54,9 @@ class RunningEmulator:
         return self._admin("POST", "hooks", {"url": url, "secret": secret, "content_type": content_type,
                                              "events": list(events), "active": active})
 
+    def rename_repository(self, *, full_name: str, name: str) -> dict[str, Any]:
+        return self._admin("POST", "rename", {"full_name": full_name, "name": name})
+
     def stats(self) -> dict[str, Any]:
         return self._admin("GET", "stats")
 

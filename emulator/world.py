@@ -230,6 +230,17 @@ class World:
     def repo(self, owner: str, name: str) -> Repository | None:
         return self.repos.get(f"{owner}/{name}".lower())
 
+    def rename_repo(self, *, owner: str, name: str, new_name: str) -> Repository | None:
+        """Rename in place: the id, issues and counts stay, as on the public service."""
+        with self.lock:
+            repo = self.repo(owner, name)
+            if repo is None or self.repo(owner, new_name):
+                return None
+            del self.repos[repo.full_name.lower()]
+            repo.name = new_name
+            self.repos[repo.full_name.lower()] = repo
+            return repo
+
     def org_repos(self, org: str) -> list[Repository]:
         return sorted((r for r in self.repos.values() if r.owner.login.lower() == org.lower()),
                       key=lambda r: r.id)

@@ -139,3 +139,31 @@ def test_snapshot_works_in_the_github_dialect(emu, make_client, warehouse, emula
     assert result.warnings == ()
     assert _count(warehouse, "SELECT count(*) FROM snapshots.issues") == 3 * 5
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repository_stats") == 3
+
+
+def test_renamed_repository_keeps_its_id_and_its_history(emu, make_client, warehouse):
+    settings = SnapshotSettings(org=emu.credentials["org"])
+    run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+    repo_id, old_name = warehouse.execute(
+        "SELECT repository_id, full_name FROM snapshots.repositories WHERE snapshot_day = ? ORDER BY 1 LIMIT 1", [DAY]
+    ).fetchone()
+    new_name = f"{old_name.split('/')[0]}/renamed-service"
+    assert emu.rename_repository(full_name=old_name, name="renamed-service")["id"] == repo_id
+
+    next_day = date.fromordinal(DAY.toordinal() + 1)
+    run_snapshot(make_client(), warehouse, settings=settings, day=next_day)
+
+    history = warehouse.execute(
+        "SELECT snapshot_day, full_name FROM snapshots.repositories WHERE repository_id = ? ORDER BY 1", [repo_id]
+    ).fetchall()
+    assert history == [(DAY, old_name), (next_day, new_name)]
+    issues = warehouse.execute(
+        "SELECT snapshot_day, count(*), any_value(repository_full_name) FROM snapshots.issues"
+        " WHERE repository_id = ? GROUP BY 1 ORDER BY 1", [repo_id]
+    ).fetchall()
+    assert [(day, count) for day, count, _ in issues] == [(DAY, 130), (next_day, 130)]
+    assert issues[1][2] == new_name
+    stats = warehouse.execute(
+        "SELECT full_name FROM snapshots.repository_stats WHERE repository_id = ? AND snapshot_day = ?", [repo_id, next_day]
+    ).fetchone()
+    assert stats == (new_name,)
