@@ -16,8 +16,9 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse._sql import _statements, run_sql
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
 # Tables whose rows record, per file, the keys a restarted file takes back out by.
@@ -25,6 +26,19 @@ _KEYED_TABLES = {
     "daily_totals": "warehouse/insert_landed_days.sql",
     "user_daily_totals": "warehouse/insert_landed_keys.sql",
 }
+
+
+def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
+    """Run `sql/<name>` with `_land_batch` naming `batch`.
+
+    The name is found by DuckDB's replacement scan of this frame's locals. Not register():
+    with DuckDB 2.0 every registered Arrow table stays referenced after unregister, which
+    grew the process by ~10 MB per batch (measured: 500 MB over a 700 MB report).
+    """
+    _land_batch = batch  # noqa: F841 (read by DuckDB, not by Python)
+    for body, names in _statements(name):
+        bound = {k: params[k] for k in names}
+        conn.execute(body, bound) if bound else conn.execute(body)
 
 
 class SharedRecordKeys(Exception):
@@ -66,13 +80,10 @@ class ReportLanding:
             raise ValueError(f"no landing for table {table!r}")
         if frame.height == 0:
             return
-        # No unregister on failure: the aborted transaction refuses it, and the next batch's
-        # register replaces the name anyway.
-        self._conn.register("_land_batch", frame.to_arrow())
-        run_sql(self._conn, f"warehouse/insert_{table}.sql")
+        batch = frame.to_arrow()
+        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch)
         if table in _KEYED_TABLES:
-            run_sql(self._conn, _KEYED_TABLES[table], file_index=file_index)
-        self._conn.unregister("_land_batch")
+            _run_on_batch(self._conn, _KEYED_TABLES[table], batch, file_index=file_index)
 
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).
