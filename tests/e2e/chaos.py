@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -131,6 +132,7 @@ class Emulated:
 
 
 def start_emulator(*, workdir: Path, seed: int, extra: tuple[str, ...] = ()) -> Emulator:
+    workdir = workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     creds_path = workdir / "credentials.json"
     log = workdir / "emulator.log"
@@ -152,8 +154,9 @@ def start_emulator(*, workdir: Path, seed: int, extra: tuple[str, ...] = ()) -> 
 
 
 def stop(process: subprocess.Popen) -> None:
+    # SIGTERM, not SIGINT: a child of a background job inherits an ignored SIGINT.
     if process.poll() is None:
-        process.send_signal(signal.SIGINT)
+        process.terminate()
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -263,3 +266,53 @@ def private_key_lines(pem_path: Path) -> dict[str, str]:
     """The private key's base64 body lines: any one of them found would leak the key."""
     lines = [line for line in pem_path.read_text().splitlines() if line and not line.startswith("-----")]
     return {f"private key line {i}": line for i, line in enumerate(lines)}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def deliver_webhooks(emulator: Emulator, place: Emulated, *, env: Mapping[str, str], log: Path, issues: int) -> int:
+    """Real deliveries into the spool: `metrics-etl webhooks serve` on loopback, a hook on the
+    emulator signed with its secret, and issues opened through the REST API. Returns how many
+    records the spool holds when every delivery has arrived (or the bounded wait ends)."""
+    from pipelines.webhooks.spool import read_segment, segments
+
+    port = free_port()
+    spool = place.root / "spool"
+    receiver = start_cli(
+        ["webhooks", "serve", "--port", str(port)],
+        env={**env, "WEBHOOK_SECRET": emulator.credentials["webhook_secret"], "WEBHOOK_SPOOL_DIR": str(spool)},
+        cwd=place.root, log=log,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60  # bounds on waiting, not measured durations
+        while time.monotonic() < deadline and receiver.poll() is None:
+            try:
+                if httpx.get(f"{url}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        httpx.post(f"{emulator.base_url}/_emulator/hooks", json={
+            "url": f"{url}/webhooks", "content_type": "json", "events": ["*"],
+            "secret": emulator.credentials["webhook_secret"],
+        }).raise_for_status()
+        headers = {"Authorization": f"token {emulator.credentials['token']}"}
+        repo = httpx.get(f"{emulator.base_url}/orgs/{emulator.credentials['org']}/repos", headers=headers).json()[0]
+        for n in range(issues):
+            httpx.post(
+                f"{emulator.base_url}/repos/{repo['full_name']}/issues", headers=headers, json={"title": f"chaos {n}"},
+            ).raise_for_status()
+        held = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            held = sum(1 for seg in segments(spool) for _ in read_segment(seg)) if spool.exists() else 0
+            if held >= issues:
+                break
+            time.sleep(0.2)
+        return held
+    finally:
+        stop(receiver)

@@ -13,10 +13,13 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import duckdb
 import pytest
+import zstandard
 
 from tests.e2e.chaos import (
     Emulated,
+    deliver_webhooks,
     differences,
     doubled_tables,
     fingerprints,
@@ -36,6 +39,7 @@ KILLS = 8 if FULL else 3
 # gives up: the pipeline must converge, not merely survive.
 SPARE_RUNS = 8
 RATE_LIMIT_RESET_SECONDS = 15
+WEBHOOK_ISSUES = 3
 
 
 def _faults(seed: int) -> dict[str, object]:
@@ -89,9 +93,14 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
             assert _expected_failure(output), f"run {attempt} failed without a clear message:\n{output[-3000:]}"
         assert completed, f"no run completed after {KILLS} kills within {KILLS + SPARE_RUNS} runs: {dict(outcomes)}"
         stats = emulator.stats()
+        # Webhook deliveries into the spool, after the runs: the spool is searched for secrets too.
+        emulator.set_faults()
+        logs.append(tmp_path / "receiver.log")
+        spooled = deliver_webhooks(emulator, place, env=env, log=logs[-1], issues=WEBHOOK_ISSUES)
     finally:
         stop(emulator.process)
 
+    assert spooled == WEBHOOK_ISSUES
     prints = fingerprints(place.warehouse, raw_dir=place.raw_dir)
     assert not doubled_tables(reference.prints), "the reference itself has doubled rows"
     assert differences(reference.prints, prints) == [], "\n".join(differences(reference.prints, prints))
@@ -123,7 +132,7 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
         f"{outcomes['completed']} completed"
         f"\n  tables compared: {len(prints)} ({sum(p.rows for p in prints.values()):,} rows), all equal"
         f"\n  secrets searched: {len(secrets)} values and link signatures in {len(logs)} logs, "
-        f"the warehouse, the raw archive and the spool: none found"
+        f"the warehouse, the raw archive and the spool ({spooled} deliveries): none found"
     )
 
 
@@ -150,3 +159,45 @@ def test_two_concurrent_runs_on_one_warehouse_wait_or_fail_cleanly_and_never_cor
     assert 0 in codes, "neither of two concurrent runs completed:\n" + "\n".join(o[-1500:] for o in outputs)
     prints = fingerprints(place.warehouse, raw_dir=place.raw_dir)
     assert differences(reference.prints, prints) == [], "\n".join(differences(reference.prints, prints))
+
+
+def test_the_secret_scan_finds_a_planted_token_key_line_and_link_signature(tmp_path: Path):
+    log = tmp_path / "run.log"
+    log.write_text("fetching with svc_planted_token\n")
+    archive = tmp_path / "raw" / "0000.ndjson.zst"
+    archive.parent.mkdir()
+    archive.write_bytes(zstandard.ZstdCompressor().compress(b'{"x": "/f.ndjson?expires=1&signature=deadbeef00"}\n'))
+    warehouse = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as conn:
+        conn.execute("CREATE SCHEMA raw; CREATE TABLE raw.t (payload JSON, tags VARCHAR[])")
+        conn.execute("INSERT INTO raw.t VALUES (?, ?)", ['{"k": "MIIEkeyline"}', ["a", "svc_planted_token"]])
+    found = secret_findings(
+        secrets={"token": "svc_planted_token", "private key line 1": "MIIEkeyline"},
+        files=[log, tmp_path / "raw"], warehouses=[warehouse],
+    )
+    assert sorted(found) == sorted([
+        f"token in {log}",
+        f"a link signature in {archive}",
+        "private key line 1 in warehouse.duckdb:raw.t.payload",
+        "token in warehouse.duckdb:raw.t.tags",
+    ])
+
+
+def test_fingerprints_tell_a_doubled_a_lost_and_a_changed_row(tmp_path: Path):
+    def build(name: str, rows: list[tuple[int, str]]) -> Path:
+        path = tmp_path / f"{name}.duckdb"
+        with duckdb.connect(str(path)) as conn:
+            conn.execute("CREATE SCHEMA core; CREATE TABLE core.t (id INTEGER, v VARCHAR)")
+            conn.executemany("INSERT INTO core.t VALUES (?, ?)", [list(r) for r in rows])
+        return path
+
+    reference = fingerprints(build("ref", [(1, "a"), (2, "b")]), raw_dir=tmp_path)
+    reordered = fingerprints(build("reordered", [(2, "b"), (1, "a")]), raw_dir=tmp_path)
+    doubled = fingerprints(build("doubled", [(1, "a"), (1, "a")]), raw_dir=tmp_path)
+    changed = fingerprints(build("changed", [(1, "a"), (2, "c")]), raw_dir=tmp_path)
+    lost = fingerprints(build("lost", [(1, "a")]), raw_dir=tmp_path)
+    assert differences(reference, reordered) == []
+    assert differences(reference, lost) == ["core.t: 2 rows in the reference, 1 here (checksums differ)"]
+    assert doubled_tables(doubled) == ["core.t"]
+    assert differences(reference, doubled) == ["core.t: 2 rows in the reference, 2 here (checksums differ)"]
+    assert differences(reference, changed) == ["core.t: 2 rows in the reference, 2 here (checksums differ)"]
