@@ -158,3 +158,12 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths(tmp_path: Path):
     assert json.loads(fast["_extra"][0]) == expected == json.loads(slow["_extra"][0])
     assert fast["_extra"][1] is None and slow["_extra"][1] is None
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
+
+
+@pytest.mark.parametrize("gap", [b"\n\n", b"\n\r\n", b"\n  \t\n"])
+def test_blank_or_whitespace_line_across_a_chunk_boundary_marks_segment_unclean(tmp_path: Path, gap: bytes):
+    body = _lines(2)[0] + gap + _lines(2)[1] + b"\n"
+    cut = body.index(gap) + 1  # the blank line starts right at the next chunk
+    segments = []
+    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=100, emit=segments.append)
+    assert [s.clean for s in segments] == [False]
