@@ -1,11 +1,12 @@
 """Usage-report ingestion end to end vs DuckDB's own read_ndjson of the same bytes.
 
-    .venv/bin/python -m benchmarks.ingest [--scale 2] [--users N]
+    .venv/bin/python -m benchmarks.ingest [--scale 2] [--users N] [--repeat 3]
 
 The emulator serves a generated user-level report (made once under benchmarks/.cache/); the
-pipeline's ingest_report (HTTP, archive, parse, transform, land) runs in a child process so
-its peak RSS is its own; the baseline, DuckDB read_ndjson of the local file into a table,
-runs in another child. Prints records/s, MB/s, peak RSS and the ratio. Figures, not asserts.
+pipeline's ingest_report (HTTP, archive, parse, transform, land) runs in a child process and
+reports its own peak RSS; the baseline, DuckDB read_ndjson of the local file into a table,
+runs in another child just before it. Prints records/s, MB/s, peak RSS and the ratio for each
+round, then the spread. Figures, not asserts; the machine's load average is printed too.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import resource
 import shutil
+import statistics
 import tempfile
 import time
 from datetime import date, timedelta
@@ -40,7 +43,7 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, out) -> None:
         result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", DAY), conn=conn, raw_dir=Path(work) / "raw")
         elapsed = time.perf_counter() - started
     conn.close()
-    out.put({"seconds": elapsed, "records": sum(v for k, v in result.rows.items() if k.endswith("totals")),
+    out.put({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "seconds": elapsed, "records": sum(v for k, v in result.rows.items() if k.endswith("totals")),
              "bytes": result.bytes, "files": result.files, "rows": result.rows})
 
 
@@ -50,26 +53,25 @@ def _baseline(path: str, work: str, out) -> None:
     conn = duckdb.connect(str(Path(work) / "baseline.duckdb"))
     started = time.perf_counter()
     conn.execute("CREATE TABLE t AS SELECT * FROM read_ndjson(?)", [path])
-    out.put({"seconds": time.perf_counter() - started})
+    elapsed = time.perf_counter() - started
+    out.put({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "seconds": elapsed})
 
 
-def _child(target, *args) -> tuple[dict, float]:
+def _child(target, *args) -> dict:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     proc = ctx.Process(target=target, args=(*args, out))
     proc.start()
     figures = out.get()
     proc.join()
-    # ru_maxrss of children is the max over all reaped children: run the bigger one last.
-    peak_mb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    return figures, peak_mb
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=1, help="report size multiple (days of 500,000 user-days)")
     parser.add_argument("--users", type=int, default=USERS)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)")
     args = parser.parse_args()
 
     from emulator import EmulatorConfig, running_emulator
@@ -79,21 +81,29 @@ def main() -> None:
     report = write_report_file(CACHE / f"users-{args.users}-x{args.scale}.ndjson", seed=1, users=args.users,
                                day=DAY - timedelta(days=args.scale - 1), days=args.scale)
     size_mb = report.stat().st_size / 1e6
-    work = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
-    try:
-        baseline, base_rss = _child(_baseline, str(report), str(work))
-        config = EmulatorConfig(seed=1, users=50, today=DAY + timedelta(days=1), report_file=report, report_file_day=DAY)
-        with running_emulator(config) as emu:
-            creds = emu.credentials
-            ingest, ingest_rss = _child(_ingest, creds["base_url"], creds["token"], creds["dialect"], str(work))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    ratio = ingest["seconds"] / baseline["seconds"]
-    print(json.dumps({"file_mb": round(size_mb, 1), "files": ingest["files"], "rows": ingest["rows"]}))
-    print(f"baseline  read_ndjson -> table  {baseline['seconds']:.2f} s   peak RSS {base_rss:.0f} MB")
-    print(f"pipeline  ingest_report         {ingest['seconds']:.2f} s   peak RSS {ingest_rss:.0f} MB (max of children so far)")
-    print(f"          {ingest['records'] / ingest['seconds']:,.0f} records/s   {size_mb / ingest['seconds']:.0f} MB/s")
-    print(f"ratio pipeline/baseline  {ratio:.2f}x   (target <= 2.0x, RSS < 400 MB)")
+    config = EmulatorConfig(seed=1, users=50, today=DAY + timedelta(days=1), report_file=report, report_file_day=DAY)
+    ratios = []
+    with running_emulator(config) as emu:
+        creds = emu.credentials
+        for round_ in range(1, args.repeat + 1):
+            work = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
+            try:
+                load = os.getloadavg()[0]
+                baseline = _child(_baseline, str(report), str(work))
+                ingest = _child(_ingest, creds["base_url"], creds["token"], creds["dialect"], str(work))
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            ratio = ingest["seconds"] / baseline["seconds"]
+            ratios.append(ratio)
+            if round_ == 1:
+                print(json.dumps({"file_mb": round(size_mb, 1), "files": ingest["files"], "rows": ingest["rows"]}))
+            print(f"round {round_} (load average {load:.1f} on {os.cpu_count()} cores)")
+            print(f"  baseline  read_ndjson -> table  {baseline['seconds']:.2f} s   peak RSS {baseline['rss_mb']:.0f} MB")
+            print(f"  pipeline  ingest_report         {ingest['seconds']:.2f} s   peak RSS {ingest['rss_mb']:.0f} MB")
+            print(f"            {ingest['records'] / ingest['seconds']:,.0f} records/s   {size_mb / ingest['seconds']:.0f} MB/s")
+            print(f"  ratio pipeline/baseline  {ratio:.2f}x   (target <= 2.0x, RSS < 400 MB)")
+    if len(ratios) > 1:
+        print(f"ratio over {len(ratios)} rounds: min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from pipelines.transform import ReportContext, transform_records
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
 
-DEFAULT_BATCH_ROWS = 50_000
+DEFAULT_BATCH_ROWS = 10_000
 _MAX_ATTEMPTS = 5
 _QUEUE_SEGMENTS = 2
 _CHUNK_BYTES = 1 << 20  # segments waiting on disk while the parser is busy
