@@ -31,6 +31,7 @@ from pipelines.service.dialect import Dialect, get_dialect
 from pipelines.service.errors import (
     AuthenticationFailed,
     LinkExpired,
+    MalformedResponse,
     NotFound,
     PermissionDenied,
     RateLimited,
@@ -83,13 +84,24 @@ class ClientStats:
 
 @dataclass(frozen=True)
 class _Answer:
+    method: str
     status: int
     headers: httpx.Headers
     body: bytes
     url: str
 
     def json(self) -> Any:
-        return jsonlib.loads(self.body) if self.body else None
+        if not self.body:
+            return None
+        try:
+            return jsonlib.loads(self.body)
+        except ValueError:
+            kind = self.headers.get("content-type") or "no content type"
+            raise MalformedResponse(
+                method=self.method, url=self.url, status=self.status,
+                message=f"the answer is not JSON ({kind}, {len(self.body):,} bytes)",
+                advice="Check SERVICE_BASE_URL: a proxy or login page may be answering instead of the API.",
+            ) from None
 
 
 _RETRY_KIND = {
@@ -358,14 +370,16 @@ class ServiceClient:
         if response.status_code == 304 and entry is not None:
             with self._lock:
                 self._not_modified += 1
-            return _Answer(status=200, headers=response.headers, body=entry.body, url=request_url)
+            return _Answer(method=method, status=200, headers=response.headers, body=entry.body, url=request_url)
         if response.status_code >= 400:
             raise self._failure(method=method, url=request_url, response=response)
         etag = response.headers.get("etag")
         modified = response.headers.get("last-modified")
         if cache_key is not None and response.status_code == 200 and (etag or modified):
             self._cache.put(key=cache_key, entry=CachedEntry(etag=etag, last_modified=modified, body=response.content))
-        return _Answer(status=response.status_code, headers=response.headers, body=response.content, url=request_url)
+        return _Answer(
+            method=method, status=response.status_code, headers=response.headers, body=response.content, url=request_url
+        )
 
     def _open_link_once(self, url: str) -> httpx.Response:
         # No Authorization: the link's signature is the credential, and it may be another host.

@@ -7,6 +7,7 @@
     │   ├── PermissionDenied(hint)    403 that is not a rate limit: role, permission or policy
     │   ├── NotFound                  404: unknown organization, enterprise, repository, …
     │   ├── VersionRejected           the API version header was refused
+    │   ├── MalformedResponse         a success status whose body is not the JSON it should be
     │   ├── RateLimited(reset_at)     primary limit spent; retried after reset when within the cap
     │   ├── SecondaryRateLimited(retry_after)
     │   └── ServerError               5xx after the bounded retries
@@ -92,6 +93,10 @@ class RequestFailed(ServiceError):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(method={self.method!r}, url={self.url!r}, status={self.status})"
+
+
+class MalformedResponse(RequestFailed):
+    """The service answered with a success status but a body that is not JSON."""
 
 
 class AuthenticationFailed(RequestFailed):

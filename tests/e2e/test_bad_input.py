@@ -144,11 +144,6 @@ class _NotJson(BaseHTTPRequestHandler):
         return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug reported to the lead: _Answer.json() in pipelines/service/client.py lets JSONDecodeError escape, "
-    "so `check` prints a traceback and `run` names neither the URL nor what was wrong",
-)
 def test_a_200_answer_that_is_not_json_is_named_with_its_url(emulator: Emulator, tmp_path: Path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _NotJson)
     threading.Thread(target=server.serve_forever, daemon=True).start()
