@@ -69,7 +69,7 @@ def _child(target, *args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=int, default=1, help="report size multiple (days of 500,000 user-days)")
+    parser.add_argument("--scale", type=int, default=1, help="report size multiple (N times the users of one day)")
     parser.add_argument("--users", type=int, default=USERS)
     parser.add_argument("--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)")
     args = parser.parse_args()
@@ -77,9 +77,10 @@ def main() -> None:
     from emulator import EmulatorConfig, running_emulator
     from emulator.reportfile import write_report_file
 
-    # --scale N: N days of the same users, served as one report (twice the bytes at 2).
-    report = write_report_file(CACHE / f"users-{args.users}-x{args.scale}.ndjson", seed=1, users=args.users,
-                               day=DAY - timedelta(days=args.scale - 1), days=args.scale)
+    # --scale N: N times the users on the report's one day (a file of several days served as a
+    # 1-day report would send every other day's records to quarantine as out of range).
+    users = args.users * args.scale
+    report = write_report_file(CACHE / f"users-{users}-x1.ndjson", seed=1, users=users, day=DAY, days=1)
     size_mb = report.stat().st_size / 1e6
     config = EmulatorConfig(seed=1, users=50, today=DAY + timedelta(days=1), report_file=report, report_file_day=DAY)
     ratios = []
