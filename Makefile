@@ -28,9 +28,9 @@ dev: install
 	scripts/dev.sh
 
 bench: install
-	$(VENV)/bin/python benchmarks/ingest.py
-	$(VENV)/bin/python benchmarks/snapshots.py
-	$(VENV)/bin/python benchmarks/webhooks.py
+	$(VENV)/bin/python -m benchmarks.ingest
+	$(VENV)/bin/python -m benchmarks.snapshots
+	$(VENV)/bin/python -m benchmarks.webhooks
 
 # The fault-injection proof at full length (CI runs a shorter version inside `make test`).
 chaos: install
