@@ -252,7 +252,7 @@ def secret_findings(*, secrets: Mapping[str, str], files: list[Path], warehouses
     needles = {name: value.encode() for name, value in secrets.items() if value}
     found = []
     texts = [t for p in files if p.exists() for t in _texts([p])]
-    texts += [t for w in warehouses for t in _warehouse_texts(w)]
+    texts += [t for w in warehouses if w.exists() for t in _warehouse_texts(w)]
     for where, data in texts:
         for name, needle in needles.items():
             if needle in data:

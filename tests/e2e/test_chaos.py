@@ -67,6 +67,7 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
     place = Emulated(tmp_path / "pipeline")
     logs: list[Path] = []
     outcomes: Counter[str] = Counter()
+    failures: list[str] = []
     try:
         env = pipeline_env(
             emulator, place, first_day=reference.window.first,
@@ -91,6 +92,7 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
                 continue
             outcomes["failed"] += 1
             assert _expected_failure(output), f"run {attempt} failed without a clear message:\n{output[-3000:]}"
+            failures.append(output.strip().splitlines()[-1])
         assert completed, f"no run completed after {KILLS} kills within {KILLS + SPARE_RUNS} runs: {dict(outcomes)}"
         stats = emulator.stats()
         # Webhook deliveries into the spool, after the runs: the spool is searched for secrets too.
@@ -115,8 +117,8 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
     }
     findings = secret_findings(
         secrets=secrets,
-        files=[*logs, place.raw_dir, place.root / "spool"],
-        warehouses=[place.warehouse, reference.place.warehouse],
+        files=[*logs, place.raw_dir, place.root / "spool", place.root / "http-cache.sqlite3"],
+        warehouses=[place.warehouse, place.root / "serving.duckdb", reference.place.warehouse],
     )
     assert findings == [], "\n".join(findings)
 
@@ -130,12 +132,18 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
         f"\n  retries made by the client: {retries}"
         f"\n  runs: {outcomes['killed']} killed by SIGKILL, {outcomes['failed']} failed cleanly, "
         f"{outcomes['completed']} completed"
-        f"\n  tables compared: {len(prints)} ({sum(p.rows for p in prints.values()):,} rows), all equal"
+        + "".join(f"\n    failed: {line}" for line in failures)
+        + f"\n  raw archive: {len(list(place.raw_dir.rglob('*.zst')))} files for "
+        f"{prints['raw.report_files'].rows} rows of raw.report_files; "
+        f"{len(list(place.raw_dir.glob('.ingest-*')))} work directories left by killed runs"
+        + f"\n  tables compared: {len(prints)} ({sum(p.rows for p in prints.values()):,} rows), all equal"
         f"\n  secrets searched: {len(secrets)} values and link signatures in {len(logs)} logs, "
-        f"the warehouse, the raw archive and the spool ({spooled} deliveries): none found"
+        f"the warehouse and its serving copy, the raw archive, the spool ({spooled} deliveries) "
+        f"and the HTTP cache: none found"
     )
 
 
+@pytest.mark.timeout(1800 if FULL else 600)
 def test_the_same_days_materialized_three_times_equal_the_reference(reference: Reference, tmp_path: Path):
     place = Emulated(tmp_path / "pipeline")
     env = pipeline_env(reference.emulator, place, first_day=reference.window.first)
@@ -146,6 +154,7 @@ def test_the_same_days_materialized_three_times_equal_the_reference(reference: R
     assert differences(reference.prints, prints) == [], "\n".join(differences(reference.prints, prints))
 
 
+@pytest.mark.timeout(1800 if FULL else 600)
 def test_two_concurrent_runs_on_one_warehouse_wait_or_fail_cleanly_and_never_corrupt(reference: Reference, tmp_path: Path):
     place = Emulated(tmp_path / "pipeline")
     env = pipeline_env(reference.emulator, place, first_day=reference.window.first)
