@@ -39,13 +39,35 @@ def _instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
 
 
+def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
+    """Failed blocking checks with their counts and details, e.g. which lines were quarantined."""
+    failed = []
+    for event in result.all_events:
+        if event.event_type_value != "ASSET_CHECK_EVALUATION":
+            continue
+        check = event.asset_check_evaluation_data
+        if check.passed or check.severity != dg.AssetCheckSeverity.ERROR:
+            continue
+        failures = check.metadata.get("failures")
+        detail = check.metadata.get("detail")
+        text = f"check {check.check_name} on {check.asset_key.to_user_string()}"
+        if failures is not None:
+            text += f" found {failures.value}"
+        if detail is not None and detail.value:
+            text += f" ({str(detail.value)[:300]})"
+        failed.append(text)
+    return "; ".join(failed)
+
+
 def _failure(result: dg.ExecuteInProcessResult) -> str:
+    checks = _failed_checks(result)
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
             error = event.step_failure_data.error
             cause = error.cause.message if error and error.cause else (error.message if error else "")
-            return f"step {event.step_key}: {cause.strip().splitlines()[-1] if cause else 'failed'}"
-    return "run failed"
+            reason = checks or (cause.strip().splitlines()[-1] if cause else "failed")
+            return f"step {event.step_key}: {reason}"
+    return checks or "run failed"
 
 
 def _execute(job: dg.JobDefinition, *, instance: dg.DagsterInstance, out: TextIO, label: str, **kwargs) -> None:

@@ -91,7 +91,9 @@ def test_bad_report_lines_are_quarantined_named_and_the_good_ones_land(case: str
         stop(emu.process)
     # The blocking check stops the run (and the serving copy) and names itself.
     assert code == 1
-    assert "quarantine_is_empty" in _one_clear_line(output)
+    line = _one_clear_line(output)
+    assert f"check quarantine_is_empty on raw/report_files found {len(bad)}" in line
+    assert ".ndjson.zst line" in line, "the message points at the archived file and line"
     with duckdb.connect(str(place.warehouse), read_only=True) as conn:
         landed = conn.execute(
             "SELECT user_id FROM core.user_daily_totals WHERE scope = 'organization' ORDER BY user_id"
