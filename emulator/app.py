@@ -22,7 +22,7 @@ from emulator.errors import EmulatorError
 from emulator.hooks import Deliveries
 from emulator.reports import Reports, close_connection
 from emulator.state import EmulatorState, Principal
-from emulator.world import Issue, Repository
+from emulator.world import Repository
 
 _MAX_JWT_LIFETIME = 600
 _CLOCK_SKEW = 60

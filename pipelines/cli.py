@@ -63,8 +63,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from pipelines.export import BiSources
     from pipelines.report import write_report
 
-    serving = Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb")
-    summarize(settings.warehouse_path, serving=serving, out=sys.stdout)
+    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
     report = write_report(sources=BiSources.from_env(), out=Path("data/report.html"))
     print(f"\nreport: {report.resolve()}  (agent adoption at a glance; `metrics-etl report` rewrites it)")
     return 0
@@ -96,7 +95,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except (RunFailed, ServiceError) as exc:
         print(f"metrics-etl run: {exc}", file=sys.stderr)
         return 1
-    summarize(settings.warehouse_path, serving=Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb"), out=sys.stdout)
+    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
     return 0
 
 
@@ -149,10 +148,11 @@ def _cmd_login(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pipelines.export import BiError, BiSources
     from pipelines.report import write_report
+    from pipelines.service.errors import ConfigError
 
     try:
         path = write_report(sources=BiSources.from_env(), out=args.out)
-    except BiError as exc:
+    except (BiError, ConfigError) as exc:
         print(f"metrics-etl report: {exc}", file=sys.stderr)
         return 1
     print(f"report: {path.resolve()}")
@@ -161,10 +161,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from pipelines.export import BiError, BiSources, export_view
+    from pipelines.service.errors import ConfigError
 
     try:
         rows = export_view(sources=BiSources.from_env(), view=args.view, fmt=args.format, out=args.out)
-    except BiError as exc:
+    except (BiError, ConfigError) as exc:
         print(f"metrics-etl export: {exc}", file=sys.stderr)
         return 1
     print(f"exported {rows:,} rows of bi.{args.view.removeprefix('bi.')} to {args.out.resolve()}")

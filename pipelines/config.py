@@ -42,6 +42,7 @@ class Settings:
     etag_cache: Path | None = Path("data/http-cache.sqlite3")  # None: no conditional requests
     token_file: Path = Path("data/token")
     warehouse_path: Path = Path("data/warehouse.duckdb")
+    serving_path: Path = Path("data/serving.duckdb")
     raw_dir: Path = Path("data/raw")
     webhook_secret: Secret | None = None
     webhook_spool_dir: Path = Path("data/spool")
@@ -125,6 +126,7 @@ def _parse(env: Mapping[str, str]) -> Settings:
         etag_cache=Path(_text(env, "SERVICE_ETAG_CACHE") or "data/http-cache.sqlite3"),
         token_file=token_file,
         warehouse_path=Path(_text(env, "WAREHOUSE_PATH") or "data/warehouse.duckdb"),
+        serving_path=Path(_text(env, "SERVING_PATH") or "data/serving.duckdb"),
         raw_dir=Path(_text(env, "RAW_DIR") or "data/raw"),
         webhook_secret=_secret(env, "WEBHOOK_SECRET"),
         webhook_spool_dir=Path(_text(env, "WEBHOOK_SPOOL_DIR") or "data/spool"),

@@ -18,6 +18,7 @@ import duckdb
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pa_parquet
 
+from pipelines.config import Settings
 from pipelines.warehouse._sql import run_sql
 
 Format = Literal["csv", "parquet"]
@@ -46,10 +47,8 @@ class BiSources:
 
     @classmethod
     def from_env(cls) -> BiSources:
-        return cls(
-            serving_path=Path(os.environ.get("SERVING_PATH") or "data/serving.duckdb"),
-            warehouse_path=Path(os.environ.get("WAREHOUSE_PATH") or "data/warehouse.duckdb"),
-        )
+        settings = Settings.from_env()
+        return cls(serving_path=settings.serving_path, warehouse_path=settings.warehouse_path)
 
     def path(self) -> Path:
         for candidate in (self.serving_path, self.warehouse_path):

@@ -7,7 +7,6 @@ import os
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 

@@ -1,4 +1,3 @@
-import os
 from datetime import date, timedelta
 
 import dagster as dg

@@ -3,7 +3,6 @@ import random
 from datetime import date
 from pathlib import Path
 
-import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
