@@ -24,7 +24,7 @@ from emulator.reportdata import ReportData, completeness
 from emulator.state import EmulatorState
 
 DEFAULT_LINK_TTL_SECONDS = 3600
-_CHUNK = 64 * 1024
+_CHUNK = 1024 * 1024
 _MEMORY_CACHE_MAX_BYTES = 1 << 20
 _MEMORY_CACHE_FILES = 32
 _FINAL_AFTER_DAYS = 3

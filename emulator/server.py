@@ -97,7 +97,7 @@ def running_emulator(config: EmulatorConfig | None = None, *, port: int = 0,
     state = EmulatorState(config)
     deliveries = Deliveries(wire=state.wire, seed=config.seed)
     server = uvicorn.Server(uvicorn.Config(
-        build_app(state, deliveries), host="127.0.0.1", port=port, http="h11", lifespan="off",
+        build_app(state, deliveries), host="127.0.0.1", port=port, http="httptools", lifespan="off",
         log_level="warning", access_log=False, timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, name="emulator-uvicorn", daemon=True)
     with tempfile.TemporaryDirectory(prefix="emulator-") as scratch:
