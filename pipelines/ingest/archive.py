@@ -1,9 +1,10 @@
-"""One report file's bytes -> a zstd archive (with sha256) and line-aligned segment files.
+"""One report file's bytes -> a zstd archive (with sha256) and line-aligned segments.
 
 The archive is written under a temporary name and renamed when the file is complete; its
 final name carries the sha256, so fetching identical bytes again lands on the same path.
-Segments are plain NDJSON pieces of about `batch_rows` lines, handed to the parser while the
-download goes on, so parsing overlaps the network and memory stays bounded by a segment.
+Segments are in-memory NDJSON pieces of about `batch_rows` lines, handed to the parser while
+the download goes on, so parsing overlaps the network and memory stays bounded by the few
+segments in flight (nothing is written twice to disk, and nothing is left behind by a kill).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _BLANK_START = re.compile(rb"[ \t]*\r?\n")
 
 @dataclass(frozen=True)
 class Segment:
-    path: Path
+    data: bytes
     first_line: int
     lines: int
     clean: bool  # no blank or whitespace-only line inside: row order maps to line numbers exactly
@@ -41,18 +42,16 @@ class ArchivedFile:
 
 
 class _SegmentWriter:
-    def __init__(self, *, work_dir: Path, stem: str, batch_rows: int, emit: Callable[[Segment], None]) -> None:
-        self._work_dir = work_dir
-        self._stem = stem
+    """Cuts the stream into line-aligned pieces of about `batch_rows` lines, kept in memory."""
+
+    def __init__(self, *, batch_rows: int, emit: Callable[[Segment], None]) -> None:
         self._batch_rows = batch_rows
         self._emit = emit
-        self._count = 0
         self._next_line = 1
-        self._open()
+        self._start()
 
-    def _open(self) -> None:
-        self._path = self._work_dir / f"{self._stem}.{self._count:05d}.ndjson"
-        self._handle = self._path.open("wb")
+    def _start(self) -> None:
+        self._pieces: list[bytes] = []
         self._lines = 0
         self._clean = True
         self._last_byte = b"\n"  # a blank first line counts as a blank line
@@ -74,22 +73,17 @@ class _SegmentWriter:
             return
         if self._clean and (_BLANK_LINE.search(data) or (self._last_byte == b"\n" and _BLANK_START.match(data))):
             self._clean = False
-        self._handle.write(data)
+        self._pieces.append(data)
         self._lines += newlines
         self._last_byte = data[-1:]
 
     def _flush(self) -> None:
-        self._handle.close()
-        size = self._path.stat().st_size
-        if size:
+        if self._pieces:
             # A last line without its newline is still a line.
             lines = self._lines + (0 if self._last_byte == b"\n" else 1)
-            self._emit(Segment(self._path, self._next_line, lines, self._clean))
+            self._emit(Segment(b"".join(self._pieces), self._next_line, lines, self._clean))
             self._next_line += lines
-            self._count += 1
-        else:
-            self._path.unlink()
-        self._open()
+        self._start()
 
     @property
     def lines_written(self) -> int:
@@ -97,33 +91,26 @@ class _SegmentWriter:
 
     def close(self) -> None:
         self._flush()
-        self._handle.close()
-        self._path.unlink(missing_ok=True)
-
-    def abort(self) -> None:
-        self._handle.close()
-        self._path.unlink(missing_ok=True)
 
 
 def archive_stream(
     chunks: Iterable[bytes],
     *,
     archive_dir: Path,
-    work_dir: Path,
     stem: str,
     batch_rows: int,
     emit: Callable[[Segment], None],
 ) -> ArchivedFile:
     """Consume `chunks`: compress to the archive, hash, and emit segments as they fill.
 
-    If `chunks` raises, the partial archive and the open segment are removed and the error
+    If `chunks` raises, the partial archive is removed, the open segment dropped, and the error
     propagates (segments already emitted belong to the caller).
     """
     archive_dir.mkdir(parents=True, exist_ok=True)
     temp = archive_dir / f".{stem}.{os.getpid()}.part"
     digest = hashlib.sha256()
     total = 0
-    segments = _SegmentWriter(work_dir=work_dir, stem=stem, batch_rows=batch_rows, emit=emit)
+    segments = _SegmentWriter(batch_rows=batch_rows, emit=emit)
     try:
         with temp.open("wb") as raw, zstandard.ZstdCompressor(level=_ZSTD_LEVEL).stream_writer(raw) as packed:
             for chunk in chunks:
@@ -133,7 +120,6 @@ def archive_stream(
                 total += len(chunk)
         segments.close()
     except BaseException:
-        segments.abort()
         temp.unlink(missing_ok=True)
         raise
     sha = digest.hexdigest()

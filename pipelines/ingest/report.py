@@ -1,9 +1,11 @@
 """ingest_report: report metadata -> files (archived, parsed, transformed) -> one transaction.
 
-A downloader thread streams file after file into the archive and into segment files; the
-calling thread parses each segment as it arrives and inserts its rows into core inside the
-report's one open transaction (which began by deleting the report's days), so network,
-archiving, parsing and writing overlap and every row is written once. An expired link
+Three stages joined by small bounded queues: a downloader thread streams file after file into
+the archive and cuts it into in-memory segments; a parser thread parses and transforms each
+segment; the calling thread inserts the rows into core inside the report's one open
+transaction (which began by deleting the report's days). So network and archiving, parsing
+and writing run at once (PyArrow, Polars and DuckDB release the GIL), and every row is
+written once. An expired link
 refreshes the metadata and restarts that file; a cut download restarts it; either way the
 rows that file landed are taken back out first. The transaction commits only when every file
 is complete; any failure rolls it back, leaving the previous state.
@@ -11,9 +13,8 @@ is complete; any failure rolls it back, leaving the previous state.
 
 from __future__ import annotations
 
+import io
 import queue
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,14 +37,14 @@ from pipelines.service import (
     open_report_file,
     redact_url,
 )
-from pipelines.transform import ReportContext, transform_records
+from pipelines.transform import ReportContext, Transformed, transform_records
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
 
 DEFAULT_BATCH_ROWS = 10_000
 _MAX_ATTEMPTS = 5
-_QUEUE_SEGMENTS = 2
-_CHUNK_BYTES = 1 << 20  # segments waiting on disk while the parser is busy
+_QUEUE_ITEMS = 1  # segments in flight per stage: bounds memory (each is ~15 MB of NDJSON)
+_CHUNK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,13 @@ class _SegmentReady:
 
 
 @dataclass(frozen=True)
+class _Parsed:
+    file_index: int
+    result: Transformed
+    rejects: list[Reject]
+
+
+@dataclass(frozen=True)
 class _Failed:
     error: BaseException
 
@@ -85,7 +93,31 @@ _DONE = object()
 
 
 class _Stopped(Exception):
-    """The parser side gave up; the downloader stops quietly."""
+    """A later stage gave up; this one stops quietly."""
+
+
+class _Stage(threading.Thread):
+    """A thread that hands its items downstream through a small bounded queue."""
+
+    def __init__(self, *, name: str, stop: threading.Event) -> None:
+        super().__init__(name=name, daemon=True)
+        self.items: queue.Queue = queue.Queue(maxsize=_QUEUE_ITEMS)
+        self.stop = stop
+
+    def _put(self, item: object) -> None:
+        while not self.stop.is_set():
+            try:
+                self.items.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def _fail(self, error: BaseException) -> None:
+        try:
+            self._put(_Failed(error))
+        except _Stopped:
+            pass
 
 
 def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
@@ -99,25 +131,13 @@ def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
     )
 
 
-class _Downloader(threading.Thread):
-    def __init__(self, *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, work_dir: Path, batch_rows: int) -> None:
-        super().__init__(name="report-download", daemon=True)
-        self.items: queue.Queue = queue.Queue(maxsize=_QUEUE_SEGMENTS)
-        self.stop = threading.Event()
+class _Downloader(_Stage):
+    def __init__(self, *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, batch_rows: int, stop: threading.Event) -> None:
+        super().__init__(name="report-download", stop=stop)
         self._client = client
         self._metadata = metadata
         self._raw_dir = raw_dir
-        self._work_dir = work_dir
         self._batch_rows = batch_rows
-
-    def _put(self, item: object) -> None:
-        while not self.stop.is_set():
-            try:
-                self.items.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
-        raise _Stopped
 
     def _chunks(self, link: str) -> Iterator[bytes]:
         # The network hands over ~64 KB pieces; hashing, compressing and splitting them in
@@ -156,7 +176,6 @@ class _Downloader(threading.Thread):
                         archived = archive_stream(
                             self._chunks(links[index]),
                             archive_dir=archive_dir,
-                            work_dir=self._work_dir,
                             stem=f"{index:04d}",
                             batch_rows=self._batch_rows,
                             emit=lambda seg, i=index: self._put(_SegmentReady(i, seg)),
@@ -177,11 +196,63 @@ class _Downloader(threading.Thread):
             self._put(_DONE)
         except _Stopped:
             return
-        except BaseException as exc:  # handed to the parser side, which raises it
+        except BaseException as exc:  # handed downstream; the calling thread raises it
+            self._fail(exc)
+
+
+class _ParseWorker(_Stage):
+    """Parses and transforms segments; passes every other item on in order."""
+
+    def __init__(self, *, upstream: _Stage, ctx: ReportContext, batch_rows: int, stop: threading.Event) -> None:
+        super().__init__(name="report-parse", stop=stop)
+        self._upstream = upstream
+        self._ctx = ctx
+        self._batch_rows = batch_rows
+
+    def _take(self) -> object:
+        while not self.stop.is_set():
             try:
-                self._put(_Failed(exc))
-            except _Stopped:
+                return self._upstream.items.get(timeout=0.2)
+            except queue.Empty:
+                continue
+        raise _Stopped
+
+    def run(self) -> None:
+        try:
+            while True:
+                item = self._take()
+                if isinstance(item, _SegmentReady):
+                    for parsed in self._parse(item.file_index, item.segment):
+                        self._put(parsed)
+                    continue
+                self._put(item)
+                if item is _DONE or isinstance(item, _Failed):
+                    return
+        except _Stopped:
+            return
+        except BaseException as exc:
+            self._fail(exc)
+
+    def _parse(self, file_index: int, segment: Segment) -> Iterator[_Parsed]:
+        for records, rejects in self._records(segment):
+            result = transform_records(records, self._ctx)
+            if result.rejects.height:
+                numbers = set(result.rejects["line_number"].to_list())
+                texts = line_texts(segment.data, numbers, first_line=segment.first_line)
+                rejects = rejects + [Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()]
+            yield _Parsed(file_index, result, rejects)
+
+    def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
+        if self._ctx.level == "user" and segment.clean:
+            try:
+                frame = read_fast(segment.data, first_line=segment.first_line)
+            except FastPathRefused:
+                pass  # something in this segment is malformed: the line path finds what
+            else:
+                yield frame, []
                 return
+        yield from read_lines(io.BytesIO(segment.data), first_line=segment.first_line, batch_rows=self._batch_rows)
 
 
 @dataclass
@@ -214,13 +285,12 @@ def _quarantine_frame(ctx: ReportContext, rejects: list[Reject], *, file_index: 
     )
 
 
-class _Parser:
-    """The calling thread's side: parse segments, land rows, keep the tallies."""
+class _Lander:
+    """The calling thread's side: land parsed rows in the open transaction, keep the tallies."""
 
-    def __init__(self, *, landing: ReportLanding, ctx: ReportContext, batch_rows: int) -> None:
+    def __init__(self, *, landing: ReportLanding, ctx: ReportContext) -> None:
         self._landing = landing
         self._ctx = ctx
-        self._batch_rows = batch_rows
         self._totals_table = "user_daily_totals" if ctx.level == "user" else "daily_totals"
         self.tallies: dict[int, _FileTally] = {}
         self.days: dict[int, set[date]] = {}
@@ -236,34 +306,8 @@ class _Parser:
         for book in (self.tallies, self.days, self.agents, self._rejects):
             book.pop(file_index, None)
 
-    def segment(self, file_index: int, segment: Segment) -> None:
-        try:
-            for records, rejects in self._records(segment):
-                self._land(file_index, segment, records, rejects)
-        finally:
-            segment.path.unlink(missing_ok=True)
-
-    def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
-        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
-        if self._ctx.level == "user" and segment.clean:
-            try:
-                frame = read_fast(segment.path, first_line=segment.first_line)
-            except FastPathRefused:
-                pass  # something in this segment is malformed: the line path finds what
-            else:
-                yield frame, []
-                return
-        with segment.path.open("rb") as handle:
-            yield from read_lines(handle, first_line=segment.first_line, batch_rows=self._batch_rows)
-
-    def _land(self, file_index: int, segment: Segment, records: pl.DataFrame, rejects: list[Reject]) -> None:
-        result = transform_records(records, self._ctx)
-        if result.rejects.height:
-            numbers = set(result.rejects["line_number"].to_list())
-            texts = line_texts(segment.path, numbers, first_line=segment.first_line)
-            rejects = rejects + [
-                Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()
-            ]
+    def land(self, parsed: _Parsed) -> None:
+        file_index, result = parsed.file_index, parsed.result
         self._landing.insert(table=self._totals_table, frame=result.totals, file_index=file_index)
         self._landing.insert(table="breakdowns", frame=result.breakdowns, file_index=file_index)
         self._landing.insert(table="agent_activity", frame=result.agent_activity, file_index=file_index)
@@ -271,8 +315,8 @@ class _Parser:
         tally.records += result.totals.height
         tally.breakdowns += result.breakdowns.height
         tally.agent_activity += result.agent_activity.height
-        tally.quarantined += len(rejects)
-        self._rejects.setdefault(file_index, []).extend(rejects)
+        tally.quarantined += len(parsed.rejects)
+        self._rejects.setdefault(file_index, []).extend(parsed.rejects)
         self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
         self.agents.setdefault(file_index, set()).update(result.agent_activity["agent_id"].unique().to_list())
 
@@ -336,7 +380,6 @@ def ingest_report(
         fetched_at=datetime.now(timezone.utc),
     )
     raw_dir.mkdir(parents=True, exist_ok=True)
-    work_dir = Path(tempfile.mkdtemp(prefix=".ingest-", dir=raw_dir))
     key = ReportKey(
         scope=ref.scope,
         scope_name=ref.scope_name,
@@ -345,35 +388,38 @@ def ingest_report(
         start_day=metadata.start_day,
         end_day=metadata.end_day,
     )
-    downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, work_dir=work_dir, batch_rows=batch_rows)
+    stop = threading.Event()
+    downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, batch_rows=batch_rows, stop=stop)
+    parser = _ParseWorker(upstream=downloader, ctx=ctx, batch_rows=batch_rows, stop=stop)
     done: dict[int, _FileDone] = {}
     restarts = 0
     try:
         with land_report(conn, key=key) as landing:
-            parser = _Parser(landing=landing, ctx=ctx, batch_rows=batch_rows)
+            lander = _Lander(landing=landing, ctx=ctx)
             downloader.start()
+            parser.start()
             while True:
-                item = downloader.items.get()
+                item = parser.items.get()
                 if item is _DONE:
                     break
                 if isinstance(item, _Failed):
                     raise item.error
-                if isinstance(item, _SegmentReady):
-                    parser.segment(item.file_index, item.segment)
+                if isinstance(item, _Parsed):
+                    lander.land(item)
                 elif isinstance(item, _Restart):
                     restarts += 1
-                    parser.restart(item.file_index)
+                    lander.restart(item.file_index)
                 elif isinstance(item, _FileDone):
-                    parser.file_done(item)
+                    lander.file_done(item)
                     done[item.file_index] = item
             if len(done) != len(metadata.links):
                 raise IngestError(f"{len(done)} of {len(metadata.links)} report files completed")
     finally:
-        downloader.stop.set()
-        if downloader.is_alive():
-            downloader.join()
-        shutil.rmtree(work_dir, ignore_errors=True)
-    tallies = parser.tallies.values()
+        stop.set()
+        for stage in (downloader, parser):
+            if stage.is_alive():
+                stage.join()
+    tallies = lander.tallies.values()
     totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
     quarantined = sum(t.quarantined for t in tallies)
     return IngestResult(
@@ -387,7 +433,7 @@ def ingest_report(
         files=len(done),
         bytes=sum(d.archived.bytes for d in done.values()),
         quarantined=quarantined,
-        days=tuple(sorted(set().union(*parser.days.values()))),
-        agents=tuple(sorted(set().union(*parser.agents.values()))),
+        days=tuple(sorted(set().union(*lander.days.values()))),
+        agents=tuple(sorted(set().union(*lander.agents.values()))),
         restarts=restarts,
     )

@@ -1,3 +1,4 @@
+import io
 import json
 import random
 from datetime import date
@@ -22,11 +23,9 @@ def _lines(n: int, seed: int = 1) -> list[bytes]:
     return out
 
 
-def test_fast_path_and_line_path_parse_the_same(tmp_path: Path):
+def test_fast_path_and_line_path_parse_the_same():
     lines = _lines(30)
-    path = tmp_path / "f.ndjson"
-    path.write_bytes(b"\n".join(lines) + b"\n")
-    fast = read_fast(path, first_line=11)
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=11)
     (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000))
     assert rejects == []
     assert fast["_line"].to_list() == list(range(11, 41))
@@ -42,15 +41,13 @@ def test_fast_path_and_line_path_parse_the_same(tmp_path: Path):
         (b'[1, 2]', "expected a JSON object"),
     ],
 )
-def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(tmp_path: Path, bad: bytes, reason: str):
+def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: bytes, reason: str):
     lines = _lines(5)
     lines.insert(3, bad)
-    path = tmp_path / "f.ndjson"
-    path.write_bytes(b"\n".join(lines))
+    data = b"\n".join(lines)
     with pytest.raises(FastPathRefused):
-        read_fast(path, first_line=1)
-    with path.open("rb") as handle:
-        (frame, rejects), = list(read_lines(handle, first_line=1, batch_rows=100))
+        read_fast(data, first_line=1)
+    (frame, rejects), = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100))
     assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
     assert [r.line_number for r in rejects] == [4]
     assert reason in rejects[0].reason
@@ -82,10 +79,10 @@ def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_pat
     body = b"\n".join(_lines(25)) + b"\n"
     chunks = [body[i : i + 777] for i in range(0, len(body), 777)]
     segments = []
-    archived = archive_stream(iter(chunks), archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=10, emit=segments.append)
+    archived = archive_stream(iter(chunks), archive_dir=tmp_path / "a", stem="0000", batch_rows=10, emit=segments.append)
     assert archived.sha256 == hashlib.sha256(body).hexdigest()
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
-    assert b"".join(s.path.read_bytes() for s in segments) == body
+    assert b"".join(s.data for s in segments) == body
     assert [s.first_line for s in segments][0] == 1
     assert sum(s.lines for s in segments) == 25 == archived.lines
     assert all(s.clean for s in segments)
@@ -94,13 +91,12 @@ def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_pat
 def test_blank_line_marks_segment_unclean_so_line_numbers_stay_exact(tmp_path: Path):
     body = b"\n".join(_lines(3)[:2]) + b"\n\n" + _lines(3)[2] + b"\n"
     segments = []
-    archive_stream([body], archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=100, emit=segments.append)
+    archive_stream([body], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
     (segment,) = segments
     assert not segment.clean
-    with segment.path.open("rb") as handle:
-        (frame, _), = list(read_lines(handle, first_line=1, batch_rows=10))
+    (frame, _), = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10))
     assert frame["_line"].to_list() == [1, 2, 4]
-    assert line_texts(segment.path, {4}, first_line=1)[4].startswith("{")
+    assert line_texts(segment.data, {4}, first_line=1)[4].startswith("{")
 
 
 def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
@@ -109,7 +105,7 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
         raise OSError("cut")
 
     with pytest.raises(OSError):
-        archive_stream(chunks(), archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=10, emit=lambda s: None)
+        archive_stream(chunks(), archive_dir=tmp_path / "a", stem="0000", batch_rows=10, emit=lambda s: None)
     assert list((tmp_path / "a").iterdir()) == []
 
 
@@ -124,17 +120,16 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
         b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 2.5}]}',
     ],
 )
-def test_fast_path_refuses_what_the_line_path_rejects(tmp_path: Path, bad: bytes):
-    path = tmp_path / "f.ndjson"
-    path.write_bytes(b"\n".join([*_lines(3), bad]) + b"\n")
+def test_fast_path_refuses_what_the_line_path_rejects(bad: bytes):
+    data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
-        read_fast(path, first_line=1)
-    (frame, rejects), = list(read_lines(path.read_bytes().splitlines(), first_line=1, batch_rows=100))
+        read_fast(data, first_line=1)
+    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100))
     assert frame["_line"].to_list() == [1, 2, 3]
     assert [r.line_number for r in rejects] == [4]
 
 
-def test_nested_unknown_members_are_kept_alike_by_both_paths(tmp_path: Path):
+def test_nested_unknown_members_are_kept_alike_by_both_paths():
     rng = random.Random(3)
     rec = daily_record(rng, day=date(2026, 11, 1), user=None, agents=True, cli=True)
     rec["pull_requests"] = {"total_created": 4, "brand_new_count": 2}
@@ -145,9 +140,7 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths(tmp_path: Path):
     rec["etl_id"] = "e-1"
     plain = daily_record(rng, day=date(2026, 11, 1), user=None)
     lines = [json.dumps(rec).encode(), json.dumps(plain).encode()]
-    path = tmp_path / "f.ndjson"
-    path.write_bytes(b"\n".join(lines) + b"\n")
-    fast = read_fast(path, first_line=1)
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=1)
     (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10))
     expected = {
         "etl_id": "e-1",
@@ -164,5 +157,5 @@ def test_blank_or_whitespace_line_across_a_chunk_boundary_marks_segment_unclean(
     body = _lines(2)[0] + gap + _lines(2)[1] + b"\n"
     cut = body.index(gap) + 1  # the blank line starts right at the next chunk
     segments = []
-    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", work_dir=tmp_path, stem="0000", batch_rows=100, emit=segments.append)
+    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
     assert [s.clean for s in segments] == [False]
