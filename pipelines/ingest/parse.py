@@ -65,14 +65,18 @@ _PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=_ARROW_SCHEMA, unexpected_
 _ELEMENT_KEYS = {field: keys for field, keys in BREAKDOWN_ARRAYS.values()} | {"totals_by_3rd_party_agent": ("agent_id",)}
 
 
-def read_fast(data: bytes, *, first_line: int) -> pl.DataFrame:
-    """Parse NDJSON with no blank lines in one pass; raises FastPathRefused on bad input.
+def read_fast(data: bytes, *, first_line: int, lines: int) -> pl.DataFrame:
+    """Parse `lines` lines of NDJSON in one pass; raises FastPathRefused on bad input.
 
-    Line numbers come from row order (the reader keeps it) starting at `first_line`.
+    Line numbers come from row order (the reader keeps it) starting at `first_line`. The
+    reader skips blank and whitespace-only lines, so fewer rows than lines means row order
+    no longer gives line numbers: refused too, the line path numbers them exactly.
     """
     try:
         options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
         table = pa_json.read_json(pa.BufferReader(data), read_options=options, parse_options=_PARSE_OPTIONS)
+        if table.num_rows != lines:
+            raise FastPathRefused(f"{lines - table.num_rows} blank lines")
         frame = pl.from_arrow(table)
         assert isinstance(frame, pl.DataFrame)
         day = pl.col("day")

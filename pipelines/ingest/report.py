@@ -244,9 +244,9 @@ class _ParseWorker(_Stage):
 
     def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
         # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
-        if self._ctx.level == "user" and segment.clean:
+        if self._ctx.level == "user":
             try:
-                frame = read_fast(segment.data, first_line=segment.first_line)
+                frame = read_fast(segment.data, first_line=segment.first_line, lines=segment.lines)
             except FastPathRefused:
                 pass  # something in this segment is malformed: the line path finds what
             else:

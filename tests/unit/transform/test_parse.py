@@ -25,7 +25,7 @@ def _lines(n: int, seed: int = 1) -> list[bytes]:
 
 def test_fast_path_and_line_path_parse_the_same():
     lines = _lines(30)
-    fast = read_fast(b"\n".join(lines) + b"\n", first_line=11)
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=11, lines=len(lines))
     (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000))
     assert rejects == []
     assert fast["_line"].to_list() == list(range(11, 41))
@@ -46,7 +46,7 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
     lines.insert(3, bad)
     data = b"\n".join(lines)
     with pytest.raises(FastPathRefused):
-        read_fast(data, first_line=1)
+        read_fast(data, first_line=1, lines=len(lines))
     (frame, rejects), = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100))
     assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
     assert [r.line_number for r in rejects] == [4]
@@ -85,15 +85,18 @@ def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_pat
     assert b"".join(s.data for s in segments) == body
     assert [s.first_line for s in segments][0] == 1
     assert sum(s.lines for s in segments) == 25 == archived.lines
-    assert all(s.clean for s in segments)
 
 
-def test_blank_line_marks_segment_unclean_so_line_numbers_stay_exact(tmp_path: Path):
-    body = b"\n".join(_lines(3)[:2]) + b"\n\n" + _lines(3)[2] + b"\n"
+@pytest.mark.parametrize("gap", [b"\n\n", b"\n\r\n", b"\n  \t\n"])
+def test_blank_or_whitespace_line_sends_segment_to_the_line_path_so_line_numbers_stay_exact(tmp_path: Path, gap: bytes):
+    body = _lines(3)[0] + b"\n" + _lines(3)[1] + gap + _lines(3)[2] + b"\n"
+    cut = body.index(gap) + 1  # the blank line starts right at the next chunk
     segments = []
-    archive_stream([body], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
+    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
     (segment,) = segments
-    assert not segment.clean
+    assert segment.lines == 4
+    with pytest.raises(FastPathRefused, match="blank"):
+        read_fast(segment.data, first_line=1, lines=segment.lines)
     (frame, _), = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10))
     assert frame["_line"].to_list() == [1, 2, 4]
     assert line_texts(segment.data, {4}, first_line=1)[4].startswith("{")
@@ -123,7 +126,7 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
 def test_fast_path_refuses_what_the_line_path_rejects(bad: bytes):
     data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
-        read_fast(data, first_line=1)
+        read_fast(data, first_line=1, lines=4)
     (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100))
     assert frame["_line"].to_list() == [1, 2, 3]
     assert [r.line_number for r in rejects] == [4]
@@ -140,7 +143,7 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths():
     rec["etl_id"] = "e-1"
     plain = daily_record(rng, day=date(2026, 11, 1), user=None)
     lines = [json.dumps(rec).encode(), json.dumps(plain).encode()]
-    fast = read_fast(b"\n".join(lines) + b"\n", first_line=1)
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines))
     (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10))
     expected = {
         "etl_id": "e-1",
@@ -150,12 +153,3 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths():
     assert json.loads(fast["_extra"][0]) == expected == json.loads(slow["_extra"][0])
     assert fast["_extra"][1] is None and slow["_extra"][1] is None
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
-
-
-@pytest.mark.parametrize("gap", [b"\n\n", b"\n\r\n", b"\n  \t\n"])
-def test_blank_or_whitespace_line_across_a_chunk_boundary_marks_segment_unclean(tmp_path: Path, gap: bytes):
-    body = _lines(2)[0] + gap + _lines(2)[1] + b"\n"
-    cut = body.index(gap) + 1  # the blank line starts right at the next chunk
-    segments = []
-    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
-    assert [s.clean for s in segments] == [False]
