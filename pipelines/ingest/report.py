@@ -353,6 +353,17 @@ class _Lander:
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
 
 
+def _next_item(stage: _Stage) -> object:
+    # A stage always ends with _DONE or _Failed; this only guards against one that died
+    # without a word, which would otherwise leave the calling thread waiting for ever.
+    while True:
+        try:
+            return stage.items.get(timeout=1.0)
+        except queue.Empty:
+            if not stage.is_alive() and stage.items.empty():
+                raise IngestError(f"the {stage.name} stage stopped without finishing") from None
+
+
 def ingest_report(
     *,
     client: ServiceClient,
@@ -399,7 +410,7 @@ def ingest_report(
             downloader.start()
             parser.start()
             while True:
-                item = parser.items.get()
+                item = _next_item(parser)
                 if item is _DONE:
                     break
                 if isinstance(item, _Failed):
