@@ -29,6 +29,7 @@ dev: install
 
 bench: install
 	$(VENV)/bin/python -m benchmarks.ingest
+	$(VENV)/bin/python -m benchmarks.parts
 	$(VENV)/bin/python -m benchmarks.snapshots
 	$(VENV)/bin/python -m benchmarks.webhooks
 

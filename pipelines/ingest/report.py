@@ -119,6 +119,20 @@ class _Stage(threading.Thread):
         except _Stopped:
             pass
 
+    def next_item(self) -> object:
+        """The next item this stage handed on; _Stopped once the run is stopping.
+
+        A stage always ends with _DONE or _Failed; the liveness check only guards against one
+        that died without a word, which would otherwise leave its reader waiting for ever.
+        """
+        while not self.stop.is_set():
+            try:
+                return self.items.get(timeout=0.2)
+            except queue.Empty:
+                if not self.is_alive() and self.items.empty():
+                    raise IngestError(f"the {self.name} stage stopped without finishing") from None
+        raise _Stopped
+
 
 def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
     ref = metadata.ref
@@ -209,18 +223,10 @@ class _ParseWorker(_Stage):
         self._ctx = ctx
         self._batch_rows = batch_rows
 
-    def _take(self) -> object:
-        while not self.stop.is_set():
-            try:
-                return self._upstream.items.get(timeout=0.2)
-            except queue.Empty:
-                continue
-        raise _Stopped
-
     def run(self) -> None:
         try:
             while True:
-                item = self._take()
+                item = self._upstream.next_item()
                 if isinstance(item, _SegmentReady):
                     for parsed in self._parse(item.file_index, item.segment):
                         self._put(parsed)
@@ -353,17 +359,6 @@ class _Lander:
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
 
 
-def _next_item(stage: _Stage) -> object:
-    # A stage always ends with _DONE or _Failed; this only guards against one that died
-    # without a word, which would otherwise leave the calling thread waiting for ever.
-    while True:
-        try:
-            return stage.items.get(timeout=1.0)
-        except queue.Empty:
-            if not stage.is_alive() and stage.items.empty():
-                raise IngestError(f"the {stage.name} stage stopped without finishing") from None
-
-
 def ingest_report(
     *,
     client: ServiceClient,
@@ -410,7 +405,7 @@ def ingest_report(
             downloader.start()
             parser.start()
             while True:
-                item = _next_item(parser)
+                item = parser.next_item()
                 if item is _DONE:
                     break
                 if isinstance(item, _Failed):
