@@ -75,6 +75,15 @@ def read_fast(data: bytes, *, first_line: int, lines: int) -> pl.DataFrame:
     try:
         options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
         table = pa_json.read_json(pa.BufferReader(data), read_options=options, parse_options=_PARSE_OPTIONS)
+        as_text = _temporal_as_text(table.schema)
+        if as_text != table.schema:
+            # The reader turned an unknown field's date-like text into a timestamp, which would
+            # not give the text back: read the segment again with those fields as text.
+            table = pa_json.read_json(
+                pa.BufferReader(data),
+                read_options=options,
+                parse_options=pa_json.ParseOptions(explicit_schema=as_text, unexpected_field_behavior="infer"),
+            )
         if table.num_rows != lines:
             raise FastPathRefused(f"{lines - table.num_rows} blank lines")
         frame = pl.from_arrow(table)
@@ -90,6 +99,20 @@ def read_fast(data: bytes, *, first_line: int, lines: int) -> pl.DataFrame:
         ).cast(empty_records().schema)
     except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
         raise FastPathRefused(str(exc)[:200]) from None
+
+
+def _temporal_type_as_text(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_temporal(t):
+        return pa.string()
+    if pa.types.is_list(t):
+        return pa.list_(_temporal_type_as_text(t.value_type))
+    if pa.types.is_struct(t):
+        return pa.struct([(f.name, _temporal_type_as_text(f.type)) for f in t])
+    return t
+
+
+def _temporal_as_text(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([(f.name, _temporal_type_as_text(f.type)) for f in schema])
 
 
 def _known_column(name: str, dtype: pl.DataType, read: pl.DataType) -> pl.Expr:
@@ -123,9 +146,33 @@ def _json_member(name: str, value: pl.Expr) -> pl.Expr:
     return text.str.slice(1, text.str.len_chars() - 2)
 
 
+def _object_json(body_parts: list[pl.Expr]) -> pl.Expr:
+    """`{part,part}` of the non-null parts, or null when every part is null."""
+    body = pl.concat_str(body_parts, separator=",", ignore_nulls=True)
+    return pl.when(body.str.len_bytes() > 0).then(pl.lit("{") + body + pl.lit("}"))
+
+
+def _unknown_members_json(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> pl.Expr | None:
+    """JSON object of a known object's unknown members, at any depth (null when it has none);
+    None when the reader found nothing the schema does not know in it."""
+    if read == dtype:
+        return None
+    known = {f.name: f.dtype for f in dtype.fields}
+    parts: list[pl.Expr] = []
+    for f in read.fields:
+        member = value.struct.field(f.name)
+        if f.name not in known:
+            parts.append(pl.when(member.is_not_null()).then(_json_member(f.name, member)))
+        elif isinstance(known[f.name], pl.Struct):
+            inner = _unknown_members_json(member, known[f.name], f.dtype)
+            if inner is not None:
+                parts.append(pl.lit(json.dumps(f.name) + ":") + inner)
+    return _object_json(parts) if parts else None
+
+
 def _extra_expr(read: pl.Schema) -> pl.Expr:
     """JSON of what the schema does not know: unknown top-level fields, and unknown members
-    of known objects and of known array elements (with the element's key fields)."""
+    of known objects (at any depth) and of known array elements (with the element's key fields)."""
     parts: list[pl.Expr] = []
     for name, read_dtype in read.items():
         col = pl.col(name)
@@ -136,22 +183,22 @@ def _extra_expr(read: pl.Schema) -> pl.Expr:
         if read_dtype == dtype or isinstance(dtype, pl.Date):
             continue
         if isinstance(dtype, pl.Struct):
-            unknown = [f.name for f in read_dtype.fields if f.name not in {g.name for g in dtype.fields}]
-            members = pl.struct([col.struct.field(u) for u in unknown])
-            present = pl.any_horizontal([col.struct.field(u).is_not_null() for u in unknown]).fill_null(False)
-            parts.append(pl.when(present).then(_json_member(name, members)))
+            unknown = _unknown_members_json(col, dtype, read_dtype)
+            if unknown is not None:
+                parts.append(pl.lit(json.dumps(name) + ":") + unknown)
         elif isinstance(dtype, pl.List):
             known = {g.name for g in dtype.inner.fields}
             unknown = [f.name for f in read_dtype.inner.fields if f.name not in known]
             element = pl.element()
+            # Nulls and absent members read alike: an element's unknown member that is null
+            # here but set in another record of the segment comes out as null.
             carried = pl.struct([element.struct.field(k) for k in _ELEMENT_KEYS[name]] + [element.struct.field(u) for u in unknown])
             has_unknown = pl.any_horizontal([element.struct.field(u).is_not_null() for u in unknown])
             elements = col.list.eval(carried.filter(has_unknown))
             parts.append(pl.when(elements.list.len() > 0).then(_json_member(name, elements)))
     if not parts:
         return pl.lit(None, dtype=pl.String())
-    body = pl.concat_str(parts, separator=",", ignore_nulls=True)
-    return pl.when(body.str.len_bytes() > 0).then(pl.lit("{") + body + pl.lit("}"))
+    return _object_json(parts)
 
 
 class _TypeMismatch(ValueError):
@@ -227,7 +274,7 @@ def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> I
             continue
         for record in records:
             unknown = _unknown_parts(record)
-            row = {name: record.get(name) for name in _DTYPES}
+            row = {name: _known_value(record.get(name), dtype) for name, dtype in _DTYPES.items()}
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
             row[LINE] = number
@@ -240,8 +287,30 @@ def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> I
         yield _frame(rows), rejects
 
 
-def _members(dtype: pl.Struct) -> frozenset[str]:
-    return frozenset(f.name for f in dtype.fields)
+def _members(dtype: pl.Struct) -> dict[str, pl.DataType]:
+    return {f.name: f.dtype for f in dtype.fields}
+
+
+def _known_value(value: object, dtype: pl.DataType) -> object:
+    """The value with the members its type does not know left out (they are in `_extra`)."""
+    if isinstance(dtype, pl.Struct) and isinstance(value, dict):
+        return {name: _known_value(value.get(name), member) for name, member in _members(dtype).items()}
+    if isinstance(dtype, pl.List) and isinstance(value, list):
+        return [_known_value(item, dtype.inner) for item in value]
+    return value
+
+
+def _unknown_members(value: dict, dtype: pl.Struct) -> dict:
+    """A known object's non-null unknown members, and those of its known objects, at any depth."""
+    known = _members(dtype)
+    out = {k: v for k, v in value.items() if k not in known and v is not None}
+    for name, member_dtype in known.items():
+        member = value.get(name)
+        if isinstance(member_dtype, pl.Struct) and isinstance(member, dict):
+            inner = _unknown_members(member, member_dtype)
+            if inner:
+                out[name] = inner
+    return out
 
 
 def _unknown_parts(record: dict) -> dict:
@@ -250,14 +319,14 @@ def _unknown_parts(record: dict) -> dict:
     for name, dtype in _DTYPES.items():
         value = record.get(name)
         if isinstance(dtype, pl.Struct) and isinstance(value, dict):
-            members = {k: v for k, v in value.items() if k not in _members(dtype)}
-            if any(v is not None for v in members.values()):
+            members = _unknown_members(value, dtype)
+            if members:
                 out[name] = members
         elif isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct) and isinstance(value, list):
             elements = []
             for item in value:
-                members = {k: v for k, v in item.items() if k not in _members(dtype.inner)}
-                if any(v is not None for v in members.values()):
+                members = {k: v for k, v in item.items() if k not in _members(dtype.inner) and v is not None}
+                if members:
                     elements.append({**{k: item.get(k) for k in _ELEMENT_KEYS[name]}, **members})
             if elements:
                 out[name] = elements
