@@ -1,6 +1,6 @@
 """Usage-report ingestion end to end vs DuckDB's own read_ndjson of the same bytes.
 
-    .venv/bin/python -m benchmarks.ingest [--scale 2] [--users N] [--repeat 3]
+    .venv/bin/python -m benchmarks.ingest [--scale 2] [--users N] [--repeat 3] [--bad-every N]
 
 The emulator serves a generated user-level report (made once under benchmarks/.cache/); the
 pipeline's ingest_report (HTTP, archive, parse, transform, land) runs in a child process and
@@ -57,6 +57,20 @@ def _baseline(path: str, work: str, out) -> None:
     out.put({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "seconds": elapsed, "cpu": cpu})
 
 
+def _with_bad_lines(report: Path, *, every: int) -> Path:
+    """A copy of the report (made once) whose every Nth line has a boolean written as text."""
+    bad = report.with_name(f"{report.stem}-bad{every}.ndjson")
+    if not bad.exists() or bad.stat().st_mtime < report.stat().st_mtime:
+        part = bad.with_name(bad.name + ".part")
+        with report.open("rb") as source, part.open("wb") as out:
+            for number, line in enumerate(source, start=1):
+                if number % every == 0:
+                    line = line.replace(b'"used_agent":false', b'"used_agent":"no"').replace(b'"used_agent":true', b'"used_agent":"yes"')
+                out.write(line)
+        part.replace(bad)
+    return bad
+
+
 def _child(target, *args) -> dict:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
@@ -72,6 +86,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1, help="report size multiple (N times the users of one day)")
     parser.add_argument("--users", type=int, default=USERS)
     parser.add_argument("--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)")
+    parser.add_argument("--bad-every", type=int, default=0, metavar="N",
+                        help="make every Nth line a wrong-type line (quarantined): the cost of sparse bad input")
     args = parser.parse_args()
 
     from emulator import EmulatorConfig, running_emulator
@@ -81,6 +97,8 @@ def main() -> None:
     # 1-day report would send every other day's records to quarantine as out of range).
     users = args.users * args.scale
     report = write_report_file(CACHE / f"users-{users}-x1.ndjson", seed=1, users=users, day=DAY, days=1)
+    if args.bad_every:
+        report = _with_bad_lines(report, every=args.bad_every)
     size_mb = report.stat().st_size / 1e6
     config = EmulatorConfig(seed=1, users=50, today=DAY + timedelta(days=1), report_file=report, report_file_day=DAY)
     ratios = []

@@ -11,6 +11,7 @@ reason, and the good ones still land. Both paths put unknown fields in `_extra` 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -25,6 +26,9 @@ from pipelines.transform.records import EXTRA, LINE, empty_records
 from pipelines.transform.schema import BREAKDOWN_ARRAYS, DAY_TOTALS_WRAPPER, KNOWN_FIELDS, record_dtype
 
 LINE_TEXT_LIMIT = 2000
+# A refused piece is halved until it is this small; only then does the line path (about nine
+# times slower) read it, so one bad line costs a few hundred lines of slow parsing, not 10,000.
+LINE_PATH_LINES = 500
 # A segment (~15 MB) parses as one block on the parser thread: the three stages already keep
 # both cores busy, and PyArrow's own threads only added memory (two blocks in flight, +50 MB).
 _BLOCK_BYTES = 16 << 20
@@ -199,6 +203,31 @@ def _extra_expr(read: pl.Schema) -> pl.Expr:
     if not parts:
         return pl.lit(None, dtype=pl.String())
     return _object_json(parts)
+
+
+def read_segment(data: bytes, *, first_line: int, lines: int, batch_rows: int) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+    """Parse a segment of user-level NDJSON: the fast path where it can, the line path for
+    the small pieces around what it refuses. Yields (records, rejects) in line order."""
+    try:
+        frame = read_fast(data, first_line=first_line, lines=lines)
+    except FastPathRefused:
+        cut = _middle_line_end(data)
+        if lines <= LINE_PATH_LINES or cut is None:
+            yield from read_lines(io.BytesIO(data), first_line=first_line, batch_rows=batch_rows)
+            return
+        head_lines = data.count(b"\n", 0, cut)
+        yield from read_segment(data[:cut], first_line=first_line, lines=head_lines, batch_rows=batch_rows)
+        yield from read_segment(data[cut:], first_line=first_line + head_lines, lines=lines - head_lines, batch_rows=batch_rows)
+        return
+    yield frame, []
+
+
+def _middle_line_end(data: bytes) -> int | None:
+    """Offset just past the newline nearest the middle, or None if no such cut splits the data."""
+    middle = len(data) // 2
+    after = data.find(b"\n", middle)
+    cut = after + 1 if after != -1 else data.rfind(b"\n", 0, middle) + 1
+    return cut if 0 < cut < len(data) else None
 
 
 class _TypeMismatch(ValueError):

@@ -26,7 +26,7 @@ import polars as pl
 
 from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
 from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
-from pipelines.ingest.parse import FastPathRefused, Reject, line_texts, read_fast, read_lines
+from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
 from pipelines.service import (
     LinkExpired,
     ReportMetadata,
@@ -249,15 +249,10 @@ class _ParseWorker(_Stage):
             yield _Parsed(file_index, result, rejects)
 
     def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
-        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
         if self._ctx.level == "user":
-            try:
-                frame = read_fast(segment.data, first_line=segment.first_line, lines=segment.lines)
-            except FastPathRefused:
-                pass  # something in this segment is malformed: the line path finds what
-            else:
-                yield frame, []
-                return
+            yield from read_segment(segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows)
+            return
+        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
         yield from read_lines(io.BytesIO(segment.data), first_line=segment.first_line, batch_rows=self._batch_rows)
 
 

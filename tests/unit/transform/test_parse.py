@@ -4,13 +4,21 @@ import random
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from pipelines.ingest import parse
 from pipelines.ingest.archive import archive_stream
-from pipelines.ingest.parse import FastPathRefused, line_texts, read_fast, read_lines
+from pipelines.ingest.parse import (
+    FastPathRefused,
+    line_texts,
+    read_fast,
+    read_lines,
+    read_segment,
+)
 from tests.unit.transform.synthetic import daily_record
 
 
@@ -219,3 +227,47 @@ def _without_nulls(value):
     if isinstance(value, list):
         return [_without_nulls(v) for v in value]
     return value
+
+
+_BAD_LINES = (b'{"day": "2026-11-01", "user_id": "12"}', b"{not json", b"", b'{"user_id": 3}')
+
+
+def _read_whole(data: bytes, lines: int, **kw) -> tuple[pl.DataFrame, list]:
+    pieces = list(read_segment(data, first_line=1, lines=lines, batch_rows=10_000, **kw))
+    return pl.concat([frame for frame, _ in pieces]), [r for _, rejects in pieces for r in rejects]
+
+
+def test_one_bad_line_sends_only_a_small_piece_to_the_line_path(monkeypatch):
+    lines = _lines(3000)
+    lines[2344] = _BAD_LINES[0]
+    data = b"\n".join(lines) + b"\n"
+    slow_lines = []
+
+    def counting_read_lines(source, **kw):
+        taken = list(source)
+        slow_lines.append(len(taken))
+        return read_lines(taken, **kw)
+
+    monkeypatch.setattr(parse, "read_lines", counting_read_lines)
+    records, rejects = _read_whole(data, len(lines))
+    assert [r.line_number for r in rejects] == [2345]
+    assert records["_line"].to_list() == [n for n in range(1, 3001) if n != 2345]
+    assert sum(slow_lines) <= parse.LINE_PATH_LINES
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=st.dictionaries(st.integers(0, 59), st.sampled_from(_BAD_LINES), max_size=6), trailing_newline=st.booleans())
+def test_halving_around_bad_lines_reads_like_the_line_path(bad, trailing_newline):
+    lines = _lines(60, seed=2)
+    for index, text in bad.items():
+        lines[index] = text
+    data = b"\n".join(lines) + (b"\n" if trailing_newline else b"")
+    original = parse.LINE_PATH_LINES
+    parse.LINE_PATH_LINES = 4  # small pieces, so a 60-line segment is halved several times
+    try:
+        records, rejects = _read_whole(data, len(lines))
+    finally:
+        parse.LINE_PATH_LINES = original
+    (expected, expected_rejects), = list(read_lines(lines, first_line=1, batch_rows=10_000))
+    assert_frame_equal(records, expected)
+    assert rejects == expected_rejects
