@@ -273,14 +273,20 @@ def _is_date(text: str) -> bool:
 
 
 def _records_of(obj: object) -> list[dict]:
-    """A line's records: the object itself, or the daily records of a `day_totals` wrapper."""
+    """A line's records: the object itself, or the daily records of a `day_totals` wrapper.
+
+    The wrapper's own fields (`created_at`, `report_start_day`, the scope's id, any new one)
+    apply to each of its daily records: a record gets those it lacks, so they are kept (in
+    `extra` when the schema does not know them) rather than dropped with the wrapper.
+    """
     if not isinstance(obj, dict):
         raise _TypeMismatch(f"expected a JSON object, got {type(obj).__name__}")
     if DAY_TOTALS_WRAPPER in obj and "day" not in obj:
         inner = obj[DAY_TOTALS_WRAPPER]
         if not isinstance(inner, list) or not all(isinstance(r, dict) for r in inner):
             raise _TypeMismatch(f"field {DAY_TOTALS_WRAPPER}: expected a list of objects")
-        return inner
+        header = {k: v for k, v in obj.items() if k != DAY_TOTALS_WRAPPER}
+        return [{**header, **record} for record in inner]
     return [obj]
 
 

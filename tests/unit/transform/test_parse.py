@@ -72,13 +72,21 @@ def test_line_path_rejects_a_fraction_where_a_count_belongs():
     assert "field totals_by_ide[0].loc_added_sum" in rejects[0].reason
 
 
-def test_day_totals_wrapper_gives_its_daily_records():
+def test_day_totals_wrapper_gives_its_daily_records_and_keeps_its_own_fields():
     rng = random.Random(1)
     days = [daily_record(rng, day=date(2026, 11, d), user=None) for d in (1, 2, 3)]
-    wrapper = {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "day_totals": days}
+    for record in days[1:]:
+        del record["organization_id"]
+    header = {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "organization_id": "4711",
+              "created_at": "2026-11-04T06:00:00Z"}
+    wrapper = {**header, "day_totals": days}
     (frame, rejects), = list(read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10))
     assert rejects == []
     assert frame["day"].to_list() == [date(2026, 11, d) for d in (1, 2, 3)]
+    assert frame["organization_id"].to_list() == ["4711"] * 3
+    assert [json.loads(e) for e in frame["_extra"]] == [
+        {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "created_at": "2026-11-04T06:00:00Z"}
+    ] * 3
 
 
 def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_path: Path):
