@@ -4,9 +4,10 @@ Two paths. The fast one is PyArrow's JSON reader with the record schema given ex
 unexpected fields inferred, handed to Polars as Arrow: one pass over the bytes that is strict
 about types (a "yes" where a boolean belongs, 1.5 where a count belongs, "12" where a number
 belongs all fail) and keeps fields the schema does not know, at any depth. It is
-all-or-nothing for a file, so when it refuses a file the line path takes over: each line is
-decoded and type-checked on its own, bad lines become rejects with their line number and
-reason, and the good ones still land. Both paths put unknown fields in `_extra` the same way.
+all-or-nothing for what it is given, so `read_segment` halves a refused segment until the
+pieces around the bad lines are small, and the line path reads those: each line is decoded
+and type-checked on its own, bad lines become rejects with their line number and reason, and
+the good ones still land. Both paths put unknown fields in `_extra` the same way.
 """
 
 from __future__ import annotations
