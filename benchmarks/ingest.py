@@ -36,7 +36,7 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, out) -> None:
     from pipelines.service import ReportRef
     from pipelines.service.client import ServiceClient
 
-    settings = Settings(base_url=base_url, token=Secret(token), org="acme", dialect=dialect)
+    settings = Settings(base_url=base_url, token=Secret(token), orgs=("acme",), dialect=dialect)
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
     with ServiceClient(settings=settings) as client:
         started, cpu = time.perf_counter(), time.process_time()

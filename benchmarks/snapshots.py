@@ -49,13 +49,13 @@ def _run(emu, *, cache: Path, conn: duckdb.DuckDBPyConnection) -> tuple[Snapshot
         base_url=creds["base_url"],
         graphql_url=creds["graphql_url"],
         token=Secret(creds["token"]),
-        org=creds["org"],
+        orgs=(creds["org"],),
         dialect=creds["dialect"],
         etag_cache=cache,
     )
     started = time.perf_counter()
     with ServiceClient(settings=settings) as client:
-        result = run_snapshot(client, conn, settings=SnapshotSettings(org=creds["org"]), day=DAY)
+        result = run_snapshot(client, conn, settings=SnapshotSettings(orgs=(creds["org"],)), day=DAY)
     return result, time.perf_counter() - started
 
 

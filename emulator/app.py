@@ -307,7 +307,7 @@ class _Routes:
 
     async def org_members(self, request: Request) -> Response:
         org = request.path_params["org"]
-        if org.lower() != self.state.config.org.lower():
+        if not self.state.world.has_org(org):
             return _message(404, "Not Found")
         if self._principal(request).kind == "anonymous":
             return _message(401, "Requires authentication")
@@ -316,7 +316,7 @@ class _Routes:
 
     async def org_repos(self, request: Request) -> Response:
         org = request.path_params["org"]
-        if org.lower() != self.state.config.org.lower():
+        if not self.state.world.has_org(org):
             return _message(404, "Not Found")
         anonymous = self._principal(request).kind == "anonymous"
         repos = [r.record(self.base(request)) for r in self.state.world.org_repos(org)

@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dialect", choices=["service", "github"], default="service")
     parser.add_argument("--today", type=date.fromisoformat, default=None,
                         help="the emulator's today, YYYY-MM-DD (default: UTC today)")
-    parser.add_argument("--org", default="acme")
-    parser.add_argument("--enterprise", default="acme-corp")
+    parser.add_argument("--org", default="acme", help="organization name; a comma list serves several (acme,globex)")
+    parser.add_argument("--enterprise", default="acme-corp", help="enterprise name; a comma list serves several")
     parser.add_argument("--history-days", type=int, default=60)
     parser.add_argument("--user-lines-per-file", type=int, default=20_000)
     parser.add_argument("--report-file", type=Path, default=None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any, Literal
 from emulator.errors import EmulatorError
 
 Dialect = Literal["service", "github"]
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ class EmulatorConfig:
     issues_per_repo: int = 30
     dialect: Dialect = "service"
     today: date | None = None
-    org: str = "acme"
-    enterprise: str = "acme-corp"
+    org: str = "acme"  # a comma list serves several organizations; the first is the primary
+    enterprise: str = "acme-corp"  # likewise for enterprises
     history_days: int = 60
     rate_limit: int = 5000
     unauth_limit: int = 60
@@ -97,3 +99,24 @@ class EmulatorConfig:
             raise EmulatorError("user_lines_per_file must be at least 1")
         if self.report_file is not None and self.report_file_day is None:
             raise EmulatorError("report_file needs report_file_day")
+        for name in (*self.orgs, *self.enterprises):
+            if not _NAME.match(name):
+                raise EmulatorError(f"scope name {name!r}: letters, digits and hyphens only")
+        if not self.orgs or not self.enterprises:
+            raise EmulatorError("at least one organization and one enterprise")
+
+    @property
+    def orgs(self) -> tuple[str, ...]:
+        return tuple(n.strip() for n in self.org.split(",") if n.strip())
+
+    @property
+    def enterprises(self) -> tuple[str, ...]:
+        return tuple(n.strip() for n in self.enterprise.split(",") if n.strip())
+
+    @property
+    def primary_org(self) -> str:
+        return self.orgs[0]
+
+    @property
+    def primary_enterprise(self) -> str:
+        return self.enterprises[0]

@@ -51,6 +51,7 @@ class ReportKey:
     """Everything that pins one version of one report; it is the link's path segment."""
 
     scope: str
+    name: str  # the organization or enterprise (scope names hold no dots)
     level: str
     kind: str
     day: date  # the report day (1-day) or end day (28-day)
@@ -58,17 +59,18 @@ class ReportKey:
     today: date
 
     def text(self) -> str:
-        return ".".join([self.scope, self.level, self.kind, self.day.isoformat(),
+        return ".".join([self.scope, self.name, self.level, self.kind, self.day.isoformat(),
                          str(self.fetch_no), self.today.isoformat()])
 
     @classmethod
     def parse(cls, text: str) -> ReportKey | None:
         parts = text.split(".")
-        if len(parts) != 6:
+        if len(parts) != 7:
             return None
         try:
-            return cls(scope=parts[0], level=parts[1], kind=parts[2], day=date.fromisoformat(parts[3]),
-                       fetch_no=int(parts[4]), today=date.fromisoformat(parts[5]))
+            return cls(scope=parts[0], name=parts[1], level=parts[2], kind=parts[3],
+                       day=date.fromisoformat(parts[4]), fetch_no=int(parts[5]),
+                       today=date.fromisoformat(parts[6]))
         except ValueError:
             return None
 
@@ -116,9 +118,23 @@ class Reports:
     def __init__(self, state: EmulatorState) -> None:
         self.state = state
         config = state.config
-        self.data = ReportData(seed=config.seed, users=config.users, org=config.org,
-                               enterprise=config.enterprise,
-                               first_day=self._first_day(state.today()))
+        first_day = self._first_day(state.today())
+        # The first organization and the first enterprise share one ReportData (the enterprise
+        # holds that organization's users); every further scope has users of its own.
+        self.data = ReportData(seed=config.seed, users=config.users, org=config.primary_org,
+                               enterprise=config.primary_enterprise, first_day=first_day)
+        self._scopes: dict[tuple[str, str], tuple[str, ReportData]] = {
+            ("organization", config.primary_org.lower()): (config.primary_org, self.data),
+            ("enterprise", config.primary_enterprise.lower()): (config.primary_enterprise, self.data),
+        }
+        for n, name in enumerate(config.orgs[1:], start=1):
+            self._scopes[("organization", name.lower())] = (name, ReportData(
+                seed=config.seed + 7919 * n, users=config.users, org=name,
+                enterprise=config.primary_enterprise, first_day=first_day))
+        for n, name in enumerate(config.enterprises[1:], start=1):
+            self._scopes[("enterprise", name.lower())] = (name, ReportData(
+                seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org",
+                enterprise=name, first_day=first_day))
         self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
                              if config.report_file else None)
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -127,15 +143,18 @@ class Reports:
     def _first_day(self, today: date) -> date:
         return today - timedelta(days=self.state.config.history_days)
 
-    def _scope_name(self, scope: str) -> str:
-        return self.state.config.org if scope == "organization" else self.state.config.enterprise
+    def data_for(self, scope: str, name: str) -> ReportData | None:
+        found = self._scopes.get((scope, name.lower()))
+        return found[1] if found else None
 
     # metadata
     def metadata(self, request: Request, *, scope: str, name: str, report: str) -> Response:
         state = self.state
         level_kind = REPORT_NAMES[scope].get(report)
-        if level_kind is None or name.lower() != self._scope_name(scope).lower():
+        found = self._scopes.get((scope, name.lower()))
+        if level_kind is None or found is None:
             return _message(404, "Not Found")
+        name = found[0]
         principal = request.scope["emulator.principal"]
         if principal.kind == "anonymous":
             return _message(401, "Requires authentication")
@@ -143,7 +162,7 @@ class Reports:
             role = "an organization owner" if scope == "organization" else "an enterprise owner or billing manager"
             return _message(403, f"Resource not accessible: you must be {role} or hold the "
                                  f"{state.wire.product} metrics permission for {scope} {name}")
-        if not state.policies.get((scope, self._scope_name(scope)), False):
+        if not state.policies.get((scope, name), False):
             return _message(403, f"The {state.wire.product} metrics policy is disabled "
                                  f"for {scope} {name}")
         level, kind = level_kind
@@ -155,6 +174,7 @@ class Reports:
             except ValueError:
                 return _message(400, "Query parameter 'day' must be a date in YYYY-MM-DD form")
             served_file = (self._report_file is not None and scope == "organization" and level == "user"
+                           and name == state.config.primary_org
                            and day == state.config.report_file_day)
             if not served_file:
                 if day >= today:
@@ -165,11 +185,11 @@ class Reports:
                     return _message(404, f"No report exists for {day.isoformat()}")
         else:
             day = today - timedelta(days=1)
-        counter = f"{scope} {level} {kind} {day.isoformat()}"
+        counter = f"{scope} {name} {level} {kind} {day.isoformat()}"
         with state.lock:
             state.metadata_fetches[counter] += 1
             fetch_no = state.metadata_fetches[counter]
-        key = ReportKey(scope=scope, level=level, kind=kind, day=day, fetch_no=fetch_no, today=today)
+        key = ReportKey(scope=scope, name=name, level=level, kind=kind, day=day, fetch_no=fetch_no, today=today)
         links = [self._link(request, key, index) for index in range(self._file_count(key))]
         if kind == "1-day":
             return JSONResponse({"download_links": links, "report_day": day.isoformat()})
@@ -185,8 +205,15 @@ class Reports:
         base = str(request.base_url).rstrip("/")
         return f"{base}{path}?expires={expires}&signature={signature}"
 
+    def _data(self, key: ReportKey) -> ReportData:
+        data = self.data_for(key.scope, key.name)
+        if data is None:  # a signed key names only scopes this emulator serves
+            raise KeyError(key.name)
+        return data
+
     def _serves_report_file(self, key: ReportKey) -> bool:
         return (self._report_file is not None and key.scope == "organization" and key.level == "user"
+                and key.name == self.state.config.primary_org
                 and key.kind == "1-day" and key.day == self.state.config.report_file_day)
 
     def _users_per_file(self, key: ReportKey) -> int:
@@ -198,7 +225,7 @@ class Reports:
             return len(self._report_file.ranges)
         if key.level == "aggregate":
             return 1
-        users = self.data.user_count(scope=key.scope)
+        users = self._data(key).user_count(scope=key.scope)
         return max(1, math.ceil(users / self._users_per_file(key)))
 
     def _completeness_for(self, key: ReportKey) -> Callable[[date], float]:
@@ -216,17 +243,18 @@ class Reports:
         completeness_for = self._completeness_for(key)
         if key.level == "aggregate":
             if key.kind == "1-day":
-                record = self.data.aggregate_record(scope=key.scope, day=key.day,
+                record = self._data(key).aggregate_record(scope=key.scope, day=key.day,
                                                     completeness=completeness_for(key.day))
             else:
-                record = self.data.aggregate_28_day(scope=key.scope, end_day=key.day,
+                record = self._data(key).aggregate_28_day(scope=key.scope, end_day=key.day,
                                                     completeness_for=completeness_for)
             yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
             return
         per_file = self._users_per_file(key)
         start = index * per_file
-        stop = min(start + per_file, self.data.user_count(scope=key.scope))
-        for line in self.data.user_lines(scope=key.scope, days=key.days(),
+        data = self._data(key)
+        stop = min(start + per_file, data.user_count(scope=key.scope))
+        for line in data.user_lines(scope=key.scope, days=key.days(),
                                          completeness_for=completeness_for, start=start, stop=stop):
             yield line if line.endswith(b"\n") else line + b"\n"
 

@@ -74,8 +74,10 @@ def credentials_for(state: EmulatorState, *, base_url: str, key_path: Path) -> d
         "installation_id": state.installation_id,
         "client_id": state.client_id,
         "client_secret": state.client_secret,
-        "org": config.org,
-        "enterprise": config.enterprise,
+        "org": config.primary_org,
+        "enterprise": config.primary_enterprise,
+        "orgs": ",".join(config.orgs),
+        "enterprises": ",".join(config.enterprises),
         "webhook_secret": state.webhook_secret,
         "dialect": config.dialect,
     }

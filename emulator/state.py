@@ -54,7 +54,7 @@ class EmulatorState:
         self.wire = wire_for(config.dialect)
         self.lock = threading.RLock()
         self._today_override: date | None = None
-        self.world = World(seed=config.seed, org=config.org, users=config.users, repos=config.repos,
+        self.world = World(seed=config.seed, orgs=config.orgs, users=config.users, repos=config.repos,
                            issues_per_repo=config.issues_per_repo, today=self.today())
         self.app_key = rsa_key_from_seed(seed=config.seed)
         self.app_id = 100_000 + config.seed % 900_000
@@ -78,7 +78,8 @@ class EmulatorState:
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self._content_creation: dict[str, list[float]] = {}
         self.policies: dict[tuple[str, str], bool] = {
-            ("organization", config.org): True, ("enterprise", config.enterprise): True,
+            **{("organization", name): True for name in config.orgs},
+            **{("enterprise", name): True for name in config.enterprises},
         }
         self.metadata_fetches: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()

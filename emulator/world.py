@@ -173,10 +173,12 @@ class Repository:
 class World:
     """Mutable state of repositories and issues, guarded by one lock."""
 
-    def __init__(self, *, seed: int, org: str, users: int, repos: int, issues_per_repo: int, today: date) -> None:
+    def __init__(self, *, seed: int, orgs: tuple[str, ...], users: int, repos: int, issues_per_repo: int,
+                 today: date) -> None:
         self.lock = threading.RLock()
         self._rng = random.Random(f"world:{seed}")
         self._next_id = 1_000_000
+        org = orgs[0]
         self.org = Account(id=self._id(), login=org, type="Organization")
         self.owner = Account(id=self._id(), login=f"{org}-admin")
         self.member = Account(id=self._id(), login=f"{org}-member")
@@ -193,6 +195,19 @@ class World:
             for _ in range(issues_per_repo):
                 self._seed_issue(repo, today)
             self.repos[repo.full_name.lower()] = repo
+        # Further organizations come after the first one's, so its world is the same with or
+        # without them; they share the members (people belong to several organizations).
+        self.orgs = [self.org]
+        for extra in orgs[1:]:
+            account = Account(id=self._id(), login=extra, type="Organization")
+            self.orgs.append(account)
+            for i in range(max(1, repos // 4)):
+                word = _WORDS[(i + 3) % len(_WORDS)]
+                repo = self._new_repo(name=word, owner=account, description=f"The {word} service of {extra}",
+                                      private=False, created_at=start + timedelta(days=i))
+                for _ in range(issues_per_repo):
+                    self._seed_issue(repo, today)
+                self.repos[repo.full_name.lower()] = repo
 
     def _id(self) -> int:
         self._next_id += 1
@@ -240,6 +255,9 @@ class World:
             repo.name = new_name
             self.repos[repo.full_name.lower()] = repo
             return repo
+
+    def has_org(self, org: str) -> bool:
+        return any(account.login.lower() == org.lower() for account in self.orgs)
 
     def org_repos(self, org: str) -> list[Repository]:
         return sorted((r for r in self.repos.values() if r.owner.login.lower() == org.lower()),

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 
@@ -41,8 +41,6 @@ def _demo_environment(creds: dict[str, str]) -> dict[str, str]:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from datetime import date, timedelta
-
     from emulator import EmulatorConfig, running_emulator
     from pipelines.config import Settings
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
@@ -56,7 +54,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         settings = Settings.from_env()
         plan = RunPlan(first_day=today - timedelta(days=args.days), last_day=today - timedelta(days=1))
         try:
-            run_plan(plan, out=sys.stdout)
+            run_plan(plan, log_dir=settings.warehouse_path.parent / "logs", out=sys.stdout)
         except RunFailed as exc:
             print(f"metrics-etl demo: {exc}", file=sys.stderr)
             return 1
@@ -69,19 +67,33 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from datetime import date, timedelta
+def _run_days(args: argparse.Namespace, *, today: date) -> tuple[date, date] | str:
+    """The run's first and last day, or why the arguments make no sense (one line)."""
+    yesterday = today - timedelta(days=1)
+    if args.end and args.day:
+        return "--to goes with --from, not with --day (--day runs one day)"
+    if args.end and not args.start:
+        return "--to needs --from (for one day use --day)"
+    first = args.day or args.start or yesterday
+    last = args.day or args.end or yesterday
+    if first > last:
+        return f"--from {first} is after --to {last}"
+    if first > today:
+        return f"{first} is in the future: a day's report exists once the day has ended (UTC); the newest is {yesterday}"
+    return first, min(last, yesterday)
 
+
+def _cmd_run(args: argparse.Namespace) -> int:
     from pipelines.config import Settings
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
 
-    yesterday = date.today() - timedelta(days=1)
-    first = args.day or args.start or yesterday
-    last = args.day or args.end or yesterday
-    if first > last:
-        print("metrics-etl run: --from is after --to", file=sys.stderr)
+    today = datetime.now(timezone.utc).date()
+    days = _run_days(args, today=today)
+    if isinstance(days, str):
+        print(f"metrics-etl run: {days}", file=sys.stderr)
         return 2
+    first, last = days
     try:
         settings = Settings.from_env()
         settings.require_base_url()
@@ -89,9 +101,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"metrics-etl run: {first} is before METRICS_START_DAY {settings.metrics_start_day}", file=sys.stderr)
             return 2
         if not settings.metrics_start_day:
-            os.environ["METRICS_START_DAY"] = min(first, settings.start_day(today=date.today())).isoformat()
+            os.environ["METRICS_START_DAY"] = min(first, settings.start_day(today=today)).isoformat()
+        if last < first or args.end and args.end >= today or args.day == today:
+            # Today has not ended (UTC): no report of it can exist yet, so it is not asked for.
+            print(f"usage reports: {today} not available yet: a day's report exists once the day has ended (UTC)")
         plan = RunPlan(first_day=first, last_day=last, latest_28_day=args.latest, snapshots=args.snapshots)
-        run_plan(plan, out=sys.stdout)
+        run_plan(plan, log_dir=settings.warehouse_path.parent / "logs", out=sys.stdout)
     except (RunFailed, ServiceError) as exc:
         print(f"metrics-etl run: {exc}", file=sys.stderr)
         return 1
@@ -191,9 +206,9 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the jobs against the configured service, through Dagster")
     when = run.add_mutually_exclusive_group()
-    when.add_argument("--day", type=_day, help="one report day (default: yesterday)")
+    when.add_argument("--day", type=_day, help="one report day (default: yesterday, UTC)")
     when.add_argument("--from", dest="start", type=_day, help="first day of a range")
-    run.add_argument("--to", dest="end", type=_day, help="last day of a range (default: yesterday)")
+    run.add_argument("--to", dest="end", type=_day, help="last day of a range, with --from (default: yesterday)")
     run.add_argument("--no-latest", dest="latest", action="store_false", help="skip the latest 28-day report")
     run.add_argument("--no-snapshots", dest="snapshots", action="store_false", help="skip today's snapshot")
     run.set_defaults(handler=_cmd_run)

@@ -7,6 +7,7 @@ repr never shows the value, so a logged or printed ``Settings`` leaks nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -15,6 +16,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from pipelines.service._secret import Secret
+from pipelines.service.dialect import Scope
 from pipelines.service.errors import ConfigError
 
 __all__ = ["DEFAULT_API_VERSION", "Secret", "Settings"]
@@ -33,8 +35,8 @@ class Settings:
     installation_id: str | None = None
     client_id: str | None = None
     client_secret: Secret | None = None
-    org: str | None = None
-    enterprise: str | None = None
+    orgs: tuple[str, ...] = ()
+    enterprises: tuple[str, ...] = ()
     repos: tuple[str, ...] = ()
     api_version: str = DEFAULT_API_VERSION
     dialect: str = "service"
@@ -47,6 +49,14 @@ class Settings:
     webhook_secret: Secret | None = None
     webhook_spool_dir: Path = Path("data/spool")
     metrics_start_day: date | None = None
+
+    @property
+    def scopes(self) -> tuple[tuple[Scope, str], ...]:
+        """Every configured report scope: each organization, then each enterprise."""
+        return (
+            *(("organization", name) for name in self.orgs),
+            *(("enterprise", name) for name in self.enterprises),
+        )
 
     @property
     def uses_app(self) -> bool:
@@ -84,6 +94,24 @@ def _secret(env: Mapping[str, str], name: str) -> Secret | None:
     return Secret(value) if value else None
 
 
+def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """A comma list, blanks dropped, order kept, each entry once."""
+    items = (item.strip() for item in (_text(env, name) or "").split(","))
+    return tuple(dict.fromkeys(item for item in items if item))
+
+
+# An organization or enterprise slug: letters, digits and hyphens (the path segment it becomes).
+_SLUG = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,98}[A-Za-z0-9_])?$")
+
+
+def _scope_names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    names = _list(env, name)
+    for entry in names:
+        if not _SLUG.match(entry):
+            raise ConfigError(f"{name} entry {entry!r} is not an organization or enterprise name (comma-separate several)")
+    return names
+
+
 def _parse(env: Mapping[str, str]) -> Settings:
     base_url = _text(env, "SERVICE_BASE_URL")
     base_url = base_url.rstrip("/") if base_url else None
@@ -106,7 +134,7 @@ def _parse(env: Mapping[str, str]) -> Settings:
         start_day = date.fromisoformat(start) if start else None
     except ValueError:
         raise ConfigError("METRICS_START_DAY must be a date YYYY-MM-DD") from None
-    repos = tuple(r.strip() for r in (_text(env, "SERVICE_REPOS") or "").split(",") if r.strip())
+    repos = _list(env, "SERVICE_REPOS")
     return Settings(
         base_url=base_url,
         graphql_url=_text(env, "SERVICE_GRAPHQL_URL") or (f"{base_url}/graphql" if base_url else None),
@@ -117,8 +145,8 @@ def _parse(env: Mapping[str, str]) -> Settings:
         installation_id=_text(env, "SERVICE_INSTALLATION_ID"),
         client_id=_text(env, "SERVICE_CLIENT_ID"),
         client_secret=_secret(env, "SERVICE_CLIENT_SECRET"),
-        org=_text(env, "SERVICE_ORG"),
-        enterprise=_text(env, "SERVICE_ENTERPRISE"),
+        orgs=_scope_names(env, "SERVICE_ORG"),
+        enterprises=_scope_names(env, "SERVICE_ENTERPRISE"),
         repos=repos,
         api_version=_text(env, "SERVICE_API_VERSION") or DEFAULT_API_VERSION,
         dialect=_text(env, "SERVICE_DIALECT") or "service",

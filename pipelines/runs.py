@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import dagster as dg
 import duckdb
 
 from pipelines.warehouse._sql import run_sql
+
+if TYPE_CHECKING:
+    from dagster._utils.error import SerializableErrorInfo
 
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 
@@ -29,7 +34,7 @@ class RunFailed(Exception):
 @dataclass(frozen=True)
 class RunPlan:
     first_day: date
-    last_day: date
+    last_day: date  # before first_day: no daily reports (e.g. only today was asked for)
     latest_28_day: bool = True
     snapshots: bool = True
 
@@ -59,42 +64,119 @@ def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
     return "; ".join(failed)
 
 
+# Lines of an error text that explain nothing on their own: DuckDB's caret markers and
+# pointers to its docs, blank lines.
+_NOISE = re.compile(r"^\s*(\^+|LINE \d+:.*|See also .*|Possible solutions:.*)?\s*$")
+# The real cause, in words a person acts on: (pattern in the error, what to do).
+_REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"No space left on device|disk is full", re.I), "the disk is full: free space where the warehouse and RAW_DIR live, then run again"),
+    (re.compile(r"Out of Memory Error|OutOfMemory", re.I), "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again"),
+    (re.compile(r"Could not set lock on file|Conflicting lock", re.I), "another process holds the warehouse open for writing (a running metrics-etl or dagster): wait for it or stop it, then run again"),
+)
+
+
+def first_meaningful_line(text: str) -> str:
+    """The first line of an error text that says something (not DuckDB's `^^^` or its doc link)."""
+    for line in text.splitlines():
+        if not _NOISE.match(line):
+            return line.strip()
+    return text.strip()
+
+
+def _root_error(error: SerializableErrorInfo) -> SerializableErrorInfo:
+    """The exception that started it: Dagster wraps the user's error as its cause."""
+    while error.cause is not None:
+        error = error.cause
+    return error
+
+
+def describe_error(error: SerializableErrorInfo) -> str:
+    """`Type: first meaningful line`, plus what to do when the cause is one we know."""
+    root = _root_error(error)
+    # Dagster's message repeats the class name, sometimes module-qualified (`_duckdb.X: ...`).
+    message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(root.cls_name or '')}: ", "", root.message)
+    line = first_meaningful_line(message)
+    text = f"{root.cls_name}: {line}" if root.cls_name else line
+    for pattern, remedy in _REMEDIES:
+        if pattern.search(root.message):
+            return f"{remedy} ({text})"
+    return text
+
+
 def _failure(result: dg.ExecuteInProcessResult) -> str:
     checks = _failed_checks(result)
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
             error = event.step_failure_data.error
-            cause = error.cause.message if error and error.cause else (error.message if error else "")
-            reason = checks or (cause.strip().splitlines()[-1] if cause else "failed")
+            reason = checks or (describe_error(error) if error else "failed")
             return f"step {event.step_key}: {reason}"
     return checks or "run failed"
 
 
-def _execute(job: dg.JobDefinition, *, instance: dg.DagsterInstance, out: TextIO, label: str, **kwargs) -> None:
+class RunLog:
+    """The full record of one `metrics-etl run`: every Dagster event, whole error texts."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        self.path = directory / f"run-{stamp}-{os.getpid()}.log"
+
+    def write(self, label: str, result: dg.ExecuteInProcessResult, instance: dg.DagsterInstance) -> None:
+        with self.path.open("a", encoding="utf-8") as log:
+            log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
+            for entry in instance.all_logs(result.run_id):
+                when = datetime.fromtimestamp(entry.timestamp, timezone.utc).isoformat(timespec="seconds")
+                level = logging.getLevelName(entry.level)
+                log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
+                event = entry.dagster_event
+                if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
+                    log.write(event.step_failure_data.error.to_string() + "\n")
+
+
+def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
+    """Lines the assets asked to show, e.g. which scopes had no report for a day."""
+    notes: list[str] = []
+    for event in result.all_events:
+        if event.event_type_value != "ASSET_MATERIALIZATION":
+            continue
+        value = event.materialization.metadata.get("not_available")
+        if value is not None:
+            notes += [line for line in value.value if line not in notes]
+    return notes
+
+
+def _execute(
+    job: dg.JobDefinition, *, instance: dg.DagsterInstance, out: TextIO, log: RunLog, label: str, **kwargs: Any
+) -> None:
     started = time.monotonic()
     out.write(f"  {label} … ")
     out.flush()
     result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET, **kwargs)
+    log.write(label, result, instance)
     if not result.success:
         out.write("failed\n")
-        raise RunFailed(f"{label}: {_failure(result)} (run {result.run_id})")
+        raise RunFailed(f"{label}: {_failure(result)} (run {result.run_id}; full log: {log.path})")
     out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
+    for note in _notes(result):
+        out.write(f"    {note}\n")
 
 
-def run_plan(plan: RunPlan, *, environ: Mapping[str, str] | None = None, out: TextIO) -> None:
+def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None = None, out: TextIO) -> None:
     """Materialize the plan's days (a week per run), the latest 28-day report and today's snapshot."""
     from pipelines.definitions import build_definitions
 
     defs = build_definitions(environ)
     instance = _instance()
+    log = RunLog(log_dir)
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
-    out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
+    if day_count > 0:
+        out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
     chunk_start = plan.first_day
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)
         _execute(
-            daily, instance=instance, out=out, label=f"{chunk_start} .. {chunk_end}",
+            daily, instance=instance, out=out, log=log, label=f"{chunk_start} .. {chunk_end}",
             tags={
                 "dagster/asset_partition_range_start": chunk_start.isoformat(),
                 "dagster/asset_partition_range_end": chunk_end.isoformat(),
@@ -103,11 +185,11 @@ def run_plan(plan: RunPlan, *, environ: Mapping[str, str] | None = None, out: Te
         chunk_start = chunk_end + timedelta(days=1)
     if plan.latest_28_day:
         out.write("latest 28-day reports\n")
-        _execute(defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, label="latest")
+        _execute(defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, log=log, label="latest")
     if plan.snapshots:
         out.write("repository, issue and member snapshot\n")
         _execute(
-            defs.resolve_job_def("snapshots_job"), instance=instance, out=out,
+            defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log,
             label=f"snapshot {date.today()}", partition_key=date.today().isoformat(),
         )
 

@@ -42,19 +42,19 @@ class SnapshotFailed(ServiceError):
 
 @dataclass(frozen=True)
 class SnapshotSettings:
-    """What to snapshot. `repositories` ("owner/name", …) empty: every repository of `org`."""
+    """What to snapshot. `repositories` ("owner/name", …) empty: every repository of each org."""
 
-    org: str
+    orgs: tuple[str, ...]
     repositories: tuple[str, ...] = ()
     graphql_batch_size: int = 50
     graphql_grow_after: int = 2
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SnapshotSettings:
-        """`SERVICE_ORG` and `SERVICE_REPOS`; the members listing needs the organization."""
-        if not settings.org:
-            raise ConfigError("SERVICE_ORG is not set: snapshots need the organization")
-        return cls(org=settings.org, repositories=settings.repos)
+        """`SERVICE_ORG` and `SERVICE_REPOS`; the members listing needs the organizations."""
+        if not settings.orgs:
+            raise ConfigError("SERVICE_ORG is not set: snapshots need the organization (a comma list for several)")
+        return cls(orgs=settings.orgs, repositories=settings.repos)
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,13 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
 
     repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
     issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
-    members = _org_level(lambda: list(api.list_org_members(client, org=settings.org)), org=settings.org, what="members")
+    members = [
+        tf.org_members_frame(
+            records=_org_level(lambda: list(api.list_org_members(client, org=org)), org=org, what="members"),
+            day=day, org=org,
+        )
+        for org in settings.orgs
+    ]
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
     requests_after, not_modified_after = _counts(client)
@@ -172,7 +178,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         "repositories": tf.repositories_frame(records=repo_records, day=day),
         "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
         "issues": issues,
-        "org_members": tf.org_members_frame(records=members, day=day),
+        "org_members": pl.concat(members) if members else tf.org_members_frame(records=[], day=day, org=""),
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
     work = requests_after - requests_before
@@ -220,9 +226,13 @@ def _collect_repositories(
             if record is not None:
                 records.append(record)
     else:
-        records = _org_level(
-            lambda: list(api.list_org_repositories(client, org=settings.org)), org=settings.org, what="repositories"
-        )
+        records = [
+            record
+            for org in settings.orgs
+            for record in _org_level(
+                lambda: list(api.list_org_repositories(client, org=org)), org=org, what="repositories"
+            )
+        ]
     by_id: dict[int, _Repo] = {}
     for rec in records:
         owner, _, name = rec["full_name"].partition("/")

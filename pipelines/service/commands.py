@@ -24,16 +24,16 @@ from pipelines.service.reports import ReportRef, fetch_report_metadata
 
 
 def run_check(*, settings: Settings, out: TextIO) -> int:
-    """One ``/rate_limit`` call and one report-metadata call; exit status 0 or 1."""
+    """One ``/rate_limit`` call and one report-metadata call per configured scope; exit 0 or 1."""
     problems: list[str] = []
     if settings.token is None and not settings.uses_app:
         problems.append(
             "no credentials: set SERVICE_TOKEN, run `metrics-etl login`, or set SERVICE_APP_ID, "
             "SERVICE_APP_PRIVATE_KEY(_PATH) and SERVICE_INSTALLATION_ID"
         )
-    ref = _check_ref(settings)
-    if ref is None:
-        problems.append("no report scope: set SERVICE_ORG or SERVICE_ENTERPRISE")
+    refs = [ReportRef(scope=scope, scope_name=name, kind="28-day", level="aggregate") for scope, name in settings.scopes]
+    if not refs:
+        problems.append("no report scope: set SERVICE_ORG or SERVICE_ENTERPRISE (comma lists for several)")
     # A check must answer now: never wait for a rate-limit reset, never touch the ETag cache.
     quick = dataclasses.replace(settings, rate_limit_max_wait=0.0, etag_cache=None)
     try:
@@ -41,28 +41,28 @@ def run_check(*, settings: Settings, out: TextIO) -> int:
     except ConfigError as exc:
         return _report(out, [*problems, f"configuration: {exc}"])
     with client:
-        metadata = None
+        readable: list[str] = []
         failed: dict[str, str] = {}
         try:
             client.rate_limit()
         except ServiceError as exc:
-            failed.setdefault(*_describe(exc, ref=ref))
-        if ref is not None:
+            failed.setdefault(*_describe(exc, ref=None))
+        for ref in refs:
             try:
                 metadata = fetch_report_metadata(client, ref)
             except ServiceError as exc:
-                # Both calls fail alike on bad credentials: one line per problem, not per call.
+                # Every call fails alike on bad credentials: one line per problem, not per call.
                 failed.setdefault(*_describe(exc, ref=ref))
+                continue
+            scope = f"{ref.scope} {ref.scope_name!r}"
+            if metadata is None:
+                readable.append(f"{scope} readable (no 28-day report yet)")
             else:
-                if metadata is None:
-                    problems.append(f"no report available: the {ref.scope} {ref.scope_name!r} has no 28-day report yet")
+                readable.append(f"{scope} 28-day report readable ({metadata.start_day}..{metadata.end_day})")
         problems += [f"{label}: {text}" for label, text in failed.items()]
         if problems:
             return _report(out, problems)
-        assert metadata is not None and ref is not None
-        scope = f"{ref.scope} {ref.scope_name!r}"
-        period = f"{metadata.start_day}..{metadata.end_day}"
-        print(f"OK: {client.base_url}: {scope} 28-day report readable ({period}); {_budget_text(client)}", file=out)
+        print(f"OK: {client.base_url}: {'; '.join(readable)}; {_budget_text(client)}", file=out)
     return 0
 
 
@@ -101,14 +101,6 @@ def run_login(*, settings: Settings, out: TextIO, open_browser: Callable[[str], 
     return 0
 
 
-def _check_ref(settings: Settings) -> ReportRef | None:
-    if settings.org:
-        return ReportRef(scope="organization", scope_name=settings.org, kind="28-day", level="aggregate")
-    if settings.enterprise:
-        return ReportRef(scope="enterprise", scope_name=settings.enterprise, kind="28-day", level="aggregate")
-    return None
-
-
 def _describe(exc: ServiceError, *, ref: ReportRef | None) -> tuple[str, str]:
     """(what kind of problem, the error's own words)."""
     if isinstance(exc, AuthenticationFailed):
@@ -116,7 +108,8 @@ def _describe(exc: ServiceError, *, ref: ReportRef | None) -> tuple[str, str]:
     if isinstance(exc, PermissionDenied):
         return ("policy off" if "policy" in exc.hint.lower() else "missing permission"), str(exc)
     if isinstance(exc, NotFound) and ref is not None:
-        return f"unknown {ref.scope} {ref.scope_name!r}", str(exc)
+        variable = "SERVICE_ORG" if ref.scope == "organization" else "SERVICE_ENTERPRISE"
+        return f"unknown {ref.scope} {ref.scope_name!r} in {variable}", str(exc)
     if isinstance(exc, VersionRejected):
         return "version rejected", str(exc)
     if isinstance(exc, RateLimited):

@@ -74,6 +74,7 @@ ISSUES_SCHEMA: dict[str, pl.DataType] = {
 
 ORG_MEMBERS_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_day": pl.Date(),
+    "org_login": pl.String(),
     "member_id": pl.Int64(),
     "login": pl.String(),
     "type": pl.String(),
@@ -158,10 +159,11 @@ def issues_frame(
     return _finish(rows, schema=ISSUES_SCHEMA, day=day, key="issue_id")
 
 
-def org_members_frame(*, records: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
+def org_members_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> pl.DataFrame:
     """`GET /orgs/{org}/members` records → `snapshots.org_members` rows."""
     rows = [
         {
+            "org_login": org,
             "member_id": rec["id"],
             "login": rec["login"],
             "type": rec.get("type"),

@@ -33,3 +33,15 @@ def run_sql(conn: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> lis
         bound = {k: params[k] for k in names}
         rows = conn.execute(body, bound).fetchall() if bound else conn.execute(body).fetchall()
     return rows
+
+
+def rollback(conn: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction, if DuckDB still has one.
+
+    A COMMIT that failed (disk full, out of memory) has already ended the transaction, and a
+    second error from ROLLBACK would hide the first: the caller re-raises the real cause.
+    """
+    try:
+        conn.execute("ROLLBACK")
+    except duckdb.Error:
+        pass

@@ -7,7 +7,7 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse._sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
@@ -36,7 +36,7 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             run_sql(conn, "warehouse/record_migration.sql", version=version, name=name)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         done.append(name)
     _create_views(conn)
@@ -52,5 +52,5 @@ def _create_views(conn: duckdb.DuckDBPyConnection) -> None:
             run_sql(conn, f"views/{path.name}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise

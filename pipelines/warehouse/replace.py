@@ -18,7 +18,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.warehouse._sql import _statements, run_sql
+from pipelines.warehouse._sql import _statements, rollback, run_sql
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
 # Tables whose rows record, per file, the keys a restarted file takes back out by.
@@ -112,5 +112,5 @@ def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise

@@ -8,7 +8,7 @@ from datetime import date
 import duckdb
 import polars as pl
 
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse._sql import rollback, run_sql
 
 SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "warnings")
 
@@ -41,7 +41,7 @@ def replace_snapshot_day(
         conn.commit()
     except BaseException:
         # An aborted transaction refuses even unregister: roll back first, then clean up.
-        conn.rollback()
+        rollback(conn)
         conn.unregister(_FRAME_VIEW)
         raise
     return written

@@ -18,6 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines._paths import SQL_DIR
+from pipelines.warehouse._sql import rollback
 from pipelines.webhooks.spool import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"
@@ -139,7 +140,7 @@ def _commit_batch(
             conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
             conn.commit()
         except BaseException:
-            conn.rollback()
+            rollback(conn)
             raise
     finally:
         conn.unregister(_BATCH_VIEW)

@@ -3,10 +3,11 @@
 import os
 import subprocess
 import sys
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from emulator import EmulatorConfig, running_emulator
 
@@ -19,8 +20,8 @@ def _env(creds: dict, tmp_path: Path, **extra: str) -> dict[str, str]:
         SERVICE_BASE_URL=creds["base_url"], SERVICE_TOKEN=creds["token"], SERVICE_ORG=creds["org"],
         WAREHOUSE_PATH=str(tmp_path / "w.duckdb"), RAW_DIR=str(tmp_path / "raw"),
         SERVING_PATH=str(tmp_path / "serving.duckdb"), SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
-        **extra,
     )
+    env.update(extra)
     return env
 
 
@@ -51,3 +52,84 @@ def test_run_without_permission_says_so_in_one_line(tmp_path):
     (message,) = done.stderr.strip().splitlines()  # one line, no traceback
     assert message.startswith("metrics-etl run:") and "403" in message and "permission" in message.lower()
     assert creds["limited_token"] not in done.stderr + done.stdout
+
+
+def _utc_today() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def _run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CLI, "run", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_and_exits_0(tmp_path):
+    today = _utc_today()
+    yesterday = today - timedelta(days=1)
+    # The platform's today is our yesterday: yesterday's report is still being made (204 for the
+    # organization, 404 for the enterprise, as the public service answers).
+    config = EmulatorConfig(seed=23, users=4, repos=1, today=yesterday, history_days=30)
+    with running_emulator(config) as emu:
+        env = _env(emu.credentials, tmp_path, SERVICE_ENTERPRISE=emu.credentials["enterprise"])
+        done = _run(env, tmp_path, "--day", yesterday.isoformat(), "--no-latest", "--no-snapshots")
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert f"organization acme: not available yet: {yesterday}" in done.stdout
+        assert f"enterprise acme-corp: not available yet: {yesterday}" in done.stdout
+        old = today - timedelta(days=200)
+        before = _run(env, tmp_path, "--day", old.isoformat(), "--no-latest", "--no-snapshots")
+        assert before.returncode == 0, before.stderr[-3000:]
+        assert f"organization acme: no report exists for {old} (before the platform's history" in before.stdout
+        now = _run(env, tmp_path, "--day", today.isoformat(), "--no-latest", "--no-snapshots")
+        assert now.returncode == 0, now.stderr[-3000:]
+        assert f"{today} not available yet" in now.stdout
+    with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
+        assert conn.execute("SELECT count(*) FROM raw.report_files").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--to", "2026-01-05"), "--to needs --from"),
+        (("--day", "2026-01-05", "--to", "2026-01-09"), "--to goes with --from, not with --day"),
+        (("--from", "2026-01-09", "--to", "2026-01-05"), "--from 2026-01-09 is after --to 2026-01-05"),
+        (("--day", "2999-01-01"), "2999-01-01 is in the future"),
+    ],
+)
+def test_run_arguments_that_make_no_sense_are_refused_in_one_line(tmp_path, args, says):
+    done = _run(_env({"base_url": "http://127.0.0.1:9", "token": "t", "org": "acme"}, tmp_path), tmp_path, *args)
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("metrics-etl run:") and says in line
+
+
+def test_several_organizations_and_enterprises_each_land_on_their_own(tmp_path):
+    day = _utc_today() - timedelta(days=6)
+    config = EmulatorConfig(seed=24, users=6, repos=2, issues_per_repo=2, org="acme,globex", enterprise="acme-corp,initech")
+    with running_emulator(config) as emu:
+        env = _env(emu.credentials, tmp_path, SERVICE_ORG="acme,globex", SERVICE_ENTERPRISE="acme-corp,initech")
+        done = _run(env, tmp_path, "--day", day.isoformat(), "--no-latest")
+    assert done.returncode == 0, done.stderr[-3000:]
+    with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
+        landed = conn.execute(
+            "SELECT scope, scope_name, count(*) FROM core.user_daily_totals WHERE day = ? GROUP BY ALL ORDER BY ALL", [day]
+        ).fetchall()
+        orgs = conn.execute("SELECT DISTINCT org_login FROM snapshots.org_members ORDER BY 1").fetchall()
+        owners = conn.execute("SELECT DISTINCT owner_login FROM snapshots.repositories ORDER BY 1").fetchall()
+    assert [(scope, name) for scope, name, _ in landed] == [
+        ("enterprise", "acme-corp"), ("enterprise", "initech"), ("organization", "acme"), ("organization", "globex"),
+    ]
+    assert all(rows > 0 for _, _, rows in landed)
+    assert orgs == owners == [("acme",), ("globex",)]
+
+
+def test_a_mistyped_scope_fails_naming_its_variable_while_the_good_scope_lands(tmp_path):
+    day = _utc_today() - timedelta(days=6)
+    with running_emulator(EmulatorConfig(seed=25, users=4, repos=1)) as emu:
+        env = _env(emu.credentials, tmp_path, SERVICE_ENTERPRISE="nope")
+        done = _run(env, tmp_path, "--day", day.isoformat(), "--no-latest", "--no-snapshots")
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert "SERVICE_ENTERPRISE names 'nope'" in line and "no enterprise of that name" in line
+    log = Path(line.rsplit("full log: ", 1)[1].rstrip(")"))
+    assert log.is_file() and "SERVICE_ENTERPRISE names 'nope'" in log.read_text()
+    with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
+        assert conn.execute("SELECT DISTINCT scope_name FROM core.daily_totals").fetchall() == [("acme",)]

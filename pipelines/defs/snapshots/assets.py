@@ -8,7 +8,6 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.checks import SNAPSHOT_CHECKS, evaluate, specs
 from pipelines.defs.resources import ServiceResource
-from pipelines.service import ConfigError
 from pipelines.snapshots import SnapshotSettings, run_snapshot
 from pipelines.warehouse import migrate
 
@@ -47,14 +46,10 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
                 f"snapshot partition {day} is not today ({today}): the service only shows its current "
                 "state, so a snapshot can only be taken (or retaken) for today"
             )
-        settings = service.settings()
-        if not settings.org:
-            raise ConfigError("snapshots need SERVICE_ORG")
+        snapshot_settings = SnapshotSettings.from_settings(service.settings())
         with service.client() as client, warehouse.get_connection() as conn:
             migrate(conn)
-            result = run_snapshot(
-                client, conn, settings=SnapshotSettings(org=settings.org, repositories=settings.repos), day=day
-            )
+            result = run_snapshot(client, conn, settings=snapshot_settings, day=day)
             for warning in result.warnings:
                 context.log.warning(
                     "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message

@@ -3,7 +3,7 @@
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import dagster as dg
 import duckdb
@@ -13,7 +13,9 @@ from pipelines.config import Settings
 from pipelines.defs.checks import USAGE_CHECKS, evaluate, specs
 from pipelines.defs.resources import ServiceResource, StorageResource
 from pipelines.ingest.report import IngestResult, ingest_report
-from pipelines.service import ConfigError, ReportRef, ServiceClient
+from pipelines.ingest.errors import IngestError
+from pipelines.service import ConfigError, NotFound, ReportRef, ServiceClient, ServiceError, fetch_report_metadata
+from pipelines.warehouse import migrate
 from pipelines.warehouse._sql import run_sql
 
 GROUP = "usage"
@@ -43,11 +45,9 @@ _DESCRIPTIONS = {
 
 def report_refs(settings: Settings, *, kind: str, day: date | None) -> list[ReportRef]:
     """Every report of `kind` for the configured scopes, aggregate and user level."""
-    scopes = [("organization", settings.org), ("enterprise", settings.enterprise)]
     refs = [
         ReportRef(scope=scope, scope_name=name, kind=kind, level=level, day=day)
-        for scope, name in scopes
-        if name
+        for scope, name in settings.scopes
         for level in ("aggregate", "user")
     ]
     if not refs:
@@ -64,11 +64,12 @@ class _Tally:
     restarts: int = 0
     days: set[date] = field(default_factory=set)
     agents: set[str] = field(default_factory=set)
-    not_available: list[str] = field(default_factory=list)
+    not_available: list[ReportRef] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
 
     def add(self, ref: ReportRef, result: IngestResult) -> None:
         if not result.available:
-            self.not_available.append(f"{ref.scope} {ref.scope_name} {ref.level} {ref.day or 'latest'}")
+            self.not_available.append(ref)
             return
         self.rows.update(result.rows)
         self.files += result.files
@@ -79,6 +80,60 @@ class _Tally:
         self.agents.update(result.agents)
 
 
+# A day's report is final three full UTC days after it ends; one still missing then never comes.
+_FINAL_AFTER_DAYS = 3
+
+
+def unavailable_lines(refs: Iterable[ReportRef], *, today: date) -> list[str]:
+    """One line per scope naming the days (and levels) the platform had no report for.
+
+    A recent day is "not available yet"; a day old enough to be final has no report at all:
+    before the platform's history for that scope, or its metrics policy was off then.
+    """
+    by_scope: dict[tuple[str, str], dict[date | None, set[str]]] = {}
+    for ref in refs:
+        by_scope.setdefault((ref.scope, ref.scope_name), {}).setdefault(ref.day, set()).add(ref.level)
+    lines = []
+    for (scope, name), days in by_scope.items():
+        recent, missing = [], []
+        for day, levels in sorted(days.items(), key=lambda item: item[0] or date.max):
+            text = "latest 28-day" if day is None else day.isoformat()
+            if levels != {"aggregate", "user"}:
+                text += f" ({' and '.join(sorted(levels))} level)"
+            old = day is not None and (today - day).days > _FINAL_AFTER_DAYS
+            (missing if old else recent).append(text)
+        if recent:
+            lines.append(f"{scope} {name}: not available yet: {', '.join(recent)}")
+        if missing:
+            lines.append(
+                f"{scope} {name}: no report exists for {', '.join(missing)} (before the platform's history "
+                "for this scope, or its metrics policy was off then)"
+            )
+    return lines
+
+
+_SCOPE_VARIABLE = {"organization": "SERVICE_ORG", "enterprise": "SERVICE_ENTERPRISE"}
+
+
+class ScopesFailed(IngestError):
+    """Some configured scopes could not be landed; every other scope's reports did land."""
+
+
+def _confirm_scope(client: ServiceClient, *, scope: str, name: str) -> None:
+    """A scope whose every daily report answered 204/404 may not exist at all.
+
+    A 1-day 404 cannot tell "no report for that day" from "no such scope"; the 28-day
+    ``latest`` report can: it answers 404 only for a scope the service (or token) doesn't know.
+    """
+    try:
+        fetch_report_metadata(client, ReportRef(scope=scope, scope_name=name, kind="28-day", level="aggregate"))  # type: ignore[arg-type]
+    except NotFound as exc:
+        raise ConfigError(
+            f"{_SCOPE_VARIABLE[scope]} names {name!r}, but the service knows no {scope} of that name "
+            f"(or the token cannot see it): {exc.message}"
+        ) from None
+
+
 def _ingest_all(
     context: dg.AssetExecutionContext,
     *,
@@ -87,14 +142,30 @@ def _ingest_all(
     storage: StorageResource,
     refs: Iterable[ReportRef],
 ) -> _Tally:
+    """Land every report; a scope that fails is skipped and named, the other scopes still land."""
     tally = _Tally()
+    by_scope: dict[tuple[str, str], list[ReportRef]] = {}
     for ref in refs:
-        result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=storage.raw_path)
-        tally.add(ref, result)
-        context.log.info(
-            "%s %s %s %s: %s", ref.scope, ref.scope_name, ref.level, ref.day or "latest",
-            f"{result.files} files, {result.bytes:,} bytes" if result.available else "not available yet",
-        )
+        by_scope.setdefault((ref.scope, ref.scope_name), []).append(ref)
+    failures: list[str] = []
+    for (scope, name), scope_refs in by_scope.items():
+        try:
+            landed = 0
+            for ref in scope_refs:
+                result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=storage.raw_path)
+                tally.add(ref, result)
+                landed += result.available
+                context.log.info(
+                    "%s %s %s %s: %s", ref.scope, ref.scope_name, ref.level, ref.day or "latest",
+                    f"{result.files} files, {result.bytes:,} bytes" if result.available else "not available yet",
+                )
+            if not landed:
+                _confirm_scope(client, scope=scope, name=name)
+        except (ServiceError, IngestError) as exc:
+            context.log.error("%s %s failed: %s", scope, name, exc)
+            tally.not_available = [r for r in tally.not_available if (r.scope, r.scope_name) != (scope, name)]
+            failures.append(f"{scope} {name}: {exc}")
+    tally.failures = failures
     return tally
 
 
@@ -130,7 +201,9 @@ def _materializations(
         "days_covered": dg.MetadataValue.int(len(days)),
         "first_day": days[0].isoformat() if days else None,
         "last_day": days[-1].isoformat() if days else None,
-        "not_available_yet": ", ".join(tally.not_available) or "none",
+        "not_available": dg.MetadataValue.json(
+            unavailable_lines(tally.not_available, today=datetime.now(timezone.utc).date())
+        ),
     }
     for schema, table in USAGE_TABLES:
         qualified = f"{schema}.{table}"
@@ -166,12 +239,21 @@ def _run(
     settings = service.settings()
     refs = [ref for day in days for ref in report_refs(settings, kind=kind, day=day)]
     with service.client() as client, warehouse.get_connection() as conn:
+        # Every table exists before anything reads it, even on a first run that lands nothing.
+        migrate(conn)
         before = client.rate_limit()["resources"]["core"]["remaining"]
         tally = _ingest_all(context, client=client, conn=conn, storage=storage, refs=refs)
         service_metadata = _client_metadata(client, before)
         yield from _materializations(conn, tally, service_metadata)
         available_day = date.today() - timedelta(days=1)
         yield from evaluate(conn, USAGE_CHECKS, available_day=available_day.isoformat())
+    _raise_failures(tally)
+
+
+def _raise_failures(tally: _Tally) -> None:
+    if tally.failures:
+        others = f" (and {len(tally.failures) - 1} more scopes; every other scope landed)" if len(tally.failures) > 1 else ""
+        raise ScopesFailed(f"{tally.failures[0]}{others}")
 
 
 def _specs(*, deps: Iterable[dg.AssetKey] = ()) -> list[dg.AssetSpec]:
@@ -220,11 +302,13 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
         """The newest 28-day reports, landed into the same core tables; its date range is its key."""
         settings = service.settings()
         with service.client() as client, warehouse.get_connection() as conn:
+            migrate(conn)
             tally = _ingest_all(
                 context, client=client, conn=conn, storage=storage,
                 refs=report_refs(settings, kind="28-day", day=None),
             )
             metadata = _client_metadata(client, None)
+        _raise_failures(tally)
         days = sorted(tally.days)
         report_range = f"{days[0]}..{days[-1]}" if days else "none"
         return dg.MaterializeResult(
@@ -235,6 +319,9 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
                 "bytes": dg.MetadataValue.int(tally.bytes),
                 "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
                 "agents_seen": dg.MetadataValue.int(len(tally.agents)),
+                "not_available": dg.MetadataValue.json(
+                    unavailable_lines(tally.not_available, today=datetime.now(timezone.utc).date())
+                ),
                 **metadata,
             },
             data_version=dg.DataVersion(report_range),

@@ -79,7 +79,7 @@ def test_newest_day_grows_with_each_fetch_and_final_days_do_not(fresh):
     first, second = total(newest), total(newest)
     assert second > first
     assert total(final) == total(final)
-    assert fresh.stats()["metadata_fetches"][f"organization aggregate 1-day {newest}"] == 2
+    assert fresh.stats()["metadata_fetches"][f"organization acme aggregate 1-day {newest}"] == 2
 
 
 def test_link_pins_the_version_fetched(owner):

@@ -31,7 +31,7 @@ def client(emu) -> Iterator[ServiceClient]:
         base_url=creds["base_url"],
         graphql_url=creds["graphql_url"],
         token=Secret(creds["token"]),
-        org=creds["org"],
+        orgs=(creds["org"],),
         dialect=creds["dialect"],
     )
     with ServiceClient(settings=settings, retry=FAST_RETRY) as c:

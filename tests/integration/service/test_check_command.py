@@ -61,7 +61,7 @@ def test_check_names_a_disabled_policy(run_check, emu) -> None:
 
 def test_check_names_an_unknown_org(run_check) -> None:
     code, lines = run_check(SERVICE_ORG="no-such-org")
-    assert code == 1 and lines[0].startswith("unknown organization 'no-such-org':")
+    assert code == 1 and lines[0].startswith("unknown organization 'no-such-org' in SERVICE_ORG:")
 
 
 def test_check_names_a_rejected_version(run_check) -> None:
@@ -73,3 +73,17 @@ def test_check_without_credentials_or_scope_lists_each_problem(run_check) -> Non
     code, lines = run_check(auth="none", drop=("SERVICE_ORG",))
     assert code == 1
     assert [line.split(":")[0] for line in lines] == ["no credentials", "no report scope"]
+
+
+def test_check_probes_every_configured_scope(run_check) -> None:
+    code, lines = run_check(SERVICE_ORG="acme,globex", SERVICE_ENTERPRISE="acme-corp,initech")
+    assert code == 0 and len(lines) == 1
+    for scope in ("organization 'acme'", "organization 'globex'", "enterprise 'acme-corp'", "enterprise 'initech'"):
+        assert f"{scope} 28-day report readable" in lines[0]
+
+
+def test_check_names_a_mistyped_enterprise_beside_a_good_org(run_check) -> None:
+    code, lines = run_check(SERVICE_ENTERPRISE="nope")
+    assert code == 1
+    assert lines == [line for line in lines if line.startswith("unknown enterprise 'nope' in SERVICE_ENTERPRISE:")]
+    assert len(lines) == 1

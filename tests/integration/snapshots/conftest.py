@@ -35,7 +35,7 @@ def make_client(emu, tmp_path) -> Iterator[Callable[..., ServiceClient]]:
             base_url=creds["base_url"],
             graphql_url=creds["graphql_url"],
             token=Secret(creds["token"]),
-            org=org or creds["org"],
+            orgs=(org or creds["org"],),
             repos=repos,
             dialect=creds["dialect"],
             etag_cache=tmp_path / "etag-cache.sqlite3",

@@ -22,7 +22,7 @@ def _count(conn, sql: str) -> int:
 
 def test_snapshot_walks_every_issue_page_and_lands_every_table(emu, make_client, warehouse, emulator_config):
     client = make_client()
-    result = run_snapshot(client, warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+    result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(emu.credentials["org"],)), day=DAY)
 
     repos = emulator_config.repos
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == repos
@@ -57,7 +57,7 @@ def test_snapshot_walks_every_issue_page_and_lands_every_table(emu, make_client,
 
 
 def test_second_run_the_same_day_is_answered_by_304s_and_leaves_identical_tables(emu, make_client, warehouse):
-    settings = SnapshotSettings(org=emu.credentials["org"])
+    settings = SnapshotSettings(orgs=(emu.credentials["org"],))
     first = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
     tables = _dump(warehouse)
     second = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
@@ -73,7 +73,7 @@ def test_second_run_the_same_day_is_answered_by_304s_and_leaves_identical_tables
 def test_missing_repository_is_skipped_with_its_warning(emu, make_client, warehouse):
     org = emu.credentials["org"]
     present = next(iter(api.list_org_repositories(make_client(), org=org)))["full_name"]
-    settings = SnapshotSettings(org=org, repositories=(present, f"{org}/no-such-repo"))
+    settings = SnapshotSettings(orgs=(org,), repositories=(present, f"{org}/no-such-repo"))
     result = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
 
     assert [(w.repository, w.endpoint, w.status) for w in result.warnings] == [
@@ -88,7 +88,7 @@ def test_missing_repository_is_skipped_with_its_warning(emu, make_client, wareho
 
 def test_unknown_organization_fails_the_run_naming_it(make_client, warehouse):
     with pytest.raises(SnapshotFailed, match=r"'no-such-org'.*repositories.*404"):
-        run_snapshot(make_client(org="no-such-org"), warehouse, settings=SnapshotSettings(org="no-such-org"), day=DAY)
+        run_snapshot(make_client(org="no-such-org"), warehouse, settings=SnapshotSettings(orgs=("no-such-org",)), day=DAY)
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == 0
 
 
@@ -102,7 +102,7 @@ def test_graphql_errors_are_surfaced_with_the_service_message(emu, make_client):
 @pytest.mark.parametrize("emulator_config", [EmulatorConfig(seed=6, users=5, repos=11, issues_per_repo=2)])
 def test_graphql_batch_halves_under_injected_502s_and_collects_every_repository(emu, make_client, emulator_config):
     emu.set_faults(FaultSpec(graphql_max_aliases=3))
-    settings = SnapshotSettings(org=emu.credentials["org"], graphql_batch_size=8, graphql_grow_after=1)
+    settings = SnapshotSettings(orgs=(emu.credentials["org"],), graphql_batch_size=8, graphql_grow_after=1)
     result = collect_snapshot(make_client(), settings=settings, day=DAY)
 
     assert result.frames["repository_stats"].height == emulator_config.repos
@@ -120,7 +120,7 @@ def test_posts_create_repository_issue_and_pull_request_that_the_snapshot_sees(e
     pull = api.create_pull_request(client, owner=owner, name=name, title="Change", head="feature", base="main")
     assert repo["private"] is True and issue["number"] == 1 and pull["number"] == 2
 
-    settings = SnapshotSettings(org=emu.credentials["org"], repositories=(repo["full_name"],))
+    settings = SnapshotSettings(orgs=(emu.credentials["org"],), repositories=(repo["full_name"],))
     run_snapshot(client, warehouse, settings=settings, day=DAY)
     rows = warehouse.execute(
         "SELECT number, is_pull_request, labels FROM snapshots.issues ORDER BY number"
@@ -135,14 +135,14 @@ def test_posts_create_repository_issue_and_pull_request_that_the_snapshot_sees(e
     "emulator_config", [EmulatorConfig(seed=8, users=4, repos=3, issues_per_repo=5, dialect="github")]
 )
 def test_snapshot_works_in_the_github_dialect(emu, make_client, warehouse, emulator_config):
-    result = run_snapshot(make_client(), warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+    result = run_snapshot(make_client(), warehouse, settings=SnapshotSettings(orgs=(emu.credentials["org"],)), day=DAY)
     assert result.warnings == ()
     assert _count(warehouse, "SELECT count(*) FROM snapshots.issues") == 3 * 5
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repository_stats") == 3
 
 
 def test_renamed_repository_keeps_its_id_and_its_history(emu, make_client, warehouse):
-    settings = SnapshotSettings(org=emu.credentials["org"])
+    settings = SnapshotSettings(orgs=(emu.credentials["org"],))
     run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
     repo_id, old_name = warehouse.execute(
         "SELECT repository_id, full_name FROM snapshots.repositories WHERE snapshot_day = ? ORDER BY 1 LIMIT 1", [DAY]

@@ -33,7 +33,7 @@ def _frames(day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2)) -> dict
             repository_id=11,
             repository_full_name=repo_name,
         ),
-        "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=day),
+        "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=day, org="acme"),
         "warnings": tf.warnings_frame(
             warnings=[{"repository": "acme/gone", "endpoint": "repository", "status": 404, "message": "Not Found"}],
             day=day,

@@ -55,8 +55,8 @@ def test_dotenv_file_is_read_but_never_overrides_the_environment(tmp_path: Path)
     dotenv = tmp_path / ".env"
     dotenv.write_text("SERVICE_ORG=from-file\nSERVICE_ENTERPRISE=ent-from-file\n")
     settings = Settings.from_env(environ={"SERVICE_ORG": "from-env"}, dotenv_path=dotenv)
-    assert settings.org == "from-env"
-    assert settings.enterprise == "ent-from-file"
+    assert settings.orgs == ("from-env",)
+    assert settings.enterprises == ("ent-from-file",)
 
 
 def test_token_file_is_used_when_service_token_is_unset(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def _service(request: httpx.Request) -> httpx.Response:
 def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
     with ServiceClient(settings=settings, transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)) as client:
-        result = collect_snapshot(client, settings=SnapshotSettings(org="acme"), day=DAY)
+        result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert result.warnings == (
         SnapshotWarning("acme/locked", "issues", 403, "Resource not accessible by integration"),
@@ -72,7 +72,7 @@ def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(t
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
     with ServiceClient(settings=settings, transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
-        result = collect_snapshot(client, settings=SnapshotSettings(org="acme", graphql_batch_size=6), day=DAY)
+        result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",), graphql_batch_size=6), day=DAY)
 
     assert graphql_sizes[:3] == [6, 3, 1]
     assert result.frames["repository_stats"].height == 6

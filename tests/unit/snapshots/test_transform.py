@@ -107,10 +107,10 @@ def test_stats_node_counts_are_flattened():
 
 
 def test_members_and_warnings_have_their_schemas_even_when_empty():
-    assert tf.org_members_frame(records=[], day=DAY).schema == pl.Schema(tf.ORG_MEMBERS_SCHEMA)
+    assert tf.org_members_frame(records=[], day=DAY, org="acme").schema == pl.Schema(tf.ORG_MEMBERS_SCHEMA)
     assert tf.warnings_frame(warnings=[], day=DAY).schema == pl.Schema(tf.WARNINGS_SCHEMA)
-    members = tf.org_members_frame(records=[{"id": 3, "login": "ann", "type": "User", "site_admin": False}], day=DAY)
-    assert members.row(0) == (DAY, 3, "ann", "User", False)
+    members = tf.org_members_frame(records=[{"id": 3, "login": "ann", "type": "User", "site_admin": False}], day=DAY, org="acme")
+    assert members.row(0) == (DAY, "acme", 3, "ann", "User", False)
 
 
 def test_renamed_repository_keeps_its_id_across_days():

@@ -121,3 +121,15 @@ def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_ba
         landing.insert(table="user_daily_totals", frame=_totals([8], d), file_index=1)
         landing.discard_file(file_index=1)
     assert conn.execute("SELECT user_id FROM core.user_daily_totals").fetchall() == [(1,)]
+
+
+def test_a_failure_after_the_transaction_ended_is_raised_as_itself(tmp_path):
+    # A failed COMMIT (disk full) ends DuckDB's transaction; the ROLLBACK that follows must not
+    # replace the real error with "cannot rollback - no transaction is active".
+    conn = duckdb.connect(str(tmp_path / "w.duckdb"))
+    migrate(conn)
+    with pytest.raises(OSError, match="No space left on device"):
+        with land_report(conn, key=_key(date(2026, 11, 1), date(2026, 11, 1))):
+            conn.execute("COMMIT")
+            raise OSError(28, "No space left on device")
+    conn.close()

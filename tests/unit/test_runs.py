@@ -1,0 +1,61 @@
+"""The one-line failure of `metrics-etl run`: the real cause, never DuckDB's caret line."""
+
+import duckdb
+import pytest
+from dagster._utils.error import serializable_error_info_from_exc_info
+
+from pipelines.runs import describe_error, first_meaningful_line
+
+
+def _info(exc: BaseException):
+    try:
+        raise exc
+    except BaseException as raised:
+        return serializable_error_info_from_exc_info((type(raised), raised, raised.__traceback__))
+
+
+def test_a_duckdb_binder_error_shows_its_first_line_not_the_caret_marker():
+    with duckdb.connect() as conn, pytest.raises(duckdb.Error) as caught:
+        conn.execute("SELECT * FROM raw.report_files")
+    text = describe_error(_info(caught.value))
+    assert text.startswith("CatalogException: Catalog Error: Table with name \"raw.report_files\" does not exist")
+    assert "^" not in text and "See also" not in text
+
+
+def test_an_out_of_memory_error_names_the_cause_and_what_to_do():
+    message = (
+        "Out of Memory Error: failed to allocate data of size 16.0 KiB (60.8 MiB/61.0 MiB used)\n\n"
+        "Possible solutions:\n* Reducing the number of threads\n\n"
+        "See also https://duckdb.org/docs/current/guides/performance/how_to_tune_workloads"
+    )
+    text = describe_error(_info(duckdb.OutOfMemoryException(message)))
+    assert text.startswith("DuckDB ran out of memory")
+    assert "OutOfMemoryException: Out of Memory Error: failed to allocate" in text
+
+
+def test_a_disk_full_error_says_so():
+    text = describe_error(_info(duckdb.IOException('IO Error: Could not write file "w.duckdb.wal": No space left on device')))
+    assert text.startswith("the disk is full")
+
+
+def test_the_cause_dagster_wraps_is_the_one_shown():
+    try:
+        try:
+            raise ValueError("the real cause\n   ^^^^")
+        except ValueError as inner:
+            raise RuntimeError("Error occurred while executing op") from inner
+    except RuntimeError as outer:
+        info = serializable_error_info_from_exc_info((type(outer), outer, outer.__traceback__))
+    assert describe_error(info) == "ValueError: the real cause"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("\n\nfirst\nsecond", "first"),
+        ("  ^^^^\nSee also https://x\nLINE 1: SELECT\nreal", "real"),
+        ("", ""),
+    ],
+)
+def test_first_meaningful_line_skips_blank_and_marker_lines(text, line):
+    assert first_meaningful_line(text) == line
