@@ -241,6 +241,11 @@ class World:
             self.repos[repo.full_name.lower()] = repo
             return repo
 
+    def delete_repo(self, *, owner: str, name: str) -> Repository | None:
+        """Remove a repository with its issues; its name answers 404 from then on."""
+        with self.lock:
+            return self.repos.pop(f"{owner}/{name}".lower(), None)
+
     def org_repos(self, org: str) -> list[Repository]:
         return sorted((r for r in self.repos.values() if r.owner.login.lower() == org.lower()),
                       key=lambda r: r.id)
