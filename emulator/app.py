@@ -22,7 +22,7 @@ from emulator.errors import EmulatorError
 from emulator.hooks import Deliveries
 from emulator.reports import Reports, close_connection
 from emulator.state import EmulatorState, Principal
-from emulator.world import Repository
+from emulator.world import Account, Repository
 
 _MAX_JWT_LIFETIME = 600
 _CLOCK_SKEW = 60
@@ -251,6 +251,16 @@ class _Routes:
             return _message(403, "Resource not accessible by integration")
         return None
 
+    def _author(self, request: Request) -> Account | Response:
+        """Who writes: the token's user, or for an installation the app's bot."""
+        principal = self._principal(request)
+        if principal.kind == "installation":
+            return self.state.bot
+        if problem := self._needs_user(request):
+            return problem
+        assert principal.account is not None
+        return principal.account
+
     # REST
     async def user(self, request: Request) -> Response:
         if problem := self._needs_user(request):
@@ -369,8 +379,9 @@ class _Routes:
         return await self._create_issue(request, is_pull=True)
 
     async def _create_issue(self, request: Request, *, is_pull: bool) -> Response:
-        if problem := self._needs_user(request):
-            return problem
+        account = self._author(request)
+        if isinstance(account, Response):
+            return account
         repo = self._repo_or_404(request)
         if isinstance(repo, Response):
             return repo
@@ -385,8 +396,6 @@ class _Routes:
             return _message(422, "Validation Failed: 'labels' must be an array of strings")
         if is_pull and not (isinstance(body.get("head"), str) and isinstance(body.get("base"), str)):
             return _message(422, "Validation Failed: 'head' and 'base' are required")
-        account = self._principal(request).account
-        assert account is not None
         issue = self.state.world.create_issue(
             repo=repo, user=account, title=title, body=str(body.get("body") or ""),
             labels=[] if is_pull else labels, is_pull=is_pull, now=self.state.now(),
@@ -519,6 +528,19 @@ class _Routes:
             return _message(404, f"no repository {full_name}, or {owner}/{new_name} exists already")
         return JSONResponse({"id": repo.id, "full_name": repo.full_name})
 
+    async def admin_delete(self, request: Request) -> Response:
+        body = await _json_body(request)
+        if isinstance(body, Response):
+            return body
+        full_name = body.get("full_name")
+        if not isinstance(full_name, str) or "/" not in full_name:
+            return _message(422, "delete needs full_name (owner/name)")
+        owner, name = full_name.split("/", 1)
+        repo = self.state.world.delete_repo(owner=owner, name=name)
+        if repo is None:
+            return _message(404, f"no repository {full_name}")
+        return JSONResponse({"id": repo.id, "full_name": repo.full_name})
+
     async def admin_hooks(self, request: Request) -> Response:
         body = await _json_body(request)
         if isinstance(body, Response):
@@ -591,6 +613,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route("/_emulator/policy", routes.admin_policy, methods=["POST"]),
         Route("/_emulator/hooks", routes.admin_hooks, methods=["POST"]),
         Route("/_emulator/rename", routes.admin_rename, methods=["POST"]),
+        Route("/_emulator/delete", routes.admin_delete, methods=["POST"]),
     ]
 
     async def _not_found(request: Request, exc: Exception) -> Response:

@@ -28,19 +28,26 @@ input IssueOrder { field: IssueOrderField!  direction: OrderDirection! }
 
 type PageInfo { hasNextPage: Boolean!  hasPreviousPage: Boolean!  endCursor: String  startCursor: String }
 
-type User { login: String!  databaseId: Int  url: URI! }
+# `author` is the Actor interface, as in the public schema: a person or an app's bot.
+interface Actor { avatarUrl(size: Int): URI!  login: String!  resourcePath: URI!  url: URI! }
+type User implements Actor {
+  avatarUrl(size: Int): URI!  databaseId: Int  login: String!  resourcePath: URI!  url: URI!
+}
+type Bot implements Actor {
+  avatarUrl(size: Int): URI!  databaseId: Int  id: ID!  login: String!  resourcePath: URI!  url: URI!
+}
 
 type RepositoryOwner { login: String!  url: URI! }
 
 type Issue {
   id: ID!  databaseId: Int  number: Int!  title: String!  state: IssueState!
-  createdAt: DateTime!  updatedAt: DateTime!  closedAt: DateTime  author: User
+  createdAt: DateTime!  updatedAt: DateTime!  closedAt: DateTime  author: Actor
 }
 type IssueConnection { nodes: [Issue]  totalCount: Int!  pageInfo: PageInfo! }
 
 type PullRequest {
   id: ID!  databaseId: Int  number: Int!  title: String!  state: PullRequestState!
-  createdAt: DateTime!  updatedAt: DateTime!  closedAt: DateTime  author: User
+  createdAt: DateTime!  updatedAt: DateTime!  closedAt: DateTime  author: Actor
   headRefName: String!  baseRefName: String!
 }
 type PullRequestConnection { nodes: [PullRequest]  totalCount: Int!  pageInfo: PageInfo! }
@@ -153,8 +160,8 @@ class GraphQLEndpoint:
 
     def _viewer(self, base: str, principal: Any) -> dict[str, Any]:
         if principal.account is None:
-            return {"login": f"app-{self.state.app_id}[bot]", "databaseId": self.state.app_id,
-                    "url": f"{base}/apps/{self.state.app_id}"}
+            bot = self.state.bot
+            return _actor(base, login=bot.login, path=f"/apps/{self.state.app_id}", database_id=bot.id)
         return _user(base, principal.account)
 
     def _rate_limit(self, principal: Any) -> dict[str, Any]:
@@ -171,8 +178,23 @@ class GraphQLEndpoint:
         return _repository(base, repo, self.state.world.members)
 
 
+def _actor(base: str, *, login: str, path: str, database_id: int) -> dict[str, Any]:
+    avatar = f"{base}/avatars/{login}"
+    return {
+        "__typename": "User", "login": login, "databaseId": database_id, "url": f"{base}{path}",
+        "resourcePath": path,
+        "avatarUrl": lambda info, size=None: avatar if size is None else f"{avatar}?s={size}",
+    }
+
+
 def _user(base: str, account: Any) -> dict[str, Any]:
-    return {"login": account.login, "databaseId": account.id, "url": f"{base}/{account.login}"}
+    """A User, or a Bot for an app's account (`__typename` picks the Actor's type)."""
+    if account.type == "Bot":
+        # The public schema's Bot login drops the REST login's "[bot]" suffix.
+        slug = account.login.removesuffix("[bot]")
+        return _actor(base, login=slug, path=f"/apps/{slug}", database_id=account.id) | {
+            "__typename": "Bot", "id": f"BOT_{account.id}"}
+    return _actor(base, login=account.login, path=f"/{account.login}", database_id=account.id)
 
 
 def _issue(base: str, issue: Issue) -> dict[str, Any]:

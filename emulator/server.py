@@ -57,6 +57,9 @@ class RunningEmulator:
     def rename_repository(self, *, full_name: str, name: str) -> dict[str, Any]:
         return self._admin("POST", "rename", {"full_name": full_name, "name": name})
 
+    def delete_repository(self, *, full_name: str) -> dict[str, Any]:
+        return self._admin("POST", "delete", {"full_name": full_name})
+
     def stats(self) -> dict[str, Any]:
         return self._admin("GET", "stats")
 

@@ -59,6 +59,8 @@ class EmulatorState:
         self.app_key = rsa_key_from_seed(seed=config.seed)
         self.app_id = 100_000 + config.seed % 900_000
         self.installation_id = 5_000_000 + config.seed % 900_000
+        # What an installation writes is authored by the app's bot, as on the public service.
+        self.bot = Account(id=self.app_id, login=f"app-{self.app_id}[bot]", type="Bot")
         self.client_id = "Iv1." + self._secret("client-id")[:16]
         self.client_secret = self._secret("client-secret")[:40]
         self.webhook_secret = self._secret("webhook-secret")[:32]

@@ -259,6 +259,11 @@ class World:
     def has_org(self, org: str) -> bool:
         return any(account.login.lower() == org.lower() for account in self.orgs)
 
+    def delete_repo(self, *, owner: str, name: str) -> Repository | None:
+        """Remove a repository with its issues; its name answers 404 from then on."""
+        with self.lock:
+            return self.repos.pop(f"{owner}/{name}".lower(), None)
+
     def org_repos(self, org: str) -> list[Repository]:
         return sorted((r for r in self.repos.values() if r.owner.login.lower() == org.lower()),
                       key=lambda r: r.id)

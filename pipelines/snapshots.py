@@ -3,7 +3,9 @@
 REST gives the repositories (by id), their issues and the members; GraphQL gives the counts,
 several repositories per call, with a batch size that halves when the service chokes (502,
 504, no answer) and grows back after successes. A repository answering 404 or 403 is skipped
-with a warning; a failure at organization level fails the run.
+with a warning, and so is one GraphQL cannot resolve (deleted or renamed since the listing: a
+NOT_FOUND at its alias) while the rest of its batch lands; a failure at organization level, or
+any other GraphQL error, fails the run.
 """
 
 from __future__ import annotations
@@ -280,12 +282,11 @@ def _collect_stats(
                 raise
             continue
         counts["requests"] += client.stats.requests - sent_before
+        # An answer with repositories NOT_FOUND is still a success: the batch size was fine.
         batch.succeeded()
         for repo, node in zip(chunk, answer, strict=True):
-            if node is None:
-                warnings.append(
-                    SnapshotWarning(repo.full_name, "graphql", 404, "GraphQL returned no repository for this name")
-                )
+            if isinstance(node, api.NotResolved):
+                warnings.append(SnapshotWarning(repo.full_name, "graphql", 404, node.message))
             else:
                 nodes.append((repo.id, repo.full_name, node))
         start += len(chunk)

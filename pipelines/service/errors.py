@@ -15,6 +15,7 @@
     ├── LinkExpired(url, status)      a signed download link answered 403/404/410
     ├── TruncatedDownload(url, expected, received)
     └── GraphQLError(messages)        a GraphQL answer carried an ``errors`` array
+        └── GraphQLNotFound(data, not_found)  every error was NOT_FOUND at a path; the rest resolved
 
 Every URL held or shown by these errors has passed through :func:`redact_url`, so no signed
 query string, token or authorization code ever reaches a message, a repr or a log line.
@@ -22,7 +23,9 @@ query string, token or authorization code ever reaches a message, a repr or a lo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 # Query parameters whose values grant access: signed links, OAuth codes, tokens.
@@ -196,3 +199,20 @@ class GraphQLError(ServiceError):
 
     def __repr__(self) -> str:
         return f"GraphQLError(method='POST', url={self.url!r}, messages={self.messages!r})"
+
+
+class GraphQLNotFound(GraphQLError):
+    """Every error was ``NOT_FOUND`` at a path, so the rest of ``data`` is usable.
+
+    The public service answers a missing node of an aliased query this way (``data.<alias>``
+    null); a caller that can do without those nodes catches this and reads ``data``.
+    ``not_found`` maps each error's path to the service's message.
+    """
+
+    def __init__(
+        self, *, url: object, messages: tuple[str, ...], data: Mapping[str, Any],
+        not_found: Mapping[tuple[str | int, ...], str],
+    ) -> None:
+        self.data = data
+        self.not_found = not_found
+        super().__init__(url=url, messages=messages)

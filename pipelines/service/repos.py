@@ -9,11 +9,14 @@ listing always asks for the same URL and the client's ETag cache can answer it w
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+from pipelines.service.errors import GraphQLNotFound
 
 if TYPE_CHECKING:
     from pipelines.service.client import ServiceClient
@@ -82,13 +85,24 @@ def create_pull_request(
     )
 
 
+@dataclass(frozen=True)
+class NotResolved:
+    """A repository the service did not resolve (deleted or renamed since it was listed)."""
+
+    message: str
+
+
+_NULL_NODE = NotResolved("GraphQL returned no repository for this name")
+
+
 def fetch_repository_stats(
     client: ServiceClient, *, repositories: Sequence[tuple[str, str]]
-) -> list[Record | None]:
+) -> list[Record | NotResolved]:
     """One GraphQL call for several (owner, name) pairs; nodes in the order asked.
 
-    A node is None when the service returned null for it without an error. An `errors` array
-    raises GraphQLError from the client, naming what the service said.
+    A repository the service answered null for, alone or with a NOT_FOUND error at its alias,
+    is NotResolved with the service's message while the others land. Any other `errors`
+    array raises GraphQLError from the client, naming what the service said.
     """
     if not repositories:
         return []
@@ -96,8 +110,24 @@ def fetch_repository_stats(
     for i, (owner, name) in enumerate(repositories):
         variables[f"owner{i}"] = owner
         variables[f"name{i}"] = name
-    data = client.graphql(query=repository_stats_query(count=len(repositories)), variables=variables) or {}
-    return [data.get(f"r{i}") for i in range(len(repositories))]
+    aliases = [f"r{i}" for i in range(len(repositories))]
+    missing: dict[str, str] = {}
+    try:
+        data = client.graphql(query=repository_stats_query(count=len(repositories)), variables=variables) or {}
+    except GraphQLNotFound as exc:
+        missing = {str(path[0]): message for path, message in exc.not_found.items() if len(path) == 1}
+        # Only a null alias of this batch is a missing repository; a NOT_FOUND deeper down, or
+        # naming something else, is a failure of the query as before.
+        if len(missing) != len(exc.not_found) or any(
+            a not in aliases or exc.data.get(a) is not None for a in missing
+        ):
+            raise
+        data = exc.data
+    nodes: list[Record | NotResolved] = []
+    for alias in aliases:
+        node = data.get(alias)
+        nodes.append(NotResolved(missing[alias]) if alias in missing else _NULL_NODE if node is None else node)
+    return nodes
 
 
 @cache

@@ -6,7 +6,7 @@ import pytest
 from emulator import EmulatorConfig, FaultSpec
 from pipelines.service import repos as api
 from pipelines.service.errors import GraphQLError
-from pipelines.snapshots import SnapshotFailed, SnapshotSettings, collect_snapshot, run_snapshot
+from pipelines.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.warehouse.snapshots import SNAPSHOT_TABLES
 
 DAY = date(2026, 11, 20)
@@ -92,11 +92,54 @@ def test_unknown_organization_fails_the_run_naming_it(make_client, warehouse):
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == 0
 
 
-def test_graphql_errors_are_surfaced_with_the_service_message(emu, make_client):
+def test_stats_of_a_missing_repository_carry_the_service_message_while_the_others_resolve(emu, make_client):
     org = emu.credentials["org"]
-    with pytest.raises(GraphQLError, match="Could not resolve to a Repository") as caught:
-        api.fetch_repository_stats(make_client(), repositories=[(org, "no-such-repo")])
-    assert "no-such-repo" in str(caught.value)
+    present = next(iter(api.list_org_repositories(make_client(), org=org)))["name"]
+    nodes = api.fetch_repository_stats(make_client(), repositories=[(org, "no-such-repo"), (org, present)])
+
+    assert nodes[0] == api.NotResolved(f"Could not resolve to a Repository with the name '{org}/no-such-repo'.")
+    assert nodes[1]["name"] == present
+
+
+def test_a_graphql_error_that_is_not_a_missing_repository_still_raises_naming_endpoint_and_message(emu, make_client):
+    # A null owner is a variable error, not NOT_FOUND: the whole call fails as before.
+    with pytest.raises(GraphQLError) as caught:
+        api.fetch_repository_stats(make_client(), repositories=[(emu.credentials["org"], "atlas"), (None, "x")])
+    assert type(caught.value) is GraphQLError
+    assert str(caught.value).startswith(f"POST {emu.credentials['graphql_url']} GraphQL errors: ")
+    assert "$owner1" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "emulator_config",
+    [EmulatorConfig(seed=9, users=4, repos=5, issues_per_repo=3, dialect=d) for d in ("service", "github")],
+    ids=["service", "github"],
+)
+def test_a_repository_deleted_between_the_listing_and_the_graphql_batch_lands_the_others_with_one_warning(
+    emu, make_client, warehouse, emulator_config, monkeypatch
+):
+    client = make_client()
+    victim = sorted(r["full_name"] for r in api.list_org_repositories(client, org=emu.credentials["org"]))[2]
+    ask, deleted = client.graphql, []
+
+    def deleted_first(**kwargs):
+        if not deleted:
+            deleted.append(emu.delete_repository(full_name=victim))
+        return ask(**kwargs)
+
+    monkeypatch.setattr(client, "graphql", deleted_first)
+    result = run_snapshot(client, warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+
+    message = f"Could not resolve to a Repository with the name '{victim}'."
+    assert result.warnings == (SnapshotWarning(victim, "graphql", 404, message),)
+    assert warehouse.execute("SELECT repository, endpoint, status, message FROM snapshots.warnings").fetchall() == [
+        (victim, "graphql", 404, message)
+    ]
+    listed = [n for (n,) in warehouse.execute("SELECT full_name FROM snapshots.repositories ORDER BY 1").fetchall()]
+    landed = [n for (n,) in warehouse.execute("SELECT full_name FROM snapshots.repository_stats ORDER BY 1").fetchall()]
+    assert len(listed) == emulator_config.repos and victim in listed
+    assert landed == [n for n in listed if n != victim]
+    assert result.cost.graphql_calls == 1 and result.cost.graphql_batch_failures == 0
 
 
 @pytest.mark.parametrize("emulator_config", [EmulatorConfig(seed=6, users=5, repos=11, issues_per_repo=2)])

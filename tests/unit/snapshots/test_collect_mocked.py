@@ -4,9 +4,11 @@ import json
 from datetime import date
 
 import httpx
+import pytest
 
 from pipelines.config import Secret, Settings
 from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service.errors import GraphQLError
 from pipelines.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 
 DAY = date(2026, 11, 20)
@@ -78,3 +80,29 @@ def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(t
     assert result.frames["repository_stats"].height == 6
     assert result.cost.graphql_batch_failures == graphql_sizes.count(6) + graphql_sizes.count(3)
     assert result.cost.rate_limit_remaining_before is None and result.cost.graphql_cost is None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"type": "FORBIDDEN", "path": ["r1"], "message": "Resource not accessible by integration"},
+        {"type": "NOT_FOUND", "message": "Could not resolve to a Repository with the name 'acme/locked'."},
+        {"type": "NOT_FOUND", "path": ["r1", "defaultBranchRef"], "message": "Could not resolve to a Ref."},
+        {"type": "NOT_FOUND", "path": ["r7"], "message": "Could not resolve to a Repository."},
+    ],
+    ids=["other_type", "no_path", "below_the_alias", "not_an_alias_of_the_batch"],
+)
+def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the_run(tmp_path, error):
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/graphql":
+            return httpx.Response(200, json={"data": {"r0": {"stargazerCount": 1}, "r1": None}, "errors": [error]})
+        if request.url.path == "/repos/acme/locked/issues":
+            return httpx.Response(200, json=[])
+        return _service(request)
+
+    settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
+    with ServiceClient(settings=settings, transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
+        with pytest.raises(GraphQLError) as raised:
+            collect_snapshot(client, settings=SnapshotSettings(org="acme"), day=DAY)
+
+    assert str(raised.value) == f"POST http://127.0.0.1:9/graphql GraphQL errors: {error['message']}"
