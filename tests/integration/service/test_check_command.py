@@ -73,3 +73,25 @@ def test_check_without_credentials_or_scope_lists_each_problem(run_check) -> Non
     code, lines = run_check(auth="none", drop=("SERVICE_ORG",))
     assert code == 1
     assert [line.split(":")[0] for line in lines] == ["no credentials", "no report scope"]
+
+
+def test_check_names_the_setting_when_nothing_listens_at_the_base_url(run_check) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, lines = run_check(SERVICE_BASE_URL=f"http://127.0.0.1:{port}")
+    assert code == 1 and len(lines) == 1
+    assert lines[0].endswith(f"nothing listens at 127.0.0.1:{port}: check SERVICE_BASE_URL")
+
+
+def test_check_names_the_dialect_of_the_server(run_check, emu) -> None:
+    code, lines = run_check(SERVICE_DIALECT="github")
+    assert code == 1 and len(lines) == 1 and lines[0].endswith("set SERVICE_DIALECT=service")
+
+
+def test_check_says_a_base_url_needs_its_scheme(run_check, emu) -> None:
+    code, lines = run_check(SERVICE_BASE_URL=emu.base_url.removeprefix("http://"))
+    assert code == 1
+    assert lines == ["configuration: SERVICE_BASE_URL must start with http:// or https://"]
