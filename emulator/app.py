@@ -30,8 +30,20 @@ _PER_PAGE_MAX = 100
 _CONTENT_CREATION = ("/issues", "/pulls", "/user/repos")
 
 
-def _message(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"message": message}, status_code=status, headers=headers)
+def _message(status: int, message: str, headers: dict[str, str] | None = None, *,
+             documentation_url: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"message": message}
+    if documentation_url:
+        body["documentation_url"] = documentation_url
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _invalid(request: Request, resource: str, field: str, code: str) -> JSONResponse:
+    """The public service's 422: a fixed message, the failed fields in `errors[]`, a docs link."""
+    docs = request.scope["emulator.docs_url"]
+    return JSONResponse({"message": "Validation Failed",
+                         "errors": [{"resource": resource, "field": field, "code": code}],
+                         "documentation_url": f"{docs}/issues/issues"}, status_code=422)
 
 
 def _path_kind(path: str) -> str:
@@ -79,6 +91,7 @@ class _Gate:
             return
         kind = _path_kind(path)
         state = self.state
+        scope["emulator.docs_url"] = state.wire.docs_url
         faults = state.faults
         if state.draw(faults.drop_rate):
             state.count_fault("drop")
@@ -174,21 +187,33 @@ class _Gate:
 
     def _check_limits(self, request: Request, principal: Principal, kind: str) -> Response | None:
         state = self.state
-        if state.draw(state.faults.secondary_limit_rate):
+        faults = state.faults
+        docs = f"{state.wire.docs_url}/overview/rate-limits-for-the-rest-api"
+        if state.draw(faults.secondary_limit_rate):
             state.count_fault("secondary_limit")
-            return _message(403, "You have exceeded a secondary rate limit. Please wait a few "
-                                 "minutes before you try again.", {"retry-after": "60"})
+            request.scope["emulator.limit_refusal"] = True
+            if faults.secondary_limit_kind == "abuse":
+                # The older wording, still met in the wild: always a 403, no retry-after.
+                return _message(403, "You have triggered an abuse detection mechanism. Please wait "
+                                     "a few minutes before you try again.", documentation_url=docs)
+            retry_after = {"retry-after": "60"} if faults.secondary_limit_kind == "retry_after" else None
+            return _message(faults.limit_status, "You have exceeded a secondary rate limit. Please "
+                            "wait a few minutes before you try again.", retry_after,
+                            documentation_url=f"{docs}#about-secondary-rate-limits")
         if request.url.path == "/rate_limit":
             return None
         status = state.limit_status(principal, "graphql" if kind == "graphql" else "core")
         if status.remaining <= 0:
+            request.scope["emulator.limit_refusal"] = True
             who = principal.account.login if principal.account else principal.bucket
-            return _message(403, f"API rate limit exceeded for {who}.")
+            return _message(faults.limit_status, f"API rate limit exceeded for {who}.",
+                            documentation_url=docs)
         if request.method == "POST" and request.url.path.endswith(_CONTENT_CREATION):
             if state.content_creation_burst(principal):
+                request.scope["emulator.limit_refusal"] = True
                 return _message(403, "You have exceeded a secondary rate limit for content "
                                      "creation. Please wait before you try again.",
-                                {"retry-after": "60"})
+                                {"retry-after": "60"}, documentation_url=docs)
         return None
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send, kind: str,
@@ -202,16 +227,19 @@ class _Gate:
                 status = message["status"]
                 headers = list(message.get("headers", []))
                 if principal is not None:
-                    if counted and status != 304 and status < 500 and _spends(status, headers):
+                    # A refusal for a spent budget or a secondary limit does not use the budget.
+                    refused = scope.get("emulator.limit_refusal", False)
+                    if counted and status != 304 and status < 500 and not refused:
                         state.spend(principal, resource)
                     limit = state.limit_status(principal, resource)
                     headers += [
                         (b"x-ratelimit-limit", str(limit.limit).encode()),
                         (b"x-ratelimit-remaining", str(limit.remaining).encode()),
-                        (b"x-ratelimit-reset", str(limit.reset).encode()),
                         (b"x-ratelimit-used", str(limit.used).encode()),
                         (b"x-ratelimit-resource", resource.encode()),
                     ]
+                    if not state.faults.omit_rate_limit_reset:
+                        headers.append((b"x-ratelimit-reset", str(limit.reset).encode()))
                 if kind not in ("download",):
                     headers.append((state.wire.media_type_header.encode(),
                                     state.wire.media_type_value.encode()))
@@ -220,13 +248,6 @@ class _Gate:
             await send(message)
 
         await app(scope, receive, _send)
-
-
-def _spends(status: int, headers: list[tuple[bytes, bytes]]) -> bool:
-    # A refusal for a spent budget or a secondary limit does not use the budget again.
-    if status != 403:
-        return True
-    return not any(name.lower() == b"retry-after" for name, _ in headers)
 
 
 class _Routes:
@@ -339,7 +360,7 @@ class _Routes:
             return repo
         wanted = request.query_params.get("state", "open")
         if wanted not in ("open", "closed", "all"):
-            return _message(422, "Validation Failed: 'state' must be open, closed or all")
+            return _invalid(request, "Issue", "state", "invalid")
         with self.state.world.lock:
             issues = [i for i in repo.issues if wanted == "all" or i.state == wanted]
             # The public service lists newest first by default.
@@ -390,12 +411,13 @@ class _Routes:
             return body
         title = body.get("title")
         if not isinstance(title, str) or not title.strip():
-            return _message(422, "Validation Failed: 'title' is required")
+            return _invalid(request, "Issue", "title", "missing_field")
         labels = body.get("labels", [])
         if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
-            return _message(422, "Validation Failed: 'labels' must be an array of strings")
+            return _invalid(request, "Issue", "labels", "invalid")
         if is_pull and not (isinstance(body.get("head"), str) and isinstance(body.get("base"), str)):
-            return _message(422, "Validation Failed: 'head' and 'base' are required")
+            field = "head" if not isinstance(body.get("head"), str) else "base"
+            return _invalid(request, "PullRequest", field, "missing_field")
         issue = self.state.world.create_issue(
             repo=repo, user=account, title=title, body=str(body.get("body") or ""),
             labels=[] if is_pull else labels, is_pull=is_pull, now=self.state.now(),

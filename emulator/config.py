@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
@@ -12,6 +13,16 @@ from emulator.errors import EmulatorError
 
 Dialect = Literal["service", "github"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
+SECONDARY_LIMIT_KINDS = ("retry_after", "no_retry_after", "abuse")
+
+
+def _flag(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text not in ("true", "false", "1", "0"):
+        raise ValueError(f"not a boolean: {raw!r}")
+    return text in ("true", "1")
 
 
 @dataclass(frozen=True)
@@ -26,14 +37,27 @@ class FaultSpec:
     link_ttl_seconds: int | None = None
     spend_rate_limit_for_seconds: int | None = None
     secondary_limit_rate: float = 0.0
+    # How a secondary limit answers: with retry-after, without it, or as the older
+    # "abuse detection" 403 (also without it).
+    secondary_limit_kind: str = "retry_after"
+    # Rate-limit answers (primary and secondary) use 403 or 429, as the public service does.
+    limit_status: int = 403
+    # No x-ratelimit-reset header on any answer (a spent budget with no reset time).
+    omit_rate_limit_reset: bool = False
     graphql_max_aliases: int | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.secondary_limit_kind not in SECONDARY_LIMIT_KINDS:
+            raise EmulatorError(f"secondary_limit_kind must be one of {', '.join(SECONDARY_LIMIT_KINDS)}")
+        if self.limit_status not in (403, 429):
+            raise EmulatorError("limit_status must be 403 or 429")
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-_FAULT_TYPES: dict[str, type] = {
+_FAULT_TYPES: dict[str, Callable[[Any], Any]] = {
     "error_rate": float,
     "slow_rate": float,
     "slow_ms": int,
@@ -42,6 +66,9 @@ _FAULT_TYPES: dict[str, type] = {
     "link_ttl_seconds": int,
     "spend_rate_limit_for_seconds": int,
     "secondary_limit_rate": float,
+    "secondary_limit_kind": str,
+    "limit_status": int,
+    "omit_rate_limit_reset": _flag,
     "graphql_max_aliases": int,
     "seed": int,
 }

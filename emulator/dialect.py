@@ -15,6 +15,7 @@ class Wire:
     media_type_value: str
     event_header: str
     delivery_header: str
+    docs_url: str  # the root of `documentation_url` in error bodies
 
 
 _WIRES = {
@@ -27,6 +28,7 @@ _WIRES = {
         media_type_value="service.v3; format=json",
         event_header="x-service-event",
         delivery_header="x-service-delivery",
+        docs_url="https://docs.service.example/rest",
     ),
     "github": Wire(
         product="copilot",
@@ -37,6 +39,7 @@ _WIRES = {
         media_type_value="github.v3; format=json",
         event_header="x-github-event",
         delivery_header="x-github-delivery",
+        docs_url="https://docs.github.com/rest",
     ),
 }
 

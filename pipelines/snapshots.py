@@ -323,11 +323,10 @@ def _counts(client: ServiceClient) -> tuple[int, int]:
 
 def _budget(client: ServiceClient) -> _Remaining:
     try:
-        body = client.rate_limit()
+        client.rate_limit()
     except NotFound:
         # A server with rate limiting switched off answers 404 here; the snapshot goes on.
         return _Remaining(core=None, graphql=None)
-    resources = body.get("resources", {}) if isinstance(body, Mapping) else {}
-    core = resources.get("core") or (body.get("rate") if isinstance(body, Mapping) else None) or {}
-    graphql = resources.get("graphql") or {}
-    return _Remaining(core=core.get("remaining"), graphql=graphql.get("remaining"))
+    budgets = client.budgets
+    core, graphql = budgets.get("core"), budgets.get("graphql")
+    return _Remaining(core=core.remaining if core else None, graphql=graphql.remaining if graphql else None)

@@ -1,9 +1,8 @@
 """The HTTP client of the platform: headers, auth, retries, rate limits, pages, conditional GETs.
 
-Retries (tenacity): 5xx and transport failures back off exponentially with jitter; a spent
-primary rate limit waits until its reset plus a buffer unless that is beyond the configured
-cap (then it fails at once, naming the reset time); a secondary limit honours ``retry-after``
-(a value <= 0 falls back to backoff). Permission problems, 401 and 404 are never retried.
+Which failures are retried and after how long is decided by ``RetryPolicy`` (``_retry.py``).
+Permission problems, 401, 404 and configuration mistakes (a host that never answered, a server
+of the other dialect, a base URL that is not the API root) are never retried.
 Clock and sleep are injectable, so tests drive every wait on a fake clock.
 """
 
@@ -12,26 +11,30 @@ from __future__ import annotations
 import json as jsonlib
 import logging
 import re
+import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
-import tenacity
 
 from pipelines.service import graphql as _graphql
 from pipelines.service._cache import CachedEntry, ConditionalCache
+from pipelines.service._retry import RetryPolicy
 from pipelines.service.auth import AppAuth, Credentials, TokenAuth
-from pipelines.service.dialect import Dialect, get_dialect
+from pipelines.service.dialect import DIALECTS, Dialect, get_dialect
 from pipelines.service.errors import (
     AuthenticationFailed,
+    ConfigError,
+    ErrorDetail,
     LinkExpired,
     MalformedResponse,
+    Misdirected,
     NotFound,
     PermissionDenied,
     RateLimited,
@@ -40,6 +43,7 @@ from pipelines.service.errors import (
     ServerError,
     ServiceError,
     TransportFailed,
+    Unreachable,
     VersionRejected,
     redact_url,
 )
@@ -52,17 +56,12 @@ _log = logging.getLogger(__name__)
 _USER_AGENT = "metrics-etl/0.1"
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 5
-    backoff_initial: float = 0.5
-    backoff_max: float = 30.0
-    rate_limit_buffer: float = 2.0
+__all__ = ["Budget", "ClientStats", "RetryPolicy", "ServiceClient"]
 
 
 @dataclass(frozen=True)
 class Budget:
-    """The rate-limit budget as of the last response that carried the headers."""
+    """One resource's rate-limit budget as of the last answer that reported it."""
 
     limit: int | None
     remaining: int | None
@@ -104,13 +103,7 @@ class _Answer:
             ) from None
 
 
-_RETRY_KIND = {
-    ServerError: "server_error",
-    TransportFailed: "transport",
-    RateLimited: "rate_limit",
-    SecondaryRateLimited: "secondary_rate_limit",
-}
-
+_T = TypeVar("_T")
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
 
@@ -136,6 +129,9 @@ class ServiceClient:
         self._settings = settings
         self._base_url = settings.require_base_url()
         self._graphql_url = settings.graphql_url or f"{self._base_url}/graphql"
+        for name, address in (("SERVICE_BASE_URL", self._base_url), ("SERVICE_GRAPHQL_URL", self._graphql_url)):
+            if not address.lower().startswith(("http://", "https://")):
+                raise ConfigError(f"{name} must start with http:// or https://")
         self.dialect: Dialect = get_dialect(settings.dialect)
         self._clock = clock
         self._sleep = sleep
@@ -143,6 +139,9 @@ class ServiceClient:
         self._max_wait = settings.rate_limit_max_wait
         self._credentials = credentials if credentials is not None else _credentials_from(settings, clock)
         self._trusted = {_origin(self._base_url), _origin(self._graphql_url)}
+        # Which setting names each configured host, to say what to fix when it cannot be reached.
+        self._setting_of = {_origin(self._graphql_url): "SERVICE_GRAPHQL_URL", _origin(self._base_url): "SERVICE_BASE_URL"}
+        self._answered: set[str] = set()
         self._http = httpx.Client(transport=transport, timeout=timeout, follow_redirects=True)
         self._cache = ConditionalCache(path=settings.etag_cache) if settings.etag_cache else None
         self._lock = threading.Lock()
@@ -150,7 +149,7 @@ class ServiceClient:
         self._not_modified = 0
         self._retries: Counter[str] = Counter()
         self._waited = 0.0
-        self._budget: Budget | None = None
+        self._budgets: dict[str, Budget] = {}
 
     def __enter__(self) -> ServiceClient:
         return self
@@ -173,8 +172,10 @@ class ServiceClient:
         return self._base_url
 
     @property
-    def budget(self) -> Budget | None:
-        return self._budget
+    def budgets(self) -> dict[str, Budget]:
+        """Budget per resource (``core``, ``graphql``, …) as last reported; empty until one is."""
+        with self._lock:
+            return dict(self._budgets)
 
     @property
     def stats(self) -> ClientStats:
@@ -220,8 +221,16 @@ class ServiceClient:
                 url, query = base, {"per_page": 100, **(params or {}), "page": page}
 
     def rate_limit(self) -> Any:
-        """``GET /rate_limit`` (never conditional, so it always refreshes the budget)."""
-        return self.get_json(path="/rate_limit", conditional=False)
+        """``GET /rate_limit`` (never conditional): refreshes the budget of every resource it lists."""
+        body = self.get_json(path="/rate_limit", conditional=False)
+        if isinstance(body, Mapping):
+            resources = body.get("resources")
+            listed = resources if isinstance(resources, Mapping) else {"core": body.get("rate")}
+            with self._lock:
+                for name, values in listed.items():
+                    if isinstance(values, Mapping):
+                        self._budgets[name] = _budget_of(values, resource=name)
+        return body
 
     def graphql(self, *, query: str, variables: Mapping[str, Any] | None = None) -> Any:
         """POST a GraphQL document; returns ``data``; an ``errors`` array raises GraphQLError."""
@@ -237,7 +246,7 @@ class ServiceClient:
         403/404/410 raise LinkExpired; 5xx and failed connections are retried before any
         byte is handed out. The caller reads the body (``iter_bytes``).
         """
-        response = self._retrying(method="GET", url=url)(self._open_link_once, url)
+        response = self._with_retries(method="GET", url=url, repeatable=True, call=lambda: self._open_link_once(url))
         try:
             yield response
         finally:
@@ -276,63 +285,44 @@ class ServiceClient:
         conditional: bool = False,
         authorization: str | None = None,
     ) -> _Answer:
-        call = {
-            "method": method,
-            "url": url,
-            "params": params,
-            "json": json,
-            "conditional": conditional,
-            "authorization": authorization,
-        }
+        # Reads are safe to repeat (GraphQL queries, the token exchange); a create is not.
+        repeatable = method == "GET" or url == self._graphql_url or urlsplit(url).path.endswith("/access_tokens")
+
+        def call() -> _Answer:
+            return self._attempt(
+                method=method, url=url, params=params, json=json, conditional=conditional, authorization=authorization
+            )
+
         try:
-            return self._retrying(method=method, url=url)(self._attempt, **call)
+            return self._with_retries(method=method, url=url, repeatable=repeatable, call=call)
         except AuthenticationFailed:
             # An installation token can be revoked before its expiry: exchange anew, once.
             if authorization is None and isinstance(self._credentials, AppAuth) and self._credentials.invalidate():
-                return self._retrying(method=method, url=url)(self._attempt, **call)
+                return self._with_retries(method=method, url=url, repeatable=repeatable, call=call)
             raise
 
-    def _retrying(self, *, method: str, url: str) -> tenacity.Retrying:
-        backoff = tenacity.wait_exponential_jitter(
-            multiplier=self._retry.backoff_initial, max=self._retry.backoff_max, jitter=self._retry.backoff_initial
-        )
-
-        def wait(state: tenacity.RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            if isinstance(exc, RateLimited):
-                return max(0.0, exc.reset_at - self._clock()) + self._retry.rate_limit_buffer
-            if isinstance(exc, SecondaryRateLimited) and exc.retry_after is not None and exc.retry_after > 0:
-                return exc.retry_after
-            return backoff(state)
-
-        def before_sleep(state: tenacity.RetryCallState) -> None:
-            exc = state.outcome.exception() if state.outcome else None
-            kind = next((k for t, k in _RETRY_KIND.items() if isinstance(exc, t)), "other")
-            seconds = state.upcoming_sleep
-            with self._lock:
-                self._retries[kind] += 1
-                self._waited += seconds
-            _log.warning("retrying %s %s after %s in %.1fs", method, redact_url(url, keep_query=False), kind, seconds)
-
-        return tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self._retry.max_attempts),
-            wait=wait,
-            retry=tenacity.retry_if_exception(self._retryable),
-            sleep=self._sleep,
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-
-    def _retryable(self, exc: BaseException) -> bool:
-        if isinstance(exc, RateLimited):
-            return exc.reset_at - self._clock() + self._retry.rate_limit_buffer <= self._max_wait
-        if isinstance(exc, SecondaryRateLimited) and exc.retry_after is not None:
-            return exc.retry_after <= self._max_wait
-        if isinstance(exc, TransportFailed) and exc.may_have_arrived and exc.method == "POST":
-            # Reads are safe to repeat (GraphQL queries, the token exchange); a create is not.
-            path = urlsplit(exc.url).path
-            return exc.url == redact_url(self._graphql_url) or path.endswith("/access_tokens")
-        return isinstance(exc, (ServerError, TransportFailed, SecondaryRateLimited))
+    def _with_retries(self, *, method: str, url: str, repeatable: bool, call: Callable[[], _T]) -> _T:
+        attempt = 0
+        while True:  # bounded: the policy gives up at its max_attempts
+            attempt += 1
+            try:
+                return call()
+            except ServiceError as exc:
+                decision = self._retry.decide(
+                    exc, attempt=attempt, now=self._clock(), max_wait=self._max_wait, repeatable=repeatable
+                )
+                if decision.wait is None:
+                    if decision.advice and isinstance(exc, RequestFailed):
+                        exc.advise(decision.advice)
+                    raise
+                with self._lock:
+                    self._retries[decision.kind] += 1
+                    self._waited += decision.wait
+                _log.warning(
+                    "retrying %s %s after %s in %.1fs",
+                    method, redact_url(url, keep_query=False), decision.kind, decision.wait,
+                )
+                self._sleep(decision.wait)
 
     def _attempt(
         self,
@@ -360,12 +350,8 @@ class ServiceClient:
         try:
             response = self._http.request(method, request_url, headers=headers, content=content)
         except httpx.TransportError as exc:
-            raise TransportFailed(
-                method=method,
-                url=request_url,
-                reason=type(exc).__name__,
-                may_have_arrived=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
-            ) from None
+            raise self._no_answer(method=method, url=request_url, exc=exc) from None
+        self._answered.add(_origin(request_url))
         self._note_budget(response.headers)
         if response.status_code == 304 and entry is not None:
             with self._lock:
@@ -418,37 +404,50 @@ class ServiceClient:
             raise ServiceError(f"POST {redact_url(answer.url)} did not answer a JSON object")
         return body
 
+    def _no_answer(self, *, method: str, url: str, exc: httpx.TransportError) -> TransportFailed:
+        origin = _origin(url)
+        setting = self._setting_of.get(origin)
+        # Before a configured host has ever answered, a refused or unresolvable connection is a
+        # wrong address; afterwards it is an outage worth waiting out.
+        if isinstance(exc, httpx.ConnectError) and setting is not None and origin not in self._answered:
+            return Unreachable(method=method, url=url, reason=_connect_problem(url, exc), setting=setting)
+        return TransportFailed(
+            method=method,
+            url=url,
+            reason=type(exc).__name__,
+            may_have_arrived=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
+        )
+
     def _note_budget(self, headers: httpx.Headers) -> None:
         if "x-ratelimit-remaining" not in headers:
             return
-        self._budget = Budget(
-            limit=_int(headers.get("x-ratelimit-limit")),
-            remaining=_int(headers.get("x-ratelimit-remaining")),
-            reset=_float(headers.get("x-ratelimit-reset")),
-            used=_int(headers.get("x-ratelimit-used")),
-            resource=headers.get("x-ratelimit-resource"),
-        )
+        # The public service names the resource; an answer that does not is counted as core.
+        resource = headers.get("x-ratelimit-resource") or "core"
+        values = {name: headers.get(f"x-ratelimit-{name}") for name in ("limit", "remaining", "reset", "used")}
+        with self._lock:
+            self._budgets[resource] = _budget_of(values, resource=resource)
 
     def _failure(self, *, method: str, url: str, response: httpx.Response) -> ServiceError:
         status = response.status_code
-        message = _message(response)
-        common = {"method": method, "url": url, "status": status, "message": message}
+        message, documentation_url, details = _error_body(response)
+        common: dict[str, Any] = {
+            "method": method, "url": url, "status": status, "message": message,
+            "documentation_url": documentation_url, "details": details,
+        }
         headers = response.headers
-        if status in (403, 429) and headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
-            reset_at = _float(headers["x-ratelimit-reset"]) or self._clock()
-            wait = reset_at - self._clock() + self._retry.rate_limit_buffer
-            advice = ""
-            if wait > self._max_wait:
-                advice = (
-                    f"Waiting {wait:.0f}s would exceed SERVICE_RATE_LIMIT_MAX_WAIT ({self._max_wait:.0f}s); "
-                    "run again after the reset."
-                )
-            return RateLimited(**common, reset_at=reset_at, advice=advice)
-        if status == 429 or (status == 403 and ("retry-after" in headers or "secondary rate limit" in message.lower())):
+        text = message.lower()
+        if status in (403, 429) and headers.get("x-ratelimit-remaining") == "0":
+            return RateLimited(**common, reset_at=_float(headers.get("x-ratelimit-reset")))
+        # 429 is always a limit; a 403 is one when it says so ("abuse detection" is the older wording).
+        if status == 429 or (
+            status == 403 and ("retry-after" in headers or "secondary rate limit" in text or "abuse detection" in text)
+        ):
             return SecondaryRateLimited(**common, retry_after=_float(headers.get("retry-after")))
         if status == 401:
             return AuthenticationFailed(**common, advice="Check SERVICE_TOKEN (or run `metrics-etl login`).")
-        if "version" in message.lower() and status in (400, 406, 410, 415, 422):
+        if advice := self._misdirection(status=status, path=urlsplit(url).path, headers=headers, text=text):
+            return Misdirected(**common, advice=advice)
+        if "version" in text and status in (400, 406, 410, 415, 422):
             return VersionRejected(**common, advice="Check SERVICE_API_VERSION.")
         if status == 403:
             return PermissionDenied(**common, hint=_permission_hint(path=urlsplit(url).path, message=message))
@@ -457,6 +456,23 @@ class ServiceClient:
         if status >= 500:
             return ServerError(**common)
         return RequestFailed(**common)
+
+    def _misdirection(self, *, status: int, path: str, headers: httpx.Headers, text: str) -> str | None:
+        """The advice when an error answer shows a wrong SERVICE_DIALECT or SERVICE_BASE_URL."""
+        if status in (404, 406, 415):
+            # Each dialect's server names its media type in a header of its own.
+            for other in DIALECTS.values():
+                if other.name != self.dialect.name and other.media_type_header in headers:
+                    return f"The server speaks the {other.name} dialect: set SERVICE_DIALECT={other.name}"
+        if status in (406, 415) and "accept" in text:
+            return f"The server refused the media type {self.dialect.media_type}: check SERVICE_DIALECT"
+        # A server with rate limiting switched off answers 404 "Rate limiting is not enabled." here.
+        if status == 404 and path.endswith("/rate_limit") and "rate limit" not in text:
+            return (
+                "/rate_limit answered 404: SERVICE_BASE_URL does not point at the API root "
+                "(for a self-hosted server it usually ends in /api/v3)"
+            )
+        return None
 
 
 def _credentials_from(settings: Settings, clock: Callable[[], float]) -> Credentials | None:
@@ -488,18 +504,58 @@ def _permission_hint(*, path: str, message: str) -> str:
     return "The token lacks a permission this endpoint needs (check its scopes or the app's permissions)."
 
 
-def _message(response: httpx.Response) -> str:
+def _error_body(response: httpx.Response) -> tuple[str, str | None, tuple[ErrorDetail, ...]]:
+    """(message, documentation_url, errors[]) of a 4xx/5xx body; the reason phrase if it has none."""
     try:
         body = response.json()
     except ValueError:
-        return response.reason_phrase
-    if isinstance(body, Mapping):
-        if isinstance(body.get("message"), str):
-            return body["message"]
-        errors = body.get("errors")
-        if isinstance(errors, list):
-            return "; ".join(str(e.get("message", e)) if isinstance(e, Mapping) else str(e) for e in errors)
-    return response.reason_phrase
+        return response.reason_phrase, None, ()
+    if not isinstance(body, Mapping):
+        return response.reason_phrase, None, ()
+    message = body.get("message")
+    docs = body.get("documentation_url")
+    entries = body.get("errors")
+    details = tuple(_detail(e) for e in entries) if isinstance(entries, list) else ()
+    return (
+        message if isinstance(message, str) and message else response.reason_phrase,
+        docs if isinstance(docs, str) and docs else None,
+        details,
+    )
+
+
+def _detail(entry: object) -> ErrorDetail:
+    if not isinstance(entry, Mapping):
+        return ErrorDetail(message=str(entry))
+
+    def text(key: str) -> str | None:
+        value = entry.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return ErrorDetail(resource=text("resource"), field=text("field"), code=text("code"), message=text("message"))
+
+
+def _budget_of(values: Mapping[str, Any], *, resource: str) -> Budget:
+    return Budget(
+        limit=_int(values.get("limit")),
+        remaining=_int(values.get("remaining")),
+        reset=_float(values.get("reset")),
+        used=_int(values.get("used")),
+        resource=resource,
+    )
+
+
+def _connect_problem(url: str, exc: httpx.ConnectError) -> str:
+    """What a failed connection says about the address, in a few words."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    cause = exc.__context__ or exc.__cause__
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__context__ or cause.__cause__
+    if isinstance(cause, socket.gaierror) or "name or service not known" in str(exc).lower():
+        return f"the host name {parts.hostname} does not resolve"
+    if isinstance(cause, ConnectionRefusedError) or "refused" in str(exc).lower():
+        return f"nothing listens at {parts.hostname}:{port}"
+    return f"cannot connect to {parts.hostname}:{port} ({exc})"
 
 
 def _next_link(header: str | None) -> str | None:
@@ -514,16 +570,16 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
-def _int(value: str | None) -> int | None:
+def _int(value: object) -> int | None:
     try:
-        return int(value) if value is not None else None
+        return int(value) if isinstance(value, (str, int)) else None
     except ValueError:
         return None
 
 
-def _float(value: str | None) -> float | None:
+def _float(value: object) -> float | None:
     try:
-        return float(value) if value is not None else None
+        return float(value) if isinstance(value, (str, int, float)) else None
     except ValueError:
         return None
 

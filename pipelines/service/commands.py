@@ -118,7 +118,7 @@ def _describe(exc: ServiceError, *, ref: ReportRef | None) -> tuple[str, str]:
 
 
 def _budget_text(client: ServiceClient) -> str:
-    budget = client.budget
+    budget = client.budgets.get("core")
     if budget is None or budget.remaining is None:
         return "rate limit budget unknown"
     reset = (

@@ -24,6 +24,7 @@ class Dialect:
     media_type: str
     event_header: str
     delivery_header: str
+    media_type_header: str  # the answer header that names the server's media type
     signature_header: str = "x-hub-signature-256"
 
     def report_path(self, *, scope: Scope, scope_name: str, kind: Kind, level: Level) -> str:
@@ -42,6 +43,7 @@ DIALECTS: dict[str, Dialect] = {
         media_type="application/vnd.service+json",
         event_header="x-service-event",
         delivery_header="x-service-delivery",
+        media_type_header="x-service-media-type",
     ),
     "github": Dialect(
         name="github",
@@ -50,6 +52,7 @@ DIALECTS: dict[str, Dialect] = {
         media_type="application/vnd.github+json",
         event_header="x-github-event",
         delivery_header="x-github-delivery",
+        media_type_header="x-github-media-type",
     ),
 }
 

@@ -2,16 +2,18 @@
 
     ServiceError                      root: catch this to handle any failure of the service layer
     ├── ConfigError                   the settings cannot make a working client
-    ├── RequestFailed(method, url, status, message)
+    ├── RequestFailed(method, url, status, message, documentation_url, details)
     │   ├── AuthenticationFailed      401: the credentials are wrong or expired
     │   ├── PermissionDenied(hint)    403 that is not a rate limit: role, permission or policy
     │   ├── NotFound                  404: unknown organization, enterprise, repository, …
+    │   ├── Misdirected               the answer shows SERVICE_BASE_URL or SERVICE_DIALECT is wrong
     │   ├── VersionRejected           the API version header was refused
     │   ├── MalformedResponse         a success status whose body is not the JSON it should be
-    │   ├── RateLimited(reset_at)     primary limit spent; retried after reset when within the cap
+    │   ├── RateLimited(reset_at)     primary limit spent; retried when the wait is within the cap
     │   ├── SecondaryRateLimited(retry_after)
     │   └── ServerError               5xx after the bounded retries
     ├── TransportFailed(method, url)  no answer: connection refused, dropped, timed out
+    │   └── Unreachable(setting)      no answer from a host that never answered: a wrong address
     ├── LinkExpired(url, status)      a signed download link answered 403/404/410
     ├── TruncatedDownload(url, expected, received)
     └── GraphQLError(messages)        a GraphQL answer carried an ``errors`` array
@@ -23,7 +25,8 @@ query string, token or authorization code ever reaches a message, a repr or a lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -79,20 +82,58 @@ class ConfigError(ServiceError):
     """The settings are incomplete or inconsistent (names the variable, never its value)."""
 
 
+@dataclass(frozen=True)
+class ErrorDetail:
+    """One entry of a 4xx body's ``errors[]``: which field of which resource failed, and how."""
+
+    resource: str | None = None
+    field: str | None = None
+    code: str | None = None
+    message: str | None = None
+
+    def __str__(self) -> str:
+        where = ".".join(part for part in (self.resource, self.field) if part)
+        what = self.message or self.code or "invalid"
+        return f"{where} {what}" if where else what
+
+
 class RequestFailed(ServiceError):
     """The service answered with an error status."""
 
-    def __init__(self, *, method: str, url: object, status: int, message: str, advice: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        method: str,
+        url: object,
+        status: int,
+        message: str,
+        advice: str = "",
+        documentation_url: str | None = None,
+        details: Sequence[ErrorDetail] = (),
+    ) -> None:
         self.method = method
         self.url = redact_url(url)
         self.status = status
         self.message = message
         self.advice = advice
+        self.documentation_url = documentation_url
+        self.details = tuple(details)
         super().__init__(self._text())
+
+    def advise(self, advice: str) -> None:
+        """Replace the advice (the retry policy knows some causes only when it gives up)."""
+        self.advice = advice
+        self.args = (self._text(),)
 
     def _text(self) -> str:
         text = f"{self.method} {self.url} failed with {self.status}: {self.message or '(no message)'}"
-        return f"{text}. {self.advice}" if self.advice else text
+        if self.details:
+            text += " (" + "; ".join(str(d) for d in self.details) + ")"
+        if self.advice:
+            text += f". {self.advice}"
+        if self.documentation_url:
+            text += f" [docs: {self.documentation_url}]"
+        return text
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(method={self.method!r}, url={self.url!r}, status={self.status})"
@@ -109,13 +150,17 @@ class AuthenticationFailed(RequestFailed):
 class PermissionDenied(RequestFailed):
     """403 that is a permission or policy problem; never retried."""
 
-    def __init__(self, *, method: str, url: object, status: int, message: str, hint: str) -> None:
+    def __init__(self, *, hint: str, **common: object) -> None:
         self.hint = hint
-        super().__init__(method=method, url=url, status=status, message=message, advice=hint)
+        super().__init__(advice=hint, **common)  # type: ignore[arg-type]
 
 
 class NotFound(RequestFailed):
     """404: carries the server's message."""
+
+
+class Misdirected(RequestFailed):
+    """The answer shows a configuration mistake (base URL, dialect): never retried."""
 
 
 class VersionRejected(RequestFailed):
@@ -127,26 +172,23 @@ class ServerError(RequestFailed):
 
 
 class RateLimited(RequestFailed):
-    """The primary rate limit is spent until ``reset_at`` (seconds since the epoch)."""
+    """The primary rate limit is spent until ``reset_at`` (seconds since the epoch; None: not said)."""
 
-    def __init__(self, *, method: str, url: object, status: int, message: str, reset_at: float, advice: str = "") -> None:
+    def __init__(self, *, reset_at: float | None, message: str, **common: object) -> None:
         self.reset_at = reset_at
-        reset = datetime.fromtimestamp(reset_at, tz=UTC).isoformat(timespec="seconds")
-        super().__init__(
-            method=method,
-            url=url,
-            status=status,
-            message=f"{message} (rate limit resets at {reset})".lstrip(),
-            advice=advice,
-        )
+        if reset_at is None:
+            when = "no reset time given"
+        else:
+            when = "rate limit resets at " + datetime.fromtimestamp(reset_at, tz=UTC).isoformat(timespec="seconds")
+        super().__init__(message=f"{message} ({when})".lstrip(), **common)  # type: ignore[arg-type]
 
 
 class SecondaryRateLimited(RequestFailed):
     """A secondary limit; ``retry_after`` seconds, or None when the server gave no usable value."""
 
-    def __init__(self, *, method: str, url: object, status: int, message: str, retry_after: float | None) -> None:
+    def __init__(self, *, retry_after: float | None, **common: object) -> None:
         self.retry_after = retry_after
-        super().__init__(method=method, url=url, status=status, message=message)
+        super().__init__(**common)  # type: ignore[arg-type]
 
 
 class TransportFailed(ServiceError):
@@ -161,7 +203,19 @@ class TransportFailed(ServiceError):
         super().__init__(f"{method} {self.url} got no answer: {reason}")
 
     def __repr__(self) -> str:
-        return f"TransportFailed(method={self.method!r}, url={self.url!r})"
+        return f"{type(self).__name__}(method={self.method!r}, url={self.url!r})"
+
+
+class Unreachable(TransportFailed):
+    """A configured host refused the connection or did not resolve before it ever answered.
+
+    Such a failure is a wrong address, not a passing outage, so it is never retried; ``setting``
+    names the variable to fix.
+    """
+
+    def __init__(self, *, method: str, url: object, reason: str, setting: str) -> None:
+        self.setting = setting
+        super().__init__(method=method, url=url, reason=f"{reason}: check {setting}")
 
 
 class LinkExpired(ServiceError):

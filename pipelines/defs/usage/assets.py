@@ -171,7 +171,7 @@ def _ingest_all(
 
 def _client_metadata(client: ServiceClient, remaining_before: int | None) -> dict[str, object]:
     stats = client.stats
-    budget = client.budget
+    budget = client.budgets.get("core")
     return {
         "requests": dg.MetadataValue.int(stats.requests),
         "not_modified_share": dg.MetadataValue.float(

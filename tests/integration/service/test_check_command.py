@@ -87,3 +87,25 @@ def test_check_names_a_mistyped_enterprise_beside_a_good_org(run_check) -> None:
     assert code == 1
     assert lines == [line for line in lines if line.startswith("unknown enterprise 'nope' in SERVICE_ENTERPRISE:")]
     assert len(lines) == 1
+
+
+def test_check_names_the_setting_when_nothing_listens_at_the_base_url(run_check) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, lines = run_check(SERVICE_BASE_URL=f"http://127.0.0.1:{port}")
+    assert code == 1 and len(lines) == 1
+    assert lines[0].endswith(f"nothing listens at 127.0.0.1:{port}: check SERVICE_BASE_URL")
+
+
+def test_check_names_the_dialect_of_the_server(run_check, emu) -> None:
+    code, lines = run_check(SERVICE_DIALECT="github")
+    assert code == 1 and len(lines) == 1 and lines[0].endswith("set SERVICE_DIALECT=service")
+
+
+def test_check_says_a_base_url_needs_its_scheme(run_check, emu) -> None:
+    code, lines = run_check(SERVICE_BASE_URL=emu.base_url.removeprefix("http://"))
+    assert code == 1
+    assert lines == ["configuration: SERVICE_BASE_URL must start with http:// or https://"]

@@ -25,9 +25,9 @@ def test_a_304_reuses_the_stored_body_across_two_client_instances(emu, tmp_path,
     with ServiceClient(settings=settings, clock=clock, sleep=clock.sleep) as second:
         assert second.get_json(path="/orgs/acme/members") == body
         assert second.stats.not_modified == 1
-        remaining_after_304 = second.budget.remaining
+        remaining_after_304 = second.budgets["core"].remaining
         second.get_json(path="/orgs/acme/members", conditional=False)
-        assert second.budget.remaining == remaining_after_304 - 1
+        assert second.budgets["core"].remaining == remaining_after_304 - 1
 
 
 def test_the_cache_is_keyed_by_credential_identity(emu, tmp_path, clock) -> None:
@@ -46,9 +46,9 @@ def test_the_cache_is_keyed_by_credential_identity(emu, tmp_path, clock) -> None
 
 def test_budget_follows_the_response_headers(emu, tmp_path, clock) -> None:
     with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
-        assert client.budget is None
+        assert client.budgets == {}
         overview = client.rate_limit()
-        budget = client.budget
+        budget = client.budgets["core"]
     core = overview["resources"]["core"]
     assert budget is not None
     assert (budget.limit, budget.remaining, budget.used) == (core["limit"], core["remaining"], core["used"])

@@ -2,9 +2,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.service.errors import (
+    ErrorDetail,
     LinkExpired,
     PermissionDenied,
     RateLimited,
+    RequestFailed,
     TransportFailed,
     TruncatedDownload,
     redact_url,
@@ -53,3 +55,28 @@ def test_permission_denied_carries_its_hint() -> None:
     exc = PermissionDenied(method="GET", url="http://h/orgs/a/x", status=403, message="nope", hint="Ask an owner.")
     assert str(exc) == "GET http://h/orgs/a/x failed with 403: nope. Ask an owner."
     assert repr(exc) == "PermissionDenied(method='GET', url='http://h/orgs/a/x', status=403)"
+
+
+def test_a_rate_limit_without_reset_says_so() -> None:
+    exc = RateLimited(method="GET", url="http://h/x", status=429, message="API rate limit exceeded", reset_at=None)
+    assert "no reset time given" in str(exc) and exc.reset_at is None
+
+
+def test_errors_and_documentation_url_are_kept_and_shown_on_one_line() -> None:
+    details = (ErrorDetail(resource="Issue", field="title", code="missing_field"), ErrorDetail(message="too long"))
+    exc = RequestFailed(
+        method="POST", url="http://h/repos/a/b/issues", status=422, message="Validation Failed",
+        documentation_url="https://docs.example/rest/issues", details=details,
+    )
+    assert exc.details == details and exc.documentation_url == "https://docs.example/rest/issues"
+    assert str(exc) == (
+        "POST http://h/repos/a/b/issues failed with 422: Validation Failed (Issue.title missing_field; too long)"
+        " [docs: https://docs.example/rest/issues]"
+    )
+    assert "\n" not in str(exc)
+
+
+def test_advice_given_later_replaces_the_message() -> None:
+    exc = RateLimited(method="GET", url="http://h/x", status=403, message="limit", reset_at=None)
+    exc.advise("Waiting 60s would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s): raise it, or run again later")
+    assert str(exc).endswith("(no reset time given). Waiting 60s would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s): raise it, or run again later")

@@ -1,0 +1,91 @@
+"""RetryPolicy.decide alone: which failure is retried, after how long, and when it gives up."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.service._retry import RetryPolicy
+from pipelines.service.errors import (
+    Misdirected,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    SecondaryRateLimited,
+    ServerError,
+    TransportFailed,
+    Unreachable,
+)
+
+NOW = 1_800_000_000.0
+COMMON = {"method": "GET", "url": "http://h/x", "status": 403, "message": "m"}
+POLICY = RetryPolicy(max_attempts=10)
+
+
+def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLICY):
+    return policy.decide(failure, attempt=attempt, now=NOW, max_wait=max_wait, repeatable=repeatable)
+
+
+def test_a_spent_limit_with_a_reset_waits_until_it_plus_the_buffer() -> None:
+    decision = _decide(RateLimited(**COMMON, reset_at=NOW + 100))
+    assert (decision.wait, decision.kind) == (102.0, "rate_limit")
+
+
+@given(attempt=st.integers(min_value=1, max_value=9))
+def test_a_limit_without_a_time_to_wait_waits_a_minute_then_doubles(attempt: int) -> None:
+    for failure in (RateLimited(**COMMON, reset_at=None), SecondaryRateLimited(**COMMON, retry_after=None)):
+        wait = _decide(failure, attempt=attempt, max_wait=float("inf")).wait
+        assert wait == 60.0 * 2 ** (attempt - 1) and wait >= 60.0
+
+
+@pytest.mark.parametrize("retry_after", [None, 0.0, -5.0])
+def test_an_unusable_retry_after_counts_as_none(retry_after) -> None:
+    assert _decide(SecondaryRateLimited(**COMMON, retry_after=retry_after)).wait == 60.0
+
+
+def test_a_usable_retry_after_is_honoured() -> None:
+    decision = _decide(SecondaryRateLimited(**COMMON, retry_after=7.0))
+    assert (decision.wait, decision.kind) == (7.0, "secondary_rate_limit")
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [RateLimited(**COMMON, reset_at=None), RateLimited(**COMMON, reset_at=NOW + 3600),
+     SecondaryRateLimited(**COMMON, retry_after=None), SecondaryRateLimited(**COMMON, retry_after=120.0)],
+)
+def test_a_limit_wait_beyond_the_cap_gives_up_saying_how_long_and_which_setting(failure) -> None:
+    decision = _decide(failure, max_wait=30.0)
+    assert decision.wait is None
+    assert "would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s)" in decision.advice
+    assert decision.advice.startswith("Waiting ")
+
+
+@given(attempt=st.integers(min_value=1, max_value=9))
+def test_server_errors_back_off_within_the_maximum(attempt: int) -> None:
+    policy = RetryPolicy(max_attempts=10, backoff_initial=1.0, backoff_max=8.0)
+    wait = _decide(ServerError(**COMMON | {"status": 502}), attempt=attempt, policy=policy).wait
+    assert wait is not None and min(2 ** (attempt - 1), 8.0) <= wait <= 8.0
+
+
+def test_the_last_attempt_is_never_followed_by_another() -> None:
+    assert _decide(ServerError(**COMMON | {"status": 500}), attempt=10).wait is None
+
+
+def test_a_host_that_never_answered_is_not_retried() -> None:
+    failure = Unreachable(method="GET", url="http://h/x", reason="nothing listens at h:80", setting="SERVICE_BASE_URL")
+    assert _decide(failure).wait is None
+
+
+def test_a_write_that_may_have_arrived_is_not_repeated() -> None:
+    lost = TransportFailed(method="POST", url="http://h/x", reason="ReadError", may_have_arrived=True)
+    refused = TransportFailed(method="POST", url="http://h/x", reason="ConnectError", may_have_arrived=False)
+    assert _decide(lost, repeatable=False).wait is None
+    assert _decide(lost, repeatable=True).kind == "transport"
+    assert _decide(refused, repeatable=False).kind == "transport"
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [PermissionDenied(**COMMON, hint="h"), NotFound(**COMMON | {"status": 404}), Misdirected(**COMMON | {"status": 415})],
+)
+def test_answers_that_will_not_change_are_not_retried(failure) -> None:
+    assert _decide(failure).wait is None
