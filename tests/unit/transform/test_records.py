@@ -22,12 +22,13 @@ def _ctx(level: str) -> ReportContext:
         start_day=START,
         end_day=date(2026, 11, 28),
         fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc),
+        dialect="service",
     )
 
 
 def _parse(records: list[dict]) -> pl.DataFrame:
     lines = [json.dumps(r).encode() for r in records]
-    frames = [frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000) if not rejects]
+    frames = [frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000, dialect="service") if not rejects]
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
