@@ -118,7 +118,12 @@ class Reports:
         config = state.config
         self.data = ReportData(seed=config.seed, users=config.users, org=config.org,
                                enterprise=config.enterprise,
-                               first_day=self._first_day(state.today()))
+                               first_day=self._first_day(state.today()), dialect=config.dialect)
+        # Another enterprise with its own id and numbers, for the public multi-entity example.
+        self._second = (ReportData(seed=config.seed + 1, users=config.users, org=f"{config.org}-partner",
+                                   enterprise=f"{config.enterprise}-partner",
+                                   first_day=self._first_day(state.today()), dialect=config.dialect)
+                        if config.second_enterprise_in_28_day else None)
         self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
                              if config.report_file else None)
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -222,6 +227,10 @@ class Reports:
                 record = self.data.aggregate_28_day(scope=key.scope, end_day=key.day,
                                                     completeness_for=completeness_for)
             yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
+            if key.kind == "28-day" and key.scope == "enterprise" and self._second is not None:
+                second = self._second.aggregate_28_day(scope="enterprise", end_day=key.day,
+                                                       completeness_for=completeness_for)
+                yield json.dumps(second, separators=(",", ":")).encode() + b"\n"
             return
         per_file = self._users_per_file(key)
         start = index * per_file
