@@ -139,6 +139,9 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
         b'{"day": "2026-11-01", "user_id": 9, "user_login": 5}',
         b'{"day": "2026/11/01", "user_id": 9}',
         b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 2.5}]}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": true}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 1e13}',
     ],
 )
 def test_fast_path_refuses_what_the_line_path_rejects(bad: bytes):
@@ -279,3 +282,20 @@ def test_halving_around_bad_lines_reads_like_the_line_path(bad, trailing_newline
     (expected, expected_rejects), = list(read_lines(lines, first_line=1, batch_rows=10_000, dialect="service"))
     assert_frame_equal(records, expected)
     assert rejects == expected_rejects
+
+
+def test_github_names_land_in_canonical_columns_and_credits_round_to_six_decimals_on_both_paths():
+    line = (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 3.9899999999999998, '
+            b'"used_copilot_code_review_active": true, "pull_requests": {"total_created_by_copilot": 1}}')
+    fast = read_fast(line + b"\n", first_line=1, lines=1, dialect="github")
+    (slow, rejects), = list(read_lines([line], first_line=1, batch_rows=10, dialect="github"))
+    assert rejects == []
+    assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
+    assert str(fast["ai_credits_used"][0]) == "3.990000"
+    assert fast["used_assistant_code_review_active"][0] is True
+    assert fast["pull_requests"][0]["total_created_by_assistant"] == 1
+    assert fast["_extra"][0] is None and slow["_extra"][0] is None
+    # The same names under the service dialect are unknown there: kept in extra, not typed.
+    service = read_fast(line + b"\n", first_line=1, lines=1, dialect="service")
+    assert service["used_assistant_code_review_active"][0] is None
+    assert json.loads(service["_extra"][0])["pull_requests"] == {"total_created_by_copilot": 1}
