@@ -26,7 +26,7 @@ import pyarrow.json as pa_json
 import zstandard
 
 from benchmarks.ingest import CACHE, DAY, USERS
-from pipelines.ingest.parse import _ARROW_SCHEMA, _BLOCK_BYTES, _PARSE_OPTIONS, read_fast
+from pipelines.ingest.parse import _BLOCK_BYTES, _wire, read_fast
 from pipelines.transform import ReportContext, transform_records
 from pipelines.warehouse import ReportKey, land_report, migrate
 from pipelines.warehouse._sql import run_sql
@@ -63,9 +63,10 @@ def main() -> None:
         raise SystemExit(f"{report} is missing: run `python -m benchmarks.ingest --users {args.users}` first")
 
     ctx = ReportContext(scope="organization", scope_name="acme", level="user", report_kind="1-day",
-                        start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc))
+                        start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc), dialect="service")
     key = ReportKey(scope="organization", scope_name="acme", report_kind="1-day", level="user", start_day=DAY, end_day=DAY)
-    columns = {f.name: _duckdb_type(f.type) for f in _ARROW_SCHEMA}
+    wire = _wire("service")
+    columns = {f.name: _duckdb_type(f.type) for f in wire.arrow_schema}
     cpu: dict[str, float] = defaultdict(float)
 
     def timed(part: str, fn, *a, **k):
@@ -90,9 +91,9 @@ def main() -> None:
                 timed("zstd level 1", packer.compress, data)
                 options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
                 timed("strict parse: PyArrow read_json (chosen)", pa_json.read_json, pa.BufferReader(data),
-                      read_options=options, parse_options=_PARSE_OPTIONS)
+                      read_options=options, parse_options=wire.parse_options)
                 records = timed("strict parse + known-column projection + extra (read_fast)", read_fast,
-                                data, first_line=first_line, lines=lines)
+                                data, first_line=first_line, lines=lines, dialect="service")
                 first_line += lines
                 segment_file.write_bytes(data)
                 timed("lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",

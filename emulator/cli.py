@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-file", type=Path, default=None,
                         help="pre-generated user-level NDJSON served as the users-1-day report")
     parser.add_argument("--report-file-day", type=date.fromisoformat, default=None)
+    parser.add_argument("--second-enterprise-in-28-day", action="store_true",
+                        help="the enterprise 28-day file also holds another enterprise's wrapper line")
     parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
     parser.add_argument("--credentials-out", type=Path, default=None,
                         help="write the credentials JSON here (the app key goes next to it)")
@@ -42,6 +44,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         dialect=args.dialect, today=args.today, org=args.org, enterprise=args.enterprise,
         history_days=args.history_days, user_lines_per_file=args.user_lines_per_file,
         report_file=args.report_file, report_file_day=args.report_file_day,
+        second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
     )
 

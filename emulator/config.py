@@ -117,6 +117,8 @@ class EmulatorConfig:
     user_lines_per_file: int = 20_000
     report_file: Path | None = None
     report_file_day: date | None = None
+    # The public example: the enterprise 28-day file also holds a second enterprise's wrapper.
+    second_enterprise_in_28_day: bool = False
     faults: FaultSpec = field(default_factory=FaultSpec)
 
     def __post_init__(self) -> None:

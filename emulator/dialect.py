@@ -17,6 +17,11 @@ class Wire:
     delivery_header: str
     docs_url: str  # the root of `documentation_url` in error bodies
 
+    def record_name(self, name: str) -> str:
+        """A report record's field name in this dialect: the public service's records say
+        `copilot` where the spec's say `assistant` (total_created_by_copilot, ...)."""
+        return name.replace("assistant", self.product)
+
 
 _WIRES = {
     "service": Wire(

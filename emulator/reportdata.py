@@ -32,6 +32,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
+from emulator.dialect import wire_for
 from emulator.errors import EmulatorError
 
 SCOPES = ("organization", "enterprise")
@@ -111,6 +112,15 @@ _IDES: dict[str, tuple[int, tuple[str, ...], str]] = {
     "unknown": (2, ("unknown",), "unknown"),
 }
 _PLUGIN_VERSIONS = ("0.30.3", "0.31.0", "0.31.2", "0.32.1", "1.372.0", "1.388.0")
+_CLI_VERSIONS = ("0.0.330", "0.0.342", "1.0.2", "1.0.8")
+# AI credits per chat interaction by model (0: included in the plan).
+_CREDITS = {"gpt-4.1": 0.0, "gpt-5-mini": 0.33, "gpt-5": 1.0, "gpt-5-codex": 1.0, "claude-sonnet-4.5": 1.0,
+            "gemini-2.5-pro": 1.0, "unknown": 1.0}
+_CHAT_PANEL_MODES = ("agent", "ask", "custom", "edit", "plan", "unknown")
+# Out of 256, among a day's active users: who asked for a code review, and whose review was
+# triggered by a policy only.
+_REVIEW_ACTIVE_BELOW = 38
+_REVIEW_PASSIVE_BELOW = 90
 
 _BYTES_PER_USER = 20
 _PROFILE_BYTES = 40
@@ -166,6 +176,7 @@ class _Profile:
     ides: tuple[str, ...]
     ide_versions: tuple[str, ...]
     plugin_version: str
+    cli_version: str
     sampled_time: str
     languages: tuple[str, ...]
     language_weights: tuple[float, ...]
@@ -189,12 +200,15 @@ class _UserDay:
     features: list[tuple[str, str, list[list[int]]]]  # (feature, model, counts per language)
     cli: tuple[int, int, int, int, int] | None  # sessions, requests, prompts, out, prompt tokens
     agents: list[tuple[str, int, int]]  # (agent_id, job starts, sessions), merged apps
+    review_active: bool
+    review_passive: bool
 
 
 class ReportData:
     """Report records for one emulated organization and its enterprise."""
 
-    def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date) -> None:
+    def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date,
+                 dialect: str = "service") -> None:
         if users < 1:
             raise EmulatorError("users must be at least 1")
         self.seed = seed
@@ -202,6 +216,8 @@ class ReportData:
         self.org = org
         self.enterprise = enterprise
         self.first_day = first_day
+        self._name = wire_for(dialect).record_name
+        self._user_fields = _user_fields_format(self._name)
         self.second_org = f"{org}-labs"
         self.second_org_users = max(1, users // 2)
         self.rename_day = first_day + timedelta(days=RENAME_OFFSET_DAYS)
@@ -342,6 +358,7 @@ class ReportData:
             ides=tuple(ides),
             ide_versions=tuple(_IDES[name][1][pb[32 + i] % len(_IDES[name][1])] for i, name in enumerate(ides)),
             plugin_version=_PLUGIN_VERSIONS[pb[34] % len(_PLUGIN_VERSIONS)],
+            cli_version=_CLI_VERSIONS[pb[37] % len(_CLI_VERSIONS)],
             sampled_time=f"T{7 + pb[24] % 13:02d}:{pb[25] % 60:02d}:{pb[26] % 60:02d}.{pb[27] * 37 % 1000:03d}Z",
             languages=tuple(languages),
             language_weights=tuple(w / total for w in raw),
@@ -357,42 +374,49 @@ class ReportData:
     def _make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(_key("day", self.seed, ordinal, block)).randbytes(_BLOCK * _BYTES_PER_USER)
 
-    def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool, agents_day: bool) -> tuple[bool, bool, bool, bool, bool]:
+    def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool,
+               agents_day: bool) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
         threshold = p.active_threshold // 4 if weekend else p.active_threshold
         active = b[o] < threshold
         chat = active and b[o + 1] < p.chat_threshold
         agent_mode = chat and b[o + 2] < p.agent_mode_threshold
         cli = active and b[o + 3] < p.cli_threshold
         agents = chat and agents_day and b[o + 4] < p.agents_threshold
-        return active, chat, agent_mode, cli, agents
+        # Code review users are among the day's active users, each active or passive, never both.
+        review_active = active and b[o + 19] < _REVIEW_ACTIVE_BELOW
+        review_passive = active and _REVIEW_ACTIVE_BELOW <= b[o + 19] < _REVIEW_PASSIVE_BELOW
+        return active, chat, agent_mode, cli, agents, review_active, review_passive
 
-    def _make_day_flags(self, day: date) -> tuple[int, int, int]:
-        """Bit masks over global users of who was active, used chat, used agent mode (final)."""
+    def _make_day_flags(self, day: date) -> tuple[int, int, int, int, int]:
+        """Bit masks over global users of who was active, used chat, used agent mode, was an
+        active and a passive code review user (final)."""
         ordinal = day.toordinal()
         weekend = day.weekday() >= 5
         agents_day = self.has_agent_activity(day=day)
-        active_mask = chat_mask = agent_mask = 0
+        active_mask = chat_mask = agent_mask = review_active_mask = review_passive_mask = 0
         for u in range(self._total):
             b = self._day_block(ordinal, u // _BLOCK)
-            active, chat, agent_mode, _, _ = self._flags(
+            active, chat, agent_mode, _, _, review_active, review_passive = self._flags(
                 self._profile(u), b, (u % _BLOCK) * _BYTES_PER_USER, weekend, agents_day)
             if active:
                 active_mask |= 1 << u
+                review_active_mask |= review_active << u
+                review_passive_mask |= review_passive << u
                 if chat:
                     chat_mask |= 1 << u
                     if agent_mode:
                         agent_mask |= 1 << u
-        return active_mask, chat_mask, agent_mask
+        return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask
 
     def _user_day(self, u: int, day: date, c: float) -> _UserDay:
         p = self._profile(u)
         b = self._day_block(day.toordinal(), u // _BLOCK)
         o = (u % _BLOCK) * _BYTES_PER_USER
-        active, chat, agent_mode, cli, agents = self._flags(
+        active, chat, agent_mode, cli, agents, review_active, review_passive = self._flags(
             p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day))
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
-            return _UserDay(False, False, False, False, ide, _ZEROS, p.languages, [], None, [])
+            return _UserDay(False, False, False, False, ide, _ZEROS, p.languages, [], None, [], False, False)
         volume = p.volume * _MULT[b[o + 6]]
         # Not every language and feature of a user shows up every day: the primary language
         # and the first chat feature always do, the others when their bit is set.
@@ -451,6 +475,7 @@ class ReportData:
         return _UserDay(
             active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
             [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
+            review_active, review_passive,
         )
 
     # ----- user-level lines -------------------------------------------------------------------
@@ -458,8 +483,14 @@ class ReportData:
     def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
         p = self._profile(u)
         d = self._user_day(u, day, c)
+        used = {f for f, _, _ in d.features}
+        credits = sum(sum(row[0] for row in rows) * _CREDITS[model]
+                      for f, model, rows in d.features if f != _COMPLETION)
         head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
-                + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli])
+                + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli]
+                + self._user_fields % (round(credits, 2),
+                                       *(_JSON_BOOL[f"chat_panel_{m}_mode" in used] for m in _CHAT_PANEL_MODES),
+                                       _JSON_BOOL[d.review_active], _JSON_BOOL[d.review_passive]))
         if not d.active:
             return head + _EMPTY_BREAKDOWNS + internal + "}\n"
         i = p.ides.index(d.ide)
@@ -471,7 +502,8 @@ class ReportData:
             _user_breakdowns(d.languages, d.features),
         ]
         if d.cli is not None:
-            parts.append(',"totals_by_cli":' + _cli_json(d.cli))
+            parts.append(',"totals_by_cli":' + _cli_json(d.cli)[:-1]
+                         + _CLI_VERSION % (p.cli_version, sampled) + "}")
         if d.agents:
             parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
                 _AGENT_ENTRY % (a, self.agent_name(agent_id=a, day=day), j) for a, j, _ in d.agents) + "]")
@@ -494,13 +526,16 @@ class ReportData:
         cli_sums = [0] * 5
         cli_present = False
         agents: dict[str, list[int]] = {}
-        active_today = chat_today = agent_today = 0
+        active_today = chat_today = agent_today = cli_today = review_active_today = review_passive_today = 0
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
             if not d.active:
                 continue
             if d.totals[0] or d.totals[1]:
                 active_today |= 1 << u
+            cli_today |= d.used_cli << u
+            review_active_today |= d.review_active << u
+            review_passive_today |= d.review_passive << u
             if d.used_chat:
                 chat_today |= 1 << u
             if d.used_agent:
@@ -517,13 +552,18 @@ class ReportData:
                 _add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
         mask = self._scope_mask(scope)
         week = month = month_chat = month_agent = 0
+        review = {"weekly": [0, 0], "monthly": [0, 0]}
         for back in range(1, 28):
-            a, ch, ag = self._day_flags(day - timedelta(days=back))
+            a, ch, ag, ra, rp = self._day_flags(day - timedelta(days=back))
             if back < 7:
                 week |= a
+                review["weekly"][0] |= ra
+                review["weekly"][1] |= rp
             month |= a
             month_chat |= ch
             month_agent |= ag
+            review["monthly"][0] |= ra
+            review["monthly"][1] |= rp
         record: dict[str, Any] = {
             "day": day.isoformat(),
             self._id_field(scope): self._scope_id(scope),
@@ -532,7 +572,16 @@ class ReportData:
             "monthly_active_users": ((month & mask) | active_today).bit_count(),
             "monthly_active_chat_users": ((month_chat & mask) | chat_today).bit_count(),
             "monthly_active_agent_users": ((month_agent & mask) | agent_today).bit_count(),
+            "daily_active_cli_users": cli_today.bit_count(),
+            self._name("daily_active_assistant_code_review_users"): review_active_today.bit_count(),
+            self._name("daily_passive_assistant_code_review_users"): review_passive_today.bit_count(),
         }
+        for window, (window_active, window_passive) in review.items():
+            reviewed = (window_active & mask) | review_active_today
+            # Active trumps passive: a user with both signals in the window counts as active.
+            passive = ((window_passive & mask) | review_passive_today) & ~reviewed
+            record[self._name(f"{window}_active_assistant_code_review_users")] = reviewed.bit_count()
+            record[self._name(f"{window}_passive_assistant_code_review_users")] = passive.bit_count()
         record.update(zip(COUNT_FIELDS, totals))
         record["pull_requests"] = self._pull_requests(scope, day, c, active_today.bit_count())
         record["totals_by_ide"] = [{"ide": k, **_count_dict(v)} for k, v in sorted(by_ide.items())]
@@ -559,18 +608,31 @@ class ReportData:
         applied = int(suggestions * rng.uniform(0.2, 0.6))
         by_assistant = int(created * rng.uniform(0.05, 0.3))
         reviewed_by_assistant = int(reviewed * rng.uniform(0.1, 0.5))
-        scaled = [int(n * c) for n in (created, reviewed, merged, suggestions, applied,
-                                       by_assistant, reviewed_by_assistant)]
-        return {
+        median = round(rng.uniform(25.0, 900.0), 1)
+        merged_by_assistant = min(merged, int(by_assistant * rng.uniform(0.4, 0.9)))
+        merged_reviewed = min(merged, int(reviewed_by_assistant * rng.uniform(0.4, 0.9)))
+        assistant_suggestions = int(suggestions * rng.uniform(0.3, 0.7))
+        assistant_applied = min(applied, int(assistant_suggestions * rng.uniform(0.2, 0.6)))
+        scaled = [int(n * c) for n in (created, reviewed, merged, suggestions, applied, by_assistant,
+                                       reviewed_by_assistant, merged_by_assistant, merged_reviewed,
+                                       assistant_suggestions, assistant_applied)]
+        pulls = {
             "total_created": scaled[0],
             "total_reviewed": scaled[1],
             "total_merged": scaled[2],
-            "median_minutes_to_merge": round(rng.uniform(25.0, 900.0), 1) if scaled[2] else None,
+            "median_minutes_to_merge": median if scaled[2] else None,
             "total_suggestions": scaled[3],
             "total_applied_suggestions": scaled[4],
             "total_created_by_assistant": scaled[5],
             "total_reviewed_by_assistant": scaled[6],
+            "total_merged_created_by_assistant": scaled[7],
+            "total_merged_reviewed_by_assistant": scaled[8],
+            "median_minutes_to_merge_assistant_authored": round(median * rng.uniform(0.5, 1.2), 1) if scaled[7] else None,
+            "median_minutes_to_merge_assistant_reviewed": round(median * rng.uniform(0.6, 1.1), 1) if scaled[8] else None,
+            "total_assistant_suggestions": scaled[9],
+            "total_assistant_applied_suggestions": scaled[10],
         }
+        return {self._name(k): v for k, v in pulls.items()}
 
 
 _AGENT_NAMES = dict(AGENTS)
@@ -599,6 +661,15 @@ _EMPTY_BREAKDOWNS = (',"totals_by_ide":[],"totals_by_feature":[],"totals_by_lang
 _IDE_ENTRY = (',"totals_by_ide":[{"ide":"%s",%s,"last_known_ide_version":{"ide_version":"%s","sampled_at":"%s"},'
               '"last_known_plugin_version":{"plugin":"%s","plugin_version":"%s","sampled_at":"%s"}}]')
 _AGENT_ENTRY = '{"agent_id":"%s","agent_name":"%s","user_initiated_interaction_count":%d}'
+_CLI_VERSION = ',"last_known_cli_version":{"cli_version":"%s","sampled_at":"%s"}'
+
+
+def _user_fields_format(name: Callable[[str], str]) -> str:
+    """The user-level fields beyond the spec's, under the dialect's names, as a %-format."""
+    fields = [("ai_credits_used", "%r")]
+    fields += [(f"chat_panel_{mode}_mode", "%s") for mode in _CHAT_PANEL_MODES]
+    fields += [(name("used_assistant_code_review_active"), "%s"), (name("used_assistant_code_review_passive"), "%s")]
+    return "".join(f',"{field}":{value}' for field, value in fields)
 _ZEROS = (0,) * 7
 
 

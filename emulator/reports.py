@@ -122,7 +122,8 @@ class Reports:
         # The first organization and the first enterprise share one ReportData (the enterprise
         # holds that organization's users); every further scope has users of its own.
         self.data = ReportData(seed=config.seed, users=config.users, org=config.primary_org,
-                               enterprise=config.primary_enterprise, first_day=first_day)
+                               enterprise=config.primary_enterprise, first_day=first_day,
+                               dialect=config.dialect)
         self._scopes: dict[tuple[str, str], tuple[str, ReportData]] = {
             ("organization", config.primary_org.lower()): (config.primary_org, self.data),
             ("enterprise", config.primary_enterprise.lower()): (config.primary_enterprise, self.data),
@@ -130,11 +131,16 @@ class Reports:
         for n, name in enumerate(config.orgs[1:], start=1):
             self._scopes[("organization", name.lower())] = (name, ReportData(
                 seed=config.seed + 7919 * n, users=config.users, org=name,
-                enterprise=config.primary_enterprise, first_day=first_day))
+                enterprise=config.primary_enterprise, first_day=first_day, dialect=config.dialect))
         for n, name in enumerate(config.enterprises[1:], start=1):
             self._scopes[("enterprise", name.lower())] = (name, ReportData(
                 seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org",
-                enterprise=name, first_day=first_day))
+                enterprise=name, first_day=first_day, dialect=config.dialect))
+        # Another enterprise with its own id and numbers, for the public multi-entity example.
+        self._second = (ReportData(seed=config.seed + 1, users=config.users, org=f"{config.primary_org}-partner",
+                                   enterprise=f"{config.primary_enterprise}-partner",
+                                   first_day=first_day, dialect=config.dialect)
+                        if config.second_enterprise_in_28_day else None)
         self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
                              if config.report_file else None)
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -249,6 +255,10 @@ class Reports:
                 record = self._data(key).aggregate_28_day(scope=key.scope, end_day=key.day,
                                                     completeness_for=completeness_for)
             yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
+            if key.kind == "28-day" and key.scope == "enterprise" and self._second is not None:
+                second = self._second.aggregate_28_day(scope="enterprise", end_day=key.day,
+                                                       completeness_for=completeness_for)
+                yield json.dumps(second, separators=(",", ":")).encode() + b"\n"
             return
         per_file = self._users_per_file(key)
         start = index * per_file

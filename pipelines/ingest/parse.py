@@ -8,6 +8,10 @@ all-or-nothing for what it is given, so `read_segment` halves a refused segment 
 pieces around the bad lines are small, and the line path reads those: each line is decoded
 and type-checked on its own, bad lines become rejects with their line number and reason, and
 the good ones still land. Both paths put unknown fields in `_extra` the same way.
+
+Each dialect is read under its own wire names (schema.WIRE_NAMES) and handed on under the
+canonical ones, so `pull_requests.total_created_by_copilot` lands where the spec's
+`total_created_by_assistant` does.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
+from functools import cache
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.json as pa_json
 
 from pipelines.transform.records import EXTRA, LINE, empty_records
-from pipelines.transform.schema import BREAKDOWN_ARRAYS, DAY_TOTALS_WRAPPER, KNOWN_FIELDS, record_dtype
+from pipelines.transform.schema import BREAKDOWN_ARRAYS, DAY_TOTALS_WRAPPER, WIRE_NAMES, record_dtype
 
 LINE_TEXT_LIMIT = 2000
 # A refused piece is halved until it is this small; only then does the line path (about nine
@@ -41,6 +47,10 @@ _ARROW_SCALARS = {
     pl.Int64: pa.int64(),
     pl.Boolean: pa.bool_(),
     pl.Float64: pa.float64(),
+    # A decimal arrives as a JSON number: read as one (strict: "12.5" and true are refused, as
+    # on the line path) and rounded to the column's scale. PyArrow's decimal reader would take
+    # "12.5" too and refuse a seventh decimal digit of float noise, losing the user's line.
+    pl.Decimal: pa.float64(),
 }
 
 
@@ -63,23 +73,63 @@ def _arrow_type(dtype: pl.DataType) -> pa.DataType:
     return _ARROW_SCALARS[type(dtype)]
 
 
-_DTYPES = record_dtype()
-_ARROW_SCHEMA = pa.schema([(name, _arrow_type(dtype)) for name, dtype in _DTYPES.items()])
-_PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=_ARROW_SCHEMA, unexpected_field_behavior="infer")
+@dataclass(frozen=True)
+class _Wire:
+    """One dialect's record under its wire names, and how its columns become canonical."""
+
+    dtypes: dict[str, pl.DataType]
+    known: frozenset[str]
+    arrow_schema: pa.Schema
+    parse_options: pa_json.ParseOptions
+    frame_schema: pl.Schema  # what both paths build before `_canonical` (decimals as floats)
+    renames: dict[str, str]  # top-level wire name -> canonical name
+    member_names: dict[str, list[str]]  # object (wire name) -> its canonical member names, in order
+
+
+@cache
+def _wire(dialect: str) -> _Wire:
+    if dialect not in WIRE_NAMES:
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(WIRE_NAMES)}")
+    dtypes = record_dtype(dialect)
+    canonical = record_dtype()
+    arrow_schema = pa.schema([(name, _arrow_type(dtype)) for name, dtype in dtypes.items()])
+    read = {name: pl.Float64() if isinstance(d, pl.Decimal) else d for name, d in dtypes.items()}
+    return _Wire(
+        dtypes=dtypes,
+        known=frozenset(dtypes),
+        arrow_schema=arrow_schema,
+        parse_options=pa_json.ParseOptions(explicit_schema=arrow_schema, unexpected_field_behavior="infer"),
+        frame_schema=pl.Schema({**read, LINE: pl.Int64(), EXTRA: pl.String()}),
+        renames={w: c for w, c in zip(dtypes, canonical) if w != c},
+        member_names={
+            w: [f.name for f in canonical[c].fields]
+            for w, c in zip(dtypes, canonical)
+            if isinstance(dtypes[w], pl.Struct) and dtypes[w] != canonical[c]
+        },
+    )
+
+
+def _canonical(frame: pl.DataFrame, wire: _Wire) -> pl.DataFrame:
+    """The parsed frame under canonical names and types (decimals rounded to their scale)."""
+    renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
+    return renamed.rename(wire.renames).cast(empty_records().schema)
+
+
 # Breakdown and agent elements are told apart in `_extra` by their key fields.
 _ELEMENT_KEYS = {field: keys for field, keys in BREAKDOWN_ARRAYS.values()} | {"totals_by_3rd_party_agent": ("agent_id",)}
 
 
-def read_fast(data: bytes, *, first_line: int, lines: int) -> pl.DataFrame:
+def read_fast(data: bytes, *, first_line: int, lines: int, dialect: str) -> pl.DataFrame:
     """Parse `lines` lines of NDJSON in one pass; raises FastPathRefused on bad input.
 
     Line numbers come from row order (the reader keeps it) starting at `first_line`. The
     reader skips blank and whitespace-only lines, so fewer rows than lines means row order
     no longer gives line numbers: refused too, the line path numbers them exactly.
     """
+    wire = _wire(dialect)
     try:
         options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
-        table = pa_json.read_json(pa.BufferReader(data), read_options=options, parse_options=_PARSE_OPTIONS)
+        table = pa_json.read_json(pa.BufferReader(data), read_options=options, parse_options=wire.parse_options)
         as_text = _temporal_as_text(table.schema)
         if as_text != table.schema:
             # The reader turned an unknown field's date-like text into a timestamp, which would
@@ -96,12 +146,13 @@ def read_fast(data: bytes, *, first_line: int, lines: int) -> pl.DataFrame:
         day = pl.col("day")
         if frame.select((day.is_not_null() & (day.str.len_bytes() != 10)).any()).item():
             raise FastPathRefused("a day is not YYYY-MM-DD")
-        known = [_known_column(name, dtype, frame.schema[name]) for name, dtype in _DTYPES.items()]
-        return frame.select(
+        known = [_known_column(name, dtype, frame.schema[name]) for name, dtype in wire.dtypes.items()]
+        selected = frame.select(
             *known,
             pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64()).alias(LINE),
-            _extra_expr(frame.schema).alias(EXTRA),
-        ).cast(empty_records().schema)
+            _extra_expr(frame.schema, wire.dtypes).alias(EXTRA),
+        )
+        return _canonical(selected, wire)
     except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
         raise FastPathRefused(str(exc)[:200]) from None
 
@@ -175,50 +226,55 @@ def _unknown_members_json(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> 
     return _object_json(parts) if parts else None
 
 
-def _extra_expr(read: pl.Schema) -> pl.Expr:
+def _extra_expr(read: pl.Schema, dtypes: dict[str, pl.DataType]) -> pl.Expr:
     """JSON of what the schema does not know: unknown top-level fields, and unknown members
     of known objects (at any depth) and of known array elements (with the element's key fields)."""
     parts: list[pl.Expr] = []
     for name, read_dtype in read.items():
         col = pl.col(name)
-        if name not in _DTYPES:
+        if name not in dtypes:
             parts.append(pl.when(col.is_not_null()).then(_json_member(name, col)))
             continue
-        dtype = _DTYPES[name]
-        if read_dtype == dtype or isinstance(dtype, pl.Date):
+        dtype = dtypes[name]
+        if read_dtype == dtype or not isinstance(dtype, (pl.Struct, pl.List)):
             continue
         if isinstance(dtype, pl.Struct):
             unknown = _unknown_members_json(col, dtype, read_dtype)
             if unknown is not None:
                 parts.append(pl.lit(json.dumps(name) + ":") + unknown)
         elif isinstance(dtype, pl.List):
-            known = {g.name for g in dtype.inner.fields}
-            unknown = [f.name for f in read_dtype.inner.fields if f.name not in known]
             element = pl.element()
-            # Nulls and absent members read alike: an element's unknown member that is null
-            # here but set in another record of the segment comes out as null.
-            carried = pl.struct([element.struct.field(k) for k in _ELEMENT_KEYS[name]] + [element.struct.field(u) for u in unknown])
-            has_unknown = pl.any_horizontal([element.struct.field(u).is_not_null() for u in unknown])
-            elements = col.list.eval(carried.filter(has_unknown))
-            parts.append(pl.when(elements.list.len() > 0).then(_json_member(name, elements)))
+            unknown = _unknown_members_json(element, dtype.inner, read_dtype.inner)
+            if unknown is None:
+                continue
+            # An element with unknown members is kept as its key fields plus those members.
+            keys = pl.concat_str([_json_member(k, element.struct.field(k)) for k in _ELEMENT_KEYS[name]], separator=",")
+            carried = pl.lit("{") + keys + pl.lit(",") + unknown.str.slice(1)
+            elements = col.list.eval(carried.drop_nulls())
+            body = pl.lit(json.dumps(name) + ":[") + elements.list.join(",") + pl.lit("]")
+            parts.append(pl.when(elements.list.len() > 0).then(body))
     if not parts:
         return pl.lit(None, dtype=pl.String())
     return _object_json(parts)
 
 
-def read_segment(data: bytes, *, first_line: int, lines: int, batch_rows: int) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+def read_segment(
+    data: bytes, *, first_line: int, lines: int, batch_rows: int, dialect: str
+) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
     """Parse a segment of user-level NDJSON: the fast path where it can, the line path for
     the small pieces around what it refuses. Yields (records, rejects) in line order."""
     try:
-        frame = read_fast(data, first_line=first_line, lines=lines)
+        frame = read_fast(data, first_line=first_line, lines=lines, dialect=dialect)
     except FastPathRefused:
         cut = _middle_line_end(data)
         if lines <= LINE_PATH_LINES or cut is None:
-            yield from read_lines(io.BytesIO(data), first_line=first_line, batch_rows=batch_rows)
+            yield from read_lines(io.BytesIO(data), first_line=first_line, batch_rows=batch_rows, dialect=dialect)
             return
         head_lines = data.count(b"\n", 0, cut)
-        yield from read_segment(data[:cut], first_line=first_line, lines=head_lines, batch_rows=batch_rows)
-        yield from read_segment(data[cut:], first_line=first_line + head_lines, lines=lines - head_lines, batch_rows=batch_rows)
+        yield from read_segment(data[:cut], first_line=first_line, lines=head_lines, batch_rows=batch_rows, dialect=dialect)
+        yield from read_segment(
+            data[cut:], first_line=first_line + head_lines, lines=lines - head_lines, batch_rows=batch_rows, dialect=dialect
+        )
         return
     yield frame, []
 
@@ -243,6 +299,8 @@ def _check(value: object, dtype: pl.DataType, where: str) -> None:
         ok = isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
     elif isinstance(dtype, pl.Float64):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    elif isinstance(dtype, pl.Decimal):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and _fits(value, dtype)
     elif isinstance(dtype, pl.Boolean):
         ok = isinstance(value, bool)
     elif isinstance(dtype, pl.String):
@@ -263,6 +321,14 @@ def _check(value: object, dtype: pl.DataType, where: str) -> None:
         ok = False
     if not ok:
         raise _TypeMismatch(f"field {where}: expected {dtype}, got {type(value).__name__} {str(value)[:40]!r}")
+
+
+def _fits(value: float, dtype: pl.Decimal) -> bool:
+    """A finite number whose value rounded to the scale fits the precision."""
+    if not math.isfinite(value):
+        return False
+    scale = dtype.scale or 0
+    return abs(round(Decimal(repr(value)), scale)) < Decimal(10) ** ((dtype.precision or 38) - scale)
 
 
 def _is_date(text: str) -> bool:
@@ -291,8 +357,11 @@ def _records_of(obj: object) -> list[dict]:
     return [obj]
 
 
-def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+def read_lines(
+    lines: Iterable[bytes], *, first_line: int, batch_rows: int, dialect: str
+) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
     """Decode and type-check each line; yields (records, rejects) every `batch_rows` records."""
+    wire = _wire(dialect)
     rows: list[dict] = []
     rejects: list[Reject] = []
     for number, raw in enumerate(lines, start=first_line):
@@ -302,25 +371,25 @@ def read_lines(lines: Iterable[bytes], *, first_line: int, batch_rows: int) -> I
         try:
             records = _records_of(json.loads(text))
             for record in records:
-                for name, dtype in _DTYPES.items():
+                for name, dtype in wire.dtypes.items():
                     _check(record.get(name), dtype, name)
         except (ValueError, _TypeMismatch) as exc:
             reason = f"malformed JSON: {exc}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             rejects.append(Reject(number, reason, _truncate(text)))
             continue
         for record in records:
-            unknown = _unknown_parts(record)
-            row = {name: _known_value(record.get(name), dtype) for name, dtype in _DTYPES.items()}
+            unknown = _unknown_parts(record, wire)
+            row = {name: _known_value(record.get(name), dtype) for name, dtype in wire.dtypes.items()}
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
             row[LINE] = number
             row[EXTRA] = json.dumps(unknown, separators=(",", ":")) if unknown else None
             rows.append(row)
         if len(rows) >= batch_rows:
-            yield _frame(rows), rejects
+            yield _frame(rows, wire), rejects
             rows, rejects = [], []
     if rows or rejects:
-        yield _frame(rows), rejects
+        yield _frame(rows, wire), rejects
 
 
 def _members(dtype: pl.Struct) -> dict[str, pl.DataType]:
@@ -349,10 +418,10 @@ def _unknown_members(value: dict, dtype: pl.Struct) -> dict:
     return out
 
 
-def _unknown_parts(record: dict) -> dict:
+def _unknown_parts(record: dict, wire: _Wire) -> dict:
     """What the schema does not know, shaped as the fast path's `_extra_expr` shapes it."""
-    out = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and v is not None}
-    for name, dtype in _DTYPES.items():
+    out = {k: v for k, v in record.items() if k not in wire.known and v is not None}
+    for name, dtype in wire.dtypes.items():
         value = record.get(name)
         if isinstance(dtype, pl.Struct) and isinstance(value, dict):
             members = _unknown_members(value, dtype)
@@ -361,7 +430,7 @@ def _unknown_parts(record: dict) -> dict:
         elif isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct) and isinstance(value, list):
             elements = []
             for item in value:
-                members = {k: v for k, v in item.items() if k not in _members(dtype.inner) and v is not None}
+                members = _unknown_members(item, dtype.inner)
                 if members:
                     elements.append({**{k: item.get(k) for k in _ELEMENT_KEYS[name]}, **members})
             if elements:
@@ -369,10 +438,10 @@ def _unknown_parts(record: dict) -> dict:
     return out
 
 
-def _frame(rows: list[dict]) -> pl.DataFrame:
+def _frame(rows: list[dict], wire: _Wire) -> pl.DataFrame:
     if not rows:
         return empty_records()
-    return pl.DataFrame(rows, schema=empty_records().schema, strict=False)
+    return _canonical(pl.DataFrame(rows, schema=wire.frame_schema, strict=False), wire)
 
 
 def _truncate(text: bytes) -> str:

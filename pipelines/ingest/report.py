@@ -17,7 +17,7 @@ import io
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from pipelines.service import (
     redact_url,
 )
 from pipelines.transform import ReportContext, Transformed, transform_records
+from pipelines.transform.schema import ENTITY_ID_FIELDS
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
 
@@ -241,6 +242,8 @@ class _ParseWorker(_Stage):
 
     def _parse(self, file_index: int, segment: Segment) -> Iterator[_Parsed]:
         for records, rejects in self._records(segment):
+            if self._ctx.entity_id is None:
+                self._learn_entity(records)
             result = transform_records(records, self._ctx)
             if result.rejects.height:
                 numbers = set(result.rejects["line_number"].to_list())
@@ -248,12 +251,22 @@ class _ParseWorker(_Stage):
                 rejects = rejects + [Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()]
             yield _Parsed(file_index, result, rejects)
 
+    def _learn_entity(self, records: pl.DataFrame) -> None:
+        """A scope the warehouse holds nothing of yet is the entity of the report's first record
+        that names one; records of any other entity are rejected from then on."""
+        ids = records[ENTITY_ID_FIELDS[self._ctx.scope]].drop_nulls()
+        if ids.len():
+            self._ctx = replace(self._ctx, entity_id=ids[0])
+
     def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+        dialect = self._ctx.dialect
         if self._ctx.level == "user":
-            yield from read_segment(segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows)
+            yield from read_segment(
+                segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows, dialect=dialect
+            )
             return
         # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
-        yield from read_lines(io.BytesIO(segment.data), first_line=segment.first_line, batch_rows=self._batch_rows)
+        yield from read_lines(io.BytesIO(segment.data), first_line=segment.first_line, batch_rows=self._batch_rows, dialect=dialect)
 
 
 @dataclass
@@ -371,6 +384,8 @@ def ingest_report(
         return IngestResult(available=False)
     migrate(conn)
     run_sql(conn, "ingest/limit_resources.sql")
+    # Looked up before the report's days are replaced, so a re-run keeps the id it had.
+    known = run_sql(conn, "ingest/select_scope_entity_id.sql", scope=ref.scope, scope_name=ref.scope_name)
     ctx = ReportContext(
         scope=ref.scope,
         scope_name=ref.scope_name,
@@ -379,6 +394,8 @@ def ingest_report(
         start_day=metadata.start_day,
         end_day=metadata.end_day,
         fetched_at=datetime.now(timezone.utc),
+        dialect=client.dialect.name,
+        entity_id=known[0][0] if known else None,
     )
     raw_dir.mkdir(parents=True, exist_ok=True)
     key = ReportKey(

@@ -2,7 +2,9 @@
 
 Input is a frame of `schema.record_dtype()` columns plus `_line` (the record's line number in
 its file) and `_extra` (JSON text of the fields the schema does not know, or null). Records
-that break a rule of the data are returned as rejects (line, reason) and produce no rows.
+that break a rule of the data are returned as rejects (line, reason) and produce no rows:
+one of another entity than the scope's (a 28-day file can hold a second enterprise's wrapper)
+is one, so it never lands under this scope's key.
 """
 
 from __future__ import annotations
@@ -21,14 +23,33 @@ from pipelines.transform.schema import (
     CLI_COUNTS,
     CLI_FIELD,
     CLI_TOKEN_USAGE,
+    CLI_VERSIONS,
+    ENTITY_ID_FIELDS,
+    IDE_VERSIONS,
     RECORD_OBJECTS,
+    RECORD_SCALARS,
+    TIMESTAMP_COLUMNS,
+    TIMESTAMP_FORMAT,
+    VERSION_COLUMNS,
     record_dtype,
 )
 
 LINE = "_line"
 EXTRA = "_extra"
 
-_USER_COLUMNS = ("user_id", "user_login", "organization_id", "enterprise_id", "used_agent", "used_chat", "used_cli")
+_USER_COLUMNS = (
+    "user_id",
+    "user_login",
+    "organization_id",
+    "enterprise_id",
+    "used_agent",
+    "used_chat",
+    "used_cli",
+    "ai_credits_used",
+    *(name for name in RECORD_SCALARS if name.startswith("chat_panel_")),
+    "used_assistant_code_review_active",
+    "used_assistant_code_review_passive",
+)
 _AGGREGATE_COLUMNS = (
     "organization_id",
     "enterprise_id",
@@ -37,7 +58,17 @@ _AGGREGATE_COLUMNS = (
     "monthly_active_users",
     "monthly_active_chat_users",
     "monthly_active_agent_users",
+    "daily_active_cli_users",
+    *(name for name in RECORD_SCALARS if name.endswith("_assistant_code_review_users")),
 )
+# Where each version column is read: (record field, version object, member); IDE ones in
+# each totals_by_ide element, CLI ones in totals_by_cli.
+_VERSION_SOURCES: dict[str, tuple[str, str, str]] = {
+    column: (field, obj, member)
+    for field, versions in (("totals_by_ide", IDE_VERSIONS), (CLI_FIELD, CLI_VERSIONS))
+    for obj, members in versions.items()
+    for member, column in members.items()
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +82,10 @@ class ReportContext:
     start_day: date
     end_day: date
     fetched_at: datetime
+    dialect: str  # whose wire names the records carry (pipelines.service.dialect)
+    # The id of the scope's entity (`organization_id` or `enterprise_id`); a record naming
+    # another is rejected. None until known: then every record is taken.
+    entity_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,9 +114,32 @@ def _element_negative(field: str, counts: tuple[str, ...]) -> pl.Expr:
     )
 
 
+def _bad_timestamp(text: pl.Expr) -> pl.Expr:
+    return text.is_not_null() & text.str.to_datetime(TIMESTAMP_FORMAT, time_zone="UTC", strict=False).is_null()
+
+
+def _timestamp(text: pl.Expr) -> pl.Expr:
+    return text.str.to_datetime(TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC", strict=False)
+
+
+def _version_member(column: str) -> pl.Expr:
+    field, obj, member = _VERSION_SOURCES[column]
+    source = pl.element() if field == "totals_by_ide" else pl.col(field)
+    return source.struct.field(obj).struct.field(member)
+
+
+def _entity_rule(ctx: ReportContext) -> tuple[pl.Expr, pl.Expr] | None:
+    if ctx.entity_id is None:
+        return None
+    field = ENTITY_ID_FIELDS[ctx.scope]
+    other = pl.col(field).is_not_null() & (pl.col(field) != ctx.entity_id)
+    reason = pl.format(f"{field} {{}} is not {ctx.scope} {ctx.scope_name}'s ({field} {ctx.entity_id})", pl.col(field))
+    return other, reason
+
+
 def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
     """First rule each record breaks, or null. Vectorized; one expression per rule."""
-    rules: list[tuple[pl.Expr, str]] = [
+    rules: list[tuple[pl.Expr, str | pl.Expr]] = [
         (pl.col("day").is_null(), "missing day"),
         (
             ~pl.col("day").is_between(pl.lit(ctx.start_day), pl.lit(ctx.end_day)),
@@ -90,6 +148,9 @@ def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
     ]
     if ctx.level == "user":
         rules.append((pl.col("user_id").is_null(), "missing user_id at user level"))
+    entity = _entity_rule(ctx)
+    if entity is not None:
+        rules.append(entity)
     rules.append((_any_negative([pl.col(c) for c in ACTIVITY_COUNTS]), "negative count"))
     for field, _keys in BREAKDOWN_ARRAYS.values():
         rules.append((_element_negative(field, ACTIVITY_COUNTS), f"negative count in {field}"))
@@ -108,9 +169,19 @@ def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
             f"negative count in {AGENT_FIELD}",
         )
     )
+    for column in sorted(TIMESTAMP_COLUMNS):
+        field, obj, member = _VERSION_SOURCES[column]
+        if field == "totals_by_ide":
+            bad = pl.col(field).list.eval(_bad_timestamp(_version_member(column))).list.any()
+            where = f"{field}[].{obj}.{member}"
+        else:
+            bad = _bad_timestamp(_version_member(column))
+            where = f"{field}.{obj}.{member}"
+        rules.append((bad, f"field {where}: not an ISO 8601 timestamp with a zone"))
     expr = pl.lit(None, dtype=pl.String())
     for condition, reason in reversed(rules):
-        expr = pl.when(condition.fill_null(False)).then(pl.lit(reason)).otherwise(expr)
+        text = pl.lit(reason) if isinstance(reason, str) else reason
+        expr = pl.when(condition.fill_null(False)).then(text).otherwise(expr)
     return expr
 
 
@@ -165,7 +236,23 @@ def _breakdown_frame(records: pl.DataFrame, ctx: ReportContext, kind: str, field
         *[pl.col(field).struct.field(c).alias(c) for c in ACTIVITY_COUNTS],
         *[pl.lit(None, dtype=pl.Int64()).alias(c) for c in CLI_COUNTS],
         *[pl.lit(None, dtype=dtype).alias(f"token_usage_{k}") for k, dtype in CLI_TOKEN_USAGE.items()],
+        *_version_columns(pl.col(field), "totals_by_ide" if kind == "ide" else None),
     )
+
+
+def _version_columns(source: pl.Expr, field: str | None) -> list[pl.Expr]:
+    """The version columns of a breakdown row: those `field` carries, typed; the others null."""
+    out = []
+    for column in VERSION_COLUMNS:
+        src_field, obj, member = _VERSION_SOURCES[column]
+        if src_field == field:
+            value = source.struct.field(obj).struct.field(member)
+            out.append((_timestamp(value) if column in TIMESTAMP_COLUMNS else value).alias(column))
+        elif column in TIMESTAMP_COLUMNS:
+            out.append(pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias(column))
+        else:
+            out.append(pl.lit(None, dtype=pl.String()).alias(column))
+    return out
 
 
 def _cli_frame(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
@@ -179,6 +266,7 @@ def _cli_frame(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
         *[pl.lit(None, dtype=pl.Int64()).alias(c) for c in ACTIVITY_COUNTS],
         *[cli.struct.field(c).alias(c) for c in CLI_COUNTS],
         *[cli.struct.field("token_usage").struct.field(k).alias(f"token_usage_{k}") for k in CLI_TOKEN_USAGE],
+        *_version_columns(cli, CLI_FIELD),
     )
 
 
@@ -186,7 +274,7 @@ def _breakdowns(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
     frames = [_breakdown_frame(records, ctx, kind, field, keys) for kind, (field, keys) in BREAKDOWN_ARRAYS.items()]
     frames.append(_cli_frame(records, ctx))
     combined = pl.concat(frames, how="vertical")
-    assert combined.columns[-len(BREAKDOWN_COUNTS) :] == list(BREAKDOWN_COUNTS)
+    assert combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)] == list(BREAKDOWN_COUNTS)
     return combined
 
 
@@ -217,8 +305,11 @@ def _agent_activity(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
 def transform_records(records: pl.DataFrame, ctx: ReportContext) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
     checked = records.with_columns(_reasons(records, ctx).alias("_reason"))
-    rejects = checked.filter(pl.col("_reason").is_not_null()).select(
-        pl.col(LINE).alias("line_number"), pl.col("_reason").alias("reason")
+    # A 28-day wrapper's records share its line: one reject per line and reason.
+    rejects = (
+        checked.filter(pl.col("_reason").is_not_null())
+        .select(pl.col(LINE).alias("line_number"), pl.col("_reason").alias("reason"))
+        .unique(maintain_order=True)
     )
     good = checked.filter(pl.col("_reason").is_null())
     return Transformed(

@@ -1,8 +1,12 @@
 """The report record as this project knows it: field names and types, in one place.
 
-Everything else (the DuckDB reader's column spec, the line validator, the table columns)
-is derived from these tables, so a field added by the platform is a one-line change here.
-Fields not listed are kept in the `extra` JSON column, never dropped.
+Everything else (the reader's column spec, the line validator, the table columns) is derived
+from these tables, so a field added by the platform is a one-line change here. Fields not
+listed are kept in the `extra` JSON column, never dropped.
+
+Names here are canonical: the spec's (the `service` dialect's). A dialect whose records name a
+field differently has its wire names in `WIRE_NAMES`; the reader reads those and hands on
+canonical columns, so every table and view has one name per measure whatever the dialect.
 """
 
 from __future__ import annotations
@@ -36,6 +40,15 @@ RECORD_SCALARS: dict[str, pl.DataType] = {
     "monthly_active_users": pl.Int64(),
     "monthly_active_chat_users": pl.Int64(),
     "monthly_active_agent_users": pl.Int64(),
+    "daily_active_cli_users": pl.Int64(),
+    **{f"{window}_{kind}_assistant_code_review_users": pl.Int64()
+       for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")},
+    # A usage signal in credits, not a bill: read as a JSON number and kept exact to six
+    # decimals (docs/ingest.md, "ai_credits_used").
+    "ai_credits_used": pl.Decimal(18, 6),
+    **{f"chat_panel_{mode}_mode": pl.Boolean() for mode in ("agent", "ask", "custom", "edit", "plan", "unknown")},
+    "used_assistant_code_review_active": pl.Boolean(),
+    "used_assistant_code_review_passive": pl.Boolean(),
 }
 
 # Known objects whose scalar members become `<object>_<member>` columns.
@@ -49,6 +62,33 @@ RECORD_OBJECTS: dict[str, dict[str, pl.DataType]] = {
         "total_applied_suggestions": pl.Int64(),
         "total_created_by_assistant": pl.Int64(),
         "total_reviewed_by_assistant": pl.Int64(),
+        "total_merged_created_by_assistant": pl.Int64(),
+        "total_merged_reviewed_by_assistant": pl.Int64(),
+        "median_minutes_to_merge_assistant_authored": pl.Float64(),
+        "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
+        "total_assistant_suggestions": pl.Int64(),
+        "total_assistant_applied_suggestions": pl.Int64(),
+    },
+}
+
+# Wire names that differ from the canonical one, per dialect: a top-level field as (name,),
+# an object's member as (object, member). The public service says `copilot` where the spec
+# says `assistant`.
+_GITHUB_RENAMED = (
+    "used_assistant_code_review_active",
+    "used_assistant_code_review_passive",
+    *(f"{window}_{kind}_assistant_code_review_users"
+      for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")),
+)
+WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
+    "service": {},
+    "github": {
+        **{(name,): name.replace("assistant", "copilot") for name in _GITHUB_RENAMED},
+        **{
+            ("pull_requests", member): member.replace("assistant", "copilot")
+            for member in RECORD_OBJECTS["pull_requests"]
+            if "assistant" in member
+        },
     },
 }
 
@@ -61,6 +101,26 @@ BREAKDOWN_ARRAYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "model_feature": ("totals_by_model_feature", ("model", "feature")),
 }
 BREAKDOWN_KEYS: tuple[str, ...] = ("ide", "feature", "language", "model")
+
+# Version objects beside an element's counts: (record object, member) -> breakdown column.
+# `sampled_at` arrives as ISO 8601 text; the transform types it (TIMESTAMP_COLUMNS) and
+# rejects a record whose text is not a timestamp with a zone.
+IDE_VERSIONS: dict[str, dict[str, str]] = {
+    "last_known_ide_version": {"ide_version": "ide_version", "sampled_at": "ide_version_sampled_at"},
+    "last_known_plugin_version": {
+        "plugin": "plugin",
+        "plugin_version": "plugin_version",
+        "sampled_at": "plugin_version_sampled_at",
+    },
+}
+CLI_VERSIONS: dict[str, dict[str, str]] = {
+    "last_known_cli_version": {"cli_version": "cli_version", "sampled_at": "cli_version_sampled_at"},
+}
+VERSION_COLUMNS: tuple[str, ...] = tuple(
+    column for versions in (IDE_VERSIONS, CLI_VERSIONS) for members in versions.values() for column in members.values()
+)
+TIMESTAMP_COLUMNS: frozenset[str] = frozenset(c for c in VERSION_COLUMNS if c.endswith("_sampled_at"))
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%#z"
 
 # `totals_by_cli` is one object, stored as breakdown kind "cli" with no keys.
 CLI_FIELD = "totals_by_cli"
@@ -87,23 +147,29 @@ AGENT_ENTRY: dict[str, pl.DataType] = {
 DAY_TOTALS_WRAPPER = "day_totals"
 
 
-def _breakdown_element(keys: tuple[str, ...]) -> pl.Struct:
-    return pl.Struct({**{k: pl.String() for k in keys}, **{c: pl.Int64() for c in ACTIVITY_COUNTS}})
+def _version_structs(versions: dict[str, dict[str, str]]) -> dict[str, pl.DataType]:
+    return {name: pl.Struct({member: pl.String() for member in members}) for name, members in versions.items()}
 
 
-def record_dtype() -> dict[str, pl.DataType]:
-    """The parsed record: every known field with its Polars type (nested ones as structs/lists)."""
-    fields: dict[str, pl.DataType] = dict(RECORD_SCALARS)
+def _breakdown_element(kind: str, keys: tuple[str, ...]) -> pl.Struct:
+    versions = _version_structs(IDE_VERSIONS) if kind == "ide" else {}
+    return pl.Struct({**{k: pl.String() for k in keys}, **{c: pl.Int64() for c in ACTIVITY_COUNTS}, **versions})
+
+
+def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
+    """The record: every known field with its Polars type (nested ones as structs/lists),
+    under the canonical names, or under `dialect`'s wire names when one is given."""
+    renamed = WIRE_NAMES[dialect] if dialect is not None else {}
+    fields: dict[str, pl.DataType] = {renamed.get((name,), name): dtype for name, dtype in RECORD_SCALARS.items()}
     for name, members in RECORD_OBJECTS.items():
-        fields[name] = pl.Struct(members)
-    for _kind, (field, keys) in BREAKDOWN_ARRAYS.items():
-        fields[field] = pl.List(_breakdown_element(keys))
-    fields[CLI_FIELD] = pl.Struct({**CLI_COUNTS, "token_usage": pl.Struct(CLI_TOKEN_USAGE)})
+        fields[name] = pl.Struct({renamed.get((name, m), m): dtype for m, dtype in members.items()})
+    for kind, (field, keys) in BREAKDOWN_ARRAYS.items():
+        fields[field] = pl.List(_breakdown_element(kind, keys))
+    fields[CLI_FIELD] = pl.Struct(
+        {**CLI_COUNTS, "token_usage": pl.Struct(CLI_TOKEN_USAGE), **_version_structs(CLI_VERSIONS)}
+    )
     fields[AGENT_FIELD] = pl.List(pl.Struct(AGENT_ENTRY))
     return fields
-
-
-KNOWN_FIELDS: frozenset[str] = frozenset(record_dtype())
 
 # Flat counts of core.breakdowns, in column order.
 BREAKDOWN_COUNTS: tuple[str, ...] = (
@@ -111,3 +177,6 @@ BREAKDOWN_COUNTS: tuple[str, ...] = (
     *CLI_COUNTS,
     *(f"token_usage_{k}" for k in CLI_TOKEN_USAGE),
 )
+
+# The record field that names the entity a record belongs to, per scope.
+ENTITY_ID_FIELDS: dict[str, str] = {"organization": "organization_id", "enterprise": "enterprise_id"}

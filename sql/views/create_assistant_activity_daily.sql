@@ -3,7 +3,8 @@
 -- The assistant's own top-level measures: user_initiated_interaction_count is the top-level
 -- count (explicit prompts), NOT agent job starts; this view deliberately has no agent column,
 -- and the two must never be added up (spec 2.1). acceptance_rate = acceptances / generations
--- (NULL when there were no generations).
+-- (NULL when there were no generations). Every column is typed under one name whatever the
+-- dialect's wire name (the public service's `*_by_copilot` lands in `*_by_assistant`).
 CREATE OR REPLACE VIEW bi.assistant_activity_daily AS
 SELECT
     scope,
@@ -19,12 +20,22 @@ SELECT
     monthly_active_users,
     monthly_active_chat_users,
     monthly_active_agent_users,
+    daily_active_cli_users,
+    daily_active_assistant_code_review_users,
+    daily_passive_assistant_code_review_users,
+    monthly_active_assistant_code_review_users,
+    monthly_passive_assistant_code_review_users,
     loc_suggested_to_add_sum,
     loc_added_sum,
     loc_deleted_sum,
     pull_requests_total_created,
     pull_requests_total_merged,
-    pull_requests_total_created_by_assistant
+    pull_requests_total_created_by_assistant,
+    pull_requests_total_reviewed_by_assistant,
+    pull_requests_total_merged_created_by_assistant,
+    pull_requests_median_minutes_to_merge_assistant_authored,
+    pull_requests_total_assistant_suggestions,
+    pull_requests_total_assistant_applied_suggestions
 FROM core.daily_totals;
 
 COMMENT ON VIEW bi.assistant_activity_daily IS 'One row per scope and day: top-level assistant activity (interactions, active users, acceptance rate). Not agent job starts: never add the two.';

@@ -35,8 +35,8 @@ def _lines(n: int, seed: int = 1) -> list[bytes]:
 
 def test_fast_path_and_line_path_parse_the_same():
     lines = _lines(30)
-    fast = read_fast(b"\n".join(lines) + b"\n", first_line=11, lines=len(lines))
-    (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000))
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=11, lines=len(lines), dialect="service")
+    (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000, dialect="service"))
     assert rejects == []
     assert fast["_line"].to_list() == list(range(11, 41))
     assert json.loads(fast["_extra"][2]) == {"etl_id": "e-2"}
@@ -56,8 +56,8 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
     lines.insert(3, bad)
     data = b"\n".join(lines)
     with pytest.raises(FastPathRefused):
-        read_fast(data, first_line=1, lines=len(lines))
-    (frame, rejects), = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100))
+        read_fast(data, first_line=1, lines=len(lines), dialect="service")
+    (frame, rejects), = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
     assert [r.line_number for r in rejects] == [4]
     assert reason in rejects[0].reason
@@ -66,7 +66,7 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
 
 def test_line_path_rejects_a_fraction_where_a_count_belongs():
     bad = b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 1.5}]}'
-    (frame, rejects), = list(read_lines([bad], first_line=7, batch_rows=10))
+    (frame, rejects), = list(read_lines([bad], first_line=7, batch_rows=10, dialect="service"))
     assert frame.height == 0
     assert rejects[0].line_number == 7
     assert "field totals_by_ide[0].loc_added_sum" in rejects[0].reason
@@ -80,7 +80,7 @@ def test_day_totals_wrapper_gives_its_daily_records_and_keeps_its_own_fields():
     header = {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "organization_id": "4711",
               "created_at": "2026-11-04T06:00:00Z"}
     wrapper = {**header, "day_totals": days}
-    (frame, rejects), = list(read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10))
+    (frame, rejects), = list(read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10, dialect="service"))
     assert rejects == []
     assert frame["day"].to_list() == [date(2026, 11, d) for d in (1, 2, 3)]
     assert frame["organization_id"].to_list() == ["4711"] * 3
@@ -114,8 +114,8 @@ def test_blank_or_whitespace_line_sends_segment_to_the_line_path_so_line_numbers
     (segment,) = segments
     assert segment.lines == 4
     with pytest.raises(FastPathRefused, match="blank"):
-        read_fast(segment.data, first_line=1, lines=segment.lines)
-    (frame, _), = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10))
+        read_fast(segment.data, first_line=1, lines=segment.lines, dialect="service")
+    (frame, _), = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 4]
     assert line_texts(segment.data, {4}, first_line=1)[4].startswith("{")
 
@@ -139,13 +139,16 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
         b'{"day": "2026-11-01", "user_id": 9, "user_login": 5}',
         b'{"day": "2026/11/01", "user_id": 9}',
         b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 2.5}]}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": true}',
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 1e13}',
     ],
 )
 def test_fast_path_refuses_what_the_line_path_rejects(bad: bytes):
     data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
-        read_fast(data, first_line=1, lines=4)
-    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100))
+        read_fast(data, first_line=1, lines=4, dialect="service")
+    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 3]
     assert [r.line_number for r in rejects] == [4]
 
@@ -155,20 +158,20 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths_at_any_depth():
     rec = daily_record(rng, day=date(2026, 11, 1), user=None, agents=True, cli=True)
     rec["pull_requests"] = {"total_created": 4, "brand_new_count": 2}
     rec["totals_by_ide"] = [
-        {"ide": "vscode", "loc_added_sum": 1, "last_known_ide_version": {"ide_version": "1.99"}},
+        {"ide": "vscode", "loc_added_sum": 1, "last_known_ide_version": {"ide_version": "1.99", "build": "b7"}},
         {"ide": "neovim", "loc_added_sum": 2},
     ]
     rec["totals_by_cli"]["token_usage"]["cache_read_tokens_sum"] = 7
     rec["etl_id"] = "e-1"
     plain = daily_record(rng, day=date(2026, 11, 1), user=None)
     lines = [json.dumps(rec).encode(), json.dumps(plain).encode()]
-    fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines))
-    (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10))
+    fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines), dialect="service")
+    (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
     expected = {
         "etl_id": "e-1",
         "pull_requests": {"brand_new_count": 2},
         "totals_by_cli": {"token_usage": {"cache_read_tokens_sum": 7}},
-        "totals_by_ide": [{"ide": "vscode", "last_known_ide_version": {"ide_version": "1.99"}}],
+        "totals_by_ide": [{"ide": "vscode", "last_known_ide_version": {"build": "b7"}}],
     }
     assert json.loads(fast["_extra"][0]) == expected == json.loads(slow["_extra"][0])
     assert fast["_extra"][1] is None and slow["_extra"][1] is None
@@ -216,10 +219,10 @@ def test_unknown_fields_anywhere_are_kept_alike_by_both_paths(added):
     for index, place, name, value in added:
         _place(records[index], place)[name] = value
     lines = [json.dumps(r).encode() for r in records]
-    (slow, rejects), = list(read_lines(lines, first_line=1, batch_rows=10))
+    (slow, rejects), = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
     assert rejects == []
     try:
-        fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines))
+        fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines), dialect="service")
     except FastPathRefused:
         return  # values the reader cannot type alike across lines: the line path keeps them
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
@@ -241,7 +244,7 @@ _BAD_LINES = (b'{"day": "2026-11-01", "user_id": "12"}', b"{not json", b"", b'{"
 
 
 def _read_whole(data: bytes, lines: int, **kw) -> tuple[pl.DataFrame, list]:
-    pieces = list(read_segment(data, first_line=1, lines=lines, batch_rows=10_000, **kw))
+    pieces = list(read_segment(data, first_line=1, lines=lines, batch_rows=10_000, dialect="service", **kw))
     return pl.concat([frame for frame, _ in pieces]), [r for _, rejects in pieces for r in rejects]
 
 
@@ -276,6 +279,23 @@ def test_halving_around_bad_lines_reads_like_the_line_path(bad, trailing_newline
         records, rejects = _read_whole(data, len(lines))
     finally:
         parse.LINE_PATH_LINES = original
-    (expected, expected_rejects), = list(read_lines(lines, first_line=1, batch_rows=10_000))
+    (expected, expected_rejects), = list(read_lines(lines, first_line=1, batch_rows=10_000, dialect="service"))
     assert_frame_equal(records, expected)
     assert rejects == expected_rejects
+
+
+def test_github_names_land_in_canonical_columns_and_credits_round_to_six_decimals_on_both_paths():
+    line = (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 3.9899999999999998, '
+            b'"used_copilot_code_review_active": true, "pull_requests": {"total_created_by_copilot": 1}}')
+    fast = read_fast(line + b"\n", first_line=1, lines=1, dialect="github")
+    (slow, rejects), = list(read_lines([line], first_line=1, batch_rows=10, dialect="github"))
+    assert rejects == []
+    assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
+    assert str(fast["ai_credits_used"][0]) == "3.990000"
+    assert fast["used_assistant_code_review_active"][0] is True
+    assert fast["pull_requests"][0]["total_created_by_assistant"] == 1
+    assert fast["_extra"][0] is None and slow["_extra"][0] is None
+    # The same names under the service dialect are unknown there: kept in extra, not typed.
+    service = read_fast(line + b"\n", first_line=1, lines=1, dialect="service")
+    assert service["used_assistant_code_review_active"][0] is None
+    assert json.loads(service["_extra"][0])["pull_requests"] == {"total_created_by_copilot": 1}

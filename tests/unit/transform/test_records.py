@@ -22,12 +22,13 @@ def _ctx(level: str) -> ReportContext:
         start_day=START,
         end_day=date(2026, 11, 28),
         fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc),
+        dialect="service",
     )
 
 
 def _parse(records: list[dict]) -> pl.DataFrame:
     lines = [json.dumps(r).encode() for r in records]
-    frames = [frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000) if not rejects]
+    frames = [frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000, dialect="service") if not rejects]
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
@@ -124,3 +125,15 @@ def test_unknown_fields_are_kept_as_json_and_known_ones_are_not():
     extras = result.totals["extra"].to_list()
     assert json.loads(extras[0]) == {"etl_id": "abc", "new_thing": {"a": [1, 2]}}
     assert extras[1] is None
+
+
+def test_a_sampled_at_that_is_not_a_timestamp_rejects_its_record_and_good_ones_are_typed():
+    rng = random.Random(4)
+    good, bad = (daily_record(rng, day=START, user=u) for u in (1, 2))
+    for record, sampled in ((good, "2026-11-01T09:30:00.125Z"), (bad, "yesterday")):
+        record["totals_by_cli"]["last_known_cli_version"] = {"cli_version": "1.0.8", "sampled_at": sampled}
+    result = transform_records(_parse([good, bad]), _ctx("user"))
+    assert result.rejects.rows() == [(2, "field totals_by_cli.last_known_cli_version.sampled_at: not an ISO 8601 timestamp with a zone")]
+    (cli,) = result.breakdowns.filter(pl.col("kind") == "cli").rows(named=True)
+    assert cli["cli_version"] == "1.0.8"
+    assert cli["cli_version_sampled_at"] == datetime(2026, 11, 1, 9, 30, 0, 125000, tzinfo=timezone.utc)
