@@ -196,6 +196,9 @@ def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None 
 
 def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
     """What landed and where: tables with rows, agents with their latest labels."""
+    if not warehouse.exists():
+        out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
+        return
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         out.write(f"\nwarehouse: {warehouse.resolve()}\nserving copy for BI tools: {serving.resolve()}\n\n")
         out.write(f"{'table':34} {'rows':>10}\n")

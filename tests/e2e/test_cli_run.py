@@ -70,6 +70,9 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
     config = EmulatorConfig(seed=23, users=4, repos=1, today=yesterday, history_days=30)
     with running_emulator(config) as emu:
         env = _env(emu.credentials, tmp_path, SERVICE_ENTERPRISE=emu.credentials["enterprise"])
+        first = _run(env, tmp_path, "--day", today.isoformat(), "--no-latest", "--no-snapshots")
+        assert first.returncode == 0, first.stderr[-3000:]
+        assert f"{today} not available yet" in first.stdout and "nothing landed yet" in first.stdout
         done = _run(env, tmp_path, "--day", yesterday.isoformat(), "--no-latest", "--no-snapshots")
         assert done.returncode == 0, done.stderr[-3000:]
         assert f"organization acme: not available yet: {yesterday}" in done.stdout
@@ -78,9 +81,6 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
         before = _run(env, tmp_path, "--day", old.isoformat(), "--no-latest", "--no-snapshots")
         assert before.returncode == 0, before.stderr[-3000:]
         assert f"organization acme: no report exists for {old} (before the platform's history" in before.stdout
-        now = _run(env, tmp_path, "--day", today.isoformat(), "--no-latest", "--no-snapshots")
-        assert now.returncode == 0, now.stderr[-3000:]
-        assert f"{today} not available yet" in now.stdout
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT count(*) FROM raw.report_files").fetchone() == (0,)
 

@@ -7,6 +7,7 @@ import duckdb
 import httpx
 
 from emulator import EmulatorConfig, running_emulator
+from emulator.reportdata import ReportData
 from pipelines.definitions import build_definitions
 
 
@@ -67,7 +68,9 @@ def test_rerunning_a_partition_changes_nothing(emulator, pipeline_env, instance)
 
 def test_a_quarantined_line_fails_its_blocking_check_and_keeps_the_serving_copy_back(tmp_path, monkeypatch, instance):
     day = date.today() - timedelta(days=6)
-    good = {"user_id": 7, "user_login": "dev-7", "day": day.isoformat(), "organization_id": "1",
+    # The organization's own id: a record naming another entity would be quarantined as foreign.
+    org_id = ReportData(seed=5, users=5, org="acme", enterprise="acme-corp", first_day=day).organization_id
+    good = {"user_id": 7, "user_login": "dev-7", "day": day.isoformat(), "organization_id": org_id,
             "user_initiated_interaction_count": 3, "code_generation_activity_count": 2,
             "code_acceptance_activity_count": 1}
     report = tmp_path / "users.ndjson"

@@ -128,7 +128,7 @@ def test_a_repository_deleted_between_the_listing_and_the_graphql_batch_lands_th
         return ask(**kwargs)
 
     monkeypatch.setattr(client, "graphql", deleted_first)
-    result = run_snapshot(client, warehouse, settings=SnapshotSettings(org=emu.credentials["org"]), day=DAY)
+    result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(emu.credentials["org"],)), day=DAY)
 
     message = f"Could not resolve to a Repository with the name '{victim}'."
     assert result.warnings == (SnapshotWarning(victim, "graphql", 404, message),)
