@@ -199,7 +199,9 @@ class Spool:
         try:
             fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                os.write(fd, bytes(_PROBE_BYTES))
+                view = memoryview(bytes(_PROBE_BYTES))
+                while view:  # a short write is not success: the next one says why it stopped
+                    view = view[os.write(fd, view) :]
                 os.fdatasync(fd)
             finally:
                 os.close(fd)
