@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import pytest
 
 from .receiver import Receiver, deliver_timed, serving
 
