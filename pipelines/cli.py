@@ -121,6 +121,17 @@ def _day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"not a day YYYY-MM-DD: {text!r}") from None
 
 
+_RECEIVER_LIMITS: dict[str, tuple[type, str]] = {
+    "max_body_bytes": (int, "largest body accepted; larger ones get 413 unread"),
+    "header_timeout": (float, "seconds for a request's headers to arrive"),
+    "body_timeout": (float, "seconds for a request's body to arrive once its headers are in"),
+    "max_connections": (int, "connections held open at once; more are answered 503 and closed"),
+    "max_header_bytes": (int, "largest request head; larger ones get 431"),
+    "max_body_memory_bytes": (int, "request bodies held in memory at once, all requests together"),
+    "refusal_log_interval": (float, "seconds between log lines counting one kind of refusal"),
+}
+
+
 def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
     from pipelines.config import Settings
     from pipelines.service.errors import ConfigError
@@ -128,7 +139,9 @@ def _cmd_webhooks_serve(args: argparse.Namespace) -> int:
     from pipelines.webhooks.errors import WebhookConfigError
 
     try:
-        config = ReceiverConfig.from_settings(Settings.from_env())
+        # Only the limits given on the command line: ReceiverConfig holds the defaults.
+        limits = {name: getattr(args, name) for name in _RECEIVER_LIMITS if hasattr(args, name)}
+        config = ReceiverConfig.from_settings(Settings.from_env(), **limits)
     except (ConfigError, WebhookConfigError) as exc:
         print(f"metrics-etl webhooks serve: {exc}", file=sys.stderr)
         return 2
@@ -217,6 +230,9 @@ def _parser() -> argparse.ArgumentParser:
     hooks_serve = webhooks.add_parser("serve", help="accept deliveries at POST /webhooks into the spool")
     hooks_serve.add_argument("--host", default="127.0.0.1", help="bind address (put HTTPS in front of it)")
     hooks_serve.add_argument("--port", type=int, default=8787)
+    # The limits' defaults live in ReceiverConfig alone (docs/webhooks.md, "Limits").
+    for name, (kind, what) in _RECEIVER_LIMITS.items():
+        hooks_serve.add_argument("--" + name.replace("_", "-"), type=kind, default=argparse.SUPPRESS, help=what)
     hooks_serve.set_defaults(handler=_cmd_webhooks_serve)
     sub.add_parser("check", help="verify credentials, permissions and policy against the service").set_defaults(
         handler=_cmd_check

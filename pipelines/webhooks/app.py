@@ -5,30 +5,39 @@ It never opens the warehouse, so it keeps accepting deliveries while the pipelin
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
-import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from pipelines.config import Settings
 from pipelines.service.dialect import DIALECTS
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
+from pipelines.webhooks.guard import (
+    BAD_REQUEST,
+    BAD_SIGNATURE,
+    BUSY,
+    TOO_LARGE,
+    Guard,
+    GuardedHttpToolsProtocol,
+    ensure_fd_limit,
+)
 from pipelines.webhooks.spool import Spool, SpoolRecord
 from pipelines.webhooks.verify import signature_matches
-
-_log = logging.getLogger(__name__)
 
 # Either dialect's headers are accepted, the spec's first: the receiver need not be told which.
 _EVENT_HEADERS = tuple(d.event_header for d in DIALECTS.values())
@@ -40,20 +49,53 @@ _MAX_DELIVERY_ID = 200
 
 @dataclass(frozen=True)
 class ReceiverConfig:
+    """The receiver's settings; the limits bound what one client, or many, can hold (docs/webhooks.md)."""
+
     secret: bytes = field(repr=False)
     spool_dir: Path
+    # The public service's payload cap: larger deliveries are never sent, so refuse them unread.
     max_body_bytes: int = 25 * 1024 * 1024
     segment_bytes: int = 64 * 1024 * 1024
+    # A sender's headers arrive in one packet; ten seconds is generous even through a proxy.
+    header_timeout: float = 10.0
+    # Total time for a body once its headers are in: 25 MB at about 4 Mbit/s.
+    body_timeout: float = 60.0
+    max_connections: int = 1000
+    max_header_bytes: int = 64 * 1024
+    # Request bodies held in memory at once, all requests together, counted before the
+    # signature is checked: room for four deliveries at the size cap.
+    max_body_memory_bytes: int = 100 * 1024 * 1024
+    refusal_log_interval: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.max_body_memory_bytes < self.max_body_bytes:
+            raise WebhookConfigError("--max-body-memory-bytes must be at least --max-body-bytes")
+        if min(self.header_timeout, self.body_timeout, self.refusal_log_interval) <= 0 or self.max_connections < 1:
+            raise WebhookConfigError("timeouts, the log interval and --max-connections must be positive")
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ReceiverConfig:
+    def from_settings(cls, settings: Settings, **limits: Any) -> ReceiverConfig:
         if settings.webhook_secret is None:
             raise WebhookConfigError("WEBHOOK_SECRET is not set: the receiver cannot verify deliveries")
-        return cls(secret=settings.webhook_secret.reveal().encode(), spool_dir=settings.webhook_spool_dir)
+        return cls(
+            secret=settings.webhook_secret.reveal().encode(), spool_dir=settings.webhook_spool_dir, **limits
+        )
+
+    def guard(self) -> Guard:
+        return Guard(
+            header_timeout=self.header_timeout,
+            body_timeout=self.body_timeout,
+            max_connections=self.max_connections,
+            max_header_bytes=self.max_header_bytes,
+            max_body_memory_bytes=self.max_body_memory_bytes,
+            log_interval=self.refusal_log_interval,
+        )
 
 
-def _answer(status: int, message: str) -> Response:
-    return JSONResponse({"message": message}, status_code=status)
+def _answer(status: int, message: str, *, close: bool = False) -> Response:
+    # An answer given before the body is read closes the connection: the rest is never read.
+    headers = {"connection": "close"} if close else None
+    return JSONResponse({"message": message}, status_code=status, headers=headers)
 
 
 def _first_header(request: Request, names: tuple[str, ...]) -> str | None:
@@ -64,20 +106,44 @@ def _first_header(request: Request, names: tuple[str, ...]) -> str | None:
     return None
 
 
-async def _read_limited(request: Request, limit: int) -> bytes | None:
-    """The body, or None as soon as it is known to exceed `limit` (nothing past it is read)."""
+class _Refused(Exception):
+    def __init__(self, kind: str, answer: Response) -> None:
+        self.kind = kind
+        self.answer = answer
+
+
+async def _read_body(request: Request, *, limit: int, guard: Guard, held: list[int]) -> bytearray:
+    """The body, within the size limit and the memory budget; `held[0]` is what it reserved.
+
+    A declared length is checked and reserved before anything is read (waiting, at most the
+    body timeout, for the budget); an undeclared (chunked) one is counted and reserved as it
+    arrives. Raises `_Refused` with the answer to give.
+    """
+    too_large = _Refused(TOO_LARGE, _answer(413, f"body larger than {limit} bytes", close=True))
+    busy = _Refused(BUSY, _answer(503, "receiver busy, retry later", close=True))
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
+    if declared is not None:  # httptools has already refused a malformed one
+        size = int(declared)
+        if size > limit:
+            raise too_large
+        try:
+            await asyncio.wait_for(guard.budget.reserve(size), guard.body_timeout)
+        except TimeoutError:
+            raise busy from None
+        held[0] = size
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            return None
-    return bytes(body)
+            raise too_large
+        if len(body) > held[0]:
+            if not guard.budget.try_reserve(len(body) - held[0]):
+                raise busy
+            held[0] = len(body)
+    return body
 
 
-def _payload_document(content_type: str, body: bytes) -> bytes | None:
+def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | None:
     """The payload JSON object's bytes (form bodies carry it in `payload=`), or None if it is not one."""
     if content_type.split(";", 1)[0].strip().lower() == _FORM:
         try:
@@ -88,7 +154,7 @@ def _payload_document(content_type: str, body: bytes) -> bytes | None:
             return None
         document = values[0].encode("utf-8")
     else:
-        document = body
+        document = bytes(body)
     try:
         # Strict UTF-8 and standard JSON only (json.loads alone would take UTF-16 and NaN).
         parsed = json.loads(document.decode("utf-8"), parse_constant=_reject_constant)
@@ -101,24 +167,37 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def create_app(*, config: ReceiverConfig, spool: Spool | None = None) -> Starlette:
-    """The ASGI app; `spool` defaults to one writing under `config.spool_dir`."""
-    the_spool = spool or Spool(directory=config.spool_dir, segment_bytes=config.segment_bytes)
+def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Guard | None = None) -> Starlette:
+    """The ASGI app; `spool` defaults to one writing under `config.spool_dir`, `guard` to the config's."""
+    the_spool = spool or Spool(
+        directory=config.spool_dir, segment_bytes=config.segment_bytes, min_free_bytes=config.max_body_bytes
+    )
+    the_guard = guard or config.guard()
 
     async def receive(request: Request) -> Response:
-        body = await _read_limited(request, config.max_body_bytes)
-        if body is None:
-            return _answer(413, f"body larger than {config.max_body_bytes} bytes")
+        held = [0]
+        try:
+            body = await _read_body(request, limit=config.max_body_bytes, guard=the_guard, held=held)
+            return await _store(request, body)
+        except _Refused as refused:
+            the_guard.refusals.refused(refused.kind)
+            return refused.answer
+        except ClientDisconnect:
+            # The sender hung up, or the body timeout closed the connection: nobody reads this.
+            return Response(status_code=400)
+        finally:
+            the_guard.budget.release(held[0])
+
+    async def _store(request: Request, body: bytearray) -> Response:
         if not signature_matches(secret=config.secret, body=body, header=request.headers.get(_SIGNATURE_HEADER)):
-            _log.info("delivery refused: missing or non-matching %s", _SIGNATURE_HEADER)
-            return _answer(401, "missing or non-matching signature")
+            raise _Refused(BAD_SIGNATURE, _answer(401, "missing or non-matching signature"))
         event = _first_header(request, _EVENT_HEADERS)
         delivery_id = _first_header(request, _DELIVERY_HEADERS)
         if not event or not delivery_id or len(delivery_id) > _MAX_DELIVERY_ID:
-            return _answer(400, "missing event or delivery id header")
+            raise _Refused(BAD_REQUEST, _answer(400, "missing event or delivery id header"))
         document = _payload_document(request.headers.get("content-type", ""), body)
         if document is None:
-            return _answer(400, "payload is not a JSON object")
+            raise _Refused(BAD_REQUEST, _answer(400, "payload is not a JSON object"))
         record = SpoolRecord(
             delivery_id=delivery_id,
             event=event,
@@ -128,12 +207,13 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None) -> Starlet
         try:
             stored = await the_spool.append(record)
         except SpoolWriteError as exc:
-            _log.error("delivery %s not stored: %s", delivery_id, exc)
-            return _answer(500, "delivery could not be stored")
+            # The message names the directory and the OS reason, never the delivery's content.
+            raise _Refused(f"not stored (500): {exc}", _answer(500, "delivery could not be stored")) from None
         return JSONResponse({"delivery": delivery_id, "stored": stored})
 
     async def healthz(request: Request) -> Response:
-        if the_spool.ready():
+        # In a thread: the check may write and sync a probe file.
+        if await asyncio.to_thread(the_spool.ready):
             return JSONResponse({"status": "ok"})
         return _answer(503, "spool directory is not writable")
 
@@ -142,30 +222,41 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None) -> Starlet
         try:
             yield
         finally:
+            the_guard.refusals.flush_all()
             the_spool.close()
 
-    return Starlette(
+    app = Starlette(
         routes=[Route("/webhooks", receive, methods=["POST"]), Route("/healthz", healthz, methods=["GET"])],
         lifespan=lifespan,
+    )
+    app.state.guard = the_guard
+    return app
+
+
+def _server_config(app: Starlette, *, host: str, port: int, log_level: str) -> uvicorn.Config:
+    """uvicorn with the guarded protocol: header/body deadlines, header and connection caps."""
+    guard: Guard = app.state.guard
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        access_log=False,
+        log_level=log_level,
+        http=functools.partial(GuardedHttpToolsProtocol, guard=guard),  # type: ignore[arg-type]
     )
 
 
 def serve(*, config: ReceiverConfig, host: str, port: int) -> None:
-    """Run until interrupted (uvicorn picks uvloop and httptools when installed)."""
-    uvicorn.run(create_app(config=config), host=host, port=port, access_log=False, log_level="info")
+    """Run until interrupted (uvloop when installed; httptools, which the guard extends)."""
+    ensure_fd_limit(config.max_connections)
+    uvicorn.Server(_server_config(create_app(config=config), host=host, port=port, log_level="info")).run()
 
 
 @contextlib.contextmanager
 def running_receiver(*, config: ReceiverConfig, spool: Spool | None = None) -> Iterator[str]:
     """A receiver on a free 127.0.0.1 port in a background thread; yields its base URL."""
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(config=config, spool=spool),
-            host="127.0.0.1",
-            port=0,
-            access_log=False,
-            log_level="warning",
-        )
+        _server_config(create_app(config=config, spool=spool), host="127.0.0.1", port=0, log_level="warning")
     )
     thread = threading.Thread(target=server.run, name="webhook-receiver", daemon=True)
     thread.start()

@@ -41,6 +41,8 @@ class LoadResult:
     duplicates: int = 0
     repositories: frozenset[str] = field(default_factory=frozenset)
     quarantined: int = 0
+    # The ids this call inserted: what the asset's checks look at.
+    delivery_ids: tuple[str, ...] = ()
 
 
 @cache
@@ -64,14 +66,20 @@ def load_spool(
     offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
     loaded = duplicates = quarantined = 0
     repositories: set[str] = set()
+    delivery_ids: list[str] = []
     for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
         inserted, set_aside = _commit_batch(conn, segment, batch)
         loaded += len(inserted)
+        delivery_ids.extend(delivery_id for delivery_id, _ in inserted)
         quarantined += set_aside
         duplicates += len(batch) - len(inserted) - set_aside
         repositories.update(repo for _, repo in inserted if repo)
     return LoadResult(
-        loaded=loaded, duplicates=duplicates, repositories=frozenset(repositories), quarantined=quarantined
+        loaded=loaded,
+        duplicates=duplicates,
+        repositories=frozenset(repositories),
+        quarantined=quarantined,
+        delivery_ids=tuple(delivery_ids),
     )
 
 
@@ -135,6 +143,7 @@ def _commit_batch(
     try:
         conn.begin()
         try:
+            conn.execute(_sql("classify_webhook_batch"))
             inserted = conn.execute(_sql("insert_webhook_deliveries")).fetchall()
             set_aside = len(conn.execute(_sql("insert_webhook_quarantine"), [segment]).fetchall())
             conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
@@ -143,5 +152,6 @@ def _commit_batch(
             rollback(conn)
             raise
     finally:
+        conn.execute("DROP TABLE IF EXISTS webhook_batch_checked")
         conn.unregister(_BATCH_VIEW)
     return inserted, set_aside

@@ -33,6 +33,8 @@ _MAGIC = b"WHS1"
 _HEADER = struct.Struct("<4sII")
 _MAX_BODY = 1 << 30
 _SUFFIX = ".seg"
+# What the health check writes and syncs after a failed write, to see whether writing works again.
+_PROBE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -147,10 +149,20 @@ class _RecentIds:
 class Spool:
     """The writing side, used from one asyncio event loop."""
 
-    def __init__(self, *, directory: Path, segment_bytes: int = 64 << 20, recent_ids: int = 100_000) -> None:
+    def __init__(
+        self,
+        *,
+        directory: Path,
+        segment_bytes: int = 64 << 20,
+        recent_ids: int = 100_000,
+        min_free_bytes: int = 25 << 20,
+    ) -> None:
         self.directory = directory
         self._segment_bytes = segment_bytes
+        self._min_free_bytes = min_free_bytes
+        self._write_failed = False
         self._fd: int | None = None
+        self._path: Path | None = None
         self._segment_size = 0
         self._sequence = 0
         self._queue: list[tuple[bytes, asyncio.Future[None]]] = []
@@ -163,11 +175,41 @@ class Spool:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spool-writer")
 
     def ready(self) -> bool:
+        """True when a delivery can be made durable now: blocking (it may write a probe file).
+
+        Not ready when the directory cannot be created or written, when its file system has
+        less free space than one delivery at the size cap, or when the last write failed and a
+        probe write still fails (a successful write or probe clears that).
+        """
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            usage = os.statvfs(self.directory)
         except OSError:
             return False
-        return self.directory.is_dir() and os.access(self.directory, os.W_OK | os.X_OK)
+        if not (self.directory.is_dir() and os.access(self.directory, os.W_OK | os.X_OK)):
+            return False
+        if usage.f_bavail * usage.f_frsize < self._min_free_bytes:
+            return False
+        if self._write_failed:
+            self._write_failed = not self._probe()
+        return not self._write_failed
+
+    def _probe(self) -> bool:
+        probe = self.directory / f".probe-{os.getpid()}"
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                view = memoryview(bytes(_PROBE_BYTES))
+                while view:  # a short write is not success: the next one says why it stopped
+                    view = view[os.write(fd, view) :]
+                os.fdatasync(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+        finally:
+            probe.unlink(missing_ok=True)
+        return True
 
     async def append(self, record: SpoolRecord) -> bool:
         """Make `record` durable; False when this process already stored that delivery id."""
@@ -200,12 +242,14 @@ class Spool:
                 try:
                     await loop.run_in_executor(self._executor, self._write_durably, blob)
                 except Exception as exc:  # any failure must answer the waiting requests, never hang them
+                    self._write_failed = True
                     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
                     error = SpoolWriteError(f"spool write failed in {self.directory}: {reason}")
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(error)
                 else:
+                    self._write_failed = False
                     self.records_written += len(batch)
                     self.flushes += 1
                     for _, future in batch:
@@ -220,6 +264,7 @@ class Spool:
         if self._fd is None:
             self._open_segment()
         assert self._fd is not None
+        start = self._segment_size
         try:
             view = memoryview(blob)
             while view:
@@ -228,8 +273,9 @@ class Spool:
                 self._segment_size += written
             os.fdatasync(self._fd)
         except Exception:
-            # The segment may now end in a partial record: never append after it.
-            self._close_segment()
+            # None of this batch was acknowledged: cut it off (a segment left empty goes), and
+            # never append to this segment again in case the cut failed too.
+            self._discard_from(start)
             raise
 
     def _open_segment(self) -> None:
@@ -246,6 +292,7 @@ class Spool:
             os.close(fd)
             raise
         self._fd = fd
+        self._path = final
         self._segment_size = 0
         # The new name must survive a crash too, not only the bytes written under it.
         dir_fd = os.open(self.directory, os.O_RDONLY)
@@ -254,7 +301,19 @@ class Spool:
         finally:
             os.close(dir_fd)
 
+    def _discard_from(self, start: int) -> None:
+        assert self._fd is not None and self._path is not None
+        try:
+            if start == 0:
+                self._path.unlink()
+            else:
+                os.ftruncate(self._fd, start)
+        except OSError:
+            pass  # a torn last record is skipped by the loader and its sender retries
+        self._close_segment()
+
     def _close_segment(self) -> None:
+        self._path = None
         if self._fd is not None:
             fd, self._fd = self._fd, None
             try:

@@ -1,4 +1,4 @@
--- Rows come from the registered Arrow batch `webhook_batch`; returns only the rows inserted.
+-- Rows come from `webhook_batch_checked` (classify_webhook_batch); returns only the rows inserted.
 INSERT INTO events.webhook_deliveries
 SELECT
     delivery_id,
@@ -8,7 +8,7 @@ SELECT
     CAST(received_at AS TIMESTAMPTZ),
     CAST(payload AS JSON),
     now()
-FROM webhook_batch
-WHERE json_valid(payload)
+FROM webhook_batch_checked
+WHERE problem IS NULL
 ON CONFLICT DO NOTHING
 RETURNING delivery_id, repository_full_name;

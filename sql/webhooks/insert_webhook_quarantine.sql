@@ -1,4 +1,4 @@
--- The batch's payloads that are not valid JSON to DuckDB; returns the rows quarantined.
+-- The batch's rows that cannot land, with the reason; returns the rows quarantined.
 INSERT INTO events.webhook_quarantine
 SELECT
     delivery_id,
@@ -6,10 +6,10 @@ SELECT
     CAST(received_at AS TIMESTAMPTZ),
     ?,
     spool_offset,
-    'payload is not valid JSON for the warehouse',
+    problem,
     payload,
     now()
-FROM webhook_batch
-WHERE NOT json_valid(payload)
+FROM webhook_batch_checked
+WHERE problem IS NOT NULL
 ON CONFLICT DO NOTHING
 RETURNING delivery_id;

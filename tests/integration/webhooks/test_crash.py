@@ -88,7 +88,7 @@ def test_every_acknowledged_delivery_survives_a_receiver_kill(spool_dir, warehou
     child, url = _start(spool_dir)
     try:
         with httpx.Client(base_url=url) as client:
-            body = b'{"action": "closed"}'
+            body = b'{"action": "closed", "repository": {"full_name": "acme/widgets"}}'
             headers = {"x-service-event": "issues", "x-service-delivery": "after-restart",
                        "x-hub-signature-256": sign(secret=SECRET, body=body)}
             assert client.post("/webhooks", content=body, headers=headers).status_code == 200

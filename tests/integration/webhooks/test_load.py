@@ -32,6 +32,10 @@ def _record(i: int, repo: str = "acme/widgets") -> SpoolRecord:
     )
 
 
+def _payload(action: str) -> dict:
+    return {"action": action, "repository": {"full_name": "acme/widgets"}}
+
+
 def _write_segment(spool_dir: Path, name: str, records: list[SpoolRecord], tail: bytes = b"") -> Path:
     spool_dir.mkdir(parents=True, exist_ok=True)
     path = spool_dir / f"{name}.seg"
@@ -146,10 +150,10 @@ def test_loader_killed_mid_load_then_rerun_loads_each_delivery_once(tmp_path, sp
 def test_prune_keeps_a_live_segment_and_removes_it_once_its_writer_is_gone(spool_dir, warehouse):
     config = ReceiverConfig(secret=SECRET, spool_dir=spool_dir)
     with running_receiver(config=config) as url, httpx.Client(base_url=url) as client:
-        assert deliver(client, {"action": "opened"}, delivery_id="live-1").status_code == 200
+        assert deliver(client, _payload("opened"), delivery_id="live-1").status_code == 200
         assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 1
         assert prune_spool(warehouse, spool_dir) == []
-        assert deliver(client, {"action": "closed"}, delivery_id="live-2").status_code == 200
+        assert deliver(client, _payload("closed"), delivery_id="live-2").status_code == 200
     # Written after the last load: the writer is gone but one record is not loaded yet.
     assert prune_spool(warehouse, spool_dir) == []
     assert load_spool(warehouse, spool_dir, batch_size=10).loaded == 1
@@ -181,3 +185,15 @@ def test_a_payload_the_warehouse_cannot_parse_is_quarantined_not_blocking(spool_
         "SELECT delivery_id, segment, spool_offset, payload_text FROM events.webhook_quarantine"
     ).fetchone()
     assert row == ("odd", "0001.seg", len(encode_record(_record(1))), '{"title": "\\ud800"}')
+
+
+def test_a_repository_event_without_a_repository_is_quarantined_with_its_reason(spool_dir, warehouse):
+    bare = SpoolRecord(delivery_id="bare", event="issues", received_at="2026-11-22T10:00:00+00:00",
+                       payload=b'{"action": "opened", "issue": {"number": 9}}')
+    _write_segment(spool_dir, "0001", [_record(1), bare, _record(2)])
+    result = load_spool(warehouse, spool_dir, batch_size=10)
+    assert (result.loaded, result.quarantined, sorted(result.delivery_ids)) == (2, 1, ["d-1", "d-2"])
+    assert _ids(warehouse) == ["d-1", "d-2"]
+    assert warehouse.execute("SELECT delivery_id, reason FROM events.webhook_quarantine").fetchall() == [
+        ("bare", "issues delivery has no repository.full_name")
+    ]

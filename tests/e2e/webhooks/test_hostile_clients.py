@@ -1,0 +1,132 @@
+"""Hostile clients against `metrics-etl webhooks serve` over loopback: a real delivery still
+gets its 200 within 2 s, and the receiver's memory stays bounded.
+
+Bounds are stated, not measured: the issue saw 1,140 MB for 40 unsigned 24 MB bodies, and
+20,000 slow connections exhausting file descriptors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+
+from .receiver import Receiver, deliver_timed, serving
+
+# The receiver idles at about 60 MB; the memory budget for bodies is 100 MB by default.
+RSS_BOUND_MB = 300
+DELIVERY_BOUND_S = 2.0  # the issue's bound for a real delivery under attack
+WAIT = 30  # a bound on waiting for the receiver to act, never a measurement
+
+
+async def _slow_client(port: int, opened: asyncio.Event, counter: list[int], total: int) -> bytes:
+    """Sends a request head one line every 0.5 s; returns what the receiver answered before closing."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /webhooks HTTP/1.1\r\nhost: x\r\n")
+    counter[0] += 1
+    if counter[0] == total:
+        opened.set()
+    answer = b""
+    try:
+        for n in range(2 * WAIT):  # bounded: 30 s of trickling at most
+            writer.write(b"x-slow-%d: 1\r\n" % n)
+            try:
+                chunk = await asyncio.wait_for(reader.read(65536), 0.5)
+            except TimeoutError:
+                continue
+            if not chunk:
+                break
+            answer += chunk
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+    return answer
+
+
+def _refused_counts(output: str, kind: str) -> list[int]:
+    return [int(n) for n in re.findall(rf"refused (\d+) request\(s\): {re.escape(kind)}", output)]
+
+
+def test_500_slow_header_connections_leave_a_real_delivery_served_within_2_s(tmp_path):
+    async def attack(receiver: Receiver) -> tuple[list[bytes], tuple[int, float], float]:
+        port = int(receiver.url.rsplit(":", 1)[1])
+        opened, counter = asyncio.Event(), [0]
+        clients = [asyncio.create_task(_slow_client(port, opened, counter, 500)) for _ in range(500)]
+        await asyncio.wait_for(opened.wait(), WAIT)
+        real = await asyncio.to_thread(deliver_timed, receiver.url, "real-under-slowloris")
+        rss_during = receiver.memory_mb("VmRSS")
+        return await asyncio.gather(*clients), real, rss_during
+
+    with serving(tmp_path, "--header-timeout", "5") as receiver:
+        answers, (status, seconds), rss_during = asyncio.run(attack(receiver))
+        peak = receiver.memory_mb()
+    print(f"slowloris: delivery {status} in {seconds:.3f} s, RSS during {rss_during:.0f} MB, peak {peak:.0f} MB")
+    assert status == 200 and seconds < DELIVERY_BOUND_S
+    assert all(answer.startswith(b"HTTP/1.1 408 ") for answer in answers), "every slow client is closed"
+    assert peak < RSS_BOUND_MB
+    counts = _refused_counts(receiver.output, "headers not complete within the header timeout")
+    assert sum(counts) == 500 and len(counts) <= 3, "a few counted lines, not one per connection"
+
+
+async def _large_body(port: int, size: int, piece: bytes, *, chunked: bool = False) -> tuple[bytes, bool]:
+    """Sends an unsigned body of `size` bytes; the answer, and whether the receiver took it all."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    framing = b"transfer-encoding: chunked" if chunked else b"content-length: %d" % size
+    writer.write(b"POST /webhooks HTTP/1.1\r\nhost: x\r\nx-service-event: issues\r\n"
+                 b"x-service-delivery: big\r\nx-hub-signature-256: sha256=00\r\n%s\r\n\r\n" % framing)
+    sent_all = False
+    try:
+        for _ in range(size // len(piece)):
+            writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+            await writer.drain()
+        if chunked:
+            writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        sent_all = True
+    except ConnectionError:
+        pass  # refused part way: the receiver closed, its answer may be lost to the reset
+    try:
+        return await asyncio.wait_for(reader.read(4096), WAIT), sent_all
+    except ConnectionError:
+        return b"", sent_all
+    finally:
+        writer.close()
+
+
+def test_20_large_unsigned_bodies_leave_a_real_delivery_served_and_memory_bounded(tmp_path):
+    piece = b"x" * (1 << 20)
+
+    async def attack(receiver: Receiver):
+        port = int(receiver.url.rsplit(":", 1)[1])
+        bodies = [asyncio.create_task(_large_body(port, 24 << 20, piece)) for _ in range(20)]
+        await asyncio.sleep(0.5)  # the large bodies are on their way
+        real = await asyncio.to_thread(deliver_timed, receiver.url, "real-under-large-bodies")
+        answers = await asyncio.gather(*bodies)
+        # Once the budget is free again, so that size, not memory, is what refuses them.
+        declared = await _oversize_declared(port)
+        chunked = await _large_body(port, 26 << 20, piece, chunked=True)
+        return answers, real, declared, chunked
+
+    with serving(tmp_path) as receiver:
+        answers, (status, seconds), declared, (chunked, chunked_sent_all) = asyncio.run(attack(receiver))
+        peak = receiver.memory_mb()
+    print(f"large bodies: delivery {status} in {seconds:.3f} s, peak RSS {peak:.0f} MB")
+    assert status == 200 and seconds < DELIVERY_BOUND_S
+    assert all(answer.startswith(b"HTTP/1.1 401 ") and sent_all for answer, sent_all in answers)
+    assert peak < RSS_BOUND_MB
+    # Over the 25 MB cap: refused from the head alone, or while a chunked body streams (the
+    # receiver closes at once, so the sender may see a reset instead of the 413).
+    assert declared.startswith(b"HTTP/1.1 413 ")
+    assert chunked.startswith(b"HTTP/1.1 413 ") or not chunked_sent_all
+    assert sum(_refused_counts(receiver.output, "too large")) == 2
+
+
+async def _oversize_declared(port: int) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    # The head alone: the answer must come without a byte of the body.
+    writer.write(b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n" % (26 << 20))
+    try:
+        return await asyncio.wait_for(reader.read(4096), WAIT)
+    finally:
+        writer.close()
