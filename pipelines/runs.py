@@ -114,23 +114,34 @@ def _failure(result: dg.ExecuteInProcessResult) -> str:
 
 
 class RunLog:
-    """The full record of one `metrics-etl run`: every Dagster event, whole error texts."""
+    """The full record of one `metrics-etl run`: every Dagster event, whole error texts.
+
+    A log that cannot be written (the disk that is full is often the warehouse's) never
+    fails the run or hides its real error: the failure line then says why there is no log.
+    """
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         self.path = directory / f"run-{stamp}-{os.getpid()}.log"
+        self.problem: str | None = None
+
+    def where(self) -> str:
+        return f"full log: {self.path}" if self.problem is None else f"no log: {self.problem}"
 
     def write(self, label: str, result: dg.ExecuteInProcessResult, instance: dg.DagsterInstance) -> None:
-        with self.path.open("a", encoding="utf-8") as log:
-            log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
-            for entry in instance.all_logs(result.run_id):
-                when = datetime.fromtimestamp(entry.timestamp, timezone.utc).isoformat(timespec="seconds")
-                level = logging.getLevelName(entry.level)
-                log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
-                event = entry.dagster_event
-                if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
-                    log.write(event.step_failure_data.error.to_string() + "\n")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as log:
+                log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
+                for entry in instance.all_logs(result.run_id):
+                    when = datetime.fromtimestamp(entry.timestamp, timezone.utc).isoformat(timespec="seconds")
+                    level = logging.getLevelName(entry.level)
+                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
+                    event = entry.dagster_event
+                    if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
+                        log.write(event.step_failure_data.error.to_string() + "\n")
+        except OSError as exc:
+            self.problem = f"{self.path} could not be written ({exc.strerror})"
 
 
 def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
@@ -155,7 +166,7 @@ def _execute(
     log.write(label, result, instance)
     if not result.success:
         out.write("failed\n")
-        raise RunFailed(f"{label}: {_failure(result)} (run {result.run_id}; full log: {log.path})")
+        raise RunFailed(f"{label}: {_failure(result)} (run {result.run_id}; {log.where()})")
     out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
     for note in _notes(result):
         out.write(f"    {note}\n")

@@ -133,3 +133,22 @@ def test_a_mistyped_scope_fails_naming_its_variable_while_the_good_scope_lands(t
     assert log.is_file() and "SERVICE_ENTERPRISE names 'nope'" in log.read_text()
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT DISTINCT scope_name FROM core.daily_totals").fetchall() == [("acme",)]
+
+
+def test_a_full_disk_under_the_warehouse_is_named_in_the_failure_line(tmp_path):
+    mount = tmp_path / "tmpfs"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        first = _utc_today() - timedelta(days=12)
+        with running_emulator(EmulatorConfig(seed=26, users=300, repos=1)) as emu:
+            env = _env(emu.credentials, tmp_path, WAREHOUSE_PATH=str(mount / "w.duckdb"))
+            done = _run(env, tmp_path, "--from", first.isoformat(), "--to", (first + timedelta(days=6)).isoformat(),
+                        "--no-latest", "--no-snapshots")
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert "the disk is full" in line and "No space left on device" in line, line
+    assert "cannot rollback" not in line
