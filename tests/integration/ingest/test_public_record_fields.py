@@ -52,7 +52,7 @@ _MODES = ("agent", "ask", "custom", "edit", "plan", "unknown")
 def _client(emu) -> ServiceClient:
     creds = emu.credentials
     settings = Settings(base_url=creds["base_url"], graphql_url=creds["graphql_url"], token=Secret(creds["token"]),
-                        org=creds["org"], dialect=creds["dialect"])
+                        orgs=(creds["org"],), dialect=creds["dialect"])
     return ServiceClient(settings=settings, retry=FAST_RETRY)
 
 
