@@ -28,6 +28,10 @@ _ZSTD_LEVEL = 1
 # A longer line is cut off while it streams (only its first LINE_TEXT_LIMIT bytes are kept,
 # for its quarantine row), so one line never costs more memory than this, whatever it holds.
 MAX_LINE_BYTES = 8 << 20
+# A segment is also cut once it holds this many bytes, so lines near the limit cannot make a
+# segment of `batch_rows` lines huge; ordinary segments (~18 MB at 10,000 lines) are cut by
+# their line count first.
+SEGMENT_BYTES = 32 << 20
 # A file that starts with one of these is compressed, not NDJSON: named once, not line by line.
 _COMPRESSED = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"PK\x03\x04": "zip"}
 _MAGIC_BYTES = max(len(magic) for magic in _COMPRESSED)
@@ -87,6 +91,7 @@ class _SegmentWriter:
     def _start(self) -> None:
         self._pieces: list[bytes] = []
         self._lines = 0
+        self._bytes = 0
         self._tail = 0  # bytes of the unfinished last line at the end of the pieces
 
     def write(self, data: bytes) -> None:
@@ -119,7 +124,7 @@ class _SegmentWriter:
     def _write_lines(self, data: bytes) -> None:
         while data:
             newlines = data.count(b"\n")
-            if self._lines + newlines < self._batch_rows:
+            if (self._lines + newlines < self._batch_rows and self._bytes + len(data) < SEGMENT_BYTES) or not newlines:
                 self._append(data, newlines)
                 return
             # Cut after the last newline of this chunk: segments end on a line boundary.
@@ -154,6 +159,7 @@ class _SegmentWriter:
                 piece = piece[-need:]
             parts.append(piece)
             need -= len(piece)
+        self._bytes -= self._tail
         self._tail = 0
         self._flush()
         self._long = _LongLine(self._next_line)
@@ -175,6 +181,7 @@ class _SegmentWriter:
             return
         self._pieces.append(data)
         self._lines += newlines
+        self._bytes += len(data)
         self._tail = len(data) - data.rindex(b"\n") - 1 if newlines else self._tail + len(data)
 
     def _flush(self) -> None:

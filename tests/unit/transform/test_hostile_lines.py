@@ -12,7 +12,7 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.ingest.archive import MAX_LINE_BYTES, Segment, _SegmentWriter, archive_stream, remove_dead_parts
+from pipelines.ingest.archive import MAX_LINE_BYTES, SEGMENT_BYTES, Segment, _SegmentWriter, archive_stream, remove_dead_parts
 from pipelines.ingest.screen import MAX_DEPTH, line_problems, lone_surrogate, nesting_depth
 
 
@@ -80,6 +80,16 @@ def test_a_long_line_keeps_only_its_first_2000_bytes_while_the_archive_keeps_it_
     assert reject.line_number == 2 and reject.line_text == long_line[:2000].decode()
     assert reject.reason.startswith(f"line too long: {len(long_line):,} bytes, over the limit of {MAX_LINE_BYTES:,} bytes")
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
+
+
+def test_lines_near_the_limit_are_cut_into_segments_by_bytes_not_only_by_count():
+    line = b"[" + b"1," * ((MAX_LINE_BYTES - 8) // 2) + b"1]\n"
+    chunk = 1 << 20
+    body = line * 12
+    segments, written = _segments([body[i : i + chunk] for i in range(0, len(body), chunk)], max_line_bytes=MAX_LINE_BYTES, batch_rows=10_000)
+    assert written == 12 and not [s for s in segments if s.rejects]
+    assert sum(s.lines for s in segments) == 12
+    assert max(len(s.data) for s in segments) <= SEGMENT_BYTES + MAX_LINE_BYTES + 1  # the line that crossed the mark
 
 
 @pytest.mark.parametrize(
