@@ -4,8 +4,9 @@
 
 Runs after `benchmarks.ingest` has generated the report under benchmarks/.cache/. Each part
 runs on its own, single-threaded, over the same 10,000-line segments the pipeline uses:
-hashing, archiving, the strict PyArrow reader the pipeline uses, DuckDB's lenient reader for
-comparison, the known-column projection, the transforms and the DuckDB inserts. Prints CPU
+hashing, archiving, the screen for lines no parser may see, the strict PyArrow reader the
+pipeline uses, DuckDB's lenient reader for comparison, the known-column projection, the
+transforms and the DuckDB inserts. Prints CPU
 seconds per part. These are the figures behind "Where the time goes" in docs/ingest.md.
 """
 
@@ -27,6 +28,7 @@ import zstandard
 
 from benchmarks.ingest import CACHE, DAY, USERS
 from pipelines.ingest.parse import _BLOCK_BYTES, _wire, read_fast
+from pipelines.ingest.screen import line_problems
 from pipelines.transform import ReportContext, transform_records
 from pipelines.warehouse import ReportKey, land_report, migrate
 from pipelines.warehouse._sql import run_sql
@@ -89,6 +91,7 @@ def main() -> None:
             for data, lines in _segments(report):
                 timed("sha256", digest.update, data)
                 timed("zstd level 1", packer.compress, data)
+                timed("screen for lines no parser may see (UTF-8, lone surrogates, depth)", line_problems, data)
                 options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
                 timed("strict parse: PyArrow read_json (chosen)", pa_json.read_json, pa.BufferReader(data),
                       read_options=options, parse_options=wire.parse_options)

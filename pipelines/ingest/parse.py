@@ -375,7 +375,7 @@ def read_lines(
                     _check(record.get(name), dtype, name)
         except (ValueError, _TypeMismatch) as exc:
             reason = f"malformed JSON: {exc}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            rejects.append(Reject(number, reason, _truncate(text)))
+            rejects.append(Reject(number, reason, truncate_line(text)))
             continue
         for record in records:
             unknown = _unknown_parts(record, wire)
@@ -444,7 +444,8 @@ def _frame(rows: list[dict], wire: _Wire) -> pl.DataFrame:
     return _canonical(pl.DataFrame(rows, schema=wire.frame_schema, strict=False), wire)
 
 
-def _truncate(text: bytes) -> str:
+def truncate_line(text: bytes) -> str:
+    """What a quarantine row keeps of a line: its first LINE_TEXT_LIMIT bytes, as text."""
     return text[:LINE_TEXT_LIMIT].decode("utf-8", errors="replace")
 
 
@@ -456,7 +457,7 @@ def line_texts(data: bytes, numbers: set[int], *, first_line: int) -> dict[int, 
     last = max(numbers)
     for number, raw in enumerate(data.split(b"\n"), start=first_line):
         if number in numbers:
-            found[number] = _truncate(raw.rstrip(b"\r"))
+            found[number] = truncate_line(raw.rstrip(b"\r"))
         if number >= last:
             break
     return found

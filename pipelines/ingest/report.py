@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
+from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream, remove_dead_parts
 from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
 from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
 from pipelines.service import (
@@ -37,7 +37,7 @@ from pipelines.service import (
     open_report_file,
     redact_url,
 )
-from pipelines.transform import ReportContext, Transformed, transform_records
+from pipelines.transform import ReportContext, Transformed, empty_records, transform_records
 from pipelines.transform.schema import ENTITY_ID_FIELDS
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
@@ -241,6 +241,9 @@ class _ParseWorker(_Stage):
             self._fail(exc)
 
     def _parse(self, file_index: int, segment: Segment) -> Iterator[_Parsed]:
+        if segment.rejects:  # a line no parser may see (archive.py): quarantined as it is
+            yield _Parsed(file_index, transform_records(empty_records(), self._ctx), list(segment.rejects))
+            return
         for records, rejects in self._records(segment):
             if self._ctx.entity_id is None:
                 self._learn_entity(records)
@@ -398,6 +401,7 @@ def ingest_report(
         entity_id=known[0][0] if known else None,
     )
     raw_dir.mkdir(parents=True, exist_ok=True)
+    remove_dead_parts(raw_dir)
     key = ReportKey(
         scope=ref.scope,
         scope_name=ref.scope_name,

@@ -3,7 +3,10 @@ what and where, no traceback, and nothing good is lost. The README's "Guarantees
 
 from __future__ import annotations
 
+import gzip
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -16,6 +19,7 @@ import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Settings
+from pipelines.ingest.archive import MAX_LINE_BYTES
 from pipelines.service import ServiceClient
 from pipelines.service.errors import GraphQLError
 from tests.e2e.chaos import Emulated, Emulator, pipeline_env, run_cli, start_emulator, stop
@@ -61,17 +65,34 @@ def _wrong_type(line: str) -> str:
     return json.dumps(record)
 
 
+def _with_field(line: str, field: str) -> str:
+    """The record with one more (unknown) field in front: `field` is its JSON text `"name":value`."""
+    return "{" + field + "," + line[1:]
+
+
+def _nested(depth: int) -> str:
+    return '"deep":' + '{"a":' * depth + "1" + "}" * depth
+
+
 # name -> (lines of the served file from the good ones, {line number: reason contains}, good line numbers)
-_REPORT_FILES: dict[str, tuple[Callable[[list[str]], list[str]], dict[int, str], list[int]]] = {
+_REPORT_FILES: dict[str, tuple[Callable[[list[str]], list[str | bytes]], dict[int, str], list[int]]] = {
     "broken lines": (lambda g: [g[0], g[1][:50], g[2], "{not json", g[3]], {2: "malformed JSON", 4: "malformed JSON"}, [1, 3, 5]),
     "wrong types": (lambda g: [g[0], _wrong_type(g[1]), g[2]], {2: "field user_id: expected Int64, got str"}, [1, 3]),
     "a huge line": (lambda g: [g[0], "x" * 5_000_000, g[2]], {2: "malformed JSON"}, [1, 3]),
+    "nested 700 levels": (lambda g: [g[0], _with_field(g[1], _nested(700)), g[2]],
+                          {2: "nested deeper than 64 levels (701 brackets open at once)"}, [1, 3]),
+    "nested 20,000 levels": (lambda g: [g[0], _with_field(g[1], _nested(20_000)), g[2]],
+                             {2: "nested deeper than 64 levels (20001 brackets open at once)"}, [1, 3]),
+    "a lone surrogate": (lambda g: [g[0], _with_field(g[1], '"note":"\\ud800"'), g[2]],
+                         {2: "invalid Unicode: lone surrogate escape \\ud800"}, [1, 3]),
+    "invalid UTF-8": (lambda g: [g[0], b'{"note":"\xff\xfe",' + g[1][1:].encode(), g[2]],
+                      {2: "invalid UTF-8: byte 0xff at byte 10 of the line"}, [1, 3]),
 }
 
 
-def _serve_file(tmp_path: Path, lines: list[str]) -> tuple[Emulator, Path]:
+def _serve_file(tmp_path: Path, lines: list[str | bytes]) -> tuple[Emulator, Path]:
     served = tmp_path / "served.ndjson"
-    served.write_text("".join(line + "\n" for line in lines))
+    served.write_bytes(b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
     emu = start_emulator(
         workdir=tmp_path / "emulator", seed=7,
         extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
@@ -127,6 +148,96 @@ def test_an_empty_report_file_lands_as_a_file_with_no_records(tmp_path: Path):
     assert files == [(0, 0, 0)]
     assert users == 0
     assert enterprise_users > 0  # the other reports of the day are untouched
+
+
+def test_a_compressed_report_file_is_named_once_and_the_other_reports_land(good_lines: list[str], tmp_path: Path):
+    served = tmp_path / "served.ndjson"
+    served.write_bytes(gzip.compress("".join(line + "\n" for line in good_lines).encode()))
+    emu = start_emulator(
+        workdir=tmp_path / "emulator", seed=7,
+        extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
+    )
+    try:
+        place = Emulated(tmp_path / "pipeline")
+        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")
+    finally:
+        stop(emu.process)
+    assert code == 1
+    line = _one_clear_line(output)
+    assert "check quarantine_is_empty on raw/report_files found 1 (" in line
+    assert ".ndjson.zst line 1: the file is gzip-compressed (it starts with bytes 1f 8b), not NDJSON" in line
+    with duckdb.connect(str(place.warehouse), read_only=True) as conn:
+        quarantined = conn.execute("SELECT file_index, line_number, reason FROM raw.quarantine").fetchall()
+        files = conn.execute(
+            "SELECT bytes, records, quarantined FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"
+        ).fetchall()
+        enterprise_users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'enterprise'").fetchone()[0]
+    assert [(f, n) for f, n, _ in quarantined] == [(0, 1)]  # one row for the file, not one per "line"
+    assert files == [(served.stat().st_size, 0, 1)]
+    assert enterprise_users > 0
+
+
+_HUGE = 200 * 1024 * 1024
+_PEAK_RSS_BOUND_MB = 600
+
+
+def _ingest_in_child() -> None:
+    """Run in a subprocess (argv: base_url, token, org, dialect, day, workdir): ingest the day's
+    user report and print what landed and the process's peak RSS."""
+    base_url, token, org, dialect, day, work = sys.argv[1:]
+    from pipelines.config import Secret
+    from pipelines.ingest import ingest_report
+    from pipelines.service import ReportRef
+
+    settings = Settings(base_url=base_url, token=Secret(token), orgs=(org,), dialect=dialect, etag_cache=None)
+    conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
+    with ServiceClient(settings=settings) as client:
+        ingest_report(client=client, ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
+                      conn=conn, raw_dir=Path(work) / "raw")
+    quarantined = conn.execute("SELECT line_number, reason, length(line_text) FROM raw.quarantine ORDER BY 1").fetchall()
+    landed = conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall()
+    status = Path("/proc/self/status").read_text()
+    peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+    print(json.dumps({"quarantined": quarantined, "landed": [r[0] for r in landed], "peak_rss_mb": peak_kb / 1024}))
+
+
+def test_200_mb_lines_are_quarantined_while_memory_stays_bounded(good_lines: list[str], tmp_path: Path):
+    served = tmp_path / "served.ndjson"
+    blob = b"x" * (1 << 20)
+    with served.open("wb") as out:  # written a MB at a time: the test holds no 200 MB line either
+        out.write(good_lines[0].encode() + b"\n")
+        out.write(b'{"blob":"')  # valid: a record with a 200 MB unknown field
+        for _ in range(_HUGE // len(blob)):
+            out.write(blob)
+        out.write(b'",' + good_lines[1][1:].encode() + b"\n")
+        out.write(good_lines[2].encode() + b"\n")
+        out.write(b'{"user_id": 1, "blob": "')  # malformed: the string never ends
+        for _ in range(_HUGE // len(blob)):
+            out.write(blob)
+        out.write(b"\n" + good_lines[3].encode() + b"\n")
+    emu = start_emulator(
+        workdir=tmp_path / "emulator", seed=7,
+        extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
+    )
+    try:
+        creds = emu.credentials
+        child = subprocess.run(
+            [sys.executable, "-c", "from tests.e2e.test_bad_input import _ingest_in_child; _ingest_in_child()",
+             creds["base_url"], creds["token"], creds["org"], creds["dialect"], DAY.isoformat(), str(tmp_path)],
+            capture_output=True, text=True, timeout=240,
+        )
+    finally:
+        stop(emu.process)
+    assert child.returncode == 0, child.stderr[-3000:]
+    figures = json.loads(child.stdout.strip().splitlines()[-1])
+    print(f"peak RSS of the ingest with two 200 MB lines: {figures['peak_rss_mb']:.0f} MB")
+    assert figures["landed"] == sorted(json.loads(good_lines[n])["user_id"] for n in (0, 2, 3))
+    limit = f"bytes, over the limit of {MAX_LINE_BYTES:,} bytes for one line; not parsed (the archive keeps it whole)"
+    assert figures["quarantined"] == [
+        [2, f"line too long: {_HUGE + 10 + len(good_lines[1]):,} {limit}", 2000],
+        [4, f"line too long: {_HUGE + 24:,} {limit}", 2000],
+    ]
+    assert figures["peak_rss_mb"] < _PEAK_RSS_BOUND_MB
 
 
 class _NotJson(BaseHTTPRequestHandler):

@@ -195,3 +195,25 @@ def test_a_stage_that_dies_without_a_word_fails_the_ingest_instead_of_hanging(cl
     monkeypatch.setattr(report._ParseWorker, "run", lambda self: None)
     with pytest.raises(IngestError, match="report-parse stage stopped without finishing"):
         ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path)
+
+
+def test_an_ingest_removes_part_files_of_killed_runs_and_keeps_those_of_live_ones(client, conn, tmp_path):
+    import subprocess
+    import sys
+
+    raw_dir = tmp_path / "raw"
+    killed = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as running:
+        try:
+            left = raw_dir / "organization" / "acme" / "user-1-day" / "2026-11-01_2026-11-01"
+            left.mkdir(parents=True)
+            dead_parts = [left / f".0000.{int(killed.stdout)}.part", left / f".0001.{int(killed.stdout)}.part"]
+            live_part = left / f".0000.{running.pid}.part"
+            for path in (*dead_parts, live_part):
+                path.write_bytes(b"half an archive")
+            ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=raw_dir)
+            assert [p.exists() for p in dead_parts] == [False, False]
+            assert live_part.read_bytes() == b"half an archive"
+        finally:
+            running.kill()
+    assert not [p for p in raw_dir.rglob("*.part") if p != live_part]
