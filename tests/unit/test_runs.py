@@ -59,3 +59,24 @@ def test_the_cause_dagster_wraps_is_the_one_shown():
 )
 def test_first_meaningful_line_skips_blank_and_marker_lines(text, line):
     assert first_meaningful_line(text) == line
+
+
+def test_a_warehouse_locked_by_another_process_says_who_holds_it_and_what_to_do(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "w.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys, time; c = duckdb.connect({str(path)!r}); print('held', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(duckdb.IOException) as caught:
+            duckdb.connect(str(path))
+    finally:
+        holder.kill()
+        holder.wait()
+    text = describe_error(_info(caught.value))
+    assert text.startswith("another process holds the warehouse open for writing")
+    assert "IOException: IO Error: Could not set lock on file" in text
