@@ -102,7 +102,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return 2
         if not settings.metrics_start_day:
             os.environ["METRICS_START_DAY"] = min(first, settings.start_day(today=today)).isoformat()
-        if last < first or args.end and args.end >= today or args.day == today:
+        asked_last = args.day or args.end
+        if asked_last is not None and asked_last >= today:
             # Today has not ended (UTC): no report of it can exist yet, so it is not asked for.
             print(f"usage reports: {today} not available yet: a day's report exists once the day has ended (UTC)")
         plan = RunPlan(first_day=first, last_day=last, latest_28_day=args.latest, snapshots=args.snapshots)

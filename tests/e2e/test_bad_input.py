@@ -91,8 +91,13 @@ _REPORT_FILES: dict[str, tuple[Callable[[list[str]], list[str | bytes]], dict[in
 
 
 def _serve_file(tmp_path: Path, lines: list[str | bytes]) -> tuple[Emulator, Path]:
+    return _serve_bytes(tmp_path, b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+
+
+def _serve_bytes(tmp_path: Path, data: bytes) -> tuple[Emulator, Path]:
+    """The emulator serving `data` as the organization's user-level report of DAY."""
     served = tmp_path / "served.ndjson"
-    served.write_bytes(b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+    served.write_bytes(data)
     emu = start_emulator(
         workdir=tmp_path / "emulator", seed=7,
         extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
@@ -151,12 +156,7 @@ def test_an_empty_report_file_lands_as_a_file_with_no_records(tmp_path: Path):
 
 
 def test_a_compressed_report_file_is_named_once_and_the_other_reports_land(good_lines: list[str], tmp_path: Path):
-    served = tmp_path / "served.ndjson"
-    served.write_bytes(gzip.compress("".join(line + "\n" for line in good_lines).encode()))
-    emu = start_emulator(
-        workdir=tmp_path / "emulator", seed=7,
-        extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
-    )
+    emu, served = _serve_bytes(tmp_path, gzip.compress("".join(line + "\n" for line in good_lines).encode()))
     try:
         place = Emulated(tmp_path / "pipeline")
         code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")

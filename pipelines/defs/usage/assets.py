@@ -2,7 +2,7 @@
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 
 import dagster as dg
@@ -119,18 +119,18 @@ class ScopesFailed(IngestError):
     """Some configured scopes could not be landed; every other scope's reports did land."""
 
 
-def _confirm_scope(client: ServiceClient, *, scope: str, name: str) -> None:
+def _confirm_scope(client: ServiceClient, ref: ReportRef) -> None:
     """A scope whose every daily report answered 204/404 may not exist at all.
 
     A 1-day 404 cannot tell "no report for that day" from "no such scope"; the 28-day
     ``latest`` report can: it answers 404 only for a scope the service (or token) doesn't know.
     """
     try:
-        fetch_report_metadata(client, ReportRef(scope=scope, scope_name=name, kind="28-day", level="aggregate"))  # type: ignore[arg-type]
+        fetch_report_metadata(client, replace(ref, kind="28-day", level="aggregate", day=None))
     except NotFound as exc:
         raise ConfigError(
-            f"{_SCOPE_VARIABLE[scope]} names {name!r}, but the service knows no {scope} of that name "
-            f"(or the token cannot see it): {exc.message}"
+            f"{_SCOPE_VARIABLE[ref.scope]} names {ref.scope_name!r}, but the service knows no {ref.scope} of that "
+            f"name (or the token cannot see it): {exc.message}"
         ) from None
 
 
@@ -160,7 +160,7 @@ def _ingest_all(
                     f"{result.files} files, {result.bytes:,} bytes" if result.available else "not available yet",
                 )
             if not landed:
-                _confirm_scope(client, scope=scope, name=name)
+                _confirm_scope(client, scope_refs[0])
         except (ServiceError, IngestError) as exc:
             context.log.error("%s %s failed: %s", scope, name, exc)
             tally.not_available = [r for r in tally.not_available if (r.scope, r.scope_name) != (scope, name)]
