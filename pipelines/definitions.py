@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import dagster as dg
 
 from pipelines.config import Settings
+from pipelines.defs.audit.checks import audit_job, warehouse_audit, warehouse_audit_schedule
 from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import events_job, snapshot_refresh_sensor, webhook_spool_sensor
 from pipelines.defs.partitions import snapshot_days, usage_days
@@ -39,8 +40,9 @@ def build_definitions(environ: Mapping[str, str] | None = None) -> dg.Definition
             webhook_deliveries,
             serving_copy,
         ],
-        jobs=[*build_usage_jobs(), *build_snapshot_jobs(), events_job],
-        schedules=[usage_daily_schedule, usage_latest_schedule, snapshots_daily_schedule],
+        asset_checks=[warehouse_audit],
+        jobs=[*build_usage_jobs(), *build_snapshot_jobs(), events_job, audit_job],
+        schedules=[usage_daily_schedule, usage_latest_schedule, snapshots_daily_schedule, warehouse_audit_schedule],
         sensors=[report_availability_sensor, webhook_spool_sensor, snapshot_refresh_sensor],
         resources=resources_from_env(environ),
     )

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from dagster._utils.error import SerializableErrorInfo
 
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
+_SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
 
 # Progress lines and the one-line failure are ours; Dagster keeps its log in the run history.
@@ -183,11 +184,15 @@ def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None 
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
         out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
+    # The serving copy is published once, by the last week: a year's backfill copies the
+    # warehouse once, not once a week (52 copies of a growing file).
+    landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != _SERVING]
     chunk_start = plan.first_day
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)
         _execute(
             daily, instance=instance, out=out, log=log, label=f"{chunk_start} .. {chunk_end}",
+            asset_selection=None if chunk_end == plan.last_day else landing_only,
             tags={
                 "dagster/asset_partition_range_start": chunk_start.isoformat(),
                 "dagster/asset_partition_range_end": chunk_end.isoformat(),

@@ -1,7 +1,10 @@
 """Asset checks: each is one query in sql/checks/ answering (failures, detail).
 
-They run inside the materialization that wrote the table (as `check_specs`), so a blocking
-failure stops everything downstream of it in the same run, such as the serving copy.
+They are reported by the materialization that wrote the table (as `check_specs`), so a
+blocking failure stops everything downstream of it in the same run, such as the serving copy.
+Each looks at what its run wrote: the usage reports' grain, sign and agent checks run inside
+each report's transaction (a failing report is rolled back); the rest over the run's days or
+fetches. The same queries over the whole history are the audit, a job of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.checks import REPORT_CHECKS, CheckOutcome, DataCheck
 
 _ERROR = dg.AssetCheckSeverity.ERROR
 _WARN = dg.AssetCheckSeverity.WARN
@@ -35,32 +39,21 @@ class TableCheck:
         )
 
 
-def _grain(table: str, columns: str) -> TableCheck:
-    return TableCheck(
-        "grain_is_unique", ("core", table), f"checks/count_duplicate_{table}.sql", f"One row per {columns}."
-    )
-
-
-def _non_negative(table: str) -> TableCheck:
-    return TableCheck(
-        "counts_are_non_negative", ("core", table), f"checks/count_negative_{table}.sql", "No count below zero."
-    )
-
-
-USAGE_CHECKS: tuple[TableCheck, ...] = (
+# Checked after the run's reports, over what the run fetched or the days it covered. The grain,
+# sign and agent checks run inside each report's transaction (pipelines.warehouse.checks).
+USAGE_RUN_CHECKS: tuple[TableCheck, ...] = (
     TableCheck(
         "quarantine_is_empty",
         ("raw", "report_files"),
         "checks/count_quarantined_lines.sql",
-        "Every line of every report file landed; quarantined lines (raw.quarantine) need a look.",
+        "Every line of the reports this run fetched landed; quarantined lines (raw.quarantine, "
+        "`metrics-etl quarantine list`) need a look. Lines found by earlier runs do not count.",
     ),
-    _grain("daily_totals", "scope, scope name and day"),
-    _non_negative("daily_totals"),
     TableCheck(
         "days_without_agent_array",
         ("core", "daily_totals"),
         "checks/count_days_without_agent_array.sql",
-        "Days whose report carried no third-party agent array (a gap, not zero).",
+        "Days of the run whose report carried no third-party agent array (a gap, not zero).",
         blocking=False,
         severity=_WARN,
     ),
@@ -71,30 +64,6 @@ USAGE_CHECKS: tuple[TableCheck, ...] = (
         "The newest landed day is at most a day older than the newest available report day.",
         blocking=False,
         severity=_WARN,
-    ),
-    _grain("user_daily_totals", "scope, scope name, day and user"),
-    _non_negative("user_daily_totals"),
-    _grain("breakdowns", "scope, level, day, user, breakdown kind and keys"),
-    _non_negative("breakdowns"),
-    _grain("agent_activity", "scope, level, day, user and agent_id"),
-    _non_negative("agent_activity"),
-    TableCheck(
-        "agent_rules_hold",
-        ("core", "agent_activity"),
-        "checks/count_agent_rows_breaking_rules.sql",
-        "agent_id is never NULL; session_count is NULL at user level (spec 2.1).",
-    ),
-    TableCheck(
-        "covers_every_agent",
-        ("core", "dim_agent"),
-        "checks/count_agents_missing_from_dim.sql",
-        "Every agent_id in core.agent_activity has a row with its latest label.",
-    ),
-    TableCheck(
-        "keeps_every_label",
-        ("core", "agent_names"),
-        "checks/count_unlisted_agent_names.sql",
-        "Every (agent_id, agent_name) seen in the facts is listed, first seen before last seen.",
     ),
 )
 
@@ -148,14 +117,48 @@ def specs(checks: Iterable[TableCheck]) -> list[dg.AssetCheckSpec]:
 
 
 def evaluate(
-    conn: duckdb.DuckDBPyConnection, checks: Sequence[TableCheck], **params: Any
+    conn: duckdb.DuckDBPyConnection, checks: Sequence[TableCheck], *, prefix: str = "", **params: Any
 ) -> Iterator[dg.AssetCheckResult]:
     for check in checks:
         failures, detail = run_sql(conn, check.sql, **params)[0]
         yield dg.AssetCheckResult(
             asset_key=dg.AssetKey(list(check.asset)),
-            check_name=check.name,
+            check_name=prefix + check.name,
             passed=failures == 0,
             severity=check.severity,
             metadata={"failures": failures, "detail": (detail or "")[:2000]},
+        )
+
+
+def report_spec(check: DataCheck, *, prefix: str = "", blocking: bool | None = None) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(
+        prefix + check.name,
+        asset=dg.AssetKey(list(check.table)),
+        description=check.description,
+        blocking=check.blocking if blocking is None else blocking,
+    )
+
+
+def report_check_specs() -> list[dg.AssetCheckSpec]:
+    return [report_spec(check) for check in REPORT_CHECKS]
+
+
+def report_check_results(outcomes: Iterable[CheckOutcome], *, prefix: str = "") -> Iterator[dg.AssetCheckResult]:
+    """One result per report check: the outcomes of every report of the run, summed."""
+    by_check: dict[DataCheck, list[CheckOutcome]] = {}
+    for outcome in outcomes:
+        by_check.setdefault(outcome.check, []).append(outcome)
+    for check in REPORT_CHECKS:
+        found = by_check.get(check, [])
+        failed = [o for o in found if not o.passed]
+        yield dg.AssetCheckResult(
+            asset_key=dg.AssetKey(list(check.table)),
+            check_name=prefix + check.name,
+            passed=not failed,
+            severity=_ERROR if check.blocking else _WARN,
+            metadata={
+                "failures": sum(o.failures for o in failed),
+                "detail": "; ".join(f"{o.where}: {o.detail}" for o in failed)[:2000],
+                "slices_checked": len(found),
+            },
         )

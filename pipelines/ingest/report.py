@@ -41,6 +41,7 @@ from pipelines.transform import ReportContext, Transformed, empty_records, trans
 from pipelines.transform.schema import ENTITY_ID_FIELDS
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.checks import CheckOutcome
 
 DEFAULT_BATCH_ROWS = 10_000
 _MAX_ATTEMPTS = 5
@@ -58,6 +59,7 @@ class IngestResult:
     days: tuple[date, ...] = ()
     agents: tuple[str, ...] = ()
     restarts: int = 0
+    checks: tuple[CheckOutcome, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -458,4 +460,5 @@ def ingest_report(
         days=tuple(sorted(set().union(*lander.days.values()))),
         agents=tuple(sorted(set().union(*lander.agents.values()))),
         restarts=restarts,
+        checks=tuple(landing.checks),
     )

@@ -1,7 +1,13 @@
-"""Versioned migrations: sql/schema/NNN_verb_object.sql, applied once each, in order."""
+"""Versioned migrations: sql/schema/NNN_verb_object.sql, applied once each, in order.
+
+The views in sql/views/ are part of the schema too: they are (re)created when a migration was
+applied or their files changed (a checksum kept in meta.view_definitions), never on a run that
+changes neither.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import duckdb
@@ -39,17 +45,26 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             rollback(conn)
             raise
         done.append(name)
-    _create_views(conn)
+    checksum = _views_checksum()
+    if done or run_sql(conn, "warehouse/select_view_checksum.sql") != [(checksum,)]:
+        _create_views(conn, checksum)
     return done
 
 
-def _create_views(conn: duckdb.DuckDBPyConnection) -> None:
-    # Views hold no data, so they are recreated on every run to match sql/views/ (in one
-    # transaction: a broken view file leaves the previous views in place).
+def _views_checksum() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((SQL_DIR / "views").glob("*.sql")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _create_views(conn: duckdb.DuckDBPyConnection, checksum: str) -> None:
+    # One transaction: a broken view file leaves the previous views (and checksum) in place.
     conn.execute("BEGIN TRANSACTION")
     try:
         for path in sorted((SQL_DIR / "views").glob("*.sql")):
             run_sql(conn, f"views/{path.name}")
+        run_sql(conn, "warehouse/record_view_checksum.sql", checksum=checksum)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)

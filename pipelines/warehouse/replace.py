@@ -1,9 +1,10 @@
 """A report's rows land straight into core inside ONE transaction that replaces its days.
 
 The transaction opens by deleting the report's days, batches are inserted into core as they
-are parsed (written once, no staging copy), and it commits only when every file is complete:
-killed or failed half-way, the previous state stays. A file fetched again takes its rows back
-out by the (day, user) keys recorded per file in a small temp table.
+are parsed (written once, no staging copy), and it commits only when every file is complete
+and the report's slice passes the blocking checks: killed, failed or failing a check half-way,
+the previous state stays. A file fetched again takes its rows back out by the (day, user) keys
+recorded per file in a small temp table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from pipelines.warehouse._sql import _statements, rollback, run_sql
+from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
 # Tables whose rows record, per file, the keys a restarted file takes back out by.
@@ -66,6 +68,10 @@ class ReportKey:
             "end_day": self.end_day,
         }
 
+    def describe(self) -> str:
+        days = f"{self.start_day}" if self.start_day == self.end_day else f"{self.start_day}..{self.end_day}"
+        return f"{self.scope} {self.scope_name} {self.level} {days}"
+
 
 class ReportLanding:
     """The open transaction of one report; made by `land_report`."""
@@ -73,6 +79,7 @@ class ReportLanding:
     def __init__(self, conn: duckdb.DuckDBPyConnection, key: ReportKey) -> None:
         self._conn = conn
         self._key = key
+        self.checks: list[CheckOutcome] = []  # the report's checks, once its rows are all in
 
     def insert(self, *, table: str, frame: pl.DataFrame, file_index: int) -> None:
         """Insert a batch into core/raw through DuckDB's Arrow scan (no Python rows)."""
@@ -101,16 +108,30 @@ class ReportLanding:
 
 @contextmanager
 def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[ReportLanding]:
-    """Open the report's transaction; commit (with the agent dimensions recomputed) when the
-    block ends normally, roll back if it raises. Either all of the report lands or none."""
+    """Open the report's transaction; when the block ends normally, refresh the agent dimensions
+    it touched, check the report's slice and commit. It rolls back if the block raises or a
+    blocking check fails (ChecksFailed). Either all of the report lands or none."""
     conn.execute("BEGIN TRANSACTION")
     try:
         run_sql(conn, "warehouse/create_landed_keys.sql")
         run_sql(conn, "warehouse/delete_report_days.sql", **key._params())
-        yield ReportLanding(conn, key)
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        landing = ReportLanding(conn, key)
+        yield landing
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **key._params())
+        landing.checks = _check(conn, key)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
         raise
+
+
+def _check(conn: duckdb.DuckDBPyConnection, key: ReportKey) -> list[CheckOutcome]:
+    """The report's slice against every check of its level, inside the open transaction."""
+    params = slice_params(
+        scope=key.scope, scope_name=key.scope_name, level=key.level, start_day=key.start_day, end_day=key.end_day
+    )
+    outcomes = run_checks(conn, report_checks(key.level), where=key.describe(), **params)
+    if any(not o.passed and o.check.blocking for o in outcomes):
+        raise ChecksFailed(outcomes)
+    return outcomes

@@ -1,4 +1,6 @@
--- Lines of report files that could not be landed; each needs a look before it is trusted.
+-- Lines of report files that could not be landed, found by fetches since $since (the run's
+-- start; the audit passes the earliest time): each needs a look before it is trusted.
 SELECT count(*) AS failures,
        string_agg(DISTINCT archive_path || ' line ' || line_number || ': ' || reason, ' | ') AS detail
-FROM raw.quarantine;
+FROM raw.quarantine
+WHERE fetched_at >= $since;

@@ -1,5 +1,13 @@
--- First statement of a report's landing transaction: the report's days (for its scope, scope
+-- First statements of a report's landing transaction: the report's days (for its scope, scope
 -- name and level) go, so the rows landed next are the newest fetch and a re-run changes nothing.
+-- The agent ids the old rows named are kept aside: their dimension rows are refreshed too.
+CREATE OR REPLACE TEMP TABLE touched_agents AS
+SELECT DISTINCT agent_id FROM core.agent_days
+ WHERE level = $level AND scope = $scope AND scope_name = $scope_name
+   AND day BETWEEN $start_day AND $end_day;
+DELETE FROM core.agent_days
+ WHERE level = $level AND scope = $scope AND scope_name = $scope_name
+   AND day BETWEEN $start_day AND $end_day;
 DELETE FROM core.daily_totals
  WHERE $level = 'aggregate' AND scope = $scope AND scope_name = $scope_name
    AND day BETWEEN $start_day AND $end_day;

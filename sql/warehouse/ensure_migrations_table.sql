@@ -4,3 +4,8 @@ CREATE TABLE IF NOT EXISTS meta.schema_migrations (
     name        VARCHAR NOT NULL,
     applied_at  TIMESTAMP NOT NULL DEFAULT now()
 );
+-- One row: the checksum of sql/views/ the warehouse's views were last created from.
+CREATE TABLE IF NOT EXISTS meta.view_definitions (
+    checksum    VARCHAR NOT NULL,
+    created_at  TIMESTAMP NOT NULL DEFAULT now()
+);

@@ -1,15 +1,30 @@
--- Recomputed from the whole of core.agent_activity: the latest label is the one of the
--- latest day, ties broken by the latest fetch (then by name, so the result is stable).
-DELETE FROM core.dim_agent;
+-- Last statements of a report's landing transaction, before its checks: the report's agent
+-- labels per day, then core.dim_agent and core.agent_names for every agent id the report named
+-- before or now. The latest label is the one of the latest day, ties broken by the latest
+-- fetch (then by name, so the result is stable).
+INSERT INTO core.agent_days (scope, scope_name, level, day, agent_id, agent_name, fetched_at)
+SELECT scope, scope_name, level, day, agent_id, agent_name, max(fetched_at)
+  FROM core.agent_activity
+ WHERE level = $level AND scope = $scope AND scope_name = $scope_name
+   AND day BETWEEN $start_day AND $end_day
+ GROUP BY ALL;
+INSERT INTO touched_agents
+SELECT DISTINCT agent_id FROM core.agent_days
+ WHERE level = $level AND scope = $scope AND scope_name = $scope_name
+   AND day BETWEEN $start_day AND $end_day;
+DELETE FROM core.dim_agent WHERE agent_id IN (SELECT agent_id FROM touched_agents);
 INSERT INTO core.dim_agent (agent_id, agent_name, first_seen_day, last_seen_day)
 SELECT agent_id,
        arg_max(agent_name, (day, fetched_at, agent_name)),
        min(day),
        max(day)
-  FROM core.agent_activity
+  FROM core.agent_days
+ WHERE agent_id IN (SELECT agent_id FROM touched_agents)
  GROUP BY agent_id;
-DELETE FROM core.agent_names;
+DELETE FROM core.agent_names WHERE agent_id IN (SELECT agent_id FROM touched_agents);
 INSERT INTO core.agent_names (agent_id, agent_name, first_seen_day, last_seen_day)
 SELECT agent_id, agent_name, min(day), max(day)
-  FROM core.agent_activity
+  FROM core.agent_days
+ WHERE agent_id IN (SELECT agent_id FROM touched_agents)
  GROUP BY agent_id, agent_name;
+DROP TABLE touched_agents;

@@ -10,25 +10,27 @@ import duckdb
 from dagster_duckdb import DuckDBResource
 
 from pipelines.config import Settings
-from pipelines.defs.checks import USAGE_CHECKS, evaluate, specs
+from pipelines.defs.checks import USAGE_RUN_CHECKS, evaluate, report_check_results, report_check_specs, specs
 from pipelines.defs.resources import ServiceResource, StorageResource
 from pipelines.ingest.report import IngestResult, ingest_report
 from pipelines.ingest.errors import IngestError
 from pipelines.service import ConfigError, NotFound, ReportRef, ServiceClient, ServiceError, fetch_report_metadata
 from pipelines.warehouse import migrate
 from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 
 GROUP = "usage"
 POOL = "service_api"
 
-# Written together, in one transaction per report: dim_agent and agent_names are recomputed
-# with the facts so the latest label can never lag behind them.
+# Written together, in one transaction per report: agent_days, dim_agent and agent_names are
+# refreshed with the facts so the latest label can never lag behind them.
 USAGE_TABLES: tuple[tuple[str, str], ...] = (
     ("raw", "report_files"),
     ("core", "daily_totals"),
     ("core", "user_daily_totals"),
     ("core", "breakdowns"),
     ("core", "agent_activity"),
+    ("core", "agent_days"),
     ("core", "dim_agent"),
     ("core", "agent_names"),
 )
@@ -38,6 +40,7 @@ _DESCRIPTIONS = {
     "user_daily_totals": "User-level report records: one row per scope, day and user.",
     "breakdowns": "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
     "agent_activity": "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
+    "agent_days": "Which agent labels were seen on which day, per scope and level (a few rows a day).",
     "dim_agent": "One row per agent_id with its latest label.",
     "agent_names": "Every label an agent_id has carried, with the days it was seen.",
 }
@@ -66,6 +69,7 @@ class _Tally:
     agents: set[str] = field(default_factory=set)
     not_available: list[ReportRef] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    checks: list[CheckOutcome] = field(default_factory=list)
 
     def add(self, ref: ReportRef, result: IngestResult) -> None:
         if not result.available:
@@ -78,6 +82,7 @@ class _Tally:
         self.restarts += result.restarts
         self.days.update(result.days)
         self.agents.update(result.agents)
+        self.checks.extend(result.checks)
 
 
 # A day's report is final three full UTC days after it ends; one still missing then never comes.
@@ -161,7 +166,9 @@ def _ingest_all(
                 )
             if not landed:
                 _confirm_scope(client, scope_refs[0])
-        except (ServiceError, IngestError) as exc:
+        except (ServiceError, IngestError, ChecksFailed) as exc:
+            if isinstance(exc, ChecksFailed):
+                tally.checks.extend(exc.outcomes)
             context.log.error("%s %s failed: %s", scope, name, exc)
             tally.not_available = [r for r in tally.not_available if (r.scope, r.scope_name) != (scope, name)]
             failures.append(f"{scope} {name}: {exc}")
@@ -234,10 +241,11 @@ def _run(
     warehouse: DuckDBResource,
     storage: StorageResource,
     kind: str,
-    days: list[date | None],
+    days: list[date],
 ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
     settings = service.settings()
     refs = [ref for day in days for ref in report_refs(settings, kind=kind, day=day)]
+    started = datetime.now(timezone.utc)
     with service.client() as client, warehouse.get_connection() as conn:
         # Every table exists before anything reads it, even on a first run that lands nothing.
         migrate(conn)
@@ -245,8 +253,12 @@ def _run(
         tally = _ingest_all(context, client=client, conn=conn, storage=storage, refs=refs)
         service_metadata = _client_metadata(client, before)
         yield from _materializations(conn, tally, service_metadata)
+        yield from report_check_results(tally.checks)
         available_day = date.today() - timedelta(days=1)
-        yield from evaluate(conn, USAGE_CHECKS, available_day=available_day.isoformat())
+        yield from evaluate(
+            conn, USAGE_RUN_CHECKS, since=started, start_day=min(days), end_day=max(days),
+            available_day=available_day.isoformat(),
+        )
     _raise_failures(tally)
 
 
@@ -270,7 +282,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
     @dg.multi_asset(
         name="usage_reports_daily",
         specs=_specs(),
-        check_specs=specs(USAGE_CHECKS),
+        check_specs=report_check_specs() + specs(USAGE_RUN_CHECKS),
         partitions_def=partitions_def,
         backfill_policy=dg.BackfillPolicy.single_run(),
         pool=POOL,

@@ -66,36 +66,95 @@ def test_rerunning_a_partition_changes_nothing(emulator, pipeline_env, instance)
     assert snapshots[0] == snapshots[1]
 
 
-def test_a_quarantined_line_fails_its_blocking_check_and_keeps_the_serving_copy_back(tmp_path, monkeypatch, instance):
-    day = date.today() - timedelta(days=6)
+def _serve_report_file(tmp_path: Path, monkeypatch, *, day: date, lines: list[str]):
+    """An emulator whose organization users-1-day report of `day` is exactly `lines`; the
+    pipeline's environment points at it and at files under tmp_path."""
+    report = tmp_path / f"users-{len(list(tmp_path.glob('users-*')))}.ndjson"
+    report.write_text("".join(line + "\n" for line in lines))
+    emu = running_emulator(EmulatorConfig(seed=5, users=5, repos=1, report_file=report, report_file_day=day))
+    creds = emu.__enter__().credentials
+    for name, value in {
+        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
+        "WAREHOUSE_PATH": str(tmp_path / "w.duckdb"), "RAW_DIR": str(tmp_path / "raw"),
+        "SERVICE_ETAG_CACHE": str(tmp_path / "etag.sqlite3"), "SERVING_PATH": str(tmp_path / "serving.duckdb"),
+        "METRICS_START_DAY": (day - timedelta(days=3)).isoformat(),
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("SERVICE_ENTERPRISE", raising=False)
+    return emu
+
+
+def _user_record(day: date, user_id: int, interactions: int) -> str:
     # The organization's own id: a record naming another entity would be quarantined as foreign.
     org_id = ReportData(seed=5, users=5, org="acme", enterprise="acme-corp", first_day=day).organization_id
-    good = {"user_id": 7, "user_login": "dev-7", "day": day.isoformat(), "organization_id": org_id,
-            "user_initiated_interaction_count": 3, "code_generation_activity_count": 2,
-            "code_acceptance_activity_count": 1}
-    report = tmp_path / "users.ndjson"
-    report.write_text(json.dumps(good) + "\n" + "{not json\n")
-    with running_emulator(EmulatorConfig(seed=5, users=5, repos=1, report_file=report, report_file_day=day)) as emu:
-        creds = emu.credentials
-        for name, value in {
-            "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
-            "WAREHOUSE_PATH": str(tmp_path / "w.duckdb"), "RAW_DIR": str(tmp_path / "raw"),
-            "SERVICE_ETAG_CACHE": str(tmp_path / "etag.sqlite3"), "SERVING_PATH": str(tmp_path / "serving.duckdb"),
-            "METRICS_START_DAY": (day - timedelta(days=3)).isoformat(),
-        }.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.delenv("SERVICE_ENTERPRISE", raising=False)
-        job = build_definitions().resolve_job_def("usage_daily_job")
-        result = job.execute_in_process(instance=instance, partition_key=day.isoformat(), raise_on_error=False)
+    return json.dumps({"user_id": user_id, "user_login": f"dev-{user_id}", "day": day.isoformat(), "organization_id": org_id,
+                       "user_initiated_interaction_count": interactions, "code_generation_activity_count": 2,
+                       "code_acceptance_activity_count": 1})
 
-    assert not result.success
-    checks = {
-        e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data.passed
+
+def _check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {
+        f"{e.asset_check_evaluation_data.asset_key.to_user_string()}:{e.asset_check_evaluation_data.check_name}":
+            e.asset_check_evaluation_data.passed
         for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
     }
-    assert checks["quarantine_is_empty"] is False
-    assert not Path(tmp_path / "serving.duckdb").exists(), "downstream of a failed blocking check must not run"
+
+
+def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path, monkeypatch, instance):
+    day = date.today() - timedelta(days=6)
+    emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), "{not json"])
+    try:
+        job = build_definitions().resolve_job_def("usage_daily_job")
+        bad = job.execute_in_process(instance=instance, partition_key=day.isoformat(), raise_on_error=False)
+        assert not bad.success
+        assert _check_results(bad)["raw/report_files:quarantine_is_empty"] is False
+        assert not Path(tmp_path / "serving.duckdb").exists(), "downstream of a failed blocking check must not run"
+        with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
+            assert conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE user_id = 7").fetchone()[0] == 1
+            line, reason = conn.execute("SELECT line_number, reason FROM raw.quarantine").fetchone()
+        assert line == 2 and reason
+
+        # The next day's run: the old day's quarantined line is recorded, not this run's to report.
+        next_day = job.execute_in_process(
+            instance=instance, partition_key=(day + timedelta(days=1)).isoformat(), raise_on_error=False
+        )
+    finally:
+        emu.__exit__(None, None, None)
+    assert next_day.success
+    assert _check_results(next_day)["raw/report_files:quarantine_is_empty"] is True
+    with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as conn:
+        assert conn.execute("SELECT count(DISTINCT day) FROM core.user_daily_totals").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM raw.quarantine").fetchone()[0] == 1
+
+
+def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, monkeypatch, instance):
+    day = date.today() - timedelta(days=6)
+    emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), _user_record(day, 8, 4)])
+    try:
+        assert build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+            instance=instance, partition_key=day.isoformat()
+        ).success
+    finally:
+        emu.__exit__(None, None, None)
+    published = (tmp_path / "serving.duckdb").stat().st_mtime_ns
+
+    # The day fetched again: user 7 twice (a duplicate record breaks the grain), user 8 gone.
+    emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 30), _user_record(day, 7, 31)])
+    try:
+        again = build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+            instance=instance, partition_key=day.isoformat(), raise_on_error=False
+        )
+    finally:
+        emu.__exit__(None, None, None)
+    assert not again.success
+    assert _check_results(again)["core/user_daily_totals:grain_is_unique"] is False
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
-        assert conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE user_id = 7").fetchone()[0] == 1
-        line, reason = conn.execute("SELECT line_number, reason FROM raw.quarantine").fetchone()
-    assert line == 2 and reason
+        rows = conn.execute(
+            "SELECT user_id, user_initiated_interaction_count FROM core.user_daily_totals WHERE scope = 'organization' ORDER BY 1"
+        ).fetchall()
+        files = conn.execute(
+            "SELECT count(*) FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"
+        ).fetchone()[0]
+    assert rows == [(7, 3), (8, 4)], "the failing fetch was rolled back whole"
+    assert files == 1
+    assert (tmp_path / "serving.duckdb").stat().st_mtime_ns == published, "the serving copy was not replaced"

@@ -1,0 +1,1 @@
+SELECT checksum FROM meta.view_definitions;
