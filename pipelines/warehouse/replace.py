@@ -108,6 +108,7 @@ def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[
         run_sql(conn, "warehouse/create_landed_keys.sql")
         run_sql(conn, "warehouse/delete_report_days.sql", **key._params())
         yield ReportLanding(conn, key)
+        run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **key._params())
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
