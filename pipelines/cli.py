@@ -10,8 +10,12 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipelines.quarantine import QuarantinedLine, Selection
 
 
 def _cmd_emulator(args: argparse.Namespace) -> int:
@@ -201,6 +205,181 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+_REASON_WIDTH = 100
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# Control characters of the platform's bytes, shown escaped: a quarantined line may hold
+# anything, and a terminal must not act on it.
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if code != 0x09}
+
+
+def _printable(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
+def _short(text: str, width: int = _REASON_WIDTH) -> str:
+    """The first line of a reason, cut to `width` characters: one line per quarantined line."""
+    line = " ".join(text.splitlines()[0].split()) if text.strip() else ""
+    line = _printable(line)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _quarantine_selection(args: argparse.Namespace) -> Selection | str:
+    """The Selection the day options name, or why they make no sense (one line)."""
+    from pipelines.quarantine import Selection
+
+    if args.end and not args.start:
+        return "--to needs --from (for one day use --day)"
+    first = args.day or args.start
+    last = args.day or args.end
+    if first and last and first > last:
+        return f"--from {first} is after --to {last}"
+    return Selection(first_day=first, last_day=last, scope_name=args.scope_name)
+
+
+def _quarantine_failed(args: argparse.Namespace, message: str, code: int = 1) -> int:
+    print(f"metrics-etl quarantine {args.quarantine}: {message}", file=sys.stderr)
+    return code
+
+
+def _warehouse_path() -> Path:
+    from pipelines.config import Settings
+
+    return Settings.from_env().warehouse_path
+
+
+def _format_list(lines: list[QuarantinedLine], *, include_cleared: bool) -> list[str]:
+    width = max((len(str(line.key)) for line in lines), default=0)
+    out = [f"{line.key!s:{width}}  {'' if line.is_open else '[cleared] '}{_short(line.reason)}" for line in lines]
+    opened = sum(1 for line in lines if line.is_open)
+    count = f"{opened} open line{'s' if opened != 1 else ''}"
+    if include_cleared:
+        count += f", {len(lines) - opened} cleared"
+    if lines:
+        count += " (`metrics-etl quarantine show KEY` prints one whole)"
+    return [*out, count]
+
+
+def _cmd_quarantine_list(args: argparse.Namespace) -> int:
+    from pipelines.quarantine import QuarantineError, list_lines, open_warehouse
+    from pipelines.service.errors import ConfigError
+
+    selection = _quarantine_selection(args)
+    if isinstance(selection, str):
+        return _quarantine_failed(args, selection, 2)
+    try:
+        with open_warehouse(_warehouse_path(), write=False) as conn:
+            lines = list_lines(conn, selection, include_cleared=args.include_cleared)
+    except (QuarantineError, ConfigError) as exc:
+        return _quarantine_failed(args, str(exc))
+    print("\n".join(_format_list(lines, include_cleared=args.include_cleared)))
+    return 0
+
+
+def _format_show(line: QuarantinedLine) -> list[str]:
+    import shlex
+
+    key = line.key
+    days = str(key.start_day) if key.start_day == key.end_day else f"{key.start_day} to {key.end_day}"
+    status = ("open: it needs a look (a pipeline fix and a re-run of the day, or `clear --note`)" if line.is_open
+              else f"cleared {_utc(line.cleared_at)}: {_printable(line.cleared_note or '')}")
+    archive = shlex.quote(line.archive_path)
+    out = [
+        f"key          {key}",
+        f"status       {status}",
+        f"report       {key.scope} {key.scope_name}, {key.level} level, {line.report_kind} report of {days}",
+        f"file         {key.file_index:04d}, fetched {_utc(line.fetched_at)} from {_printable(line.link)}",
+        f"line         {key.line_number}",
+        f"reason       {_printable(line.reason)}",
+        f"archive      {line.archive_path}",
+        f"whole line   zstd -dc {archive} | sed -n '{key.line_number}p'",
+    ]
+    if not Path(line.archive_path).is_absolute():
+        out.append("             (the archive path is relative to the directory the pipeline runs in)")
+    if line.line_text is None:
+        out.append("text         not kept: the command above prints the line from the archive")
+    else:
+        out.append("text         as stored (a line's first 2,000 bytes, control characters as \\xNN; "
+                   "the archive keeps it whole):")
+        out.append(_printable(line.line_text))
+    return out
+
+
+def _cmd_quarantine_show(args: argparse.Namespace) -> int:
+    from pipelines.quarantine import (
+        BadKey,
+        LineKey,
+        QuarantineError,
+        find_lines,
+        open_warehouse,
+    )
+    from pipelines.service.errors import ConfigError
+
+    try:
+        key = LineKey.parse(args.key)
+    except BadKey as exc:
+        return _quarantine_failed(args, str(exc), 2)
+    try:
+        with open_warehouse(_warehouse_path(), write=False) as conn:
+            lines = find_lines(conn, key)
+    except (QuarantineError, ConfigError) as exc:
+        return _quarantine_failed(args, str(exc))
+    if not lines:
+        return _quarantine_failed(args, f"no quarantined line has key {key} (`metrics-etl quarantine list --all` prints the keys)")
+    print("\n\n".join("\n".join(_format_show(line)) for line in lines))
+    return 0
+
+
+def _clear_refusal(args: argparse.Namespace) -> str | None:
+    """Why a clear request is refused before the warehouse is opened, if it is."""
+    has_days = bool(args.day or args.start or args.end)
+    if not args.keys and not has_days:
+        return ("name the lines to clear: KEYs as `metrics-etl quarantine list` prints them, "
+                "or --day D / --from D --to D (with --scope-name NAME)")
+    if args.keys and (has_days or args.scope_name):
+        return "give KEYs or a day selection (--day, --from/--to, --scope-name), not both"
+    if not (args.note or "").strip():
+        return "--note TEXT is required and not empty: say why the lines are accepted (it is kept with them)"
+    return None
+
+
+def _cmd_quarantine_clear(args: argparse.Namespace) -> int:
+    from pipelines.quarantine import (
+        BadKey,
+        LineKey,
+        QuarantineError,
+        clear_keys,
+        clear_selection,
+        open_warehouse,
+    )
+    from pipelines.service.errors import ConfigError
+
+    refusal = _clear_refusal(args)
+    selection = _quarantine_selection(args)
+    if refusal or isinstance(selection, str):
+        return _quarantine_failed(args, refusal or str(selection), 2)
+    try:
+        keys = [LineKey.parse(text) for text in args.keys]
+    except BadKey as exc:
+        return _quarantine_failed(args, str(exc), 2)
+    try:
+        with open_warehouse(_warehouse_path(), write=True) as conn:
+            done = clear_keys(conn, keys, note=args.note) if keys else clear_selection(conn, selection, note=args.note)
+    except (QuarantineError, ConfigError) as exc:
+        return _quarantine_failed(args, str(exc))
+    if done.cleared == done.already == 0:
+        return _quarantine_failed(args, "no quarantined line in that selection (`metrics-etl quarantine list --all` "
+                                        "with the same options shows what it holds)")
+    already = f"; {done.already} cleared before, left as they were" if done.already else ""
+    print(f"cleared {done.cleared} line{'s' if done.cleared != 1 else ''}{already}. "
+          "A cleared line stays cleared when its report is fetched again and still holds it.")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metrics-etl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -250,7 +429,33 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "parquet"), default="csv")
     export.add_argument("--out", type=Path, required=True)
     export.set_defaults(handler=_cmd_export)
+    _add_quarantine(sub)
     return parser
+
+
+def _add_day_selection(parser: argparse.ArgumentParser) -> None:
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--day", metavar="D", type=_day, help="lines of the reports that cover this day (28-day reports too)")
+    when.add_argument("--from", metavar="D", dest="start", type=_day, help="first day of a range")
+    parser.add_argument("--to", metavar="D", dest="end", type=_day, help="last day of a range, with --from")
+    parser.add_argument("--scope-name", metavar="NAME", help="one organization or enterprise, e.g. acme")
+
+
+def _add_quarantine(sub: Any) -> None:
+    group = sub.add_parser("quarantine", help="list, show and clear quarantined report lines")
+    quarantine = group.add_subparsers(dest="quarantine", required=True)
+    listing = quarantine.add_parser("list", help="open quarantined lines, newest reports first, one a line")
+    _add_day_selection(listing)
+    listing.add_argument("--all", dest="include_cleared", action="store_true", help="cleared lines too, marked")
+    listing.set_defaults(handler=_cmd_quarantine_list)
+    show = quarantine.add_parser("show", help="every field of one line and how to read it whole from its archive")
+    show.add_argument("key", help="a key as `quarantine list` prints it")
+    show.set_defaults(handler=_cmd_quarantine_show)
+    clear = quarantine.add_parser("clear", help="accept lines the platform keeps serving; they stay cleared on re-fetch")
+    clear.add_argument("keys", nargs="*", metavar="KEY", help="keys as `quarantine list` prints them")
+    _add_day_selection(clear)
+    clear.add_argument("--note", metavar="TEXT", help="why the lines are accepted (required, kept with them)")
+    clear.set_defaults(handler=_cmd_quarantine_clear)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -117,6 +117,7 @@ def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[
         run_sql(conn, "warehouse/delete_report_days.sql", **key._params())
         landing = ReportLanding(conn, key)
         yield landing
+        run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **key._params())
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **key._params())
         landing.checks = _check(conn, key)
         run_sql(conn, "warehouse/drop_landed_keys.sql")

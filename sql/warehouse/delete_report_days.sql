@@ -23,6 +23,7 @@ DELETE FROM core.agent_activity
 DELETE FROM raw.report_files
  WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
    AND report_start_day = $start_day AND report_end_day = $end_day;
+-- Cleared lines stay: keep_cleared_quarantine.sql, at the end, keeps them cleared if served again.
 DELETE FROM raw.quarantine
  WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
-   AND report_start_day = $start_day AND report_end_day = $end_day;
+   AND report_start_day = $start_day AND report_end_day = $end_day AND cleared_at IS NULL;
