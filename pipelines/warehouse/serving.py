@@ -13,6 +13,8 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.warehouse._sql import run_sql
+
 _ALIAS = "serving_next"
 
 
@@ -21,6 +23,7 @@ def publish_serving_copy(conn: duckdb.DuckDBPyConnection, *, target: Path) -> Pa
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
+    run_sql(conn, "warehouse/limit_publish.sql")
     source = conn.execute("SELECT current_database()").fetchone()[0]
     conn.execute("ATTACH ? AS serving_next", [str(staging)])
     try:

@@ -2,8 +2,8 @@
 -- labels per day, then core.dim_agent and core.agent_names for every agent id the report named
 -- before or now. The latest label is the one of the latest day, ties broken by the latest
 -- fetch (then by name, so the result is stable).
-INSERT INTO core.agent_days (scope, scope_name, level, day, agent_id, agent_name, fetched_at)
-SELECT scope, scope_name, level, day, agent_id, agent_name, max(fetched_at)
+INSERT INTO core.agent_days (scope, scope_name, level, day, agent_id, agent_name, agent_job_starts, fetched_at)
+SELECT scope, scope_name, level, day, agent_id, agent_name, sum(agent_job_starts), max(fetched_at)
   FROM core.agent_activity
  WHERE level = $level AND scope = $scope AND scope_name = $scope_name
    AND day BETWEEN $start_day AND $end_day

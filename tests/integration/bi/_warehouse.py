@@ -114,11 +114,19 @@ def build_warehouse(path: Path) -> Expected:
                     )
                     expected.users.setdefault((day, agent_id), set()).add(user_id)
             expected.user_top_level[day] = user_top
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=DAYS - 1), last_day=LAST_DAY)
         _snapshot(conn)
     finally:
         conn.close()
     return expected
+
+
+def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date, last_day: date) -> None:
+    """Rows inserted by hand: refresh agent_days and the dimensions as a landing would."""
+    for level in ("aggregate", "user"):
+        conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME, level=level,
+                start_day=first_day, end_day=last_day)
 
 
 def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:

@@ -8,8 +8,7 @@ import duckdb
 import pytest
 
 from pipelines.warehouse import migrate
-from pipelines.warehouse._sql import run_sql
-from tests.integration.bi._warehouse import FETCHED, DAYS, LAST_DAY, NAMES, USERS, build_warehouse
+from tests.integration.bi._warehouse import FETCHED, DAYS, LAST_DAY, NAMES, USERS, build_warehouse, refresh_agent_dimensions
 
 VIEWS = ("agent_usage_daily", "agent_usage_periods", "report_coverage", "assistant_activity_daily", "repository_activity")
 
@@ -175,7 +174,7 @@ def test_a_partial_previous_period_is_compared_per_reported_day(tmp_path):
                 " 'x-1', 'Xagent', ?, 1, ?)",
                 [day, starts, FETCHED],
             )
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql")
+        refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=34), last_day=LAST_DAY)
         (row,) = _rows(conn, "SELECT * FROM bi.agent_usage_periods WHERE period_index = 0")
     assert (row["agent_job_starts"], row["report_days"]) == (280, 28)
     assert (row["previous_agent_job_starts"], row["previous_report_days"]) == (140, 7)

@@ -21,6 +21,7 @@ from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
 from pipelines.service.client import ServiceClient
 from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.checks import WHOLE_HISTORY
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 FINAL_DAY = TODAY - timedelta(days=4)  # a Monday, final: the emulator serves it complete on every fetch
@@ -178,5 +179,5 @@ def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_ru
                               conn=conn, raw_dir=tmp_path / "raw")
         assert again.quarantined == 1
     for check in ("count_duplicate_daily_totals", "count_duplicate_breakdowns", "count_duplicate_agent_activity"):
-        assert run_sql(conn, f"checks/{check}.sql")[0][0] == 0, check
+        assert run_sql(conn, f"checks/{check}.sql", **WHOLE_HISTORY)[0][0] == 0, check
     assert conn.execute("SELECT count(DISTINCT enterprise_id) FROM core.daily_totals").fetchone()[0] == 1
