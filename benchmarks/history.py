@@ -10,9 +10,10 @@ command a child process reaped with wait4 for its own peak RSS. The emulator's c
 and the probe day P is five days before it, so every day is final and serves the same bytes on
 every fetch. The history is the --days days before P, built oldest first in commands of at most
 --chunk-days days into one home (warehouse, serving copy, raw archive, ETag cache, Dagster
-storage with deploy/dagster.yaml, telemetry off); at each checkpoint `run --day P` runs twice and the faster counts. The baseline is the
-same two runs of P in a fresh home, two rounds before the history and one after (the machine's
-load drifts: min and median are printed; ratios use the median). From the second run on, P is
+storage with deploy/dagster.yaml, telemetry off); at each checkpoint `run --day P` runs twice
+and the faster counts. The baseline is the same two runs of P in a fresh home, two rounds
+before the history and one after (the machine's load drifts: min and median are printed;
+ratios use the median). From the second run on, P is
 re-landed (its rows replaced), as the daily schedule re-lands the trailing days; the baseline's
 best-of-two is the same mix, so the ratio compares like with like.
 
@@ -23,7 +24,8 @@ the warehouse's size (bytes per user-day row of core.user_daily_totals), the raw
 the serving copy's. Targets at 365 days x 10,000 users: ratio <= 1.3, peak RSS < 1 GB for every
 command. Figures, not asserts; the load average is printed. The emulator serves from this
 process, so its CPU competes with the pipeline's on the machine's cores (printed per probe). A
-command that fails stops the benchmark (exit 1) with its days and the end of its stderr.
+command that fails stops the benchmark (exit 1) with its days and the end of its stderr, and
+the history home is kept (its logs/ holds the failed run's full log).
 """
 
 from __future__ import annotations
@@ -118,11 +120,12 @@ class Command:
 
 @dataclass(frozen=True)
 class Probe:
-    """One `run --day P`: the command, and its two steps as Dagster recorded them."""
+    """The faster of two `run --day P`: its command and its two steps as Dagster recorded them."""
 
     command: Command
     landing: float
     publish: float
+    rss_mb: float  # the peak of both runs: every command counts towards the RSS target
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,13 @@ class Sizes:
     @property
     def per_user_day(self) -> float:
         return self.warehouse / self.user_days if self.user_days else 0.0
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    days: int
+    probe: Probe
+    sizes: Sizes
 
 
 def _metrics_etl(home: Home, env: dict[str, str], *args: str) -> Command:
@@ -170,9 +180,10 @@ def _probe(home: Home, env: dict[str, str]) -> Probe:
     runs = []
     for _ in range(2):
         command = _metrics_etl(home, env, "run", "--day", PROBE_DAY.isoformat(), "--no-latest", "--no-snapshots")
-        steps = _latest_steps(home)
-        runs.append(Probe(command=command, landing=steps[LANDING_STEP], publish=steps[PUBLISH_STEP]))
-    return min(runs, key=lambda probe: probe.command.seconds)
+        runs.append((command, _latest_steps(home)))
+    command, steps = min(runs, key=lambda run: run[0].seconds)
+    return Probe(command=command, landing=steps[LANDING_STEP], publish=steps[PUBLISH_STEP],
+                 rss_mb=max(c.rss_mb for c, _ in runs))
 
 
 def _sizes(home: Home) -> Sizes:
@@ -192,7 +203,10 @@ def _sizes(home: Home) -> Sizes:
 def _baseline(creds: dict[str, str], *, start: date, round_: int) -> Probe:
     with tempfile.TemporaryDirectory(prefix="bench-history-empty-") as tmp:
         home = Home(Path(tmp)).create()
-        probe = _probe(home, home.environment(creds, start=start))
+        try:
+            probe = _probe(home, home.environment(creds, start=start))
+        except CommandFailed as exc:
+            raise CommandFailed(f"baseline round {round_} (empty warehouse): {exc}") from None
     print(f"baseline round {round_}: {_probe_text(probe)}   (load average {os.getloadavg()[0]:.1f})")
     return probe
 
@@ -200,7 +214,7 @@ def _baseline(creds: dict[str, str], *, start: date, round_: int) -> Probe:
 def _probe_text(probe: Probe) -> str:
     c = probe.command
     return (f"run --day {PROBE_DAY}  {c.seconds:.1f} s (landing {probe.landing:.1f} s, publish {probe.publish:.1f} s)"
-            f"   peak RSS {c.rss_mb:.0f} MB   emulator CPU {c.emulator_cpu:.1f} s")
+            f"   peak RSS {probe.rss_mb:.0f} MB   emulator CPU {c.emulator_cpu:.1f} s")
 
 
 def _checkpoints(text: str, *, days: int) -> list[int]:
@@ -209,28 +223,21 @@ def _checkpoints(text: str, *, days: int) -> list[int]:
     return sorted(n for n in asked | {days} if n > 0)
 
 
-def _build(home: Home, env: dict[str, str], *, first: date, last: date) -> Command:
+def _build(home: Home, env: dict[str, str], *, first: date, last: date, built: int) -> Command:
     try:
         command = _metrics_etl(home, env, "run", "--from", first.isoformat(), "--to", last.isoformat(),
                                "--no-latest", "--no-snapshots")
     except CommandFailed as exc:
-        raise CommandFailed(f"building {first} .. {last}: {exc}") from None
+        raise CommandFailed(f"building {first} .. {last} onto {built} days of history: {exc}") from None
     days = (last - first).days + 1
     print(f"  build {first} .. {last} ({days:>3} days)  {command.seconds:7.1f} s  {command.seconds / days:5.1f} s/day"
           f"   peak RSS {command.rss_mb:5.0f} MB")
     return command
 
 
-@dataclass(frozen=True)
-class Checkpoint:
-    days: int
-    probe: Probe
-    sizes: Sizes
-
-
-def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Sequence[int],
-             chunk_days: int) -> tuple[list[Checkpoint], list[Command]]:
-    """Build the history oldest first, probing P at each checkpoint."""
+def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Sequence[int], chunk_days: int,
+             baseline: Sequence[Probe]) -> tuple[list[Checkpoint], list[Command]]:
+    """Build the history oldest first, probing P at each checkpoint (ratios to the baseline so far)."""
     results: list[Checkpoint] = []
     builds: list[Command] = []
     built = 0
@@ -238,7 +245,7 @@ def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Seque
         while built < days:
             size = min(chunk_days, days - built)
             first = start + timedelta(days=built)
-            builds.append(_build(home, env, first=first, last=first + timedelta(days=size - 1)))
+            builds.append(_build(home, env, first=first, last=first + timedelta(days=size - 1), built=built))
             built += size
         try:
             probe = _probe(home, env)
@@ -247,15 +254,24 @@ def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Seque
         sizes = _sizes(home)
         results.append(Checkpoint(days=days, probe=probe, sizes=sizes))
         print(f"after {days} days: {_probe_text(probe)}   (load average {os.getloadavg()[0]:.1f})")
+        print(f"  ratio to the baseline so far: wall {probe.command.seconds / _median_wall(baseline):.2f},"
+              f" landing {probe.landing / _median_landing(baseline):.2f}")
         print(f"  warehouse {sizes.warehouse / 1e6:.1f} MB ({sizes.per_user_day:.0f} bytes per user-day,"
               f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   serving copy {sizes.serving / 1e6:.1f} MB")
     return results, builds
 
 
+def _median_wall(baseline: Sequence[Probe]) -> float:
+    return statistics.median(p.command.seconds for p in baseline)
+
+
+def _median_landing(baseline: Sequence[Probe]) -> float:
+    return statistics.median(p.landing for p in baseline)
+
+
 def _report(results: Sequence[Checkpoint], baseline: Sequence[Probe], builds: Sequence[Command], *,
             days: int, users: int) -> None:
-    base_wall = statistics.median(p.command.seconds for p in baseline)
-    base_landing = statistics.median(p.landing for p in baseline)
+    base_wall, base_landing = _median_wall(baseline), _median_landing(baseline)
     walls = [p.command.seconds for p in baseline]
     print(f"\nbaseline (empty warehouse, {len(baseline)} rounds): wall min {min(walls):.1f} s median {base_wall:.1f} s,"
           f" landing median {base_landing:.1f} s, publish median {statistics.median(p.publish for p in baseline):.1f} s")
@@ -265,12 +281,12 @@ def _report(results: Sequence[Checkpoint], baseline: Sequence[Probe], builds: Se
         p = r.probe
         print(f"{r.days:>8} {r.sizes.user_days:>12,} {r.sizes.warehouse / 1e6:>8.1f} {r.sizes.per_user_day:>11.0f}"
               f" {p.command.seconds:>7.1f} {p.command.seconds / base_wall:>6.2f} {p.landing:>10.1f}"
-              f" {p.landing / base_landing:>6.2f} {p.publish:>10.1f} {p.command.rss_mb:>7.0f}")
-    commands = [*builds, *(r.probe.command for r in results), *(p.command for p in baseline)]
-    peak = max(c.rss_mb for c in commands)
+              f" {p.landing / base_landing:>6.2f} {p.publish:>10.1f} {p.rss_mb:>7.0f}")
+    peak = max(c.rss_mb for c in [*builds, *(r.probe for r in results), *baseline])
+    commands = len(builds) + 2 * (len(results) + len(baseline))
     last = results[-1].probe
     print(f"build: {len(builds)} commands, {sum(c.seconds for c in builds) / 60:.1f} min;"
-          f" peak RSS of all {len(commands)} measured commands {peak:.0f} MB")
+          f" peak RSS of all {commands} commands {peak:.0f} MB")
     checks = [
         (f"wall ratio after {results[-1].days} days {last.command.seconds / base_wall:.2f} <= {TARGET_RATIO}",
          last.command.seconds / base_wall <= TARGET_RATIO),
@@ -292,6 +308,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build the history home here and keep it")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # progress of a run of hours, also through tee
     if args.keep and args.keep.exists() and any(args.keep.iterdir()):
         parser.error(f"--keep {args.keep}: not empty")
 
@@ -305,19 +322,21 @@ def main() -> int:
           f" (+ enterprise {args.users + args.users // 2:,}), probe day {PROBE_DAY}, checkpoints {checkpoints},"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     root = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="bench-history-"))
+    keep = args.keep is not None
     try:
         with running_emulator(config) as emu:
             creds = emu.credentials
             baseline = [_baseline(creds, start=start, round_=n) for n in (1, 2)]
             home = Home(root).create()
             results, builds = _history(home, home.environment(creds, start=start), start=start,
-                                       checkpoints=checkpoints, chunk_days=args.chunk_days)
+                                       checkpoints=checkpoints, chunk_days=args.chunk_days, baseline=baseline)
             baseline.append(_baseline(creds, start=start, round_=3))
     except CommandFailed as exc:
+        keep = True  # for inspection: its logs/ holds the failed run's full log
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     finally:
-        if args.keep:
+        if keep:
             print(f"history home kept: {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
