@@ -32,6 +32,7 @@ bench: install
 	$(VENV)/bin/python -m benchmarks.parts
 	$(VENV)/bin/python -m benchmarks.snapshots
 	$(VENV)/bin/python -m benchmarks.webhooks
+	$(VENV)/bin/python -m benchmarks.history
 
 # The fault-injection proof at full length (CI runs a shorter version inside `make test`).
 chaos: install
