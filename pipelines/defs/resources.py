@@ -36,6 +36,7 @@ _SERVICE_ENV = {
     "rate_limit_max_wait": "SERVICE_RATE_LIMIT_MAX_WAIT",
     "etag_cache": "SERVICE_ETAG_CACHE",
 }
+_MEMORY_LIMIT = "256MB"
 _STORAGE_ENV = {
     "raw_dir": "RAW_DIR",
     "spool_dir": "WEBHOOK_SPOOL_DIR",
@@ -96,5 +97,8 @@ def resources_from_env(environ: Mapping[str, str] | None = None) -> dict[str, dg
     return {
         "service": ServiceResource(**_from_env(_SERVICE_ENV, environ)),
         "storage": StorageResource(**_from_env(_STORAGE_ENV, environ)),
-        "warehouse": DuckDBResource(database=warehouse),
+        # Every connection starts bounded; phases that need a different bound set their own
+        # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to
+        # <warehouse>.tmp beside the warehouse instead of failing.
+        "warehouse": DuckDBResource(database=warehouse, connection_config={"memory_limit": _MEMORY_LIMIT}),
     }
