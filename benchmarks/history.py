@@ -6,8 +6,8 @@
 
 Everything runs as a user would: the venv's `metrics-etl run` against the emulator (organization
 `acme` of --users users and enterprise `acme-corp` of 1.5 times as many, both levels), each
-command a child process reaped with wait4 for its own peak RSS. The emulator's clock is fixed
-and the probe day P is five days before it, so every day is final and serves the same bytes on
+command a child process reaped with wait4 for its own peak RSS. The emulator's today is the
+machine's and the probe day P is five days before it, so every day is final and serves the same bytes on
 every fetch. The history is the --days days before P, built oldest first in commands of at most
 --chunk-days days into one home (warehouse, serving copy, raw archive, ETag cache, Dagster
 storage with deploy/dagster.yaml, telemetry off); at each checkpoint `run --day P` runs twice
@@ -40,12 +40,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-# Fixed, so every run of the benchmark serves the same data; P is then a Wednesday (a full
-# working day's activity).
-TODAY = date(2026, 11, 23)
+# The emulator's today is the machine's (UTC): `run` refuses days after it.
+TODAY = datetime.now(timezone.utc).date()
 PROBE_DAY = TODAY - timedelta(days=5)
 LANDING_STEP = "usage_reports_daily"
 PUBLISH_STEP = "serving__warehouse_copy"
