@@ -53,7 +53,7 @@ TARGET_RSS_MB = 1024
 METRICS_ETL = Path(sys.executable).parent / "metrics-etl"
 DAGSTER_YAML = Path(__file__).resolve().parents[1] / "deploy" / "dagster.yaml"
 # Variables of the pipeline's configuration: only the benchmark's own reach the commands.
-_PIPELINE_VARS = ("SERVICE_", "METRICS_", "WEBHOOK_", "WAREHOUSE_PATH", "SERVING_PATH", "RAW_DIR", "DAGSTER_HOME")
+_PIPELINE_VARS = ("SERVICE_", "METRICS_", "WEBHOOK_", "WAREHOUSE_PATH", "SERVING_PATH", "LAKE_PATH", "RAW_DIR", "DAGSTER_HOME")
 
 
 class CommandFailed(Exception):
@@ -101,6 +101,7 @@ class Home:
             "SERVICE_ETAG_CACHE": str(self.root / "http-cache.sqlite3"),
             "WAREHOUSE_PATH": str(self.warehouse),
             "SERVING_PATH": str(self.serving),
+            "LAKE_PATH": str(self.root / "lake"),
             "RAW_DIR": str(self.raw),
             "WEBHOOK_SPOOL_DIR": str(self.root / "spool"),
             "DAGSTER_HOME": str(self.dagster),

@@ -45,6 +45,7 @@ class Settings:
     token_file: Path = Path("data/token")
     warehouse_path: Path = Path("data/warehouse.duckdb")
     serving_path: Path = Path("data/serving.duckdb")
+    lake_path: Path = Path("data/lake")
     raw_dir: Path = Path("data/raw")
     webhook_secret: Secret | None = None
     webhook_spool_dir: Path = Path("data/spool")
@@ -155,6 +156,7 @@ def _parse(env: Mapping[str, str]) -> Settings:
         token_file=token_file,
         warehouse_path=Path(_text(env, "WAREHOUSE_PATH") or "data/warehouse.duckdb"),
         serving_path=Path(_text(env, "SERVING_PATH") or "data/serving.duckdb"),
+        lake_path=Path(_text(env, "LAKE_PATH") or "data/lake"),
         raw_dir=Path(_text(env, "RAW_DIR") or "data/raw"),
         webhook_secret=_secret(env, "WEBHOOK_SECRET"),
         webhook_spool_dir=Path(_text(env, "WEBHOOK_SPOOL_DIR") or "data/spool"),

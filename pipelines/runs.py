@@ -216,7 +216,7 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
         out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
         return
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        out.write(f"\nwarehouse: {warehouse.resolve()}\nserving copy for BI tools: {serving.resolve()}\n\n")
+        out.write(f"\nwarehouse: {warehouse.resolve()}\nserving database for BI tools: {serving.resolve()}\n\n")
         out.write(f"{'table':34} {'rows':>10}\n")
         for schema, table in run_sql(conn, "metadata/select_tables.sql"):
             # Names come from DuckDB's own catalog, quoted; no value is formatted into SQL.

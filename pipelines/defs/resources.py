@@ -41,6 +41,7 @@ _STORAGE_ENV = {
     "raw_dir": "RAW_DIR",
     "spool_dir": "WEBHOOK_SPOOL_DIR",
     "serving_path": "SERVING_PATH",
+    "lake_path": "LAKE_PATH",
 }
 
 
@@ -75,11 +76,12 @@ class ServiceResource(dg.ConfigurableResource):
 
 
 class StorageResource(dg.ConfigurableResource):
-    """Files beside the warehouse: the raw report archive, the webhook spool, the serving copy."""
+    """Files beside the warehouse: the raw report archive, the webhook spool, the lake and the serving database."""
 
     raw_dir: str = "data/raw"
     spool_dir: str = "data/spool"
     serving_path: str = "data/serving.duckdb"
+    lake_path: str = "data/lake"
 
     @property
     def raw_path(self) -> Path:

@@ -45,6 +45,8 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             rollback(conn)
             raise
         done.append(name)
+    if done:
+        run_sql(conn, "warehouse/mark_lake_rewrite.sql")
     checksum = _views_checksum()
     if done or run_sql(conn, "warehouse/select_view_checksum.sql") != [(checksum,)]:
         _create_views(conn, checksum)

@@ -68,6 +68,11 @@ class ReportKey:
             "end_day": self.end_day,
         }
 
+    def lake_tables(self) -> list[str]:
+        """The day-partitioned tables whose partitions of the report's days it rewrites."""
+        totals = "core.user_daily_totals" if self.level == "user" else "core.daily_totals"
+        return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days"]
+
     def describe(self) -> str:
         days = f"{self.start_day}" if self.start_day == self.end_day else f"{self.start_day}..{self.end_day}"
         return f"{self.scope} {self.scope_name} {self.level} {days}"
@@ -119,6 +124,7 @@ def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **key._params())
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **key._params())
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=key.lake_tables(), start_day=key.start_day, end_day=key.end_day)
         landing.checks = _check(conn, key)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")

@@ -38,6 +38,8 @@ def replace_snapshot_day(
             run_sql(conn, f"snapshots/replace_{table}_day.sql", day=day)
             conn.unregister(_FRAME_VIEW)
             written[table] = frame.height
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[f"snapshots.{t}" for t in SNAPSHOT_TABLES],
+                start_day=day, end_day=day)
         conn.commit()
     except BaseException:
         # An aborted transaction refuses even unregister: roll back first, then clean up.

@@ -145,6 +145,7 @@ def _commit_batch(
         try:
             conn.execute(_sql("classify_webhook_batch"))
             inserted = conn.execute(_sql("insert_webhook_deliveries")).fetchall()
+            conn.execute(_sql("mark_lake_changes"))
             set_aside = len(conn.execute(_sql("insert_webhook_quarantine"), [segment]).fetchall())
             conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
             conn.commit()

@@ -117,7 +117,7 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
     }
     findings = secret_findings(
         secrets=secrets,
-        files=[*logs, place.raw_dir, place.root / "spool", place.root / "http-cache.sqlite3"],
+        files=[*logs, place.raw_dir, place.root / "spool", place.root / "http-cache.sqlite3", place.root / "lake"],
         warehouses=[place.warehouse, place.root / "serving.duckdb", reference.place.warehouse],
     )
     assert findings == [], "\n".join(findings)

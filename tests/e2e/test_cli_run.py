@@ -19,7 +19,7 @@ def _env(creds: dict, tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(
         SERVICE_BASE_URL=creds["base_url"], SERVICE_TOKEN=creds["token"], SERVICE_ORG=creds["org"],
         WAREHOUSE_PATH=str(tmp_path / "w.duckdb"), RAW_DIR=str(tmp_path / "raw"),
-        SERVING_PATH=str(tmp_path / "serving.duckdb"), SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
+        SERVING_PATH=str(tmp_path / "serving.duckdb"), LAKE_PATH=str(tmp_path / "lake"), SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
     )
     env.update(extra)
     return env

@@ -1,4 +1,4 @@
-"""The read-only serving copy that BI tools point at, published after each good run."""
+"""The Parquet lake and the serving database BI tools point at, published after each good run."""
 
 from pathlib import Path
 
@@ -6,14 +6,16 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.resources import StorageResource
-from pipelines.warehouse.serving import publish_serving_copy
+from pipelines.warehouse import migrate
+from pipelines.warehouse.lake import publish
 
-# Downstream of every table, so a failing blocking check upstream keeps the last good copy.
+# Downstream of every table, so a failing blocking check upstream keeps the last good state.
 _UPSTREAM = [
     ["core", "daily_totals"],
     ["core", "user_daily_totals"],
     ["core", "breakdowns"],
     ["core", "agent_activity"],
+    ["core", "agent_days"],
     ["core", "dim_agent"],
     ["core", "agent_names"],
     ["raw", "report_files"],
@@ -30,12 +32,20 @@ _UPSTREAM = [
     key=["serving", "warehouse_copy"],
     group_name="serving",
     deps=[dg.AssetKey(key) for key in _UPSTREAM],
-    kinds={"duckdb"},
+    kinds={"duckdb", "parquet"},
 )
 def serving_copy(warehouse: DuckDBResource, storage: StorageResource) -> dg.MaterializeResult:
-    """A read-only copy of the warehouse (tables and bi.* views) for BI tools, replaced atomically."""
+    """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
+    it (SERVING_PATH) for BI tools, each file replaced atomically."""
     with warehouse.get_connection() as conn:
-        path = publish_serving_copy(conn, target=Path(storage.serving_path))
+        migrate(conn)
+        result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path))
     return dg.MaterializeResult(
-        metadata={"path": dg.MetadataValue.path(str(path.resolve())), "bytes": dg.MetadataValue.int(path.stat().st_size)}
+        metadata={
+            "path": dg.MetadataValue.path(str(result.serving_path.resolve())),
+            "lake": dg.MetadataValue.path(str(Path(storage.lake_path).resolve())),
+            "partitions_written": dg.MetadataValue.int(result.partitions_written),
+            "partitions_removed": dg.MetadataValue.int(result.partitions_removed),
+            "tables_written_whole": dg.MetadataValue.int(result.tables_written),
+        }
     )

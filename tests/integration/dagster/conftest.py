@@ -25,6 +25,7 @@ def pipeline_env(emulator, tmp_path, monkeypatch):
         "RAW_DIR": str(tmp_path / "raw"),
         "SERVICE_ETAG_CACHE": str(tmp_path / "http-cache.sqlite3"),
         "SERVING_PATH": str(tmp_path / "serving.duckdb"),
+        "LAKE_PATH": str(tmp_path / "lake"),
         "WEBHOOK_SPOOL_DIR": str(tmp_path / "spool"),
         "METRICS_START_DAY": (date.today() - timedelta(days=20)).isoformat(),
     }

@@ -77,6 +77,7 @@ def _serve_report_file(tmp_path: Path, monkeypatch, *, day: date, lines: list[st
         "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
         "WAREHOUSE_PATH": str(tmp_path / "w.duckdb"), "RAW_DIR": str(tmp_path / "raw"),
         "SERVICE_ETAG_CACHE": str(tmp_path / "etag.sqlite3"), "SERVING_PATH": str(tmp_path / "serving.duckdb"),
+        "LAKE_PATH": str(tmp_path / "lake"),
         "METRICS_START_DAY": (day - timedelta(days=3)).isoformat(),
     }.items():
         monkeypatch.setenv(name, value)

@@ -30,6 +30,7 @@ def events_env(tmp_path, monkeypatch) -> dict[str, Path]:
     paths = {
         "WAREHOUSE_PATH": tmp_path / "warehouse.duckdb",
         "SERVING_PATH": tmp_path / "serving.duckdb",
+        "LAKE_PATH": tmp_path / "lake",
         "WEBHOOK_SPOOL_DIR": tmp_path / "spool",
         "RAW_DIR": tmp_path / "raw",
     }

@@ -1,0 +1,219 @@
+"""The Parquet lake BI tools and distributed engines read, and the serving database over it.
+
+Every core, raw, snapshots and events table is written under LAKE_PATH as zstd Parquet. Tables
+with a day are hive-partitioned by it (`core.breakdowns/day=2026-11-01/data.parquet`,
+snapshots by `snapshot_day`, webhook deliveries by the UTC day they were received); each
+partition is written aside and renamed into place, so a reader sees a whole old or a whole new
+partition, never half a file. Writers mark the partitions they change in meta.lake_changes (in
+their own transactions), and a publish rewrites only those and the small unpartitioned tables:
+its cost follows what the run changed, not what the warehouse holds.
+
+The serving database (SERVING_PATH) holds views only: each table reading through to the lake,
+typed as in the warehouse, and the bi.* views over them. It is a few hundred KB, rebuilt and
+renamed into place on each publish; a reader holding it open reads the lake's newest files on
+its next query, since the views list the files when they run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+
+from pipelines._paths import SQL_DIR
+from pipelines.warehouse._sql import run_sql
+
+SCHEMAS = ("core", "raw", "snapshots", "events")
+DATA_FILE = "data.parquet"
+REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
+
+
+@dataclass(frozen=True)
+class Partitioning:
+    column: str  # the hive column in the lake's paths
+    in_file: bool  # False: the table's own column, kept in the path only (hive style)
+
+
+# Tables partitioned by a day; every other table of SCHEMAS is small and written whole.
+_PARTITIONS: dict[str, Partitioning] = {
+    **{f"core.{t}": Partitioning("day", in_file=False)
+       for t in ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "agent_days")},
+    **{f"snapshots.{t}": Partitioning("snapshot_day", in_file=False)
+       for t in ("repositories", "repository_stats", "issues", "org_members", "warnings")},
+    "events.webhook_deliveries": Partitioning("received_day", in_file=True),
+}
+
+
+@dataclass(frozen=True)
+class LakeTable:
+    schema: str
+    table: str
+    columns: tuple[tuple[str, str], ...]  # (name, DuckDB type) in the warehouse's order
+
+    @property
+    def name(self) -> str:
+        return f"{self.schema}.{self.table}"
+
+    @property
+    def partitioning(self) -> Partitioning | None:
+        return _PARTITIONS.get(self.name)
+
+    def _quoted(self) -> str:
+        # Identifiers come from the warehouse's own catalog, never from input.
+        return f'"{self.schema}"."{self.table}"'
+
+    def select(self) -> tuple[str, Any]:
+        """The query of one partition's rows (bound to $day / $start, $end) or of the table."""
+        p = self.partitioning
+        if p is None:
+            return f"SELECT * FROM {self._quoted()}", None
+        if p.in_file:  # received_day: the UTC day of received_at, as a range zone maps can use
+            return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end", "range"
+        return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day', "day"
+
+    def partition_values(self) -> str:
+        p = self.partitioning
+        assert p is not None
+        if p.in_file:
+            return f"SELECT DISTINCT CAST(timezone('UTC', received_at) AS DATE) FROM {self._quoted()}"
+        return f'SELECT DISTINCT "{p.column}" FROM {self._quoted()}'
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    partitions_written: int
+    partitions_removed: int
+    tables_written: int
+    serving_path: Path
+
+
+def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
+    columns: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for schema, table, column, data_type in run_sql(conn, "warehouse/select_lake_columns.sql", schemas=list(SCHEMAS)):
+        columns.setdefault((schema, table), []).append((column, data_type))
+    return [LakeTable(s, t, tuple(cols)) for (s, t), cols in columns.items()]
+
+
+def _write(conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, sql: str, params: dict[str, Any] | None) -> bool:
+    """Write the query's rows as directory/data.parquet, aside then renamed; False if none."""
+    rows = conn.sql(sql, params=params).to_arrow_table()
+    if table.partitioning is not None and rows.num_rows == 0:
+        if directory.exists():
+            shutil.rmtree(directory)
+        return False
+    directory.mkdir(parents=True, exist_ok=True)
+    # Not *.parquet: a reader's glob never picks up a file still being written.
+    staging = directory / f".{DATA_FILE}.{os.getpid()}.tmp"
+    pq.write_table(rows, staging, compression="zstd")
+    with staging.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(staging, directory / DATA_FILE)
+    return True
+
+
+def _day_params(kind: str, day: date) -> dict[str, Any]:
+    if kind == "day":
+        return {"day": day}
+    start = datetime.combine(day, time(), tzinfo=timezone.utc)
+    return {"start": start, "end": start + timedelta(days=1)}
+
+
+def _write_partitions(
+    conn: duckdb.DuckDBPyConnection, table: LakeTable, lake: Path, days: set[date], *, full: bool
+) -> tuple[int, int]:
+    p = table.partitioning
+    assert p is not None
+    root = lake / table.name
+    if full:
+        days = {row[0] for row in conn.execute(table.partition_values()).fetchall()}
+        stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in {x.isoformat() for x in days}]
+        for directory in stale:
+            shutil.rmtree(directory)
+    sql, kind = table.select()
+    written = removed = 0
+    for day in sorted(days):
+        if _write(conn, table, root / f"{p.column}={day.isoformat()}", sql, _day_params(kind, day)):
+            written += 1
+        else:
+            removed += 1
+    return written, removed
+
+
+def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path) -> PublishResult:
+    """Write the changed partitions and the small tables to the lake, then the serving database."""
+    run_sql(conn, "warehouse/limit_publish.sql")
+    changes: dict[str, set[date]] = {}
+    for name, day in run_sql(conn, "warehouse/select_lake_changes.sql"):
+        changes.setdefault(name, set()).add(day)
+    full = REWRITE_ALL in changes or not lake.is_dir()
+    tables = lake_tables(conn)
+    written = removed = whole = 0
+    for table in tables:
+        if table.partitioning is None:
+            sql, _ = table.select()
+            _write(conn, table, lake / table.name, sql, None)
+            whole += 1
+            continue
+        days = {d for d in changes.get(table.name, set()) if d is not None}
+        w, r = _write_partitions(conn, table, lake, days, full=full)
+        written, removed = written + w, removed + r
+    # Every partition asked for is written: forget the marks (this process is the only writer).
+    run_sql(conn, "warehouse/clear_lake_changes.sql")
+    build_serving(tables, lake=lake, target=serving)
+    return PublishResult(written, removed, whole, serving)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _view(table: LakeTable, lake: Path) -> str:
+    """The table as a view over its lake files, cast to the warehouse's types."""
+    columns = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in table.columns)
+    root = lake.resolve() / table.name
+    p = table.partitioning
+    if p is None:
+        if not (root / DATA_FILE).is_file():
+            return _empty_view(table)
+        source = f"read_parquet({_literal(str(root / DATA_FILE))})"
+    else:
+        if not any(root.glob(f"{p.column}=*/{DATA_FILE}")):
+            return _empty_view(table)
+        hive_type = "" if p.in_file else f", hive_types = {{'{p.column}': 'DATE'}}"
+        source = f"read_parquet({_literal(str(root / '*' / DATA_FILE))}, hive_partitioning = true{hive_type})"
+    return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source}'
+
+
+def _empty_view(table: LakeTable) -> str:
+    # A table with no file yet: typed and empty (a glob matching nothing is an error).
+    columns = ", ".join(f'CAST(NULL AS {t}) AS "{c}"' for c, t in table.columns)
+    return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} WHERE false'
+
+
+def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
+    """The serving database: one view per lake table and the bi.* views, renamed into place.
+
+    View definitions are DDL: the lake's paths are written into them as quoted literals (a view
+    cannot hold bound parameters), so the serving database names the lake by absolute path.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f".{target.name}.next")
+    staging.unlink(missing_ok=True)
+    with duckdb.connect(str(staging)) as serving:
+        for schema in (*SCHEMAS, "bi"):
+            serving.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        for table in tables:
+            serving.execute(_view(table, lake))
+        for path in sorted((SQL_DIR / "views").glob("*.sql")):
+            run_sql(serving, f"views/{path.name}")
+        serving.execute("CHECKPOINT")
+    with staging.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(staging, target)
+    return target

@@ -1,0 +1,1 @@
+SELECT DISTINCT table_name, day FROM meta.lake_changes;
