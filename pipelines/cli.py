@@ -424,7 +424,7 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write a self-contained HTML page of agent adoption")
     report.add_argument("--out", type=Path, default=Path("data/report.html"), help="default: data/report.html")
     report.set_defaults(handler=_cmd_report)
-    export = sub.add_parser("export", help="write one bi.* view to CSV or Parquet, from the serving copy")
+    export = sub.add_parser("export", help="write one bi.* view to CSV or Parquet, from the serving database")
     export.add_argument("--view", required=True, help="a bi.* view name, e.g. agent_usage_daily")
     export.add_argument("--format", choices=("csv", "parquet"), default="csv")
     export.add_argument("--out", type=Path, required=True)

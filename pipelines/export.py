@@ -1,6 +1,6 @@
-"""`metrics-etl export`: one bi.* view to CSV or Parquet, read from the serving copy.
+"""`metrics-etl export`: one bi.* view to CSV or Parquet, read from the serving database.
 
-Reads the serving copy (never the warehouse the pipeline writes) when there is one, so an export
+Reads the serving database (never the warehouse the pipeline writes) when there is one, so an export
 neither waits for nor blocks a run. Rows stream through Arrow record batches, so memory stays at
 one batch whatever the view's size; the file appears under its name only once complete.
 """
@@ -31,7 +31,7 @@ class BiError(Exception):
 
 
 class NoWarehouse(BiError):
-    """Neither the serving copy nor the warehouse exists yet."""
+    """Neither the serving database nor the warehouse exists yet."""
 
 
 class UnknownView(BiError):
@@ -40,7 +40,7 @@ class UnknownView(BiError):
 
 @dataclass(frozen=True)
 class BiSources:
-    """Where BI reads from: the serving copy first, the warehouse while there is no copy yet."""
+    """Where BI reads from: the serving database first, the warehouse while there is none yet."""
 
     serving_path: Path
     warehouse_path: Path
@@ -62,7 +62,7 @@ class BiSources:
 
 @contextmanager
 def open_bi(*, sources: BiSources) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to the serving copy (or the warehouse if there is no copy yet)."""
+    """A read-only connection to the serving database (or the warehouse if there is no copy yet)."""
     path = sources.path()
     try:
         conn = duckdb.connect(str(path), read_only=True)

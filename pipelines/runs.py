@@ -184,8 +184,8 @@ def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None 
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
         out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
-    # The serving copy is published once, by the last week: a year's backfill copies the
-    # warehouse once, not once a week (52 copies of a growing file).
+    # The lake and serving database are published once, by the last week: a backfill writes
+    # each changed partition once, not the whole lake's marks week after week.
     landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != _SERVING]
     chunk_start = plan.first_day
     while chunk_start <= plan.last_day:

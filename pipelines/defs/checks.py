@@ -1,7 +1,7 @@
 """Asset checks: each is one query in sql/checks/ answering (failures, detail).
 
 They are reported by the materialization that wrote the table (as `check_specs`), so a
-blocking failure stops everything downstream of it in the same run, such as the serving copy.
+blocking failure stops everything downstream of it in the same run, such as the serving database.
 Each looks at what its run wrote: the usage reports' grain, sign and agent checks run inside
 each report's transaction (a failing report is rolled back); the rest over the run's days or
 fetches. The same queries over the whole history are the audit, a job of its own.

@@ -12,7 +12,7 @@ __all__ = ["render_report", "write_report"]
 
 
 def write_report(*, sources: BiSources, out: Path) -> Path:
-    """Render the report from the serving copy (or the warehouse) and write it to `out` atomically."""
+    """Render the report from the serving database (or the warehouse) and write it to `out` atomically."""
     with open_bi(sources=sources) as conn:
         html = render_report(conn)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -297,6 +297,6 @@ def _page(*, title: str, subtitle: str, body: str) -> str:
         f'<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
         f"<header><h1>{escape(title)}</h1><p>{subtitle}</p></header><main>{body}</main>"
-        "<footer>metrics-etl · read from the bi.* views of the serving copy · self-contained, no network needed</footer>"
+        "<footer>metrics-etl · read from the bi.* views of the serving database · self-contained, no network needed</footer>"
         "</body></html>\n"
     )

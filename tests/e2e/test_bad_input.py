@@ -115,7 +115,7 @@ def test_bad_report_lines_are_quarantined_named_and_the_good_ones_land(case: str
         code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")
     finally:
         stop(emu.process)
-    # The blocking check stops the run (and the serving copy) and names itself.
+    # The blocking check stops the run (and the publish) and names itself.
     assert code == 1
     line = _one_clear_line(output)
     assert f"check quarantine_is_empty on raw/report_files found {len(bad)}" in line

@@ -138,7 +138,7 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Re
         f"{len(list(place.raw_dir.rglob('.*.part')))} partial archive files left by killed runs"
         + f"\n  tables compared: {len(prints)} ({sum(p.rows for p in prints.values()):,} rows), all equal"
         f"\n  secrets searched: {len(secrets)} values and link signatures in {len(logs)} logs, "
-        f"the warehouse and its serving copy, the raw archive, the spool ({spooled} deliveries) "
+        f"the warehouse, its serving database and lake, the raw archive, the spool ({spooled} deliveries) "
         f"and the HTTP cache: none found"
     )
 

@@ -1,4 +1,4 @@
-"""`metrics-etl report` and `metrics-etl export` as a user runs them, on a hand-built serving copy;
+"""`metrics-etl report` and `metrics-etl export` as a user runs them, on a hand-built serving database;
 the page is rendered by headless Chromium to prove the charts are really there."""
 
 import os

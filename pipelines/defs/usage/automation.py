@@ -28,12 +28,12 @@ def build_usage_jobs() -> list:
         dg.define_asset_job(
             DAILY_JOB,
             selection=dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in USAGE_TABLES)) | serving,
-            description="Land the 1-day usage reports of the selected days, then publish the serving copy.",
+            description="Land the 1-day usage reports of the selected days, then publish the serving database.",
         ),
         dg.define_asset_job(
             LATEST_JOB,
             selection=dg.AssetSelection.assets(["usage", "latest_28_day_report"]) | serving,
-            description="Land the latest 28-day usage reports, then publish the serving copy.",
+            description="Land the latest 28-day usage reports, then publish the serving database.",
         ),
     ]
 
