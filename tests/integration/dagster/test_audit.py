@@ -18,7 +18,9 @@ def test_the_audit_checks_the_whole_history_and_finds_what_no_daily_run_looks_at
     defs = build_definitions()
     for days_ago in (9, 8):
         day = (date.today() - timedelta(days=days_ago)).isoformat()
-        assert defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, partition_key=day).success
+        daily = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, partition_key=day)
+        assert daily.success
+        assert not [name for name in _evaluations(daily) if "whole_history_" in name], "a daily run never runs the audit"
 
     audit = defs.resolve_job_def("warehouse_audit_job").execute_in_process(instance=instance)
     checks = _evaluations(audit)
