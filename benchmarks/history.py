@@ -304,7 +304,7 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=365, help="days of history before the probe day")
     parser.add_argument("--users", type=int, default=10_000, help="organization users (the enterprise has 1.5x)")
     parser.add_argument("--checkpoints", default="30,90,180,365", help="history lengths to probe at (comma list)")
-    parser.add_argument("--chunk-days", type=int, default=60, help="most days per build command")
+    parser.add_argument("--chunk-days", type=int, default=365, help="most days per build command (default: one per checkpoint)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build the history home here and keep it")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

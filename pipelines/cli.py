@@ -459,6 +459,9 @@ def _add_quarantine(sub: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pipelines._memory import bound_malloc_arenas
+
+    bound_malloc_arenas()
     args = _parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     return handler(args)

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
+from pipelines._memory import bound_malloc_arenas
 from pipelines.config import Settings
 from pipelines.defs.audit.checks import audit_job, warehouse_audit, warehouse_audit_schedule
 from pipelines.defs.events.assets import webhook_deliveries
@@ -48,4 +49,6 @@ def build_definitions(environ: Mapping[str, str] | None = None) -> dg.Definition
     )
 
 
+# Dagster's code servers and daemon import this module: their runs start threads too.
+bound_malloc_arenas()
 defs = build_definitions()

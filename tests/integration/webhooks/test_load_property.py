@@ -14,8 +14,12 @@ from pipelines._paths import SQL_DIR
 from pipelines.webhooks.load import load_spool
 from pipelines.webhooks.spool import SpoolRecord, encode_record
 
-# Only the events migrations (040-049): the full migrate() per example would dominate the run time.
-_EVENTS_SCHEMA = "\n".join(p.read_text() for p in sorted((SQL_DIR / "schema").glob("04[0-9]_*.sql")))
+# Only the events migrations (040-049) and the lake's change marks the loader writes: the full
+# migrate() per example would dominate the run time.
+_EVENTS_SCHEMA = "\n".join(
+    ["CREATE SCHEMA meta;", (SQL_DIR / "schema" / "029_create_meta_lake_changes.sql").read_text()]
+    + [p.read_text() for p in sorted((SQL_DIR / "schema").glob("04[0-9]_*.sql"))]
+)
 
 _segments = st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=4)
 
