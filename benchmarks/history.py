@@ -1,7 +1,7 @@
 """A daily run on a warehouse with a year of history vs the same day on an empty one (issue 15).
 
     .venv/bin/python -m benchmarks.history [--days 365] [--users 10000] [--checkpoints 30,90,180,365]
-                                           [--chunk-days 60] [--keep DIR] [--seed 1]
+                                           [--chunk-days 365] [--keep DIR] [--seed 1]
     quick: .venv/bin/python -m benchmarks.history --days 20 --users 200 --checkpoints 10,20
 
 Everything runs as a user would: the venv's `metrics-etl run` against the emulator (organization
@@ -9,8 +9,8 @@ Everything runs as a user would: the venv's `metrics-etl run` against the emulat
 command a child process reaped with wait4 for its own peak RSS. The emulator's today is the
 machine's and the probe day P is five days before it, so every day is final and serves the same bytes on
 every fetch. The history is the --days days before P, built oldest first in commands of at most
---chunk-days days into one home (warehouse, serving copy, raw archive, ETag cache, Dagster
-storage with deploy/dagster.yaml, telemetry off); at each checkpoint `run --day P` runs twice
+--chunk-days days into one home (warehouse, lake, serving database, raw archive, ETag cache, Dagster
+storage with deploy/dagster.yaml, telemetry off; LAKE_PATH too); at each checkpoint `run --day P` runs twice
 and the faster counts. The baseline is the same two runs of P in a fresh home, two rounds
 before the history and one after (the machine's load drifts: min and median are printed;
 ratios use the median). From the second run on, P is
@@ -21,7 +21,7 @@ Prints each build command (days, seconds, peak RSS), and per checkpoint the prob
 its landing step (`usage_reports_daily`) and publish step (`serving__warehouse_copy`) from
 Dagster's run storage, the ratios of wall time and landing step to the baseline, peak RSS, and
 the warehouse's size (bytes per user-day row of core.user_daily_totals), the raw archive's and
-the serving copy's. Targets at 365 days x 10,000 users: ratio <= 1.3, peak RSS < 1 GB for every
+the lake's and the serving database's. Targets at 365 days x 10,000 users: ratio <= 1.3, peak RSS < 1 GB for every
 command. Figures, not asserts; the load average is printed. The emulator serves from this
 process, so its CPU competes with the pipeline's on the machine's cores (printed per probe). A
 command that fails stops the benchmark (exit 1) with its days and the end of its stderr, and
@@ -134,6 +134,7 @@ class Sizes:
     user_days: int
     raw: int
     serving: int
+    lake: int
 
     @property
     def per_user_day(self) -> float:
@@ -197,6 +198,7 @@ def _sizes(home: Home) -> Sizes:
         user_days=user_days,
         raw=sum(f.stat().st_size for f in home.raw.rglob("*") if f.is_file()),
         serving=home.serving.stat().st_size if home.serving.exists() else 0,
+        lake=sum(f.stat().st_size for f in (home.root / "lake").rglob("*.parquet")),
     )
 
 
@@ -257,7 +259,7 @@ def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Seque
         print(f"  ratio to the baseline so far: wall {probe.command.seconds / _median_wall(baseline):.2f},"
               f" landing {probe.landing / _median_landing(baseline):.2f}")
         print(f"  warehouse {sizes.warehouse / 1e6:.1f} MB ({sizes.per_user_day:.0f} bytes per user-day,"
-              f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   serving copy {sizes.serving / 1e6:.1f} MB")
+              f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   lake {sizes.lake / 1e6:.1f} MB   serving database {sizes.serving / 1e6:.1f} MB")
     return results, builds
 
 
