@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.history [--days 365] [--users 10000] [--checkpoints 30,90,180,365]
                                            [--chunk-days 365] [--keep DIR] [--seed 1]
     quick: .venv/bin/python -m benchmarks.history --days 20 --users 200 --checkpoints 10,20
+    again, on a kept history: .venv/bin/python -m benchmarks.history --probe-home DIR [--days N]
 
 Everything runs as a user would: the venv's `metrics-etl run` against the emulator (organization
 `acme` of --users users and enterprise `acme-corp` of 1.5 times as many, both levels), each
@@ -238,11 +239,11 @@ def _build(home: Home, env: dict[str, str], *, first: date, last: date, built: i
 
 
 def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Sequence[int], chunk_days: int,
-             baseline: Sequence[Probe]) -> tuple[list[Checkpoint], list[Command]]:
-    """Build the history oldest first, probing P at each checkpoint (ratios to the baseline so far)."""
+             baseline: Sequence[Probe], built: int = 0) -> tuple[list[Checkpoint], list[Command]]:
+    """Build the history oldest first (from `built` days on), probing P at each checkpoint (ratios
+    to the baseline so far)."""
     results: list[Checkpoint] = []
     builds: list[Command] = []
-    built = 0
     for days in checkpoints:
         while built < days:
             size = min(chunk_days, days - built)
@@ -309,6 +310,8 @@ def main() -> int:
     parser.add_argument("--chunk-days", type=int, default=365, help="most days per build command (default: one per checkpoint)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build the history home here and keep it")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--probe-home", type=Path, metavar="DIR",
+                        help="a home kept by an earlier run (--keep) holding --days of history: probe it again, no build")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # progress of a run of hours, also through tee
     if args.keep and args.keep.exists() and any(args.keep.iterdir()):
@@ -324,14 +327,20 @@ def main() -> int:
           f" (+ enterprise {args.users + args.users // 2:,}), probe day {PROBE_DAY}, checkpoints {checkpoints},"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     root = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="bench-history-"))
-    keep = args.keep is not None
+    keep = args.keep is not None or args.probe_home is not None
     try:
         with running_emulator(config) as emu:
             creds = emu.credentials
             baseline = [_baseline(creds, start=start, round_=n) for n in (1, 2)]
-            home = Home(root).create()
-            results, builds = _history(home, home.environment(creds, start=start), start=start,
-                                       checkpoints=checkpoints, chunk_days=args.chunk_days, baseline=baseline)
+            if args.probe_home:  # the same history re-measured after a change, without building it again
+                home = Home(args.probe_home.resolve())
+                results, builds = _history(home, home.environment(creds, start=start), start=start,
+                                           checkpoints=[args.days], chunk_days=args.days, baseline=baseline,
+                                           built=args.days)
+            else:
+                home = Home(root).create()
+                results, builds = _history(home, home.environment(creds, start=start), start=start,
+                                           checkpoints=checkpoints, chunk_days=args.chunk_days, baseline=baseline)
             baseline.append(_baseline(creds, start=start, round_=3))
     except CommandFailed as exc:
         keep = True  # for inspection: its logs/ holds the failed run's full log

@@ -390,7 +390,9 @@ def ingest_report(
     migrate(conn)
     run_sql(conn, "ingest/limit_resources.sql")
     # Looked up before the report's days are replaced, so a re-run keeps the id it had.
-    known = run_sql(conn, "ingest/select_scope_entity_id.sql", scope=ref.scope, scope_name=ref.scope_name)
+    known = run_sql(conn, "ingest/select_scope_entity_id.sql", scope=ref.scope, scope_name=ref.scope_name) or run_sql(
+        conn, "ingest/select_scope_entity_id_from_users.sql", scope=ref.scope, scope_name=ref.scope_name
+    )
     ctx = ReportContext(
         scope=ref.scope,
         scope_name=ref.scope_name,

@@ -6,3 +6,7 @@
 SET threads = 1;
 SET memory_limit = '64MB';
 SET preserve_insertion_order = true;
+-- One checkpoint per run, when the connection closes, not one per report: each checkpoint
+-- writes the metadata of every changed table, a cost that grows with the warehouse (measured
+-- at 180 days x 25,000 users: about 1 s each, four a day). The WAL holds a day's reports.
+SET checkpoint_threshold = '1GB';
