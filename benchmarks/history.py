@@ -326,14 +326,17 @@ def main() -> int:
     print(f"{args.days} days ({start} .. {PROBE_DAY - timedelta(days=1)}) of {args.users:,} organization users"
           f" (+ enterprise {args.users + args.users // 2:,}), probe day {PROBE_DAY}, checkpoints {checkpoints},"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    root = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="bench-history-"))
+    if args.probe_home:
+        root = args.probe_home.resolve()
+    else:
+        root = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="bench-history-"))
     keep = args.keep is not None or args.probe_home is not None
     try:
         with running_emulator(config) as emu:
             creds = emu.credentials
             baseline = [_baseline(creds, start=start, round_=n) for n in (1, 2)]
             if args.probe_home:  # the same history re-measured after a change, without building it again
-                home = Home(args.probe_home.resolve())
+                home = Home(root)
                 results, builds = _history(home, home.environment(creds, start=start), start=start,
                                            checkpoints=[args.days], chunk_days=args.days, baseline=baseline,
                                            built=args.days)
