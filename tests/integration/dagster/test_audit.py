@@ -1,17 +1,9 @@
 from datetime import date, timedelta
 
-import dagster as dg
 import duckdb
 
 from pipelines.definitions import build_definitions
-
-
-def _evaluations(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
-    return {
-        f"{e.asset_check_evaluation_data.asset_key.to_user_string()}:{e.asset_check_evaluation_data.check_name}":
-            e.asset_check_evaluation_data.passed
-        for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
-    }
+from tests.integration.dagster._checks import check_results
 
 
 def test_the_audit_checks_the_whole_history_and_finds_what_no_daily_run_looks_at(emulator, pipeline_env, instance):
@@ -20,16 +12,16 @@ def test_the_audit_checks_the_whole_history_and_finds_what_no_daily_run_looks_at
         day = (date.today() - timedelta(days=days_ago)).isoformat()
         daily = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, partition_key=day)
         assert daily.success
-        assert not [name for name in _evaluations(daily) if "whole_history_" in name], "a daily run never runs the audit"
+        assert not [name for name in check_results(daily) if "whole_history_" in name], "a daily run never runs the audit"
 
     audit = defs.resolve_job_def("warehouse_audit_job").execute_in_process(instance=instance)
-    checks = _evaluations(audit)
+    checks = check_results(audit)
     assert audit.success and checks and all(checks.values()), checks
     assert "core/breakdowns:whole_history_grain_is_unique" in checks
 
     # A duplicate committed behind the pipeline's back (an older release, a hand edit).
     with duckdb.connect(pipeline_env["WAREHOUSE_PATH"]) as conn:
         conn.execute("INSERT INTO core.user_daily_totals SELECT * FROM core.user_daily_totals LIMIT 1")
-    checks = _evaluations(defs.resolve_job_def("warehouse_audit_job").execute_in_process(instance=instance))
+    checks = check_results(defs.resolve_job_def("warehouse_audit_job").execute_in_process(instance=instance))
     assert checks["core/user_daily_totals:whole_history_grain_is_unique"] is False
     assert checks["core/breakdowns:whole_history_grain_is_unique"] is True

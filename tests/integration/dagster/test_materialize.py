@@ -9,6 +9,7 @@ import httpx
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
 from pipelines.definitions import build_definitions
+from tests.integration.dagster._checks import check_results
 
 
 def _days(first: int, last: int) -> tuple[str, str]:
@@ -93,14 +94,6 @@ def _user_record(day: date, user_id: int, interactions: int) -> str:
                        "code_acceptance_activity_count": 1})
 
 
-def _check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
-    return {
-        f"{e.asset_check_evaluation_data.asset_key.to_user_string()}:{e.asset_check_evaluation_data.check_name}":
-            e.asset_check_evaluation_data.passed
-        for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
-    }
-
-
 def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path, monkeypatch, instance):
     day = date.today() - timedelta(days=6)
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), "{not json"])
@@ -108,7 +101,7 @@ def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path
         job = build_definitions().resolve_job_def("usage_daily_job")
         bad = job.execute_in_process(instance=instance, partition_key=day.isoformat(), raise_on_error=False)
         assert not bad.success
-        assert _check_results(bad)["raw/report_files:quarantine_is_empty"] is False
+        assert check_results(bad)["raw/report_files:quarantine_is_empty"] is False
         assert not Path(tmp_path / "serving.duckdb").exists(), "downstream of a failed blocking check must not run"
         with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
             assert conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE user_id = 7").fetchone()[0] == 1
@@ -122,7 +115,7 @@ def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path
     finally:
         emu.__exit__(None, None, None)
     assert next_day.success
-    assert _check_results(next_day)["raw/report_files:quarantine_is_empty"] is True
+    assert check_results(next_day)["raw/report_files:quarantine_is_empty"] is True
     with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT count(DISTINCT day) FROM core.user_daily_totals").fetchone()[0] == 2
         assert conn.execute("SELECT count(*) FROM raw.quarantine").fetchone()[0] == 1
@@ -148,7 +141,7 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     finally:
         emu.__exit__(None, None, None)
     assert not again.success
-    assert _check_results(again)["core/user_daily_totals:grain_is_unique"] is False
+    assert check_results(again)["core/user_daily_totals:grain_is_unique"] is False
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         rows = conn.execute(
             "SELECT user_id, user_initiated_interaction_count FROM core.user_daily_totals WHERE scope = 'organization' ORDER BY 1"
