@@ -68,14 +68,21 @@ class LakeTable:
         # Identifiers come from the warehouse's own catalog, never from input.
         return f'"{self.schema}"."{self.table}"'
 
-    def select(self) -> tuple[str, Any]:
-        """The query of one partition's rows (bound to $day / $start, $end) or of the table."""
+    def select(self) -> str:
+        """The query of one partition's rows (bound by `partition_params`) or of the whole table."""
         p = self.partitioning
         if p is None:
-            return f"SELECT * FROM {self._quoted()}", None
+            return f"SELECT * FROM {self._quoted()}"
         if p.in_file:  # received_day: the UTC day of received_at, as a range zone maps can use
-            return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end", "range"
-        return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day', "day"
+            return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end"
+        return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day'
+
+    def partition_params(self, day: date) -> dict[str, Any]:
+        p = self.partitioning
+        if p is not None and p.in_file:
+            start = datetime.combine(day, time(), tzinfo=timezone.utc)
+            return {"start": start, "end": start + timedelta(days=1)}
+        return {"day": day}
 
     def partition_values(self) -> str:
         p = self.partitioning
@@ -117,13 +124,6 @@ def _write(conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, s
     return True
 
 
-def _day_params(kind: str, day: date) -> dict[str, Any]:
-    if kind == "day":
-        return {"day": day}
-    start = datetime.combine(day, time(), tzinfo=timezone.utc)
-    return {"start": start, "end": start + timedelta(days=1)}
-
-
 def _write_partitions(
     conn: duckdb.DuckDBPyConnection, table: LakeTable, lake: Path, days: set[date], *, full: bool
 ) -> tuple[int, int]:
@@ -135,10 +135,10 @@ def _write_partitions(
         stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in {x.isoformat() for x in days}]
         for directory in stale:
             shutil.rmtree(directory)
-    sql, kind = table.select()
+    sql = table.select()
     written = removed = 0
     for day in sorted(days):
-        if _write(conn, table, root / f"{p.column}={day.isoformat()}", sql, _day_params(kind, day)):
+        if _write(conn, table, root / f"{p.column}={day.isoformat()}", sql, table.partition_params(day)):
             written += 1
         else:
             removed += 1
@@ -156,8 +156,7 @@ def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path) -> Pu
     written = removed = whole = 0
     for table in tables:
         if table.partitioning is None:
-            sql, _ = table.select()
-            _write(conn, table, lake / table.name, sql, None)
+            _write(conn, table, lake / table.name, table.select(), None)
             whole += 1
             continue
         days = {d for d in changes.get(table.name, set()) if d is not None}

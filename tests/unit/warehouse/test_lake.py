@@ -3,20 +3,11 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-import pytest
 
-from pipelines.warehouse import ReportKey, land_report, migrate
+from pipelines.warehouse import ReportKey, land_report
 from pipelines.warehouse.lake import publish
 
 T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def conn(tmp_path: Path):
-    c = duckdb.connect(str(tmp_path / "w.duckdb"))
-    migrate(c)
-    yield c
-    c.close()
 
 
 def _land(conn, day: date, agents: dict[str, int]) -> None:

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from pathlib import Path
 
 import duckdb
 import polars as pl
-import pytest
 
-from pipelines.warehouse import ReportKey, land_report, migrate
+from pipelines.warehouse import ReportKey, land_report
 
 DAY = date(2026, 11, 1)
 KEY = ReportKey("organization", "acme", "1-day", "user", DAY, DAY)
 OTHER_DAY = ReportKey("organization", "acme", "1-day", "user", date(2026, 11, 2), date(2026, 11, 2))
-
-
-@pytest.fixture
-def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    c = duckdb.connect(str(tmp_path / "w.duckdb"))
-    migrate(c)
-    yield c
-    c.close()
 
 
 def _rejects(key: ReportKey, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:

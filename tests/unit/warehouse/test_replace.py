@@ -10,14 +10,6 @@ from pipelines.warehouse import ReportKey, SharedRecordKeys, land_report, migrat
 from pipelines.warehouse.checks import ChecksFailed
 
 
-@pytest.fixture
-def conn(tmp_path: Path):
-    c = duckdb.connect(str(tmp_path / "w.duckdb"))
-    migrate(c)
-    yield c
-    c.close()
-
-
 def _agents(rows: list[tuple[str, str, date, datetime]]) -> pl.DataFrame:
     return pl.DataFrame(
         {
