@@ -31,7 +31,7 @@ from pipelines.ingest.parse import _BLOCK_BYTES, _wire, read_fast
 from pipelines.ingest.screen import line_problems
 from pipelines.transform import ReportContext, transform_records
 from pipelines.warehouse import ReportKey, land_report, migrate
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 SEGMENT_LINES = 10_000
 

@@ -19,7 +19,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pa_parquet
 
 from pipelines.config import Settings
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 Format = Literal["csv", "parquet"]
 FORMATS: tuple[Format, ...] = ("csv", "parquet")

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 
 from pipelines.warehouse import migrate
-from pipelines.warehouse._sql import rollback, run_sql
+from pipelines.warehouse.sql import rollback, run_sql
 
 
 class QuarantineError(Exception):

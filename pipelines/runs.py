@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 import duckdb
 
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 if TYPE_CHECKING:
     from dagster._utils.error import SerializableErrorInfo

@@ -16,7 +16,7 @@ from typing import Any
 import dagster as dg
 import duckdb
 
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import REPORT_CHECKS, CheckOutcome, DataCheck
 
 _ERROR = dg.AssetCheckSeverity.ERROR

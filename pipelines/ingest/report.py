@@ -40,7 +40,7 @@ from pipelines.service import (
 from pipelines.transform import ReportContext, Transformed, empty_records, transform_records
 from pipelines.transform.schema import ENTITY_ID_FIELDS
 from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import CheckOutcome
 
 DEFAULT_BATCH_ROWS = 10_000

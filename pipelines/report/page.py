@@ -10,7 +10,7 @@ from html import escape
 import duckdb
 
 from pipelines.report.svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 _CHANGE_BADGE = {
     "new": ("new", "badge-new"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 _BOTH = frozenset({"aggregate", "user"})
 _DETAIL_CHARS = 2000

@@ -27,7 +27,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 SCHEMAS = ("core", "raw", "snapshots", "events")
 DATA_FILE = "data.parquet"

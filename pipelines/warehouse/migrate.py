@@ -13,7 +13,7 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._sql import rollback, run_sql
+from pipelines.warehouse.sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 

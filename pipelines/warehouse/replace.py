@@ -19,7 +19,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.warehouse._sql import _statements, rollback, run_sql
+from pipelines.warehouse.sql import _statements, rollback, run_sql
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")

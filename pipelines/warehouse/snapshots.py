@@ -8,7 +8,7 @@ from datetime import date
 import duckdb
 import polars as pl
 
-from pipelines.warehouse._sql import rollback, run_sql
+from pipelines.warehouse.sql import rollback, run_sql
 
 SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "warnings")
 

@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._sql import rollback
+from pipelines.warehouse.sql import rollback
 from pipelines.webhooks.spool import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"

@@ -12,7 +12,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.checks import USAGE_RUN_CHECKS, evaluate, report_check_results, report_spec
 from pipelines.warehouse import migrate
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import REPORT_CHECKS, WHOLE_HISTORY, run_checks
 
 AUDIT_PREFIX = "whole_history_"

@@ -16,7 +16,7 @@ from pipelines.ingest.report import IngestResult, ingest_report
 from pipelines.ingest.errors import IngestError
 from pipelines.service import ConfigError, NotFound, ReportRef, ServiceClient, ServiceError, fetch_report_metadata
 from pipelines.warehouse import migrate
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 
 GROUP = "usage"

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse import migrate
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 
 LAST_DAY = date(2026, 3, 31)
 DAYS = 56

@@ -20,7 +20,7 @@ from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
 from pipelines.service.client import ServiceClient
-from pipelines.warehouse._sql import run_sql
+from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import WHOLE_HISTORY
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 

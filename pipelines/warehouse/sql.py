@@ -1,9 +1,14 @@
-"""Run the project's .sql files with named parameters bound per statement."""
+"""The one way the project runs its .sql files: named parameters, bound per statement.
+
+A name is relative to the repository's `sql/`; a `Path` is read as given (a Dagster concern's
+private SQL sits in its own folder).
+"""
 
 from __future__ import annotations
 
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -14,8 +19,8 @@ _PARAM = re.compile(r"\$([a-z_]+)")
 
 
 @cache
-def _statements(name: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    lines = (SQL_DIR / name).read_text().splitlines()
+def _statements(name: str | Path) -> tuple[tuple[str, frozenset[str]], ...]:
+    lines = (name if isinstance(name, Path) else SQL_DIR / name).read_text().splitlines()
     text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
     out = []
     # Our SQL files hold no ';' inside literals, so a split on ';' is exact for them.
@@ -26,8 +31,8 @@ def _statements(name: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
-def run_sql(conn: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> list[tuple]:
-    """Run every statement of `sql/<name>`, each with the parameters it names; rows of the last."""
+def run_sql(conn: duckdb.DuckDBPyConnection, name: str | Path, /, **params: Any) -> list[tuple]:
+    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names; rows of the last."""
     rows: list[tuple] = []
     for body, names in _statements(name):
         bound = {k: params[k] for k in names}
