@@ -208,12 +208,12 @@ class _Gate:
             who = principal.account.login if principal.account else principal.bucket
             return _message(faults.limit_status, f"API rate limit exceeded for {who}.",
                             documentation_url=docs)
-        if request.method == "POST" and request.url.path.endswith(_CONTENT_CREATION):
-            if state.content_creation_burst(principal):
-                request.scope["emulator.limit_refusal"] = True
-                return _message(403, "You have exceeded a secondary rate limit for content "
-                                     "creation. Please wait before you try again.",
-                                {"retry-after": "60"}, documentation_url=docs)
+        if (request.method == "POST" and request.url.path.endswith(_CONTENT_CREATION)
+                and state.content_creation_burst(principal)):
+            request.scope["emulator.limit_refusal"] = True
+            return _message(403, "You have exceeded a secondary rate limit for content "
+                                 "creation. Please wait before you try again.",
+                            {"retry-after": "60"}, documentation_url=docs)
         return None
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send, kind: str,

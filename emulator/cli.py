@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -62,10 +63,8 @@ def run(args: argparse.Namespace) -> int:
                     json.dump(emu.credentials, handle, indent=2)
                 print(f"credentials written to {out}", file=sys.stderr)
             print(emu.base_url, flush=True)
-            try:
+            with contextlib.suppress(KeyboardInterrupt):
                 threading.Event().wait()
-            except KeyboardInterrupt:
-                pass
     except (EmulatorError, OSError) as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 1

@@ -131,7 +131,7 @@ _IDE_NAMES = tuple(_IDES)
 
 def _byte_table(choices: Sequence[Any], weights: Sequence[int]) -> tuple[Any, ...]:
     """byte value -> choice, in proportion to the weights (a weighted draw from one byte)."""
-    pool = [c for c, w in zip(choices, weights) for _ in range(w)]
+    pool = [c for c, w in zip(choices, weights, strict=True) for _ in range(w)]
     return tuple(pool[i * len(pool) // 256] for i in range(256))
 
 
@@ -543,7 +543,7 @@ class ReportData:
             _add(totals, d.totals)
             _add(by_ide.setdefault(d.ide, [0] * 7), d.totals)
             for f, model, rows in d.features:
-                for lang, counts in zip(d.languages, rows):
+                for lang, counts in zip(d.languages, rows, strict=True):
                     _add(cells.setdefault((f, lang, model), [0] * 7), counts)
             if d.cli is not None:
                 cli_present = True
@@ -582,7 +582,7 @@ class ReportData:
             passive = ((window_passive & mask) | review_passive_today) & ~reviewed
             record[self._name(f"{window}_active_assistant_code_review_users")] = reviewed.bit_count()
             record[self._name(f"{window}_passive_assistant_code_review_users")] = passive.bit_count()
-        record.update(zip(COUNT_FIELDS, totals))
+        record.update(zip(COUNT_FIELDS, totals, strict=True))
         record["pull_requests"] = self._pull_requests(scope, day, c, active_today.bit_count())
         record["totals_by_ide"] = [{"ide": k, **_count_dict(v)} for k, v in sorted(by_ide.items())]
         record.update(_aggregate_breakdowns(cells))
@@ -674,11 +674,11 @@ _ZEROS = (0,) * 7
 
 
 def _column_sums(rows: Sequence[Sequence[int]]) -> list[int]:
-    return [sum(col) for col in zip(*rows)]
+    return [sum(col) for col in zip(*rows, strict=True)]
 
 
 def _count_dict(t: Sequence[int]) -> dict[str, int]:
-    return dict(zip(COUNT_FIELDS, t))
+    return dict(zip(COUNT_FIELDS, t, strict=True))
 
 
 def _group(cells: Sequence[tuple[str, str, str, list[int]]], key: Callable[[tuple[str, str, str]], tuple[str, ...]]) -> dict[tuple[str, ...], list[int]]:
@@ -707,13 +707,13 @@ def _user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str
         counts = _COUNTS % tuple(_column_sums(rows) if len(rows) > 1 else rows[0])
         by_feature.append(f'{{"feature":"{f}",{counts}}}')
         by_model_feature.append(f'{{"model":"{model}","feature":"{f}",{counts}}}')
-        for lang, row in zip(languages, rows):
+        for lang, row in zip(languages, rows, strict=True):
             by_language_feature.append(f'{{"language":"{lang}","feature":"{f}",' + _COUNTS % tuple(row) + "}")
         seen = by_model.get(model)
-        by_model[model] = rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows)]
+        by_model[model] = rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows, strict=True)]
     by_language_model = [
         f'{{"language":"{lang}","model":"{model}",' + _COUNTS % tuple(row) + "}"
-        for model, rows in by_model.items() for lang, row in zip(languages, rows)
+        for model, rows in by_model.items() for lang, row in zip(languages, rows, strict=True)
     ]
     return (',"totals_by_feature":[' + ",".join(by_feature)
             + '],"totals_by_language_feature":[' + ",".join(by_language_feature)
@@ -724,7 +724,7 @@ def _user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str
 def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[str, list[dict[str, Any]]]:
     items = [(f, lang, m, counts) for (f, lang, m), counts in cells.items()]
     return {
-        name: [{**dict(zip(keys, values)), **_count_dict(counts)}
+        name: [{**dict(zip(keys, values, strict=True)), **_count_dict(counts)}
                for values, counts in sorted(_group(items, key).items())]
         for name, keys, key in _BREAKDOWNS
     }

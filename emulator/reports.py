@@ -297,7 +297,7 @@ class Reports:
             if cache_key in self._memory:
                 self._memory.move_to_end(cache_key)
                 return self._memory[cache_key], None
-        spooled = tempfile.TemporaryFile()
+        spooled = tempfile.TemporaryFile()  # noqa: SIM115 (a big file is handed to the response, which closes it)
         for chunk in _batched(self._lines(key, index)):
             spooled.write(chunk)
         size = spooled.tell()
