@@ -43,7 +43,7 @@ def world(any_emu: RunningEmulator) -> Iterator[RunningEmulator]:
 
 
 def _client(emu, tmp_path, clock, *, retry: RetryPolicy = RetryPolicy(), **extra) -> ServiceClient:
-    return ServiceClient(settings=settings_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep, retry=retry)
+    return ServiceClient(config=settings_for(emu, tmp_path, **extra).service_config(), clock=clock, sleep=clock.sleep, retry=retry)
 
 
 def _clear_after(emu: RunningEmulator, clock, sleeps: int) -> None:

@@ -1,0 +1,5 @@
+"""Transports the client stacks on the real one (httpx's seam, so tests swap what is below)."""
+
+from pipelines.service._transports.cache import CACHE_IDENTITY, NOT_MODIFIED, CachingTransport
+
+__all__ = ["CACHE_IDENTITY", "NOT_MODIFIED", "CachingTransport"]
