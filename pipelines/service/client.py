@@ -27,7 +27,7 @@ from pipelines.service._failure import failure, link_failure, no_answer
 from pipelines.service._redaction import install_log_redaction
 from pipelines.service._retry import RetryPolicy
 from pipelines.service._stats import Budget, ClientStats, budget_in, budget_of
-from pipelines.service._transports import CACHE_IDENTITY, NOT_MODIFIED, CachingTransport
+from pipelines.service._transports import CACHE_IDENTITY, NOT_MODIFIED, CachingTransport, default_transport
 from pipelines.service.auth import AppAuth
 from pipelines.service.dialect import Dialect, get_dialect
 from pipelines.service.errors import RequestFailed, ServiceError, TransportFailed, redact_url
@@ -81,7 +81,7 @@ class ServiceClient:
         self._waited = 0.0
         self._budgets: dict[str, Budget] = {}
         api_transport = (
-            CachingTransport(transport or httpx.HTTPTransport(), path=config.etag_cache)
+            CachingTransport(transport or default_transport(service_url=self._base_url), path=config.etag_cache)
             if config.etag_cache is not None
             else transport
         )
@@ -263,14 +263,14 @@ class ServiceClient:
                 )
                 self._sleep(decision.wait)
 
-    def _repeatable(self, failure: ServiceError) -> bool:
+    def _repeatable(self, exc: ServiceError) -> bool:
         """Whether the failed request may be sent twice: reads, GraphQL queries, the token exchange."""
-        if not isinstance(failure, (RequestFailed, TransportFailed)):
+        if not isinstance(exc, (RequestFailed, TransportFailed)):
             return True
-        path = urlsplit(failure.url).path
+        path = urlsplit(exc.url).path
         return (
-            failure.method == "GET"
-            or _origin(failure.url) + path == _origin(self._graphql_url) + urlsplit(self._graphql_url).path
+            exc.method == "GET"
+            or _origin(exc.url) + path == _origin(self._graphql_url) + urlsplit(self._graphql_url).path
             or path.endswith("/access_tokens")
         )
 
