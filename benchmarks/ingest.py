@@ -33,8 +33,7 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, out) -> None:
 
     from pipelines.config import Secret, Settings
     from pipelines.ingest import ingest_report
-    from pipelines.service import ReportRef
-    from pipelines.service import ServiceClient
+    from pipelines.service import ReportRef, ServiceClient
 
     settings = Settings(base_url=base_url, token=Secret(token), orgs=("acme",), dialect=dialect)
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))

@@ -151,6 +151,14 @@ def _detail(entry: object) -> ErrorDetail:
     return ErrorDetail(resource=text("resource"), field=text("field"), code=text("code"), message=text("message"))
 
 
+def failed_request(exc: httpx.TransportError, *, default: httpx.Request) -> httpx.Request:
+    """The request that got no answer: the one sent, or one its auth flow sent first (the token exchange)."""
+    try:
+        return exc.request
+    except RuntimeError:  # httpx's way of saying the error carries no request
+        return default
+
+
 def no_answer(*, method: str, url: str, exc: httpx.TransportError, unanswered_setting: str | None) -> TransportFailed:
     """The error for a request that got no answer.
 

@@ -23,7 +23,7 @@ import httpx
 from pipelines.service import graphql as _graphql
 from pipelines.service._answer import Answer
 from pipelines.service._config import ServiceConfig
-from pipelines.service._failure import failure, link_failure, no_answer
+from pipelines.service._failure import failed_request, failure, link_failure, no_answer
 from pipelines.service._redaction import install_log_redaction
 from pipelines.service._retry import RetryPolicy
 from pipelines.service._stats import Budget, ClientStats, budget_in, budget_of
@@ -67,12 +67,10 @@ class ServiceClient:
         self._sleep = sleep
         self._retry = retry
         self._auth = config.auth
-        self._trusted = {_origin(self._base_url), _origin(self._graphql_url)}
         # Which setting names each configured host, to say what to fix when it cannot be reached.
-        self._setting_of = {
-            _origin(self._graphql_url): "SERVICE_GRAPHQL_URL",
-            _origin(self._base_url): "SERVICE_BASE_URL",
-        }
+        graphql, base = _origin(self._graphql_url), _origin(self._base_url)
+        self._setting_of = {graphql: "SERVICE_GRAPHQL_URL", base: "SERVICE_BASE_URL"}
+        self._trusted = {graphql, base}
         self._answered: set[str] = set()
         self._lock = threading.Lock()
         self._requests = 0
@@ -221,7 +219,7 @@ class ServiceClient:
                 response = self._api.send(request, auth=auth)
             except httpx.TransportError as exc:
                 # The failed request may be the token exchange the auth flow sent first.
-                failed = _request_of(exc, default=request)
+                failed = failed_request(exc, default=request)
                 origin = _origin(str(failed.url))
                 unanswered = self._setting_of.get(origin) if origin not in self._answered else None
                 raise no_answer(
@@ -297,13 +295,6 @@ class ServiceClient:
         if (budget := budget_in(response.headers)) is not None:
             with self._lock:
                 self._budgets[budget.resource or "core"] = budget
-
-
-def _request_of(exc: httpx.TransportError, *, default: httpx.Request) -> httpx.Request:
-    try:
-        return exc.request
-    except RuntimeError:  # httpx's way of saying the error carries no request
-        return default
 
 
 def _origin(url: str) -> str:

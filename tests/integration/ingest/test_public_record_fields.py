@@ -18,8 +18,7 @@ from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef
-from pipelines.service import ServiceClient
+from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import WHOLE_HISTORY
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY

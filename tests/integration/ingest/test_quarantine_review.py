@@ -15,8 +15,7 @@ from emulator.reportfile import write_report_file
 from pipelines.cli import main
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef
-from pipelines.service import ServiceClient
+from pipelines.service import ReportRef, ServiceClient
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)

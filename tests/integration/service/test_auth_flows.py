@@ -10,7 +10,7 @@ from pipelines.cli import main
 from pipelines.config import Settings
 from pipelines.service import AppAuth, AuthenticationFailed, Secret, ServiceClient, oauth_login
 
-from .conftest import env_for, settings_for
+from .conftest import config_for, env_for, settings_for
 
 
 def _app_exchanges(emu) -> int:
@@ -19,7 +19,7 @@ def _app_exchanges(emu) -> int:
 
 def test_one_installation_token_exchange_serves_many_requests(emu, tmp_path, clock) -> None:
     before = _app_exchanges(emu)
-    with ServiceClient(config=settings_for(emu, tmp_path, auth="app").service_config(), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path, auth="app"), clock=clock, sleep=clock.sleep) as client:
         for _ in range(12):
             client.get_json(path="/orgs/acme/members", conditional=False)
         assert client.stats.token_exchanges == 1

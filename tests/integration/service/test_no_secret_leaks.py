@@ -24,7 +24,7 @@ from pipelines.service import (
     open_report_file,
 )
 
-from .conftest import settings_for
+from .conftest import config_for, settings_for
 
 
 def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, caplog) -> None:
@@ -42,7 +42,7 @@ def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, ca
         errors.append(info.value)
 
     ref = ReportRef(scope="organization", scope_name="acme", kind="28-day", level="user")
-    with ServiceClient(config=settings_for(emu, tmp_path).service_config(), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         list(client.paginate(path="/orgs/acme/members", params={"per_page": 3}))
         client.get_json(path="/orgs/acme/members")
         expect(NotFound, lambda: client.get_json(path="/repos/acme/none"))
@@ -76,7 +76,7 @@ def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, ca
     assert not authenticated.url.path.endswith("/access_tokens"), "no second exchange"
     secrets.add(authenticated.headers["Authorization"].split()[-1])
 
-    with ServiceClient(config=settings_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123").service_config(), clock=clock, sleep=clock.sleep) as bad:
+    with ServiceClient(config=config_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123"), clock=clock, sleep=clock.sleep) as bad:
         expect(AuthenticationFailed, lambda: bad.get_json(path="/user"))
     secrets.add("wrong-token-abcdef123")
 
