@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from emulator import EmulatorConfig, FaultSpec, running_emulator  # noqa: E402
 from pipelines.config import Secret, Settings  # noqa: E402
-from pipelines.service.client import ServiceClient  # noqa: E402
+from pipelines.service import ServiceClient  # noqa: E402
 from pipelines.snapshots import SnapshotResult, SnapshotSettings, run_snapshot  # noqa: E402
 from pipelines.warehouse import migrate  # noqa: E402
 
@@ -54,7 +54,7 @@ def _run(emu, *, cache: Path, conn: duckdb.DuckDBPyConnection) -> tuple[Snapshot
         etag_cache=cache,
     )
     started = time.perf_counter()
-    with ServiceClient(settings=settings) as client:
+    with ServiceClient(config=settings.service_config()) as client:
         result = run_snapshot(client, conn, settings=SnapshotSettings(orgs=(creds["org"],)), day=DAY)
     return result, time.perf_counter() - started
 

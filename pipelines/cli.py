@@ -12,10 +12,12 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from pipelines.config import Settings
     from pipelines.quarantine import QuarantinedLine, Selection
+    from pipelines.service import AccessProblem, Budget
 
 
 def _cmd_emulator(args: argparse.Namespace) -> int:
@@ -167,15 +169,106 @@ def _with_settings(run: Callable[..., int]) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from pipelines.service.commands import run_check
+    return _with_settings(_check)
 
-    return _with_settings(run_check)
+
+def _check(*, settings: Settings, out: TextIO) -> int:
+    """One line per problem, or one OK line naming what is readable and the budget; exit 0 or 1."""
+    import dataclasses
+
+    from pipelines.service import ConfigError, ServiceClient, check_access
+
+    problems: list[str] = []
+    if settings.token is None and not settings.uses_app:
+        problems.append(
+            "no credentials: set SERVICE_TOKEN, run `metrics-etl login`, or set SERVICE_APP_ID, "
+            "SERVICE_APP_PRIVATE_KEY(_PATH) and SERVICE_INSTALLATION_ID"
+        )
+    if not settings.scopes:
+        problems.append("no report scope: set SERVICE_ORG or SERVICE_ENTERPRISE (comma lists for several)")
+    try:
+        # A check must answer now: never wait for a rate-limit reset, never touch the ETag cache.
+        config = dataclasses.replace(settings.service_config(), rate_limit_max_wait=0.0, etag_cache=None)
+        client = ServiceClient(config=config)
+    except ConfigError as exc:
+        problems.append(f"configuration: {exc}")
+    else:
+        with client:
+            check = check_access(client, settings.scopes)
+        # Every call fails alike on bad credentials: one line per problem, not per call.
+        failed: dict[str, str] = {}
+        for problem in check.problems:
+            failed.setdefault(_problem_label(problem), str(problem.error))
+        problems += [f"{label}: {text}" for label, text in failed.items()]
+    for line in problems:
+        print(line, file=out)
+    if problems:
+        return 1
+    readable = "; ".join(
+        f"{a.scope} {a.scope_name!r} readable (no 28-day report yet)" if a.report is None
+        else f"{a.scope} {a.scope_name!r} 28-day report readable ({a.report.start_day}..{a.report.end_day})"
+        for a in check.readable
+    )
+    print(f"OK: {client.base_url}: {readable}; {_budget_text(check.budget)}", file=out)
+    return 0
+
+
+def _problem_label(problem: AccessProblem) -> str:
+    if problem.kind == "unknown_scope" and problem.scope is not None:
+        scope, name = problem.scope
+        variable = "SERVICE_ORG" if scope == "organization" else "SERVICE_ENTERPRISE"
+        return f"unknown {scope} {name!r} in {variable}"
+    return problem.kind.replace("_", " ")
+
+
+def _budget_text(budget: Budget | None) -> str:
+    if budget is None or budget.remaining is None:
+        return "rate limit budget unknown"
+    reset = datetime.fromtimestamp(budget.reset, tz=UTC).isoformat(timespec="seconds") if budget.reset else "unknown"
+    return f"rate limit {budget.remaining}/{budget.limit} remaining, resets {reset}"
 
 
 def _cmd_login(args: argparse.Namespace) -> int:
-    from pipelines.service.commands import run_login
+    return _with_settings(_login)
 
-    return _with_settings(run_login)
+
+def _login(*, settings: Settings, out: TextIO) -> int:
+    """The OAuth authorization-code flow; stores the token (0600) at SERVICE_TOKEN_FILE."""
+    import webbrowser
+
+    from pipelines.service import ServiceError, oauth_login
+
+    required = (
+        ("SERVICE_OAUTH_URL (or SERVICE_BASE_URL)", settings.oauth_url),
+        ("SERVICE_CLIENT_ID", settings.client_id),
+        ("SERVICE_CLIENT_SECRET", settings.client_secret),
+    )
+    if missing := [name for name, value in required if not value]:
+        for name in missing:
+            print(f"login needs {name}", file=out)
+        return 1
+    assert settings.oauth_url and settings.client_id and settings.client_secret
+
+    def show(url: str) -> object:
+        print(f"Open this address to authorize metrics-etl:\n  {url}", file=out, flush=True)
+        return webbrowser.open(url)
+
+    try:
+        path = oauth_login(
+            oauth_url=settings.oauth_url,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+            token_file=settings.token_file,
+            open_browser=show,
+        )
+    except ServiceError as exc:
+        print(f"login failed: {exc}", file=out)
+        return 1
+    except OSError as exc:
+        print(f"login failed: cannot store the token at {settings.token_file}: {exc.strerror}", file=out)
+        return 1
+    print(f"OK: token stored in {path} (owner-only permissions)", file=out)
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

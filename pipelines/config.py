@@ -15,9 +15,8 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from pipelines.service._secret import Secret
+from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
-from pipelines.service.errors import ConfigError
 
 __all__ = ["DEFAULT_API_VERSION", "Secret", "Settings"]
 
@@ -83,6 +82,27 @@ class Settings:
             env.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
         env.update(environ)
         return _parse(env)
+
+    def service_config(self) -> ServiceConfig:
+        """The service client's configuration: an app installation if one is set, else the token."""
+        base_url = self.require_base_url()
+        auth: TokenAuth | AppAuth | None = None
+        if self.app_id and self.app_private_key and self.installation_id:
+            auth = AppAuth(
+                app_id=self.app_id, private_key=self.app_private_key, installation_id=self.installation_id,
+                base_url=base_url,
+            )
+        elif self.token is not None:
+            auth = TokenAuth(token=self.token)
+        return ServiceConfig(
+            base_url=base_url,
+            graphql_url=self.graphql_url,
+            api_version=self.api_version,
+            dialect=self.dialect,
+            auth=auth,
+            rate_limit_max_wait=self.rate_limit_max_wait,
+            etag_cache=self.etag_cache,
+        )
 
 
 def _text(env: Mapping[str, str], name: str) -> str | None:

@@ -71,7 +71,7 @@ class ServiceResource(dg.ConfigurableResource):
 
     @contextmanager
     def client(self) -> Iterator[ServiceClient]:
-        with ServiceClient(settings=self.settings()) as client:
+        with ServiceClient(config=self.settings().service_config()) as client:
             yield client
 
 

@@ -1,7 +1,16 @@
-"""Talks to the platform (no Dagster, no DuckDB). The public surface is re-exported here."""
+"""Talks to the platform (no Dagster, no DuckDB, nothing else of ``pipelines``).
 
-from pipelines.service.auth import AppAuth, TokenAuth, oauth_login
-from pipelines.service.client import Budget, ClientStats, RetryPolicy, ServiceClient
+The public surface is re-exported here; modules with a leading underscore are private.
+"""
+
+from pipelines.service._config import ServiceConfig
+from pipelines.service._oauth import oauth_login
+from pipelines.service._retry import RetryPolicy
+from pipelines.service._secret import Secret
+from pipelines.service._stats import Budget, ClientStats
+from pipelines.service.access import AccessCheck, AccessProblem, ProblemKind, ScopeAccess, check_access
+from pipelines.service.auth import AppAuth, TokenAuth
+from pipelines.service.client import ServiceClient
 from pipelines.service.dialect import DIALECTS, Dialect, get_dialect
 from pipelines.service.errors import (
     AuthenticationFailed,
@@ -29,6 +38,8 @@ from pipelines.service.reports import ReportMetadata, ReportRef, ReportStream, f
 
 __all__ = [
     "DIALECTS",
+    "AccessCheck",
+    "AccessProblem",
     "AppAuth",
     "AuthenticationFailed",
     "Budget",
@@ -43,21 +54,26 @@ __all__ = [
     "Misdirected",
     "NotFound",
     "PermissionDenied",
+    "ProblemKind",
     "RateLimited",
     "ReportMetadata",
     "ReportRef",
     "ReportStream",
     "RequestFailed",
     "RetryPolicy",
+    "ScopeAccess",
     "SecondaryRateLimited",
+    "Secret",
     "ServerError",
     "ServiceClient",
+    "ServiceConfig",
     "ServiceError",
     "TokenAuth",
     "TransportFailed",
     "TruncatedDownload",
     "Unreachable",
     "VersionRejected",
+    "check_access",
     "fetch_report_metadata",
     "get_dialect",
     "oauth_login",

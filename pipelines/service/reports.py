@@ -92,7 +92,8 @@ def fetch_report_metadata(client: ServiceClient, ref: ReportRef) -> ReportMetada
             start = date.fromisoformat(body["report_start_day"])
             end = date.fromisoformat(body["report_end_day"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ServiceError(f"GET {client.base_url}{path}: unexpected report metadata ({type(exc).__name__}: {exc})") from None
+        problem = f"{type(exc).__name__}: {exc}"
+        raise ServiceError(f"GET {client.base_url}{path}: unexpected report metadata ({problem})") from None
     return ReportMetadata(ref=ref, start_day=start, end_day=end, links=links)
 
 

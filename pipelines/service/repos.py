@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from pipelines.service.errors import GraphQLNotFound
@@ -31,7 +31,7 @@ _QUERIES = Path(__file__).parent / "queries"
 
 def get_repository(client: ServiceClient, *, owner: str, name: str) -> Record:
     """`GET /repos/{owner}/{repo}`; raises NotFound / PermissionDenied as the client does."""
-    return client.get_json(path=_repo_path(owner=owner, name=name))
+    return cast(Record, client.get_json(path=_repo_path(owner=owner, name=name)))
 
 
 def list_org_repositories(client: ServiceClient, *, org: str) -> Iterator[Record]:
@@ -53,10 +53,11 @@ def create_repository(
     client: ServiceClient, *, name: str, description: str = "", private: bool = False, auto_init: bool = False
 ) -> Record:
     """`POST /user/repos`: a repository owned by the authenticated user."""
-    return client.post_json(
+    answer = client.post_json(
         path="/user/repos",
         json={"name": name, "description": description, "private": private, "auto_init": auto_init},
     )
+    return cast(Record, answer)
 
 
 def create_issue(
@@ -69,20 +70,22 @@ def create_issue(
     labels: Sequence[str] = (),
 ) -> Record:
     """`POST /repos/{owner}/{repo}/issues`."""
-    return client.post_json(
+    answer = client.post_json(
         path=f"{_repo_path(owner=owner, name=name)}/issues",
         json={"title": title, "body": body, "labels": list(labels)},
     )
+    return cast(Record, answer)
 
 
 def create_pull_request(
     client: ServiceClient, *, owner: str, name: str, title: str, head: str, base: str, body: str = ""
 ) -> Record:
     """`POST /repos/{owner}/{repo}/pulls`."""
-    return client.post_json(
+    answer = client.post_json(
         path=f"{_repo_path(owner=owner, name=name)}/pulls",
         json={"title": title, "head": head, "base": base, "body": body},
     )
+    return cast(Record, answer)
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ def _ingest_in_child() -> None:
 
     settings = Settings(base_url=base_url, token=Secret(token), orgs=(org,), dialect=dialect, etag_cache=None)
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
-    with ServiceClient(settings=settings) as client:
+    with ServiceClient(config=settings.service_config()) as client:
         ingest_report(client=client, ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
                       conn=conn, raw_dir=Path(work) / "raw")
     quarantined = conn.execute("SELECT line_number, reason, length(line_text) FROM raw.quarantine ORDER BY 1").fetchall()
@@ -278,7 +278,7 @@ def test_a_graphql_errors_answer_raises_naming_the_endpoint_and_the_message(emul
     settings = Settings.from_env(environ={
         "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ETAG_CACHE": str(tmp_path / "cache"),
     })
-    with ServiceClient(settings=settings) as client, pytest.raises(GraphQLError) as raised:
+    with ServiceClient(config=settings.service_config()) as client, pytest.raises(GraphQLError) as raised:
         client.graphql(query='query { repository(owner: "acme", name: "ghost") { id } }')
     assert str(raised.value) == (
         f"POST {creds['graphql_url']} GraphQL errors: Could not resolve to a Repository with the name 'acme/ghost'."

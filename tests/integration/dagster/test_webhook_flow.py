@@ -41,7 +41,7 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
                           events=("issues", "pull_request"))
         settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), etag_cache=None)
         before = len(emulator.stats()["deliveries"])
-        with ServiceClient(settings=settings) as client:
+        with ServiceClient(config=settings.service_config()) as client:
             repo = client.get_json(path=f"/orgs/{creds['org']}/repos")[0]
             owner, name = repo["full_name"].split("/")
             issue = create_issue(client, owner=owner, name=name, title="agent rollout feedback")

@@ -7,7 +7,7 @@ import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Secret, Settings
-from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service import RetryPolicy, ServiceClient
 
 TODAY = date(2026, 11, 20)
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
@@ -34,7 +34,7 @@ def client(emu) -> Iterator[ServiceClient]:
         orgs=(creds["org"],),
         dialect=creds["dialect"],
     )
-    with ServiceClient(settings=settings, retry=FAST_RETRY) as c:
+    with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as c:
         yield c
 
 

@@ -18,8 +18,7 @@ from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef
-from pipelines.service.client import ServiceClient
+from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import WHOLE_HISTORY
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
@@ -54,7 +53,7 @@ def _client(emu) -> ServiceClient:
     creds = emu.credentials
     settings = Settings(base_url=creds["base_url"], graphql_url=creds["graphql_url"], token=Secret(creds["token"]),
                         orgs=(creds["org"],), dialect=creds["dialect"])
-    return ServiceClient(settings=settings, retry=FAST_RETRY)
+    return ServiceClient(config=settings.service_config(), retry=FAST_RETRY)
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from emulator.reportfile import write_report_file
 from pipelines.cli import main
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef
-from pipelines.service.client import ServiceClient
+from pipelines.service import ReportRef, ServiceClient
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -41,7 +40,7 @@ def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
         creds = emu.credentials
         settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), orgs=(creds["org"],),
                             dialect=creds["dialect"])
-        with ServiceClient(settings=settings, retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
+        with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
             return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
 
 

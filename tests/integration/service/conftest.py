@@ -10,6 +10,7 @@ import pytest
 
 from emulator import EmulatorConfig, FaultSpec, RunningEmulator, running_emulator
 from pipelines.config import Settings
+from pipelines.service import ServiceConfig
 
 TODAY = date(2026, 11, 20)
 
@@ -85,6 +86,10 @@ def env_for(emu: RunningEmulator, tmp_path: Path, *, auth: str = "token", **extr
 
 def settings_for(emu: RunningEmulator, tmp_path: Path, *, auth: str = "token", **extra: str) -> Settings:
     return Settings.from_env(environ=env_for(emu, tmp_path, auth=auth, **extra))
+
+
+def config_for(emu: RunningEmulator, tmp_path: Path, *, auth: str = "token", **extra: str) -> ServiceConfig:
+    return settings_for(emu, tmp_path, auth=auth, **extra).service_config()
 
 
 @pytest.fixture(scope="session")

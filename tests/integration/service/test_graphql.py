@@ -2,7 +2,7 @@ import pytest
 
 from pipelines.service import GraphQLError, ServiceClient
 
-from .conftest import settings_for
+from .conftest import config_for
 
 STATS = """
 query Stats($owner: String!, $name: String!) {
@@ -12,7 +12,7 @@ query Stats($owner: String!, $name: String!) {
 
 
 def test_a_query_with_typed_variables_returns_its_data(emu, tmp_path, clock) -> None:
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         repo = next(client.paginate(path="/orgs/acme/repos"))
         data = client.graphql(query=STATS, variables={"owner": "acme", "name": repo["name"]})
     assert data["repository"]["name"] == repo["name"]
@@ -21,7 +21,7 @@ def test_a_query_with_typed_variables_returns_its_data(emu, tmp_path, clock) -> 
 
 def test_every_error_message_is_carried(emu, tmp_path, clock) -> None:
     query = "query { repository(owner: \"acme\", name: \"x\") { nope alsoNope } }"
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         with pytest.raises(GraphQLError) as info:
             client.graphql(query=query)
     assert len(info.value.messages) == 2
@@ -29,7 +29,7 @@ def test_every_error_message_is_carried(emu, tmp_path, clock) -> None:
 
 
 def test_errors_in_an_http_200_answer_still_raise(emu, tmp_path, clock) -> None:
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         with pytest.raises(GraphQLError) as info:
             client.graphql(query=STATS, variables={"owner": "acme", "name": "no-such-repository"})
         assert client.stats.retries == {}

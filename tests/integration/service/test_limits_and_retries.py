@@ -13,14 +13,14 @@ from pipelines.service import (
     TransportFailed,
 )
 
-from .conftest import settings_for
+from .conftest import config_for
 
 MEMBERS = "/orgs/acme/members"
 REPORT = "/orgs/acme/assistant/metrics/reports/organization-28-day/latest"
 
 
 def _client(emu, tmp_path, clock, **extra):
-    return ServiceClient(settings=settings_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep)
+    return ServiceClient(config=config_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep)
 
 
 def test_spent_rate_limit_waits_until_the_reset_then_succeeds(emu, tmp_path, clock) -> None:
@@ -77,7 +77,7 @@ def test_a_disabled_policy_is_named_as_such(emu, tmp_path, clock) -> None:
 def test_a_burst_of_server_errors_is_retried_with_growing_backoff(emu, tmp_path, clock) -> None:
     emu.set_faults(FaultSpec(error_rate=1.0))
     policy = RetryPolicy(max_attempts=4, backoff_initial=1.0, backoff_max=30.0)
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep, retry=policy) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep, retry=policy) as client:
         with pytest.raises(ServerError) as info:
             client.get_json(path=MEMBERS, conditional=False)
         assert client.stats.retries == {"server_error": 3}
@@ -86,7 +86,7 @@ def test_a_burst_of_server_errors_is_retried_with_growing_backoff(emu, tmp_path,
 
     clock.sleeps.clear()
     clock.on_sleep = lambda: emu.set_faults(FaultSpec())
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep, retry=policy) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep, retry=policy) as client:
         assert client.get_json(path=MEMBERS, conditional=False)
     assert len(clock.sleeps) == 1
 

@@ -1,5 +1,6 @@
 """No token, private key, client secret, OAuth code or signed query in any log record or error."""
 
+import dataclasses
 import logging
 import traceback
 from pathlib import Path
@@ -8,13 +9,13 @@ import httpx
 import pytest
 
 from emulator import FaultSpec
-from pipelines.config import Secret
 from pipelines.service import (
     AppAuth,
     AuthenticationFailed,
     LinkExpired,
     NotFound,
     ReportRef,
+    Secret,
     ServiceClient,
     ServiceError,
     TruncatedDownload,
@@ -23,7 +24,7 @@ from pipelines.service import (
     open_report_file,
 )
 
-from .conftest import settings_for
+from .conftest import config_for, settings_for
 
 
 def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, caplog) -> None:
@@ -41,7 +42,7 @@ def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, ca
         errors.append(info.value)
 
     ref = ReportRef(scope="organization", scope_name="acme", kind="28-day", level="user")
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         list(client.paginate(path="/orgs/acme/members", params={"per_page": 3}))
         client.get_json(path="/orgs/acme/members")
         expect(NotFound, lambda: client.get_json(path="/repos/acme/none"))
@@ -61,14 +62,21 @@ def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, ca
         app_id=app_settings.app_id,
         private_key=app_settings.app_private_key,
         installation_id=app_settings.installation_id,
+        base_url=app_settings.base_url,
         clock=clock,
     )
-    with ServiceClient(settings=app_settings, clock=clock, sleep=clock.sleep, credentials=auth) as app:
+    app_config = dataclasses.replace(app_settings.service_config(), auth=auth)
+    with ServiceClient(config=app_config, clock=clock, sleep=clock.sleep) as app:
         app.get_json(path="/orgs/acme/members", conditional=False)
-    # The cached installation token, read back without another exchange.
-    secrets.add(auth.authorization(exchange=lambda _jwt: pytest.fail("no second exchange")).split()[-1])
+    # The cached installation token, read back without another exchange: the flow's first
+    # request is then the one it authenticates.
+    flow = auth.sync_auth_flow(httpx.Request("GET", f"{emu.base_url}/user"))
+    authenticated = next(flow)
+    flow.close()
+    assert not authenticated.url.path.endswith("/access_tokens"), "no second exchange"
+    secrets.add(authenticated.headers["Authorization"].split()[-1])
 
-    with ServiceClient(settings=settings_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123"), clock=clock, sleep=clock.sleep) as bad:
+    with ServiceClient(config=config_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123"), clock=clock, sleep=clock.sleep) as bad:
         expect(AuthenticationFailed, lambda: bad.get_json(path="/user"))
     secrets.add("wrong-token-abcdef123")
 

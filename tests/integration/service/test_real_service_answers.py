@@ -23,7 +23,7 @@ from pipelines.service import (
     Unreachable,
 )
 
-from .conftest import TODAY, settings_for
+from .conftest import TODAY, config_for
 
 DOCS = {"service": "https://docs.service.example/rest", "github": "https://docs.github.com/rest"}
 OTHER = {"service": "github", "github": "service"}
@@ -43,7 +43,7 @@ def world(any_emu: RunningEmulator) -> Iterator[RunningEmulator]:
 
 
 def _client(emu, tmp_path, clock, *, retry: RetryPolicy = RetryPolicy(), **extra) -> ServiceClient:
-    return ServiceClient(settings=settings_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep, retry=retry)
+    return ServiceClient(config=config_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep, retry=retry)
 
 
 def _clear_after(emu: RunningEmulator, clock, sleeps: int) -> None:

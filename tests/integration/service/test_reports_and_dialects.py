@@ -17,7 +17,7 @@ from pipelines.service import (
     open_report_file,
 )
 
-from .conftest import TODAY, settings_for
+from .conftest import TODAY, config_for, settings_for
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
@@ -34,7 +34,7 @@ def _read(client: ServiceClient, link: str) -> tuple[int | None, bytes]:
 def test_both_dialects_serve_metadata_downloads_and_listings(dialect_emu, tmp_path, clock) -> None:
     settings = settings_for(dialect_emu, tmp_path)
     assert settings.dialect == dialect_emu.credentials["dialect"]
-    with ServiceClient(settings=settings, clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=settings.service_config(), clock=clock, sleep=clock.sleep) as client:
         for level in ("aggregate", "user"):
             ref = ReportRef(scope="organization", scope_name="acme", kind="28-day", level=level)
             metadata = fetch_report_metadata(client, ref)
@@ -50,7 +50,7 @@ def test_both_dialects_serve_metadata_downloads_and_listings(dialect_emu, tmp_pa
         assert one_day is not None and one_day.start_day == one_day.end_day == day
         assert list(client.paginate(path="/orgs/acme/members"))
     old_version = settings_for(dialect_emu, tmp_path, SERVICE_API_VERSION="1999-01-01")
-    with ServiceClient(settings=old_version, clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=old_version.service_config(), clock=clock, sleep=clock.sleep) as client:
         with pytest.raises(VersionRejected, match="1999-01-01"):
             client.get_json(path="/orgs/acme/members")
     # The other dialect's report path is not there: the wire names really differ.
@@ -65,13 +65,13 @@ def test_both_dialects_serve_metadata_downloads_and_listings(dialect_emu, tmp_pa
 @pytest.mark.parametrize(("scope", "name"), [("organization", "acme"), ("enterprise", "acme-corp")])
 def test_a_day_not_yet_available_is_none(emu, tmp_path, clock, scope, name) -> None:
     ref = ReportRef(scope=scope, scope_name=name, kind="1-day", level="aggregate", day=TODAY + timedelta(days=2))
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         assert fetch_report_metadata(client, ref) is None
 
 
 def test_a_truncated_download_raises_with_its_byte_counts(emu, tmp_path, clock) -> None:
     ref = ReportRef(scope="organization", scope_name="acme", kind="28-day", level="user")
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         link = fetch_report_metadata(client, ref).links[0]
         emu.set_faults(FaultSpec(truncate_rate=1.0))
         with pytest.raises(TruncatedDownload) as info:
@@ -82,7 +82,7 @@ def test_a_truncated_download_raises_with_its_byte_counts(emu, tmp_path, clock) 
 
 def test_an_altered_or_expired_link_raises_link_expired(emu, tmp_path, clock) -> None:
     ref = ReportRef(scope="organization", scope_name="acme", kind="28-day", level="aggregate")
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         link = fetch_report_metadata(client, ref).links[0]
         tampered = link[:-4] + ("0000" if not link.endswith("0000") else "1111")
         with pytest.raises(LinkExpired) as info:
@@ -96,6 +96,6 @@ def test_an_altered_or_expired_link_raises_link_expired(emu, tmp_path, clock) ->
 
 def test_an_unknown_org_is_not_found_for_the_28_day_report(emu, tmp_path, clock) -> None:
     ref = ReportRef(scope="organization", scope_name="no-such-org", kind="28-day", level="aggregate")
-    with ServiceClient(settings=settings_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
+    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
         with pytest.raises(NotFound):
             fetch_report_metadata(client, ref)

@@ -6,7 +6,7 @@ import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Secret, Settings
-from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.warehouse import migrate
 
 # Retries stay on (the collector must cope with them) but back off in milliseconds.
@@ -40,7 +40,7 @@ def make_client(emu, tmp_path) -> Iterator[Callable[..., ServiceClient]]:
             dialect=creds["dialect"],
             etag_cache=tmp_path / "etag-cache.sqlite3",
         )
-        client = ServiceClient(settings=settings, retry=FAST_RETRY)
+        client = ServiceClient(config=settings.service_config(), retry=FAST_RETRY)
         opened.append(client)
         return client
 

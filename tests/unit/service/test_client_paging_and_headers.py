@@ -8,16 +8,20 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from pipelines.config import Secret, Settings
-from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service import AppAuth, RetryPolicy, Secret, ServiceClient, ServiceConfig, TokenAuth
 from pipelines.service.errors import PermissionDenied, SecondaryRateLimited, TransportFailed, VersionRejected
 
 BASE = "http://127.0.0.1:9"
 
 
-def _client(handler, *, clock, tmp_path: Path, dialect: str = "service", **kw) -> ServiceClient:
-    settings = Settings(base_url=BASE, token=Secret("tok-xyz"), dialect=dialect, etag_cache=tmp_path / "c.sqlite3")
-    return ServiceClient(settings=settings, clock=clock, sleep=clock.sleep, transport=httpx.MockTransport(handler), **kw)
+def _client(
+    handler, *, clock, tmp_path: Path, dialect: str = "service", auth: TokenAuth | AppAuth | None = None, **kw
+) -> ServiceClient:
+    config = ServiceConfig(
+        base_url=BASE, api_version="2026-03-10", dialect=dialect, etag_cache=tmp_path / "c.sqlite3",
+        auth=auth or TokenAuth(token=Secret("tok-xyz")),
+    )
+    return ServiceClient(config=config, clock=clock, sleep=clock.sleep, transport=httpx.MockTransport(handler), **kw)
 
 
 def test_pages_until_an_empty_page_when_there_is_no_link_header(clock, tmp_path) -> None:
@@ -172,8 +176,6 @@ def test_a_retry_after_beyond_the_cap_fails_at_once(clock, tmp_path) -> None:
 
 
 def test_a_refused_installation_token_is_exchanged_again_once(clock, tmp_path, rsa_pem) -> None:
-    from pipelines.service.auth import AppAuth
-
     issued: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -184,8 +186,8 @@ def test_a_refused_installation_token_is_exchanged_again_once(clock, tmp_path, r
             return httpx.Response(401, json={"message": "Bad credentials"})
         return httpx.Response(200, json={"ok": True})
 
-    auth = AppAuth(app_id="1", private_key=Secret(rsa_pem[0]), installation_id="9", clock=clock)
-    with _client(handler, clock=clock, tmp_path=tmp_path, credentials=auth) as client:
+    auth = AppAuth(app_id="1", private_key=Secret(rsa_pem[0]), installation_id="9", base_url=BASE, clock=clock)
+    with _client(handler, clock=clock, tmp_path=tmp_path, auth=auth) as client:
         assert client.get_json(path="/orgs/acme/members") == {"ok": True}
     assert issued == ["inst-1", "inst-2"]
 

@@ -3,9 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.config import Secret, Settings
-from pipelines.service.dialect import get_dialect
-from pipelines.service.errors import ConfigError
+from pipelines.config import Settings
+from pipelines.service import ConfigError, Secret, get_dialect
 
 
 def test_settings_read_every_variable_and_derive_defaults(tmp_path: Path) -> None:

@@ -3,8 +3,7 @@ from datetime import date
 import httpx
 import pytest
 
-from pipelines.config import Secret, Settings
-from pipelines.service import ServiceClient, TruncatedDownload
+from pipelines.service import Secret, ServiceClient, ServiceConfig, TokenAuth, TruncatedDownload
 from pipelines.service.reports import ReportMetadata, ReportRef, fetch_report_metadata, open_report_file
 
 BASE = "http://127.0.0.1:9"
@@ -25,8 +24,10 @@ def test_metadata_repr_hides_its_signed_links() -> None:
 
 
 def _client(handler, tmp_path) -> ServiceClient:
-    settings = Settings(base_url=BASE, token=Secret("t"), etag_cache=tmp_path / "c.sqlite3")
-    return ServiceClient(settings=settings, transport=httpx.MockTransport(handler), sleep=lambda _s: None)
+    config = ServiceConfig(
+        base_url=BASE, api_version="2026-03-10", auth=TokenAuth(token=Secret("t")), etag_cache=tmp_path / "c.sqlite3"
+    )
+    return ServiceClient(config=config, transport=httpx.MockTransport(handler), sleep=lambda _s: None)
 
 
 def test_1_day_metadata_maps_report_day_and_204_means_not_yet(tmp_path) -> None:

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from pipelines.config import Secret, Settings
-from pipelines.service.client import RetryPolicy, ServiceClient
+from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.service.errors import GraphQLError
 from pipelines.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 
@@ -41,7 +41,7 @@ def _service(request: httpx.Request) -> httpx.Response:
 
 def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(settings=settings, transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert result.warnings == (
@@ -73,7 +73,7 @@ def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(t
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(settings=settings, transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",), graphql_batch_size=6), day=DAY)
 
     assert graphql_sizes[:3] == [6, 3, 1]
@@ -101,7 +101,7 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(settings=settings, transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
         with pytest.raises(GraphQLError) as raised:
             collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
