@@ -6,9 +6,8 @@ import logging
 import os
 import re
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,7 +17,9 @@ import duckdb
 from pipelines.warehouse.sql import run_sql
 
 if TYPE_CHECKING:
-    from dagster._utils.error import SerializableErrorInfo
+    from dagster_shared.error import SerializableErrorInfo
+
+    from pipelines.config import Settings
 
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
@@ -70,9 +71,19 @@ def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
 _NOISE = re.compile(r"^\s*(\^+|LINE \d+:.*|See also .*|Possible solutions:.*)?\s*$")
 # The real cause, in words a person acts on: (pattern in the error, what to do).
 _REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"No space left on device|disk is full", re.I), "the disk is full: free space where the warehouse and RAW_DIR live, then run again"),
-    (re.compile(r"Out of Memory Error|OutOfMemory", re.I), "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again"),
-    (re.compile(r"Could not set lock on file|Conflicting lock", re.I), "another process holds the warehouse open for writing (a running metrics-etl or dagster): wait for it or stop it, then run again"),
+    (
+        re.compile(r"No space left on device|disk is full", re.I),
+        "the disk is full: free space where the warehouse and RAW_DIR live, then run again",
+    ),
+    (
+        re.compile(r"Out of Memory Error|OutOfMemory", re.I),
+        "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again",
+    ),
+    (
+        re.compile(r"Could not set lock on file|Conflicting lock", re.I),
+        "another process holds the warehouse open for writing (a running metrics-etl or dagster): "
+        "wait for it or stop it, then run again",
+    ),
 )
 
 
@@ -122,7 +133,7 @@ class RunLog:
     """
 
     def __init__(self, directory: Path) -> None:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         self.path = directory / f"run-{stamp}-{os.getpid()}.log"
         self.problem: str | None = None
 
@@ -135,7 +146,7 @@ class RunLog:
             with self.path.open("a", encoding="utf-8") as log:
                 log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
                 for entry in instance.all_logs(result.run_id):
-                    when = datetime.fromtimestamp(entry.timestamp, timezone.utc).isoformat(timespec="seconds")
+                    when = datetime.fromtimestamp(entry.timestamp, UTC).isoformat(timespec="seconds")
                     level = logging.getLevelName(entry.level)
                     log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
                     event = entry.dagster_event
@@ -152,8 +163,9 @@ def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
         if event.event_type_value != "ASSET_MATERIALIZATION":
             continue
         value = event.materialization.metadata.get("not_available")
-        if value is not None:
-            notes += [line for line in value.value if line not in notes]
+        lines = value.value if value is not None else None
+        if isinstance(lines, list):
+            notes += [line for line in lines if isinstance(line, str) and line not in notes]
     return notes
 
 
@@ -173,13 +185,16 @@ def _execute(
         out.write(f"    {note}\n")
 
 
-def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None = None, out: TextIO) -> None:
-    """Materialize the plan's days (a week per run), the latest 28-day report and today's snapshot."""
+def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO) -> None:
+    """Materialize the plan's days (a week per run), the latest 28-day report and today's snapshot.
+
+    `start_day` is the first daily partition: on or before `plan.first_day`.
+    """
     from pipelines.definitions import build_definitions
 
-    defs = build_definitions(environ)
+    defs = build_definitions(settings, start_day=start_day)
     instance = _instance()
-    log = RunLog(log_dir)
+    log = RunLog(settings.warehouse_path.parent / "logs")
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
@@ -220,7 +235,7 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
         out.write(f"{'table':34} {'rows':>10}\n")
         for schema, table in run_sql(conn, "metadata/select_tables.sql"):
             # Names come from DuckDB's own catalog, quoted; no value is formatted into SQL.
-            rows = conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone()[0]
+            (rows,) = conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone() or (0,)
             out.write(f"{schema + '.' + table:34} {rows:>10,}\n")
         agents = run_sql(conn, "metadata/select_agent_summary.sql")
         out.write(f"\nthird-party agents ({len(agents)}), by agent_id with the latest label:\n")

@@ -78,7 +78,9 @@ def run_login(emu, tmp_path, monkeypatch, capsys):
         for name, value in env_for(emu, tmp_path, auth="none", **extra).items():
             monkeypatch.setenv(name, value)
         code = main(["login"])
-        return code, capsys.readouterr().out
+        captured = capsys.readouterr()
+        # What it shows on stdout, then its failure line on stderr.
+        return code, captured.out + captured.err
 
     return run
 
@@ -102,7 +104,7 @@ def test_oauth_login_with_a_wrong_client_secret_fails_in_one_line(emu, tmp_path,
     code, out = run_login(SERVICE_CLIENT_SECRET="wrong-secret-value")
     assert code == 1
     last = out.strip().splitlines()[-1]
-    assert last.startswith("login failed:") and "incorrect" in last
+    assert last.startswith("metrics-etl login: login failed:") and "incorrect" in last
     assert "wrong-secret-value" not in out
     assert not (tmp_path / "token").exists()
 

@@ -1,4 +1,4 @@
--- Scopes with reports, the widest (enterprise) first: the report's charts show the first.
+-- Scopes with reports, the widest (enterprise) first: the page's charts show the first.
 SELECT scope, scope_name, min(day) AS first_day, max(day) AS last_day
 FROM bi.report_coverage
 GROUP BY scope, scope_name

@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipelines.export import BiSources, open_bi
-from pipelines.report.page import render_report
+from pipelines.bi import BiSources, open_bi
+from pipelines.page._render import render_page
 
-__all__ = ["render_report", "write_report"]
+__all__ = ["render_page", "write_page"]
 
 
-def write_report(*, sources: BiSources, out: Path) -> Path:
-    """Render the report from the serving database (or the warehouse) and write it to `out` atomically."""
+def write_page(*, sources: BiSources, out: Path) -> Path:
+    """Render the page from the serving database (or the warehouse) and write it to `out` atomically."""
     with open_bi(sources=sources) as conn:
-        html = render_report(conn)
+        html = render_page(conn)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(html, encoding="utf-8")

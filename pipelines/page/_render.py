@@ -1,17 +1,19 @@
-"""The report page: reads the bi.* views, lays out the charts and tables as one HTML file."""
+"""The page: reads the bi.* views, lays out the charts and tables as one HTML file."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from html import escape
+from typing import Any
 
 import duckdb
 
-from pipelines.report.svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
+from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
 from pipelines.warehouse.sql import run_sql
 
+_Row = tuple[Any, ...]  # one row of a page/*.sql query
 _CHANGE_BADGE = {
     "new": ("new", "badge-new"),
     "grown": ("▲ grown", "badge-up"),
@@ -33,19 +35,22 @@ class _Scope:
         return f"{self.scope} {self.name}"
 
 
-def render_report(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> str:
+def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> str:
     """The whole page as HTML text, from the bi.* views of `conn`."""
-    scopes = [_Scope(*row) for row in run_sql(conn, "report/select_report_scopes.sql")]
-    generated = (generated_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    scopes = [_Scope(*row) for row in run_sql(conn, "page/select_report_scopes.sql")]
+    generated = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     if not scopes:
-        body = '<section class="card"><h2>No reports yet</h2><p>Run <code>metrics-etl demo</code> or <code>metrics-etl run</code>, then write this report again.</p></section>'
+        body = (
+            '<section class="card"><h2>No reports yet</h2><p>Run <code>metrics-etl demo</code> or '
+            "<code>metrics-etl run</code>, then write this report again.</p></section>"
+        )
         return _page(title="Assistant agent adoption", subtitle=f"generated {generated}", body=body)
     main = scopes[0]
     params = {"scope": main.scope, "scope_name": main.name}
-    agent_rows = run_sql(conn, "report/select_agent_days.sql", **params)
-    period_rows = run_sql(conn, "report/select_agent_periods.sql", **params)
-    coverage_rows = run_sql(conn, "report/select_coverage_days.sql")
-    assistant_rows = run_sql(conn, "report/select_assistant_days.sql", **params)
+    agent_rows = run_sql(conn, "page/select_agent_days.sql", **params)
+    period_rows = run_sql(conn, "page/select_agent_periods.sql", **params)
+    coverage_rows = run_sql(conn, "page/select_coverage_days.sql")
+    assistant_rows = run_sql(conn, "page/select_assistant_days.sql", **params)
 
     days = [main.first_day + timedelta(days=n) for n in range((main.last_day - main.first_day).days + 1)]
     colors = _agent_colors(agent_rows)
@@ -68,7 +73,7 @@ def render_report(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | N
     return _page(title="Assistant agent adoption", subtitle=subtitle, body=body)
 
 
-def _agent_colors(agent_rows: list[tuple]) -> dict[str, tuple[str, str]]:
+def _agent_colors(agent_rows: list[_Row]) -> dict[str, tuple[str, str]]:
     """agent_id → (latest label, colour), busiest agent first so the palette's strongest colours lead."""
     totals: dict[str, int] = defaultdict(int)
     names: dict[str, str] = {}
@@ -79,7 +84,7 @@ def _agent_colors(agent_rows: list[tuple]) -> dict[str, tuple[str, str]]:
     return {a: (names[a], PALETTE[i % len(PALETTE)]) for i, a in enumerate(ordered)}
 
 
-def _summary(*, period_rows: list[tuple], main: _Scope) -> str:
+def _summary(*, period_rows: list[_Row], main: _Scope) -> str:
     latest = [r for r in period_rows if r[0] == 0]
     if not latest:
         return ""
@@ -115,7 +120,9 @@ def _summary(*, period_rows: list[tuple], main: _Scope) -> str:
     )
 
 
-def _adoption(*, agent_rows: list[tuple], days: list[date], colors: dict, gaps: frozenset[date]) -> str:
+def _adoption(
+    *, agent_rows: list[_Row], days: list[date], colors: dict[str, tuple[str, str]], gaps: frozenset[date]
+) -> str:
     job_starts: dict[str, dict[date, float | None]] = defaultdict(dict)
     users: dict[str, dict[date, float | None]] = defaultdict(dict)
     for day, agent_id, _name, starts, n_users in agent_rows:
@@ -150,11 +157,11 @@ def _adoption(*, agent_rows: list[tuple], days: list[date], colors: dict, gaps: 
     )
 
 
-def _periods(*, period_rows: list[tuple], colors: dict) -> str:
+def _periods(*, period_rows: list[_Row], colors: dict[str, tuple[str, str]]) -> str:
     if not period_rows:
         return ""
     scale = max((max(r[7] or 0, r[8] or 0) for r in period_rows), default=0)
-    groups: dict[int, list[tuple]] = defaultdict(list)
+    groups: dict[int, list[_Row]] = defaultdict(list)
     for row in period_rows:
         groups[row[0]].append(row)
     tables = []
@@ -176,7 +183,7 @@ def _periods(*, period_rows: list[tuple], colors: dict) -> str:
                 f'<td class="num">{_num(n_users)}</td><td class="num muted">{_num(prev_users)}</td>'
                 f'<td><span class="badge {css}">{label}</span></td></tr>'
             )
-        title = "Last 28 days" if index == 0 else f"{index * 28}–{index * 28 + 27} days before the newest day"
+        title = "Last 28 days" if index == 0 else f"{index * 28}\u2013{index * 28 + 27} days before the newest day"
         tables.append(
             f'<table class="periods"><caption><strong>{title}</strong> · {caption}</caption>'
             "<thead><tr><th>Agent app</th><th>Job starts</th><th>previous</th><th></th>"
@@ -191,7 +198,7 @@ def _periods(*, period_rows: list[tuple], colors: dict) -> str:
     )
 
 
-def _coverage(*, coverage_rows: list[tuple], scopes: list[_Scope]) -> str:
+def _coverage(*, coverage_rows: list[_Row], scopes: list[_Scope]) -> str:
     aggregate: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
     users: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
     for scope, name, day, status, starts, user_records, users_with_array in coverage_rows:
@@ -225,7 +232,7 @@ def _coverage(*, coverage_rows: list[tuple], scopes: list[_Scope]) -> str:
     )
 
 
-def _assistant(*, assistant_rows: list[tuple], days: list[date]) -> str:
+def _assistant(*, assistant_rows: list[_Row], days: list[date]) -> str:
     if not assistant_rows:
         return ""
     interactions = {r[0]: r[1] for r in assistant_rows}
@@ -255,7 +262,8 @@ def _num(value: int | None) -> str:
 _CSS = """
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937; background: #f6f7fb; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+       color: #1f2937; background: #f6f7fb; }
 header { background: #111827; color: #f9fafb; padding: 22px 32px; }
 header h1 { margin: 0 0 4px; font-size: 22px; font-weight: 650; }
 header p { margin: 0; color: #cbd5e1; font-size: 13px; }
@@ -277,14 +285,16 @@ svg.chart { width: 100%; height: auto; }
 svg.calendar { width: 100%; height: auto; }
 table.periods { border-collapse: collapse; width: 100%; margin: 8px 0 18px; }
 table.periods caption { text-align: left; padding: 4px 0 8px; color: #4b5563; }
-table.periods th { text-align: left; font-size: 12px; color: #6b7280; font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }
+table.periods th { text-align: left; font-size: 12px; color: #6b7280;
+  font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }
 table.periods td { border-bottom: 1px solid #f1f5f9; padding: 6px 8px; vertical-align: middle; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } td.muted { color: #9ca3af; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
 .badge-new { background: #dbeafe; color: #1d4ed8; } .badge-up { background: #d1fae5; color: #047857; }
 .badge-down { background: #fee2e2; color: #b91c1c; } .badge-gone { background: #e5e7eb; color: #374151; }
-.badge-flat { background: #f3f4f6; color: #4b5563; } .badge-none { background: #fff; color: #9ca3af; border: 1px dashed #d1d5db; }
+.badge-flat { background: #f3f4f6; color: #4b5563; }
+.badge-none { background: #fff; color: #9ca3af; border: 1px dashed #d1d5db; }
 code { background: #f3f4f6; padding: 0 4px; border-radius: 4px; }
 footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px; }
 @media (max-width: 900px) { .grid2, .grid3, .tiles { grid-template-columns: 1fr; } }
@@ -294,9 +304,11 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
 def _page(*, title: str, subtitle: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
         f"<header><h1>{escape(title)}</h1><p>{subtitle}</p></header><main>{body}</main>"
-        "<footer>metrics-etl · read from the bi.* views of the serving database · self-contained, no network needed</footer>"
+        "<footer>metrics-etl · read from the bi.* views of the serving database · "
+        "self-contained, no network needed</footer>"
         "</body></html>\n"
     )

@@ -24,7 +24,7 @@ class Series:
 def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
-    exponent = 10 ** math.floor(math.log10(value))
+    exponent: float = 10 ** math.floor(math.log10(value))
     for step in (1, 1.2, 1.6, 2, 2.4, 3, 4, 5, 6, 8, 10):
         if value <= step * exponent:
             return step * exponent
@@ -67,7 +67,8 @@ def line_chart(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{escape(title)}">',
-        f'<text x="{left}" y="18" class="chart-title" fill="{_TEXT}" font-size="14" font-weight="600">{escape(title)}</text>',
+        f'<text x="{left}" y="18" class="chart-title" fill="{_TEXT}" font-size="14" font-weight="600">'
+        f"{escape(title)}</text>",
     ]
     band = max(step, 3)
     for day in sorted(gaps & set(days)):
@@ -80,7 +81,8 @@ def line_chart(
         y = y_of(value)
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#f1f5f9"/>')
         parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="{_AXIS}">{y_format(value)}</text>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="{_AXIS}">'
+            f"{y_format(value)}</text>"
         )
     parts.append(f'<line x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="{_AXIS}"/>')
     label_every = max(1, math.ceil(len(days) / 8))
@@ -103,7 +105,9 @@ def line_chart(
                     f'<circle cx="{x_of[d]:.1f}" cy="{y_of(v):.1f}" r="2.5" fill="{s.color}">'
                     f"<title>{escape(s.name)}, {d}: {y_format(v)}</title></circle>"
                 )
-    parts.append(_legend(series=series, gaps=bool(gaps & set(days)), gap_label=gap_label, x=left, y=height - 30, width=width))
+    parts.append(
+        _legend(series=series, gaps=bool(gaps & set(days)), gap_label=gap_label, x=left, y=height - 30, width=width)
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -149,7 +153,9 @@ class CoverageCell:
 _STATE_FILL = {"no array": "#d1d5db", "no report": "#ffffff"}
 
 
-def coverage_calendar(*, title: str, days: Sequence[date], rows: Sequence[tuple[str, Mapping[date, CoverageCell]]]) -> str:
+def coverage_calendar(
+    *, title: str, days: Sequence[date], rows: Sequence[tuple[str, Mapping[date, CoverageCell]]]
+) -> str:
     """One row per scope and level, one square per day: green shades by activity, grey without
     agent array, white with a red edge without report; weeks start on Monday, marked on top."""
     if not days or not rows:
@@ -164,11 +170,14 @@ def coverage_calendar(*, title: str, days: Sequence[date], rows: Sequence[tuple[
     ]
     for i, day in enumerate(days):
         x = label_w + i * pitch
-        if day.weekday() == 0 or i == 0 and day.weekday() < 4:
+        if day.weekday() == 0 or (i == 0 and day.weekday() < 4):
             parts.append(f'<text x="{x:.1f}" y="{top - 22}" font-size="10" fill="{_AXIS}">{day:%b %d}</text>')
-            parts.append(f'<line x1="{x - 1.5:.1f}" x2="{x - 1.5:.1f}" y1="{top - 18}" y2="{height - 36:.0f}" stroke="#e5e7eb"/>')
+            parts.append(
+                f'<line x1="{x - 1.5:.1f}" x2="{x - 1.5:.1f}" y1="{top - 18}" y2="{height - 36:.0f}" stroke="#e5e7eb"/>'
+            )
         parts.append(
-            f'<text x="{x + cell / 2:.1f}" y="{top - 6}" text-anchor="middle" font-size="9" fill="#b0b7c3">{"MTWTFSS"[day.weekday()]}</text>'
+            f'<text x="{x + cell / 2:.1f}" y="{top - 6}" text-anchor="middle" font-size="9" fill="#b0b7c3">'
+            f'{"MTWTFSS"[day.weekday()]}</text>'
         )
     for r, (label, cells) in enumerate(rows):
         y = top + r * (cell + 8)
@@ -189,7 +198,10 @@ def coverage_calendar(*, title: str, days: Sequence[date], rows: Sequence[tuple[
              ("no report", "#ffffff", "#f87171")]
     cursor = float(label_w)
     for text, fill, stroke in items:
-        parts.append(f'<rect x="{cursor:.0f}" y="{legend_y - 10}" width="11" height="11" rx="2" fill="{fill}" stroke="{stroke}"/>')
+        parts.append(
+            f'<rect x="{cursor:.0f}" y="{legend_y - 10}" width="11" height="11" rx="2" '
+            f'fill="{fill}" stroke="{stroke}"/>'
+        )
         parts.append(f'<text x="{cursor + 16:.0f}" y="{legend_y}" font-size="11" fill="{_TEXT}">{escape(text)}</text>')
         cursor += 40 + 5.8 * len(text)
     parts.append("</svg>")
@@ -200,7 +212,7 @@ def _green(share: float) -> str:
     # From a pale to a deep green: busier days read darker at a glance.
     low, high = (209, 250, 229), (4, 120, 87)
     share = min(max(share, 0.0), 1.0) * 0.85 + 0.15
-    r, g, b = (round(lo + (hi - lo) * share) for lo, hi in zip(low, high))
+    r, g, b = (round(lo + (hi - lo) * share) for lo, hi in zip(low, high, strict=True))
     return f"#{r:02x}{g:02x}{b:02x}"
 
 

@@ -1,0 +1,20 @@
+"""The BI read side: where BI tools and the page read (`BiSources`), and `metrics-etl export`.
+
+Reads the serving database (never the warehouse the pipeline writes) when there is one, so a
+reader neither waits for nor blocks a run.
+"""
+
+from pipelines.bi._export import FORMATS, Format, export_view
+from pipelines.bi._sources import BiError, BiSources, NoWarehouse, UnknownView, known_views, open_bi
+
+__all__ = [
+    "FORMATS",
+    "BiError",
+    "BiSources",
+    "Format",
+    "NoWarehouse",
+    "UnknownView",
+    "export_view",
+    "known_views",
+    "open_bi",
+]

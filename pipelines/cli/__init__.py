@@ -1,0 +1,96 @@
+"""The `metrics-etl` command: one root group, one private module per family of commands.
+
+Each command imports what it needs when it runs, so `metrics-etl emulator` starts without
+loading Dagster. A command returns None, or the exit code when it reports its own outcome
+(`check`, `login`); an expected failure is one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pipelines.cli._access import check, login
+from pipelines.cli._base import Refused
+from pipelines.cli._emulator import emulator
+from pipelines.cli._page import export, report
+from pipelines.cli._quarantine import quarantine
+from pipelines.cli._run import demo, run
+from pipelines.cli._webhooks import webhooks
+
+__all__ = ["cli", "main"]
+
+_INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
+
+
+class _Root(click.Group):
+    """Click's group, with every error shown as one line and the exit code returned (or exited with)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            result = super().main(args, prog_name or self.name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except click.UsageError as exc:
+            code = _say(_usage_line(exc), exc.exit_code)
+        except click.ClickException as exc:
+            path = getattr(exc, "command_path", self.name)
+            code = _say(f"{path}: {exc.format_message()}", exc.exit_code)
+        except click.Abort:
+            code = _say(f"{self.name}: interrupted", _INTERRUPTED)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    path = exc.ctx.command_path if exc.ctx else "metrics-etl"
+    message = " ".join(exc.format_message().split())  # click's own messages may hold a newline
+    if isinstance(exc, Refused):
+        return f"{path}: {message}"
+    return f"{path}: {message} (`{path} --help` lists what it takes)"
+
+
+def _say(line: str, code: int) -> int:
+    click.echo(line, err=True)
+    return code
+
+
+@click.group(
+    name="metrics-etl",
+    cls=_Root,
+    no_args_is_help=False,
+    # A fixed width: help reads the same in any terminal, and the docs test reads it whole.
+    context_settings={"help_option_names": ["-h", "--help"], "terminal_width": 100, "show_default": True},
+)
+def cli() -> None:
+    """Land a code-hosting platform's AI-assistant usage reports, repositories, issues and members
+    in a DuckDB warehouse, through Dagster."""
+    from dotenv import load_dotenv
+
+    from pipelines._memory import bound_malloc_arenas
+
+    bound_malloc_arenas()
+    # As `dagster dev` does: secrets kept in .env reach the Dagster runs through their variables
+    # (`dg.EnvVar`); a variable already set wins.
+    load_dotenv(Path(".env"), override=False)
+
+
+for _command in (demo, run, check, login, report, export, quarantine, webhooks, emulator):
+    cli.add_command(_command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `metrics-etl` with `argv` (default: the process's arguments); returns the exit code."""
+    code: int = cli.main(args=argv, prog_name="metrics-etl", standalone_mode=False)
+    return code

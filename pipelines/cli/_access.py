@@ -1,0 +1,111 @@
+"""`metrics-etl check` and `metrics-etl login`: credentials against the service."""
+
+from __future__ import annotations
+
+import dataclasses
+import webbrowser
+from datetime import UTC, datetime
+
+import click
+
+from pipelines.cli._base import Failed
+from pipelines.config import Settings
+from pipelines.service import AccessProblem, Budget, ConfigError, ServiceClient, ServiceError, check_access, oauth_login
+
+
+def _settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except ConfigError as exc:
+        raise Failed(f"configuration: {exc}") from None
+
+
+@click.command()
+def check() -> int:
+    """Verify credentials, permissions and policy against the service.
+
+    Prints one line per problem (exit 1), or one OK line naming what is readable and the
+    rate-limit budget.
+    """
+    settings = _settings()
+    problems: list[str] = []
+    if settings.token is None and not settings.uses_app:
+        problems.append(
+            "no credentials: set SERVICE_TOKEN, run `metrics-etl login`, or set SERVICE_APP_ID, "
+            "SERVICE_APP_PRIVATE_KEY(_PATH) and SERVICE_INSTALLATION_ID"
+        )
+    if not settings.scopes:
+        problems.append("no report scope: set SERVICE_ORG or SERVICE_ENTERPRISE (comma lists for several)")
+    try:
+        # A check must answer now: never wait for a rate-limit reset, never touch the ETag cache.
+        config = dataclasses.replace(settings.service_config(), rate_limit_max_wait=0.0, etag_cache=None)
+        client = ServiceClient(config=config)
+    except ConfigError as exc:
+        problems.append(f"configuration: {exc}")
+    else:
+        with client:
+            result = check_access(client, settings.scopes)
+        # Every call fails alike on bad credentials: one line per problem, not per call.
+        failed: dict[str, str] = {}
+        for problem in result.problems:
+            failed.setdefault(_problem_label(problem), str(problem.error))
+        problems += [f"{label}: {text}" for label, text in failed.items()]
+    for line in problems:
+        click.echo(line)
+    if problems:
+        return 1
+    readable = "; ".join(
+        f"{a.scope} {a.scope_name!r} readable (no 28-day report yet)"
+        if a.report is None
+        else f"{a.scope} {a.scope_name!r} 28-day report readable ({a.report.start_day}..{a.report.end_day})"
+        for a in result.readable
+    )
+    click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}")
+    return 0
+
+
+def _problem_label(problem: AccessProblem) -> str:
+    if problem.kind == "unknown_scope" and problem.scope is not None:
+        scope, name = problem.scope
+        variable = "SERVICE_ORG" if scope == "organization" else "SERVICE_ENTERPRISE"
+        return f"unknown {scope} {name!r} in {variable}"
+    return problem.kind.replace("_", " ")
+
+
+def _budget_text(budget: Budget | None) -> str:
+    if budget is None or budget.remaining is None:
+        return "rate limit budget unknown"
+    reset = datetime.fromtimestamp(budget.reset, tz=UTC).isoformat(timespec="seconds") if budget.reset else "unknown"
+    return f"rate limit {budget.remaining}/{budget.limit} remaining, resets {reset}"
+
+
+@click.command()
+def login() -> None:
+    """OAuth login on a loopback redirect; stores the token owner-only at SERVICE_TOKEN_FILE."""
+    settings = _settings()
+    required = (
+        ("SERVICE_OAUTH_URL (or SERVICE_BASE_URL)", settings.oauth_url),
+        ("SERVICE_CLIENT_ID", settings.client_id),
+        ("SERVICE_CLIENT_SECRET", settings.client_secret),
+    )
+    if missing := [name for name, value in required if not value]:
+        raise Failed("login needs " + ", ".join(missing))
+    assert settings.oauth_url and settings.client_id and settings.client_secret
+
+    def show(url: str) -> object:
+        click.echo(f"Open this address to authorize metrics-etl:\n  {url}")
+        return webbrowser.open(url)
+
+    try:
+        path = oauth_login(
+            oauth_url=settings.oauth_url,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+            token_file=settings.token_file,
+            open_browser=show,
+        )
+    except ServiceError as exc:
+        raise Failed(f"login failed: {exc}") from None
+    except OSError as exc:
+        raise Failed(f"login failed: cannot store the token at {settings.token_file}: {exc.strerror}") from None
+    click.echo(f"OK: token stored in {path} (owner-only permissions)")

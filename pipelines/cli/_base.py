@@ -1,0 +1,44 @@
+"""What every command shares: failures as one line on stderr, and the day option type."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import click
+
+
+class Failed(click.ClickException):
+    """An expected failure: one line on stderr, `<command>: <cause and what to do>`, exit 1."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        # The command that failed, taken when it raises: by the time the line is shown it has ended.
+        ctx = click.get_current_context(silent=True)
+        self.command_path = ctx.command_path if ctx else "metrics-etl"
+
+
+class Refused(click.UsageError):
+    """Arguments that make no sense (together): one line on stderr, exit 2, as for a usage error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ctx=click.get_current_context(silent=True))
+
+
+class _Day(click.ParamType[date, "str | date"]):
+    name = "day"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "YYYY-MM-DD"
+
+    def convert(self, value: str | date, param: click.Parameter | None, ctx: click.Context | None) -> date:
+        if isinstance(value, date):
+            return value
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            self.fail(f"not a day YYYY-MM-DD: {value!r}", param, ctx)
+
+
+DAY = _Day()

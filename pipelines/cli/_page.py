@@ -1,0 +1,53 @@
+"""`metrics-etl report` and `metrics-etl export`: the read side, from the serving database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from pipelines.cli._base import Failed
+
+if TYPE_CHECKING:
+    from pipelines.bi import BiSources, Format
+
+_OUT = click.Path(dir_okay=False, path_type=Path)
+
+
+def _sources() -> BiSources:
+    from pipelines.bi import BiSources
+    from pipelines.config import Settings
+
+    return BiSources.from_settings(Settings.from_env())
+
+
+@click.command()
+@click.option("--out", type=_OUT, default=Path("data/report.html"), help="Where the page goes.")
+def report(out: Path) -> None:
+    """Write a self-contained HTML page of agent adoption."""
+    from pipelines.bi import BiError
+    from pipelines.page import write_page
+    from pipelines.service.errors import ConfigError
+
+    try:
+        path = write_page(sources=_sources(), out=out)
+    except (BiError, ConfigError) as exc:
+        raise Failed(str(exc)) from None
+    click.echo(f"report: {path.resolve()}")
+
+
+@click.command()
+@click.option("--view", required=True, help="A bi.* view name, e.g. agent_usage_daily.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", help="The file's format.")
+@click.option("--out", type=_OUT, required=True, help="The file to write; it appears once complete.")
+def export(view: str, fmt: Format, out: Path) -> None:
+    """Write one bi.* view to CSV or Parquet, from the serving database."""
+    from pipelines.bi import BiError, export_view
+    from pipelines.service.errors import ConfigError
+
+    try:
+        rows = export_view(sources=_sources(), view=view, fmt=fmt, out=out)
+    except (BiError, ConfigError) as exc:
+        raise Failed(str(exc)) from None
+    click.echo(f"exported {rows:,} rows of bi.{view.removeprefix('bi.')} to {out.resolve()}")

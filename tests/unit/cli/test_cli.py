@@ -1,0 +1,107 @@
+"""The `metrics-etl` command in-process, through click's CliRunner: help, usage errors, failures."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import cli, main
+from pipelines.cli._run import _demo_settings
+
+
+def _commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    for name, command in sorted(group.commands.items()):
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+
+
+COMMANDS = dict(_commands())
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """A runner in an empty directory: no .env, no warehouse, no service settings."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("SERVICE_", "WAREHOUSE_", "SERVING_", "METRICS_", "WEBHOOK_", "LAKE_", "RAW_")):
+            monkeypatch.delenv(name)
+    return CliRunner()
+
+
+@pytest.mark.parametrize("path", [[], *(list(path) for path in COMMANDS)], ids=lambda p: " ".join(p) or "metrics-etl")
+def test_every_command_has_help(runner: CliRunner, path: list[str]) -> None:
+    done = runner.invoke(cli, [*path, "--help"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith(f"Usage: {' '.join(['metrics-etl', *path])} ")
+
+
+@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+def test_every_command_and_option_says_what_it_does(path: tuple[str, ...]) -> None:
+    command = COMMANDS[path]
+    assert command.get_short_help_str(limit=200).strip(), f"{' '.join(path)} has no help"
+    options = [param for param in command.params if isinstance(param, click.Option)]
+    assert [option.name for option in options if not option.help] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["run", "--day", "yesterday"], "metrics-etl run: Invalid value for '--day': not a day YYYY-MM-DD"),
+        (["run", "--day", "2026-01-05", "--from", "2026-01-01"], "metrics-etl run: give --day (one day) or --from"),
+        (["run", "--bogus"], "metrics-etl run: No such option '--bogus'"),
+        (["export", "--out", "x.csv"], "metrics-etl export: Missing option '--view'"),
+        (["quarantine", "clear", "--note", "why"], "metrics-etl quarantine clear: name the lines to clear"),
+        (["frobnicate"], "metrics-etl: No such command 'frobnicate'"),
+        ([], "metrics-etl: Missing command"),
+    ],
+)
+def test_a_usage_error_is_one_line_on_stderr_with_exit_2(runner: CliRunner, args: list[str], says: str) -> None:
+    done = runner.invoke(cli, args)
+    assert done.exit_code == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(says) and done.stdout == ""
+
+
+def test_a_failure_is_one_line_on_stderr_with_exit_1_and_no_traceback(runner: CliRunner, tmp_path: Path) -> None:
+    done = runner.invoke(cli, ["export", "--view", "agent_usage_daily", "--out", "x.csv"])
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("metrics-etl export: no warehouse yet:") and "Traceback" not in done.output
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_main_returns_the_exit_code(runner: CliRunner, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert main(["run", "--to", "2026-01-05"]) == 2
+    assert main(["report"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1].startswith("metrics-etl report: no warehouse yet:")
+
+
+def test_dotenv_is_loaded_without_overriding_variables_already_set(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".env").write_text("METRICS_ETL_TEST_FROM_DOTENV=yes\nSERVICE_ORG=from-dotenv\n")
+    monkeypatch.delenv("METRICS_ETL_TEST_FROM_DOTENV", raising=False)  # restored (absent) after the test
+    monkeypatch.setenv("SERVICE_ORG", "already-set")
+    runner.invoke(cli, ["report"])
+    assert os.environ["METRICS_ETL_TEST_FROM_DOTENV"] == "yes"
+    assert os.environ["SERVICE_ORG"] == "already-set"
+
+
+def test_the_demo_passes_the_emulator_token_in_an_owner_only_file(runner: CliRunner, tmp_path: Path) -> None:
+    creds = {"base_url": "http://127.0.0.1:9", "graphql_url": "http://127.0.0.1:9/graphql",
+             "oauth_url": "http://127.0.0.1:9", "token": "emulator-token", "org": "acme", "enterprise": "acme-corp"}
+    settings = _demo_settings(creds, first_day=date(2026, 10, 1))
+    assert settings.token is None and settings.base_url == "http://127.0.0.1:9"
+    assert settings.orgs == ("acme",) and settings.enterprises == ("acme-corp",)
+    path = tmp_path / settings.token_file
+    assert path.read_text() == "emulator-token" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "emulator-token" not in repr(settings) and "SERVICE_TOKEN" not in os.environ

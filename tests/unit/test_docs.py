@@ -1,0 +1,95 @@
+"""The docs against `--help`: every `metrics-etl` command and option they show exists, and the
+README mentions every command."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+
+from pipelines.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
+_INLINE = re.compile(r"`([^`]+)`")  # inline code may wrap to the next line
+# Where an invocation ends: a comment, the end of inline code, a pipe or another command.
+_END = re.compile(r"\s#|[`|;)]|&&")
+_WORD = re.compile(r"[a-z][a-z-]*")
+
+
+def _snippets(text: str) -> Iterator[str]:
+    """Code: each line of a fenced block, and each inline code span outside the blocks."""
+    for block in _FENCE.findall(text):
+        yield from block.splitlines()
+    yield from (" ".join(code.split()) for code in _INLINE.findall(_FENCE.sub("", text)))
+
+
+def _invocations(text: str) -> Iterator[list[str]]:
+    """The words after each `metrics-etl` in code, e.g. ["run", "--day", "2026-11-21"]."""
+    for snippet in _snippets(text):
+        for match in re.finditer(r"(?<![\w/-])metrics-etl\s+(.*)", snippet):
+            rest = _END.split(match.group(1), maxsplit=1)[0]
+            try:
+                words = shlex.split(rest)
+            except ValueError:
+                words = rest.split()
+            # `metrics-etl run: <days>…` quotes an error line, `metrics-etl …` any command: not invocations.
+            if words and _WORD.fullmatch(words[0]):
+                yield words
+
+
+def _resolve(words: list[str]) -> tuple[list[str], click.Command, list[str]]:
+    """The command path the words name, its command, and the words after it."""
+    command: click.Command = cli
+    path: list[str] = []
+    while isinstance(command, click.Group) and words and words[0] in command.commands:
+        path.append(words[0])
+        command = command.commands[words[0]]
+        words = words[1:]
+    return path, command, words
+
+
+def _options(command: click.Command) -> set[str]:
+    with click.Context(command, info_name=command.name) as ctx:
+        help_text = command.get_help(ctx)
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", help_text))
+
+
+CASES = [
+    pytest.param(doc, words, id=f"{doc.name}: metrics-etl {' '.join(words)}")
+    for doc in DOCS
+    for words in _invocations(doc.read_text())
+]
+
+
+def test_the_docs_show_invocations() -> None:
+    assert len(CASES) > 20  # the parser still finds the docs' commands
+
+
+@pytest.mark.parametrize(("doc", "words"), CASES)
+def test_every_documented_command_and_option_exists(doc: Path, words: list[str]) -> None:
+    path, command, rest = _resolve(words)
+    assert path, f"{doc.name}: `metrics-etl {words[0]}` is not a command (`metrics-etl --help` lists them)"
+    assert not isinstance(command, click.Group), f"{doc.name}: `metrics-etl {' '.join(path)}` needs a subcommand"
+    known = _options(command)
+    unknown = [word.split("=")[0] for word in rest if word.startswith("--") and word.split("=")[0] not in known]
+    assert unknown == [], f"{doc.name}: `metrics-etl {' '.join(path)}` has no {', '.join(unknown)}"
+
+
+def _leaf_commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[str]:
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from _leaf_commands(command, (*path, name))
+        else:
+            yield " ".join((*path, name))
+
+
+def test_the_readme_mentions_every_command() -> None:
+    readme = {" ".join(_resolve(words)[0]) for words in _invocations((ROOT / "README.md").read_text())}
+    assert sorted(set(_leaf_commands()) - readme) == []
