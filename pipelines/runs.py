@@ -175,9 +175,10 @@ def _execute(
 
 def run_plan(plan: RunPlan, *, log_dir: Path, environ: Mapping[str, str] | None = None, out: TextIO) -> None:
     """Materialize the plan's days (a week per run), the latest 28-day report and today's snapshot."""
+    from pipelines.config import Settings
     from pipelines.definitions import build_definitions
 
-    defs = build_definitions(environ)
+    defs = build_definitions(Settings.from_env(environ=environ))
     instance = _instance()
     log = RunLog(log_dir)
     daily = defs.resolve_job_def("usage_daily_job")
