@@ -81,7 +81,8 @@ def test_the_graph_is_every_asset_check_job_schedule_and_sensor_named_here():
     definitions = build_definitions(Settings(), start_day=date(2026, 1, 1))
     graph = definitions.resolve_asset_graph()
     assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
-    assert {(key.asset_key.to_user_string(), key.name, graph.get(key).blocking) for key in graph.asset_check_keys} == CHECKS
+    checks = {(key.asset_key.to_user_string(), key.name, graph.get(key).blocking) for key in graph.asset_check_keys}
+    assert checks == CHECKS
     repo = definitions.get_repository_def()
     # Dagster adds its own implicit job for materializing any selection.
     assert {job.name for job in repo.get_all_jobs()} - {"__ASSET_JOB"} == JOBS

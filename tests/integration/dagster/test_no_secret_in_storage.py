@@ -21,8 +21,9 @@ def _texts(home: Path) -> Iterator[bytes]:
     for path in home.rglob("*"):
         if not path.is_file():
             continue
-        yield path.read_bytes()
-        if not path.read_bytes().startswith(b"SQLite format 3"):
+        content = path.read_bytes()
+        yield content
+        if not content.startswith(b"SQLite format 3"):
             continue
         with sqlite3.connect(path) as db:
             tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
@@ -33,10 +34,14 @@ def _texts(home: Path) -> Iterator[bytes]:
                             yield cell.encode()
                         elif isinstance(cell, bytes):
                             yield cell
-                            try:
-                                yield zlib.decompress(cell)
-                            except zlib.error:
-                                pass
+                            yield _inflated(cell)
+
+
+def _inflated(blob: bytes) -> bytes:
+    try:
+        return zlib.decompress(blob)
+    except zlib.error:
+        return b""
 
 
 def test_a_materialization_stores_the_token_by_name_never_by_value(emulator, pipeline_env, tmp_path):
