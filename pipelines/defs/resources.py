@@ -19,7 +19,7 @@ import dagster as dg
 import duckdb
 from dagster_duckdb import DuckDBResource
 
-from pipelines.config import ENV_VARS, Secret, Settings
+from pipelines.config import ENV_VARS, SECRET_FIELDS, Secret, Settings
 from pipelines.service import ConfigError, ServiceClient
 from pipelines.warehouse import migrate
 
@@ -139,7 +139,7 @@ def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any
     plain = {
         field: _text(getattr(settings, field))
         for field in ServiceResource.model_fields
-        if field not in ("token", "app_private_key")
+        if field not in SECRET_FIELDS
     }
     return {
         "service": ServiceResource(
