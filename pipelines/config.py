@@ -12,15 +12,50 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
+from types import MappingProxyType
+from typing import Final
 
 from dotenv import dotenv_values
 
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
-__all__ = ["DEFAULT_API_VERSION", "Secret", "Settings"]
+__all__ = ["DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "Secret", "Settings"]
 
 DEFAULT_API_VERSION = "2026-03-10"
+
+# Each Settings field's environment variable (the README's configuration table): `from_env`
+# reads these, and Dagster's resources name them (a secret reaches a resource only by its name).
+ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "base_url": "SERVICE_BASE_URL",
+        "graphql_url": "SERVICE_GRAPHQL_URL",
+        "oauth_url": "SERVICE_OAUTH_URL",
+        "token": "SERVICE_TOKEN",
+        "token_file": "SERVICE_TOKEN_FILE",
+        "app_id": "SERVICE_APP_ID",
+        "app_private_key": "SERVICE_APP_PRIVATE_KEY",
+        "app_private_key_path": "SERVICE_APP_PRIVATE_KEY_PATH",
+        "installation_id": "SERVICE_INSTALLATION_ID",
+        "client_id": "SERVICE_CLIENT_ID",
+        "client_secret": "SERVICE_CLIENT_SECRET",
+        "orgs": "SERVICE_ORG",
+        "enterprises": "SERVICE_ENTERPRISE",
+        "repos": "SERVICE_REPOS",
+        "api_version": "SERVICE_API_VERSION",
+        "dialect": "SERVICE_DIALECT",
+        "rate_limit_max_wait": "SERVICE_RATE_LIMIT_MAX_WAIT",
+        "etag_cache": "SERVICE_ETAG_CACHE",
+        "warehouse_path": "WAREHOUSE_PATH",
+        "serving_path": "SERVING_PATH",
+        "lake_path": "LAKE_PATH",
+        "raw_dir": "RAW_DIR",
+        "webhook_secret": "WEBHOOK_SECRET",
+        "webhook_spool_dir": "WEBHOOK_SPOOL_DIR",
+        "metrics_start_day": "METRICS_START_DAY",
+    }
+)
+SECRET_FIELDS: Final = frozenset({"token", "app_private_key", "client_secret", "webhook_secret"})
 
 
 @dataclass(frozen=True)
@@ -31,6 +66,7 @@ class Settings:
     token: Secret | None = None
     app_id: str | None = None
     app_private_key: Secret | None = None
+    app_private_key_path: Path | None = None  # where app_private_key was read from, if from a file
     installation_id: str | None = None
     client_id: str | None = None
     client_secret: Secret | None = None
@@ -68,7 +104,7 @@ class Settings:
 
     def require_base_url(self) -> str:
         if not self.base_url:
-            raise ConfigError("SERVICE_BASE_URL is not set")
+            raise ConfigError(f"{ENV_VARS['base_url']} is not set")
         return self.base_url
 
     @classmethod
@@ -105,19 +141,19 @@ class Settings:
         )
 
 
-def _text(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
+def _text(values: Mapping[str, str], field: str) -> str | None:
+    value = values.get(field, "").strip()
     return value or None
 
 
-def _secret(env: Mapping[str, str], name: str) -> Secret | None:
-    value = _text(env, name)
+def _secret(values: Mapping[str, str], field: str) -> Secret | None:
+    value = _text(values, field)
     return Secret(value) if value else None
 
 
-def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+def _list(values: Mapping[str, str], field: str) -> tuple[str, ...]:
     """A comma list, blanks dropped, order kept, each entry once."""
-    items = (item.strip() for item in (_text(env, name) or "").split(","))
+    items = (item.strip() for item in (_text(values, field) or "").split(","))
     return tuple(dict.fromkeys(item for item in items if item))
 
 
@@ -125,61 +161,66 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
 _SLUG = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,98}[A-Za-z0-9_])?$")
 
 
-def _scope_names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
-    names = _list(env, name)
+def _scope_names(values: Mapping[str, str], field: str) -> tuple[str, ...]:
+    names = _list(values, field)
     for entry in names:
         if not _SLUG.match(entry):
-            raise ConfigError(f"{name} entry {entry!r} is not an organization or enterprise name (comma-separate several)")
+            raise ConfigError(
+                f"{ENV_VARS[field]} entry {entry!r} is not an organization or enterprise name (comma-separate several)"
+            )
     return names
 
 
 def _parse(env: Mapping[str, str]) -> Settings:
-    base_url = _text(env, "SERVICE_BASE_URL")
+    # Keyed by field from here on; messages name the variable through ENV_VARS.
+    values = {field: env[name] for field, name in ENV_VARS.items() if name in env}
+    base_url = _text(values, "base_url")
     base_url = base_url.rstrip("/") if base_url else None
-    token_file = Path(_text(env, "SERVICE_TOKEN_FILE") or "data/token")
-    token = _secret(env, "SERVICE_TOKEN") or _read_token_file(token_file)
-    private_key = _secret(env, "SERVICE_APP_PRIVATE_KEY")
-    key_path = _text(env, "SERVICE_APP_PRIVATE_KEY_PATH")
-    if private_key is None and key_path:
+    token_file = Path(_text(values, "token_file") or "data/token")
+    token = _secret(values, "token") or _read_token_file(token_file)
+    private_key = _secret(values, "app_private_key")
+    key_text = _text(values, "app_private_key_path")
+    key_path = Path(key_text) if key_text and private_key is None else None
+    if key_path is not None:
         try:
-            private_key = Secret(Path(key_path).read_text())
+            private_key = Secret(key_path.read_text())
         except OSError as exc:
-            raise ConfigError(f"SERVICE_APP_PRIVATE_KEY_PATH cannot be read: {exc.strerror}") from None
-    max_wait = _text(env, "SERVICE_RATE_LIMIT_MAX_WAIT")
-    start = _text(env, "METRICS_START_DAY")
+            raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
+    max_wait = _text(values, "rate_limit_max_wait")
+    start = _text(values, "metrics_start_day")
     try:
         max_wait_value = float(max_wait) if max_wait else 900.0
     except ValueError:
-        raise ConfigError("SERVICE_RATE_LIMIT_MAX_WAIT must be a number of seconds") from None
+        raise ConfigError(f"{ENV_VARS['rate_limit_max_wait']} must be a number of seconds") from None
     try:
         start_day = date.fromisoformat(start) if start else None
     except ValueError:
-        raise ConfigError("METRICS_START_DAY must be a date YYYY-MM-DD") from None
-    repos = _list(env, "SERVICE_REPOS")
+        raise ConfigError(f"{ENV_VARS['metrics_start_day']} must be a date YYYY-MM-DD") from None
     return Settings(
         base_url=base_url,
-        graphql_url=_text(env, "SERVICE_GRAPHQL_URL") or (f"{base_url}/graphql" if base_url else None),
-        oauth_url=(_text(env, "SERVICE_OAUTH_URL") or base_url or "").rstrip("/") or None,
+        graphql_url=_text(values, "graphql_url") or (f"{base_url}/graphql" if base_url else None),
+        oauth_url=(_text(values, "oauth_url") or base_url or "").rstrip("/") or None,
         token=token,
-        app_id=_text(env, "SERVICE_APP_ID"),
+        app_id=_text(values, "app_id"),
         app_private_key=private_key,
-        installation_id=_text(env, "SERVICE_INSTALLATION_ID"),
-        client_id=_text(env, "SERVICE_CLIENT_ID"),
-        client_secret=_secret(env, "SERVICE_CLIENT_SECRET"),
-        orgs=_scope_names(env, "SERVICE_ORG"),
-        enterprises=_scope_names(env, "SERVICE_ENTERPRISE"),
-        repos=repos,
-        api_version=_text(env, "SERVICE_API_VERSION") or DEFAULT_API_VERSION,
-        dialect=_text(env, "SERVICE_DIALECT") or "service",
+        app_private_key_path=key_path,
+        installation_id=_text(values, "installation_id"),
+        client_id=_text(values, "client_id"),
+        client_secret=_secret(values, "client_secret"),
+        orgs=_scope_names(values, "orgs"),
+        enterprises=_scope_names(values, "enterprises"),
+        repos=_list(values, "repos"),
+        api_version=_text(values, "api_version") or DEFAULT_API_VERSION,
+        dialect=_text(values, "dialect") or "service",
         rate_limit_max_wait=max_wait_value,
-        etag_cache=Path(_text(env, "SERVICE_ETAG_CACHE") or "data/http-cache.sqlite3"),
+        etag_cache=Path(_text(values, "etag_cache") or "data/http-cache.sqlite3"),
         token_file=token_file,
-        warehouse_path=Path(_text(env, "WAREHOUSE_PATH") or "data/warehouse.duckdb"),
-        serving_path=Path(_text(env, "SERVING_PATH") or "data/serving.duckdb"),
-        lake_path=Path(_text(env, "LAKE_PATH") or "data/lake"),
-        raw_dir=Path(_text(env, "RAW_DIR") or "data/raw"),
-        webhook_secret=_secret(env, "WEBHOOK_SECRET"),
-        webhook_spool_dir=Path(_text(env, "WEBHOOK_SPOOL_DIR") or "data/spool"),
+        warehouse_path=Path(_text(values, "warehouse_path") or "data/warehouse.duckdb"),
+        serving_path=Path(_text(values, "serving_path") or "data/serving.duckdb"),
+        lake_path=Path(_text(values, "lake_path") or "data/lake"),
+        raw_dir=Path(_text(values, "raw_dir") or "data/raw"),
+        webhook_secret=_secret(values, "webhook_secret"),
+        webhook_spool_dir=Path(_text(values, "webhook_spool_dir") or "data/spool"),
         metrics_start_day=start_day,
     )
 
@@ -190,5 +231,5 @@ def _read_token_file(path: Path) -> Secret | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"SERVICE_TOKEN_FILE {path} cannot be read: {exc.strerror}") from None
+        raise ConfigError(f"{ENV_VARS['token_file']} {path} cannot be read: {exc.strerror}") from None
     return Secret(value) if value else None

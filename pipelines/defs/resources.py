@@ -1,52 +1,35 @@
 """Dagster resources: the platform's API, the warehouse, and where files go.
 
-Every setting is read from its environment variable through `dagster.EnvVar`, so Dagster
-stores and shows the variable's name, never a secret's value.
+`build_resources(settings)` gives every setting as a plain value, except secrets: Dagster stores
+a resource's configuration in clear in its run storage, so a secret is only ever given as
+`dagster.EnvVar` of its variable (config.ENV_VARS), read from the process environment at run time.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
+import duckdb
 from dagster_duckdb import DuckDBResource
 
-from pipelines.config import Settings
-from pipelines.service import ServiceClient
+from pipelines.config import ENV_VARS, SECRET_FIELDS, Secret, Settings
+from pipelines.service import ConfigError, ServiceClient
+from pipelines.warehouse import migrate
 
-# Field of ServiceResource → the environment variable of the design's table.
-_SERVICE_ENV = {
-    "base_url": "SERVICE_BASE_URL",
-    "graphql_url": "SERVICE_GRAPHQL_URL",
-    "oauth_url": "SERVICE_OAUTH_URL",
-    "token": "SERVICE_TOKEN",
-    "token_file": "SERVICE_TOKEN_FILE",
-    "app_id": "SERVICE_APP_ID",
-    "app_private_key": "SERVICE_APP_PRIVATE_KEY",
-    "app_private_key_path": "SERVICE_APP_PRIVATE_KEY_PATH",
-    "installation_id": "SERVICE_INSTALLATION_ID",
-    "org": "SERVICE_ORG",
-    "enterprise": "SERVICE_ENTERPRISE",
-    "repos": "SERVICE_REPOS",
-    "api_version": "SERVICE_API_VERSION",
-    "dialect": "SERVICE_DIALECT",
-    "rate_limit_max_wait": "SERVICE_RATE_LIMIT_MAX_WAIT",
-    "etag_cache": "SERVICE_ETAG_CACHE",
-}
+__all__ = ["ServiceResource", "StorageResource", "WarehouseResource", "build_resources"]
+
 _MEMORY_LIMIT = "256MB"
-_STORAGE_ENV = {
-    "raw_dir": "RAW_DIR",
-    "spool_dir": "WEBHOOK_SPOOL_DIR",
-    "serving_path": "SERVING_PATH",
-    "lake_path": "LAKE_PATH",
-}
 
 
-class ServiceResource(dg.ConfigurableResource):
-    """The platform's REST and GraphQL API (see the README's configuration table)."""
+class ServiceResource(dg.ConfigurableResource["ServiceResource"]):
+    """The platform's REST and GraphQL API; each field is the Settings field of that name, as text."""
 
     base_url: str | None = None
     graphql_url: str | None = None
@@ -57,8 +40,8 @@ class ServiceResource(dg.ConfigurableResource):
     app_private_key: str | None = None
     app_private_key_path: str | None = None
     installation_id: str | None = None
-    org: str | None = None
-    enterprise: str | None = None
+    orgs: str | None = None  # comma lists, as their variables spell them
+    enterprises: str | None = None
     repos: str | None = None
     api_version: str | None = None
     dialect: str | None = None
@@ -66,8 +49,8 @@ class ServiceResource(dg.ConfigurableResource):
     etag_cache: str | None = None
 
     def settings(self) -> Settings:
-        environ = {env: getattr(self, field) for field, env in _SERVICE_ENV.items() if getattr(self, field)}
-        return Settings.from_env(environ=environ)
+        values = {ENV_VARS[name]: getattr(self, name) for name in type(self).model_fields}
+        return Settings.from_env(environ={name: value for name, value in values.items() if value})
 
     @contextmanager
     def client(self) -> Iterator[ServiceClient]:
@@ -75,11 +58,11 @@ class ServiceResource(dg.ConfigurableResource):
             yield client
 
 
-class StorageResource(dg.ConfigurableResource):
+class StorageResource(dg.ConfigurableResource["StorageResource"]):
     """Files beside the warehouse: the raw report archive, the webhook spool, the lake and the serving database."""
 
     raw_dir: str = "data/raw"
-    spool_dir: str = "data/spool"
+    webhook_spool_dir: str = "data/spool"
     serving_path: str = "data/serving.duckdb"
     lake_path: str = "data/lake"
 
@@ -87,20 +70,93 @@ class StorageResource(dg.ConfigurableResource):
     def raw_path(self) -> Path:
         return Path(self.raw_dir)
 
+    @property
+    def spool_path(self) -> Path:
+        return Path(self.webhook_spool_dir)
 
-def _from_env(fields: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, dg.EnvVar]:
-    return {field: dg.EnvVar(env) for field, env in fields.items() if environ.get(env)}
+
+# Databases this process has brought up to date: migrations run on a process's first connection.
+_migrated: set[str] = set()
+_migrating = threading.Lock()
 
 
-def resources_from_env(environ: Mapping[str, str] | None = None) -> dict[str, dg.ConfigurableResource]:
-    """Resources configured by the variables that are set; unset ones keep their defaults."""
-    environ = os.environ if environ is None else environ
-    warehouse = dg.EnvVar("WAREHOUSE_PATH") if environ.get("WAREHOUSE_PATH") else "data/warehouse.duckdb"
+class WarehouseResource(DuckDBResource):
+    """The DuckDB warehouse, migrated once per process before its first connection is handed out."""
+
+    @contextmanager
+    def get_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with super().get_connection() as conn:
+            path = str(Path(self.database).resolve())
+            with _migrating:
+                if path not in _migrated:
+                    migrate(conn)
+                    _migrated.add(path)
+            yield conn
+
+
+def _text(value: object) -> str | None:
+    """A setting as its environment variable would spell it."""
+    if value is None or value == ():
+        return None
+    if isinstance(value, tuple):
+        return ",".join(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _secret(settings: Settings, field: str, source: str) -> dg.EnvVar | None:
+    """A secret as its variable; None when the resource reads it from its file setting `source`.
+
+    Raises ConfigError when the secret is in neither place: Dagster could not find it at run time.
+    """
+    value: Secret | None = getattr(settings, field)
+    if value is None:
+        return None
+    name = ENV_VARS[field]
+    if os.environ.get(name, "").strip() == value.reveal():
+        return dg.EnvVar(name)
+    from_file: Path | None = getattr(settings, source)
+    if from_file is not None and value.reveal() in _read(from_file):
+        return None
+    raise ConfigError(
+        f"{name} must be set in the process environment (Dagster reads secrets only from there), "
+        f"or the secret given through {ENV_VARS[source]}"
+    )
+
+
+def _read(path: Path) -> tuple[str, ...]:
+    """The file's text as a token (stripped) and as a key (whole) are read; none if unreadable."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return ()
+    return text, text.strip()
+
+
+def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any]]:
+    """The resources of `settings`: plain values, and each secret as its environment variable."""
+    plain = {
+        field: _text(getattr(settings, field))
+        for field in ServiceResource.model_fields
+        if field not in SECRET_FIELDS
+    }
     return {
-        "service": ServiceResource(**_from_env(_SERVICE_ENV, environ)),
-        "storage": StorageResource(**_from_env(_STORAGE_ENV, environ)),
+        "service": ServiceResource(
+            **plain,
+            token=_secret(settings, "token", "token_file"),
+            app_private_key=_secret(settings, "app_private_key", "app_private_key_path"),
+        ),
+        "storage": StorageResource(
+            raw_dir=str(settings.raw_dir),
+            webhook_spool_dir=str(settings.webhook_spool_dir),
+            serving_path=str(settings.serving_path),
+            lake_path=str(settings.lake_path),
+        ),
         # Every connection starts bounded; phases that need a different bound set their own
         # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to
         # <warehouse>.tmp beside the warehouse instead of failing.
-        "warehouse": DuckDBResource(database=warehouse, connection_config={"memory_limit": _MEMORY_LIMIT}),
+        "warehouse": WarehouseResource(
+            database=str(settings.warehouse_path), connection_config={"memory_limit": _MEMORY_LIMIT}
+        ),
     }

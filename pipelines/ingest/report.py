@@ -39,7 +39,7 @@ from pipelines.service import (
 )
 from pipelines.transform import ReportContext, Transformed, empty_records, transform_records
 from pipelines.transform.schema import ENTITY_ID_FIELDS
-from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report, migrate
+from pipelines.warehouse import ReportKey, ReportLanding, SharedRecordKeys, land_report
 from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import CheckOutcome
 
@@ -387,7 +387,6 @@ def ingest_report(
     metadata = fetch_report_metadata(client, ref)
     if metadata is None:
         return IngestResult(available=False)
-    migrate(conn)
     run_sql(conn, "ingest/limit_resources.sql")
     # Looked up before the report's days are replaced, so a re-run keeps the id it had.
     known = run_sql(conn, "ingest/select_scope_entity_id.sql", scope=ref.scope, scope_name=ref.scope_name) or run_sql(

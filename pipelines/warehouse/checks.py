@@ -1,42 +1,65 @@
-"""Data checks: each is one query in sql/checks/ answering (failures, detail) over a slice.
+"""Data checks: each is one query answering (failures, detail) about the table it guards.
 
-A slice is what one write touched: a report's scope, level and days, checked inside the
-report's transaction before COMMIT, so a report that fails a blocking check leaves the previous
-state. The same query over the whole history (a NULL scope, the widest days) is the audit, a
-job of its own: no daily run pays for a scan of every table.
+The report checks look at a slice, what one write touched: a report's scope, level and days,
+checked inside the report's transaction before COMMIT, so a report that fails a blocking check
+leaves the previous state. The same query over the whole history (a NULL scope, the widest
+days) is the audit, a job of its own: no daily run pays for a scan of every table. Dagster's
+per-run checks (pipelines/defs/<concern>/checks.py) are the same `Check`, over their own params.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from pipelines.warehouse.sql import run_sql
 
+__all__ = [
+    "REPORT_CHECKS",
+    "WHOLE_HISTORY",
+    "Check",
+    "CheckOutcome",
+    "ChecksFailed",
+    "report_checks",
+    "run_checks",
+    "slice_params",
+]
+
 _BOTH = frozenset({"aggregate", "user"})
+_AGGREGATE = frozenset({"aggregate"})
+_USER = frozenset({"user"})
 _DETAIL_CHARS = 2000
 
 
 @dataclass(frozen=True)
-class DataCheck:
+class Check:
+    """A query in a .sql file answering (failures, detail); `identifiers` fill a template's placeholders.
+
+    A blocking check that fails stops what depends on its table (in Dagster, and for a report
+    its COMMIT); a non-blocking one warns. The name is what Dagster shows, with the table.
+    """
+
     name: str
     table: tuple[str, str]  # (schema, table) it guards
-    sql: str
+    sql: str | Path
     description: str
     blocking: bool = True
     levels: frozenset[str] = _BOTH  # report levels whose slice it applies to
+    identifiers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    check: DataCheck
+    check: Check
     failures: int
     detail: str
-    where: str  # the slice: "organization acme user 2026-11-01", or "whole history"
+    where: str  # the slice: "organization acme user 2026-11-01", "whole history", or "" (the run's own)
 
     @property
     def passed(self) -> bool:
@@ -57,51 +80,96 @@ class ChecksFailed(Exception):
         super().__init__("; ".join(failed) + "; the report was not landed, the previous state stays")
 
 
-def _grain(table: str, columns: str, levels: frozenset[str] = _BOTH) -> DataCheck:
-    return DataCheck(
-        "grain_is_unique", ("core", table), f"checks/count_duplicate_{table}.sql", f"One row per {columns}.", levels=levels
-    )
+@dataclass(frozen=True)
+class _Facts:
+    """A core table of report facts, as the grain and sign templates need it."""
+
+    table: str
+    grain: str  # the key in words, for the description
+    key: tuple[str, ...]
+    label: tuple[str, ...]  # key columns that name a failing row in the detail
+    counters: tuple[str, ...]
+    levels: frozenset[str]
+
+    def identifiers(self) -> tuple[tuple[str, str], ...]:
+        names = (self.table, *self.key, *self.label, *self.counters)
+        if not all(_IDENTIFIER.match(name) for name in names):
+            raise ValueError(f"not an identifier among {names}")
+        # A table without a level column holds one level: its slice is scope and name.
+        slice_columns = [c for c in ("scope", "scope_name", "level") if c in self.key]
+        return (
+            ("table", self.table),
+            ("key", ", ".join(self.key)),
+            ("label", ", ".join(self.label)),
+            ("counters", ", ".join(self.counters)),
+            ("slice", " AND ".join(f"{c} = ${c}" for c in slice_columns)),
+        )
+
+    def checks(self) -> tuple[Check, Check]:
+        table, identifiers = ("core", self.table), self.identifiers()
+        return (
+            Check("grain_is_unique", table, "checks/count_duplicate_rows.sql", f"One row per {self.grain}.",
+                  levels=self.levels, identifiers=identifiers),
+            Check("counts_are_non_negative", table, "checks/count_negative_rows.sql", "No count below zero.",
+                  levels=self.levels, identifiers=identifiers),
+        )
 
 
-def _non_negative(table: str, levels: frozenset[str] = _BOTH) -> DataCheck:
-    return DataCheck(
-        "counts_are_non_negative", ("core", table), f"checks/count_negative_{table}.sql", "No count below zero.",
-        levels=levels,
-    )
-
-
-_AGGREGATE = frozenset({"aggregate"})
-_USER = frozenset({"user"})
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+_ACTIVITY = (
+    "user_initiated_interaction_count",
+    "code_generation_activity_count",
+    "code_acceptance_activity_count",
+    "loc_suggested_to_add_sum",
+    "loc_suggested_to_delete_sum",
+    "loc_added_sum",
+    "loc_deleted_sum",
+)
+_FACTS = (
+    _Facts(
+        "daily_totals", "scope, scope name and day", ("scope", "scope_name", "day"), ("scope_name", "day"),
+        (*_ACTIVITY, "daily_active_users", "weekly_active_users", "monthly_active_users",
+         "monthly_active_chat_users", "monthly_active_agent_users"),
+        _AGGREGATE,
+    ),
+    _Facts(
+        "user_daily_totals", "scope, scope name, day and user", ("scope", "scope_name", "day", "user_id"),
+        ("scope_name", "day", "user_id"), _ACTIVITY, _USER,
+    ),
+    _Facts(
+        "breakdowns", "scope, level, day, user, breakdown kind and keys",
+        ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
+        ("scope_name", "day", "kind"), (*_ACTIVITY, "session_count", "request_count", "prompt_count"), _BOTH,
+    ),
+    _Facts(
+        "agent_activity", "scope, level, day, user and agent_id",
+        ("scope", "scope_name", "level", "day", "user_id", "agent_id"), ("scope_name", "day", "agent_id"),
+        ("agent_job_starts", "session_count"), _BOTH,
+    ),
+)
 
 # Checked in every report's transaction over the report's slice (and by the audit over all).
-REPORT_CHECKS: tuple[DataCheck, ...] = (
-    _grain("daily_totals", "scope, scope name and day", _AGGREGATE),
-    _non_negative("daily_totals", _AGGREGATE),
-    _grain("user_daily_totals", "scope, scope name, day and user", _USER),
-    _non_negative("user_daily_totals", _USER),
-    _grain("breakdowns", "scope, level, day, user, breakdown kind and keys"),
-    _non_negative("breakdowns"),
-    _grain("agent_activity", "scope, level, day, user and agent_id"),
-    _non_negative("agent_activity"),
-    DataCheck(
+REPORT_CHECKS: tuple[Check, ...] = (
+    *(check for facts in _FACTS for check in facts.checks()),
+    Check(
         "agent_rules_hold",
         ("core", "agent_activity"),
         "checks/count_agent_rows_breaking_rules.sql",
         "agent_id is never NULL; session_count is NULL at user level (spec 2.1).",
     ),
-    DataCheck(
+    Check(
         "agrees_with_agent_activity",
         ("core", "agent_days"),
         "checks/count_agent_days_differing_from_facts.sql",
         "Holds exactly the (scope, level, day, agent_id, agent_name) found in core.agent_activity.",
     ),
-    DataCheck(
+    Check(
         "covers_every_agent",
         ("core", "dim_agent"),
         "checks/count_agents_missing_from_dim.sql",
         "Every agent_id in core.agent_activity has a row with its latest label.",
     ),
-    DataCheck(
+    Check(
         "keeps_every_label",
         ("core", "agent_names"),
         "checks/count_unlisted_agent_names.sql",
@@ -120,14 +188,15 @@ WHOLE_HISTORY = slice_params(scope=None, scope_name=None, level=None, start_day=
 
 
 def run_checks(
-    conn: duckdb.DuckDBPyConnection, checks: Iterable[DataCheck], *, where: str, **params: Any
+    conn: duckdb.DuckDBPyConnection, checks: Iterable[Check], *, where: str = "", **params: Any
 ) -> list[CheckOutcome]:
+    """Each check's outcome; `params` are bound to the parameters each query names."""
     outcomes = []
     for check in checks:
-        failures, detail = run_sql(conn, check.sql, **params)[0]
+        failures, detail = run_sql(conn, check.sql, identifiers=dict(check.identifiers), **params)[0]
         outcomes.append(CheckOutcome(check, int(failures), (detail or "")[:_DETAIL_CHARS], where))
     return outcomes
 
 
-def report_checks(level: str) -> tuple[DataCheck, ...]:
+def report_checks(level: str) -> tuple[Check, ...]:
     return tuple(check for check in REPORT_CHECKS if level in check.levels)

@@ -19,8 +19,8 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.warehouse.sql import _statements, rollback, run_sql
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
+from pipelines.warehouse.sql import _statements, rollback, run_sql
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
 # Tables whose rows record, per file, the keys a restarted file takes back out by.

@@ -1,12 +1,14 @@
 """The one way the project runs its .sql files: named parameters, bound per statement.
 
 A name is relative to the repository's `sql/`; a `Path` is read as given (a Dagster concern's
-private SQL sits in its own folder).
+private SQL sits in its own folder). A template's `{placeholders}` are filled with identifiers
+from code (tables, columns), never with values: values are always bound parameters.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,9 +21,13 @@ _PARAM = re.compile(r"\$([a-z_]+)")
 
 
 @cache
-def _statements(name: str | Path) -> tuple[tuple[str, frozenset[str]], ...]:
+def _statements(
+    name: str | Path, identifiers: tuple[tuple[str, str], ...] = ()
+) -> tuple[tuple[str, frozenset[str]], ...]:
     lines = (name if isinstance(name, Path) else SQL_DIR / name).read_text().splitlines()
     text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    if identifiers:
+        text = text.format_map(dict(identifiers))
     out = []
     # Our SQL files hold no ';' inside literals, so a split on ';' is exact for them.
     for raw in text.split(";"):
@@ -31,10 +37,15 @@ def _statements(name: str | Path) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
-def run_sql(conn: duckdb.DuckDBPyConnection, name: str | Path, /, **params: Any) -> list[tuple]:
-    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names; rows of the last."""
+def run_sql(
+    conn: duckdb.DuckDBPyConnection, name: str | Path, /, *, identifiers: Mapping[str, str] | None = None, **params: Any
+) -> list[tuple]:
+    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names; rows of the last.
+
+    `identifiers` fill a template's `{placeholders}`.
+    """
     rows: list[tuple] = []
-    for body, names in _statements(name):
+    for body, names in _statements(name, tuple(sorted((identifiers or {}).items()))):
         bound = {k: params[k] for k in names}
         rows = conn.execute(body, bound).fetchall() if bound else conn.execute(body).fetchall()
     return rows

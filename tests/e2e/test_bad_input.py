@@ -188,9 +188,11 @@ def _ingest_in_child() -> None:
     from pipelines.config import Secret
     from pipelines.ingest import ingest_report
     from pipelines.service import ReportRef
+    from pipelines.warehouse import migrate
 
     settings = Settings(base_url=base_url, token=Secret(token), orgs=(org,), dialect=dialect, etag_cache=None)
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
+    migrate(conn)
     with ServiceClient(config=settings.service_config()) as client:
         ingest_report(client=client, ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
                       conn=conn, raw_dir=Path(work) / "raw")

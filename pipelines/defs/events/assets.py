@@ -1,27 +1,28 @@
 """Webhook deliveries from the receiver's spool into events.webhook_deliveries."""
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.checks import EVENT_CHECKS, evaluate, specs
-from pipelines.defs.resources import StorageResource
-from pipelines.warehouse import migrate
+from pipelines.defs._checks import check_results, check_specs
+from pipelines.defs.events.checks import EVENT_CHECKS
+from pipelines.defs.resources import StorageResource, WarehouseResource
+from pipelines.warehouse.checks import run_checks
 from pipelines.webhooks.load import load_spool, prune_spool
 
 DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
 
 
-@dg.asset(key=DELIVERIES, group_name="events", kinds={"duckdb"}, check_specs=specs(EVENT_CHECKS))
-def webhook_deliveries(context: dg.AssetExecutionContext, warehouse: DuckDBResource, storage: StorageResource):
+@dg.asset(key=DELIVERIES, group_name="events", kinds={"duckdb"}, check_specs=check_specs(EVENT_CHECKS))
+def webhook_deliveries(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource, storage: StorageResource
+) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
     """Every accepted delivery once; the loader's position commits with the rows it loaded."""
     with warehouse.get_connection() as conn:
-        migrate(conn)
-        result = load_spool(conn, Path(storage.spool_dir))
+        result = load_spool(conn, storage.spool_path)
         # Segments fully loaded and no longer written are deleted; the rows and offsets stay.
-        pruned = prune_spool(conn, Path(storage.spool_dir))
-        total = conn.execute("SELECT count(*) FROM events.webhook_deliveries").fetchone()[0]
+        pruned = prune_spool(conn, storage.spool_path)
+        (total,) = conn.execute("SELECT count(*) FROM events.webhook_deliveries").fetchone() or (0,)
         context.log.info(
             "loaded %d deliveries (%d redeliveries skipped, %d quarantined)",
             result.loaded,
@@ -39,4 +40,5 @@ def webhook_deliveries(context: dg.AssetExecutionContext, warehouse: DuckDBResou
             }
         )
         # The checks look at what this load wrote, not at rows an earlier load left behind.
-        yield from evaluate(conn, EVENT_CHECKS, delivery_ids=list(result.delivery_ids))
+        outcomes = run_checks(conn, EVENT_CHECKS, delivery_ids=list(result.delivery_ids))
+    yield from check_results(EVENT_CHECKS, outcomes)

@@ -1,8 +1,7 @@
 """Sensors: load new spool records, then refresh the snapshot of the repositories they name."""
 
 import hashlib
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -21,13 +20,15 @@ events_job = dg.define_asset_job(
 
 
 @dg.sensor(job=events_job, minimum_interval_seconds=30)
-def webhook_spool_sensor(context: dg.SensorEvaluationContext, storage: StorageResource) -> dg.SensorResult | dg.SkipReason:
+def webhook_spool_sensor(
+    context: dg.SensorEvaluationContext, storage: StorageResource
+) -> dg.SensorResult | dg.SkipReason:
     """Requests a load when the spool has grown.
 
     The sensor only looks at segment sizes (it never opens the warehouse); what is loaded is
     decided by the loader's own committed offsets, so a repeated request loads nothing twice.
     """
-    sizes = sorted((p.name, p.stat().st_size) for p in segments(Path(storage.spool_dir)))
+    sizes = sorted((p.name, p.stat().st_size) for p in segments(storage.spool_path))
     fingerprint = hashlib.sha256(repr(sizes).encode()).hexdigest()[:16]
     if not sizes or fingerprint == context.cursor:
         return dg.SkipReason("no new deliveries in the spool")
@@ -35,7 +36,9 @@ def webhook_spool_sensor(context: dg.SensorEvaluationContext, storage: StorageRe
 
 
 @dg.asset_sensor(asset_key=DELIVERIES, job_name=SNAPSHOT_JOB, minimum_interval_seconds=30)
-def snapshot_refresh_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+def snapshot_refresh_sensor(
+    context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry
+) -> dg.RunRequest | dg.SkipReason:
     """After deliveries naming repositories land, today's snapshot is taken again.
 
     The refresh covers the whole day (a day is replaced as a unit); conditional requests make
@@ -43,10 +46,11 @@ def snapshot_refresh_sensor(context: dg.SensorEvaluationContext, asset_event: dg
     """
     materialization = asset_event.asset_materialization
     repositories = materialization.metadata.get("repositories") if materialization else None
-    names = list(repositories.value) if repositories else []
+    value = repositories.value if isinstance(repositories, dg.JsonMetadataValue) else None
+    names = [str(name) for name in value] if isinstance(value, list) else []
     if not names:
         return dg.SkipReason("the loaded deliveries named no repository")
-    today = datetime.now(timezone.utc).date().isoformat()
+    today = datetime.now(UTC).date().isoformat()
     return dg.RunRequest(
         run_key=f"refresh-{asset_event.run_id}",
         partition_key=today,

@@ -3,10 +3,8 @@
 from pathlib import Path
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.resources import StorageResource
-from pipelines.warehouse import migrate
+from pipelines.defs.resources import StorageResource, WarehouseResource
 from pipelines.warehouse.lake import publish
 
 # Downstream of every table, so a failing blocking check upstream keeps the last good state.
@@ -34,11 +32,10 @@ _UPSTREAM = [
     deps=[dg.AssetKey(key) for key in _UPSTREAM],
     kinds={"duckdb", "parquet"},
 )
-def serving_copy(warehouse: DuckDBResource, storage: StorageResource) -> dg.MaterializeResult:
+def serving_copy(warehouse: WarehouseResource, storage: StorageResource) -> dg.MaterializeResult[None]:
     """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
     it (SERVING_PATH) for BI tools, each file replaced atomically."""
     with warehouse.get_connection() as conn:
-        migrate(conn)
         result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path))
     return dg.MaterializeResult(
         metadata={

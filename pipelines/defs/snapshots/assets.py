@@ -1,15 +1,16 @@
 """Daily snapshots of the organization's repositories, their counts, issues and members."""
 
 from collections.abc import Iterator
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
+from typing import Any
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.checks import SNAPSHOT_CHECKS, evaluate, specs
-from pipelines.defs.resources import ServiceResource
+from pipelines.defs._checks import check_results, check_specs
+from pipelines.defs.resources import ServiceResource, WarehouseResource
+from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.snapshots import SnapshotSettings, run_snapshot
-from pipelines.warehouse import migrate
+from pipelines.warehouse.checks import run_checks
 
 GROUP = "snapshots"
 POOL = "service_api"
@@ -29,17 +30,17 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
             dg.AssetSpec(["snapshots", table], group_name=GROUP, description=text, kinds={"duckdb"})
             for table, text in SNAPSHOT_TABLES.items()
         ],
-        check_specs=specs(SNAPSHOT_CHECKS),
+        check_specs=check_specs(SNAPSHOT_CHECKS),
         partitions_def=partitions_def,
         pool=POOL,
         can_subset=False,
     )
     def snapshots_daily(
-        context: dg.AssetExecutionContext, service: ServiceResource, warehouse: DuckDBResource
-    ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+        context: dg.AssetExecutionContext, service: ServiceResource, warehouse: WarehouseResource
+    ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
         """The service's current state, recorded as today's snapshot (re-running today replaces it)."""
         day = date.fromisoformat(context.partition_key)
-        today = datetime.now(timezone.utc).date()
+        today = datetime.now(UTC).date()
         if day != today:
             # The API answers with the state of now: filing it under another day would be false.
             raise dg.Failure(
@@ -48,7 +49,6 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
             )
         snapshot_settings = SnapshotSettings.from_settings(service.settings())
         with service.client() as client, warehouse.get_connection() as conn:
-            migrate(conn)
             result = run_snapshot(client, conn, settings=snapshot_settings, day=day)
             for warning in result.warnings:
                 context.log.warning(
@@ -56,13 +56,14 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
                 )
             cost = result.cost.as_metadata()
             for table in SNAPSHOT_TABLES:
-                metadata: dict[str, object] = {
+                metadata: dict[str, Any] = {
                     "dagster/row_count": dg.MetadataValue.int(result.frames[table].height),
                     "snapshot_day": day.isoformat(),
                 }
                 if table == "repositories":
                     metadata |= {"skipped_repositories": len(result.warnings), **cost}
                 yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
-            yield from evaluate(conn, SNAPSHOT_CHECKS)
+            outcomes = run_checks(conn, SNAPSHOT_CHECKS)
+        yield from check_results(SNAPSHOT_CHECKS, outcomes)
 
     return [snapshots_daily]

@@ -1,20 +1,16 @@
-"""The daily snapshot schedule."""
+"""The daily snapshot job and schedule."""
 
 import dagster as dg
 
 from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
 
 SNAPSHOT_JOB = "snapshots_job"
-
-
-def build_snapshot_jobs() -> list:
-    return [
-        dg.define_asset_job(
-            SNAPSHOT_JOB,
-            selection=dg.AssetSelection.assets(*(dg.AssetKey(["snapshots", table]) for table in SNAPSHOT_TABLES)) | dg.AssetSelection.assets(["serving", "warehouse_copy"]),
-            description="Take today's snapshot of repositories, counts, issues and members.",
-        )
-    ]
+snapshots_job = dg.define_asset_job(
+    SNAPSHOT_JOB,
+    selection=dg.AssetSelection.assets(*(dg.AssetKey(["snapshots", table]) for table in SNAPSHOT_TABLES))
+    | dg.AssetSelection.assets(["serving", "warehouse_copy"]),
+    description="Take today's snapshot of repositories, counts, issues and members.",
+)
 
 
 @dg.schedule(job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC")

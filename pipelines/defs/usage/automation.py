@@ -2,14 +2,15 @@
 
 import os
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import dagster as dg
 
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.partitions import trailing_days
 from pipelines.defs.resources import ServiceResource
-from pipelines.defs.usage.assets import USAGE_TABLES, report_refs
+from pipelines.defs.usage._reports import report_refs
+from pipelines.defs.usage.assets import USAGE_TABLES
 from pipelines.service import ReportRef, fetch_report_metadata
 
 DAILY_JOB = "usage_daily_job"
@@ -23,23 +24,20 @@ def trailing_day_count() -> int:
     return int(os.environ.get(TRAILING_DAYS_VAR) or _DEFAULT_TRAILING_DAYS)
 
 
-def build_usage_jobs() -> list:
-    serving = dg.AssetSelection.assets(["serving", "warehouse_copy"])
+_SERVING = dg.AssetSelection.assets(["serving", "warehouse_copy"])
+usage_daily_job = dg.define_asset_job(
+    DAILY_JOB,
     # A job selecting assets runs every check on them: the whole-history audit must stay out
     # of the daily run (its full scans are what a daily run must not pay for).
-    audit = dg.AssetSelection.checks(warehouse_audit)
-    return [
-        dg.define_asset_job(
-            DAILY_JOB,
-            selection=(dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in USAGE_TABLES)) | serving) - audit,
-            description="Land the 1-day usage reports of the selected days, then publish the serving database.",
-        ),
-        dg.define_asset_job(
-            LATEST_JOB,
-            selection=dg.AssetSelection.assets(["usage", "latest_28_day_report"]) | serving,
-            description="Land the latest 28-day usage reports, then publish the serving database.",
-        ),
-    ]
+    selection=(dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in USAGE_TABLES)) | _SERVING)
+    - dg.AssetSelection.checks(warehouse_audit),
+    description="Land the 1-day usage reports of the selected days, then publish the serving database.",
+)
+usage_latest_job = dg.define_asset_job(
+    LATEST_JOB,
+    selection=dg.AssetSelection.assets(["usage", "latest_28_day_report"]) | _SERVING,
+    description="Land the latest 28-day usage reports, then publish the serving database.",
+)
 
 
 @dg.schedule(job_name=DAILY_JOB, cron_schedule="0 6 * * *", execution_timezone="UTC")
@@ -66,7 +64,7 @@ def report_availability_sensor(
     available day is never requested twice and a quiet tick costs one metadata request.
     """
     settings = service.settings()
-    today = datetime.now(timezone.utc).date()
+    today = datetime.now(UTC).date()
     requested = date.fromisoformat(context.cursor) if context.cursor else today - timedelta(days=2)
     probe = [requested + timedelta(days=n) for n in range(1, (today - requested).days)]
     if not probe:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
+from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 
 _REPORTS = {  # (scope, level) → path under the base address, {name} the scope's name
@@ -111,7 +112,7 @@ def built(emulator, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp, dg.instance_for_test() as instance:
         for name, value in env.items():
             mp.setenv(name, value)
-        result = build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+        result = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
             instance=instance,
             tags={"dagster/asset_partition_range_start": first.isoformat(),
                   "dagster/asset_partition_range_end": last.isoformat()},
@@ -203,7 +204,7 @@ def test_a_reader_holding_the_serving_database_sees_the_next_run_and_never_block
     try:
         before = int(reader.stdout.readline())
         extra = days[0] - timedelta(days=1)
-        result = build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+        result = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
             instance=built["instance"], partition_key=extra.isoformat()
         )
         assert result.success

@@ -2,12 +2,13 @@ from datetime import date, timedelta
 
 import duckdb
 
+from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from tests.integration.dagster._checks import check_results
 
 
 def test_the_audit_checks_the_whole_history_and_finds_what_no_daily_run_looks_at(emulator, pipeline_env, instance):
-    defs = build_definitions()
+    defs = build_definitions(Settings.from_env())
     for days_ago in (9, 8):
         day = (date.today() - timedelta(days=days_ago)).isoformat()
         daily = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, partition_key=day)

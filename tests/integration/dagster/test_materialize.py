@@ -8,6 +8,7 @@ import httpx
 
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
+from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from tests.integration.dagster._checks import check_results
 
@@ -33,7 +34,7 @@ def _user_lines(creds: dict, day: str) -> int:
 
 def test_partition_range_lands_every_scope_day_and_user(emulator, pipeline_env, instance):
     start, end = _days(8, 5)  # final days: their counts no longer change between fetches
-    defs = build_definitions()
+    defs = build_definitions(Settings.from_env())
     result = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, tags=_range_tags(start, end))
     assert result.success
 
@@ -56,7 +57,7 @@ def test_partition_range_lands_every_scope_day_and_user(emulator, pipeline_env, 
 
 def test_rerunning_a_partition_changes_nothing(emulator, pipeline_env, instance):
     start, end = _days(9, 9)
-    job = build_definitions().resolve_job_def("usage_daily_job")
+    job = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job")
     snapshots = []
     for _ in range(2):
         assert job.execute_in_process(instance=instance, tags=_range_tags(start, end)).success
@@ -98,7 +99,7 @@ def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path
     day = date.today() - timedelta(days=6)
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), "{not json"])
     try:
-        job = build_definitions().resolve_job_def("usage_daily_job")
+        job = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job")
         bad = job.execute_in_process(instance=instance, partition_key=day.isoformat(), raise_on_error=False)
         assert not bad.success
         assert check_results(bad)["raw/report_files:quarantine_is_empty"] is False
@@ -125,7 +126,7 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     day = date.today() - timedelta(days=6)
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), _user_record(day, 8, 4)])
     try:
-        assert build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+        assert build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
             instance=instance, partition_key=day.isoformat()
         ).success
     finally:
@@ -135,7 +136,7 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     # The day fetched again: user 7 twice (a duplicate record breaks the grain), user 8 gone.
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 30), _user_record(day, 7, 31)])
     try:
-        again = build_definitions().resolve_job_def("usage_daily_job").execute_in_process(
+        again = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
             instance=instance, partition_key=day.isoformat(), raise_on_error=False
         )
     finally:

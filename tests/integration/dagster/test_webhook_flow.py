@@ -29,7 +29,7 @@ def _wait_for_deliveries(emu, count: int) -> None:
 
 def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pipeline_env, instance):
     creds = emulator.credentials
-    defs = build_definitions()
+    defs = build_definitions(Settings.from_env())
     today = datetime.now(timezone.utc).date().isoformat()
     snapshot_job = defs.resolve_job_def("snapshots_job")
     assert snapshot_job.execute_in_process(instance=instance, partition_key=today).success
@@ -48,7 +48,7 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
             create_pull_request(client, owner=owner, name=name, title="pin agent", head="topic", base="main")
         _wait_for_deliveries(emulator, before + 2)
 
-    storage = StorageResource(spool_dir=str(spool))
+    storage = StorageResource(webhook_spool_dir=str(spool))
     with dg.build_sensor_context(instance=instance, resources={"storage": storage}) as context:
         tick = webhook_spool_sensor(context)
     assert len(tick.run_requests) == 1

@@ -8,6 +8,7 @@ import pytest
 from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Secret, Settings
 from pipelines.service import RetryPolicy, ServiceClient
+from pipelines.warehouse import migrate
 
 TODAY = date(2026, 11, 20)
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
@@ -41,5 +42,6 @@ def client(emu) -> Iterator[ServiceClient]:
 @pytest.fixture
 def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     c = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(c)  # once up front, as the Dagster warehouse resource does per process
     yield c
     c.close()

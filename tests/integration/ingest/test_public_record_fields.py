@@ -19,8 +19,9 @@ from emulator.reportdata import ReportData
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef, ServiceClient
+from pipelines.warehouse import migrate
+from pipelines.warehouse.checks import REPORT_CHECKS, WHOLE_HISTORY, run_checks
 from pipelines.warehouse.sql import run_sql
-from pipelines.warehouse.checks import WHOLE_HISTORY
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 FINAL_DAY = TODAY - timedelta(days=4)  # a Monday, final: the emulator serves it complete on every fetch
@@ -59,6 +60,7 @@ def _client(emu) -> ServiceClient:
 @pytest.fixture
 def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     c = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(c)
     yield c
     c.close()
 
@@ -177,6 +179,6 @@ def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_ru
         again = ingest_report(client=client, ref=ReportRef("enterprise", "acme-corp", "28-day", "aggregate", None),
                               conn=conn, raw_dir=tmp_path / "raw")
         assert again.quarantined == 1
-    for check in ("count_duplicate_daily_totals", "count_duplicate_breakdowns", "count_duplicate_agent_activity"):
-        assert run_sql(conn, f"checks/{check}.sql", **WHOLE_HISTORY)[0][0] == 0, check
+    grains = [check for check in REPORT_CHECKS if check.name == "grain_is_unique"]
+    assert [o.describe() for o in run_checks(conn, grains, where="whole history", **WHOLE_HISTORY) if not o.passed] == []
     assert conn.execute("SELECT count(DISTINCT enterprise_id) FROM core.daily_totals").fetchone()[0] == 1

@@ -16,6 +16,7 @@ from pipelines.cli import main
 from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef, ServiceClient
+from pipelines.warehouse import migrate
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -41,6 +42,7 @@ def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
         settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), orgs=(creds["org"],),
                             dialect=creds["dialect"])
         with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
+            migrate(conn)
             return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
 
 

@@ -9,6 +9,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from pipelines.warehouse.migrate import migrate
 from pipelines.webhooks.spool import SpoolRecord, encode_record
@@ -53,7 +54,7 @@ def test_an_issues_delivery_without_repository_is_quarantined_and_the_next_run_p
         _delivery("bare", {"action": "opened", "issue": {"number": 9}})
         + _delivery("good", {"action": "opened", "repository": {"full_name": "acme/widgets"}})
     )
-    job = build_definitions().resolve_job_def("webhook_events_job")
+    job = build_definitions(Settings.from_env()).resolve_job_def("webhook_events_job")
 
     with dg.instance_for_test() as instance:
         first = job.execute_in_process(instance=instance)

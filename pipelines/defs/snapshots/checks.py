@@ -1,0 +1,43 @@
+"""Checked after each snapshot, over the snapshot tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipelines.warehouse.checks import Check
+
+_SQL = Path(__file__).parent / "sql"
+
+SNAPSHOT_CHECKS: tuple[Check, ...] = (
+    Check(
+        "no_skipped_repositories",
+        ("snapshots", "repositories"),
+        _SQL / "count_snapshot_warnings.sql",
+        "No repository was skipped (404/403) on the newest snapshot day.",
+        blocking=False,
+    ),
+    Check(
+        "every_repository_has_stats",
+        ("snapshots", "repository_stats"),
+        _SQL / "count_repositories_without_stats.sql",
+        "Each repository of a day has its GraphQL counts, or a recorded warning.",
+    ),
+    Check(
+        "counts_are_consistent",
+        ("snapshots", "repository_stats"),
+        _SQL / "count_negative_repository_stats.sql",
+        "Counts are non-negative and open counts never exceed totals.",
+    ),
+    Check(
+        "issues_belong_to_known_repositories",
+        ("snapshots", "issues"),
+        _SQL / "count_issues_of_unknown_repositories.sql",
+        "Every issue joins to the repository snapshot of its day by numeric id.",
+    ),
+    Check(
+        "members_visible",
+        ("snapshots", "org_members"),
+        _SQL / "count_days_without_members.sql",
+        "Each snapshot day lists at least one organization member.",
+    ),
+)

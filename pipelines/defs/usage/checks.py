@@ -1,0 +1,37 @@
+"""Checked after a usage run's reports, over what the run fetched or the days it covered.
+
+The grain, sign and agent checks run inside each report's transaction (pipelines.warehouse.checks);
+their results are reported here with these.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipelines.warehouse.checks import Check
+
+_SQL = Path(__file__).parent / "sql"
+
+RUN_CHECKS: tuple[Check, ...] = (
+    Check(
+        "quarantine_is_empty",
+        ("raw", "report_files"),
+        _SQL / "count_quarantined_lines.sql",
+        "Every line of the reports this run fetched landed; quarantined lines (raw.quarantine, "
+        "`metrics-etl quarantine list`) need a look. Lines found by earlier runs do not count.",
+    ),
+    Check(
+        "days_without_agent_array",
+        ("core", "daily_totals"),
+        _SQL / "count_days_without_agent_array.sql",
+        "Days of the run whose report carried no third-party agent array (a gap, not zero).",
+        blocking=False,
+    ),
+    Check(
+        "fresh_against_available_day",
+        ("core", "daily_totals"),
+        _SQL / "count_stale_usage_days.sql",
+        "The newest landed day is at most a day older than the newest available report day.",
+        blocking=False,
+    ),
+)
