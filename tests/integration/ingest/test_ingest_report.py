@@ -166,21 +166,21 @@ def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_repor
 def test_a_failure_while_parsing_rolls_back_to_the_previous_state(client, conn, tmp_path, monkeypatch):
     import threading
 
-    import pipelines.ingest.report as report
+    import pipelines.ingest._pipeline as stages
 
     ref = ReportRef("organization", "acme", "28-day", "user")
     ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path)
     before = _snapshot(conn)
     calls = []
 
-    def fail_on_the_second_segment(records, ctx):
+    def fail_on_the_second_segment(records, prov):
         calls.append(1)
         if len(calls) == 2:
             raise ValueError("transform broke")
-        return transform(records, ctx)
+        return transform(records, prov)
 
-    transform = report.transform_records
-    monkeypatch.setattr(report, "transform_records", fail_on_the_second_segment)
+    transform = stages.transform_records
+    monkeypatch.setattr(stages, "transform_records", fail_on_the_second_segment)
     with pytest.raises(ValueError, match="transform broke"):
         ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path, batch_rows=50)
     assert _snapshot(conn) == before
@@ -189,10 +189,10 @@ def test_a_failure_while_parsing_rolls_back_to_the_previous_state(client, conn, 
 
 
 def test_a_stage_that_dies_without_a_word_fails_the_ingest_instead_of_hanging(client, conn, tmp_path, monkeypatch):
-    import pipelines.ingest.report as report
+    import pipelines.ingest._pipeline as stages
     from pipelines.ingest import IngestError
 
-    monkeypatch.setattr(report._ParseWorker, "run", lambda self: None)
+    monkeypatch.setattr(stages._ParseWorker, "run", lambda self: None)
     with pytest.raises(IngestError, match="report-parse stage stopped without finishing"):
         ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path)
 
