@@ -8,7 +8,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.checks import SNAPSHOT_CHECKS, evaluate, specs
 from pipelines.defs.resources import ServiceResource
-from pipelines.snapshots import SnapshotSettings, run_snapshot
+from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.warehouse import migrate
 
 GROUP = "snapshots"

@@ -9,7 +9,7 @@ import pytest
 from pipelines.config import Secret, Settings
 from pipelines.service.client import RetryPolicy, ServiceClient
 from pipelines.service.errors import GraphQLError
-from pipelines.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
+from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 
 DAY = date(2026, 11, 20)
 _REPOS = [
