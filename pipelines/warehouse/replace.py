@@ -26,11 +26,6 @@ if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
-# Tables whose rows record, per file, the keys a restarted file takes back out by.
-_KEYED_TABLES = {
-    "daily_totals": "warehouse/insert_landed_days.sql",
-    "user_daily_totals": "warehouse/insert_landed_keys.sql",
-}
 
 
 def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
@@ -40,7 +35,7 @@ def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /
     with DuckDB 2.0 every registered Arrow table stays referenced after unregister, which
     grew the process by ~10 MB per batch (measured: 500 MB over a 700 MB report).
     """
-    _land_batch = batch  # noqa: F841 (read by DuckDB, not by Python)
+    _land_batch = batch  # read by DuckDB, not by Python
     for body, names in _statements(name):
         bound = {k: params[k] for k in names}
         conn.execute(body, bound) if bound else conn.execute(body)
@@ -98,9 +93,8 @@ class ReportLanding:
         # Polars' own string views go across as they are: converting them to Arrow's classic
         # strings cost 0.4 s of CPU on 1.9 M breakdown rows (measured), DuckDB reads both.
         batch = frame.to_arrow(compat_level=pl.CompatLevel.newest())
-        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch)
-        if table in _KEYED_TABLES:
-            _run_on_batch(self._conn, _KEYED_TABLES[table], batch, file_index=file_index)
+        # The totals' files also record the batch's (day, user) keys under file_index.
+        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch, file_index=file_index)
 
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).
@@ -110,7 +104,9 @@ class ReportLanding:
         """
         (shared,) = run_sql(self._conn, "warehouse/count_shared_keys.sql", file_index=file_index)[0]
         if shared:
-            raise SharedRecordKeys(f"file {file_index} shares {shared} (day, user) records with other files of the report")
+            raise SharedRecordKeys(
+                f"file {file_index} shares {shared} (day, user) records with other files of the report"
+            )
         run_sql(self._conn, "warehouse/delete_landed_file.sql", file_index=file_index, **_params(self._report))
 
 
@@ -121,13 +117,13 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
     blocking check fails (ChecksFailed). Either all of the report lands or none."""
     conn.execute("BEGIN TRANSACTION")
     try:
-        run_sql(conn, "warehouse/create_landed_keys.sql")
-        run_sql(conn, "warehouse/delete_report_days.sql", **_params(report))
+        run_sql(conn, "warehouse/begin_report_landing.sql", **_params(report))
         landing = ReportLanding(conn, report)
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=_lake_tables(report), start_day=report.start_day, end_day=report.end_day)
+        lake_days = {"start_day": report.start_day, "end_day": report.end_day}
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=_lake_tables(report), **lake_days)
         landing.checks = _check(conn, report)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
