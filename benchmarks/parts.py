@@ -25,8 +25,6 @@ import duckdb
 import pyarrow as pa
 import pyarrow.json as pa_json
 import zstandard
-
-from benchmarks.ingest import CACHE, DAY, USERS
 from pipelines.ingest._fast import BLOCK_BYTES, read_fast
 from pipelines.ingest._wire import wire_of
 from pipelines.ingest.screen import line_problems
@@ -34,6 +32,8 @@ from pipelines.service import ReportRef
 from pipelines.transform import Provenance, transform_records
 from pipelines.warehouse import ReportSlice, land_report, migrate
 from pipelines.warehouse.sql import run_sql
+
+from benchmarks.ingest import CACHE, DAY, USERS
 
 SEGMENT_LINES = 10_000
 

@@ -13,7 +13,6 @@ import duckdb
 import polars as pl
 import pytest
 import zstandard
-
 from pipelines.cli import main
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report, migrate

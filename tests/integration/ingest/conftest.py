@@ -4,10 +4,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
 from pipelines.service.client import RetryPolicy, ServiceClient
+
+from tests._emulator import settings_for
 
 TODAY = date(2026, 11, 20)
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
@@ -26,15 +26,7 @@ def emu(emulator_config):
 
 @pytest.fixture
 def client(emu) -> Iterator[ServiceClient]:
-    creds = emu.credentials
-    settings = Settings(
-        base_url=creds["base_url"],
-        graphql_url=creds["graphql_url"],
-        token=Secret(creds["token"]),
-        orgs=(creds["org"],),
-        dialect=creds["dialect"],
-    )
-    with ServiceClient(settings=settings, retry=FAST_RETRY) as c:
+    with ServiceClient(settings=settings_for(emu), retry=FAST_RETRY) as c:
         yield c
 
 

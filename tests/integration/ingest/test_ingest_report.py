@@ -3,11 +3,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
 from emulator import EmulatorConfig, FaultSpec
 from emulator.reportfile import write_report_file
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
+
+from tests._emulator import settings_for
 from tests.integration.ingest.conftest import TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -144,14 +145,11 @@ def bad_report_file(tmp_path: Path) -> Path:
 
 def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_report_file, conn):
     from emulator import running_emulator
-    from pipelines.config import Secret, Settings
     from pipelines.service.client import ServiceClient
 
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=bad_report_file, report_file_day=YESTERDAY, user_lines_per_file=12)
     with running_emulator(config) as emu:
-        creds = emu.credentials
-        settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), orgs=(creds["org"],), dialect=creds["dialect"])
-        with ServiceClient(settings=settings) as client:
+        with ServiceClient(settings=settings_for(emu)) as client:
             result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path / "raw", batch_rows=8)
     rows = conn.execute("SELECT line_number, reason, file_index FROM raw.quarantine ORDER BY file_index, line_number").fetchall()
     assert [(r[2] * 12 + r[0]) for r in rows] == [5, 10, 15, 20]

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
-from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
 from pipelines.service.client import ServiceClient
-from pipelines.warehouse.sql import run_sql
 from pipelines.warehouse.checks import WHOLE_HISTORY
+from pipelines.warehouse.sql import run_sql
+
+from tests._emulator import settings_for
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 FINAL_DAY = TODAY - timedelta(days=4)  # a Monday, final: the emulator serves it complete on every fetch
@@ -51,10 +51,7 @@ _MODES = ("agent", "ask", "custom", "edit", "plan", "unknown")
 
 
 def _client(emu) -> ServiceClient:
-    creds = emu.credentials
-    settings = Settings(base_url=creds["base_url"], graphql_url=creds["graphql_url"], token=Secret(creds["token"]),
-                        orgs=(creds["org"],), dialect=creds["dialect"])
-    return ServiceClient(settings=settings, retry=FAST_RETRY)
+    return ServiceClient(settings=settings_for(emu), retry=FAST_RETRY)
 
 
 @pytest.fixture

@@ -2,11 +2,10 @@ import math
 from datetime import date
 
 import pytest
-
 from emulator import EmulatorConfig, FaultSpec
+from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.service import repos as api
 from pipelines.service.errors import GraphQLError
-from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.warehouse.snapshots import SNAPSHOT_TABLES
 
 DAY = date(2026, 11, 20)

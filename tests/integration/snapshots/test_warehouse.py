@@ -5,7 +5,6 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pipelines.transform import snapshots as tf
 from pipelines.warehouse import migrate
 from pipelines.warehouse.snapshots import SNAPSHOT_TABLES, SnapshotFrameError, replace_snapshot_day

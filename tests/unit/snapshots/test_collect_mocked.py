@@ -5,11 +5,10 @@ from datetime import date
 
 import httpx
 import pytest
-
 from pipelines.config import Secret, Settings
+from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 from pipelines.service.client import RetryPolicy, ServiceClient
 from pipelines.service.errors import GraphQLError
-from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 
 DAY = date(2026, 11, 20)
 _REPOS = [

@@ -3,7 +3,6 @@ from datetime import UTC, date, datetime
 import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
-
 from pipelines.transform import snapshots as tf
 
 DAY = date(2026, 11, 20)

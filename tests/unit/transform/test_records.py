@@ -5,10 +5,10 @@ from datetime import date, datetime, timezone
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pipelines.ingest.parse import read_lines
 from pipelines.service import ReportRef
 from pipelines.transform import Provenance, transform_records
+
 from tests.unit.transform.synthetic import daily_record
 
 START = date(2026, 11, 1)

@@ -2,7 +2,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from pipelines.warehouse import migrate
 
 

@@ -3,7 +3,6 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
 from pipelines.warehouse.lake import publish

@@ -6,7 +6,6 @@ from datetime import UTC, date, datetime
 
 import duckdb
 import polars as pl
-
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
 

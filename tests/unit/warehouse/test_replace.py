@@ -5,7 +5,6 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse.checks import ChecksFailed
