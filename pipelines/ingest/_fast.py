@@ -98,7 +98,8 @@ def _struct_members(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> list[p
     for f in dtype.fields:
         member = value.struct.field(f.name)
         if isinstance(f.dtype, pl.Struct) and read_fields[f.name] != f.dtype:
-            member = pl.when(member.is_not_null()).then(pl.struct(_struct_members(member, f.dtype, read_fields[f.name])))
+            inner = _struct_members(member, f.dtype, read_fields[f.name])
+            member = pl.when(member.is_not_null()).then(pl.struct(inner))
         out.append(member.alias(f.name))
     return out
 

@@ -14,7 +14,7 @@ import io
 import queue
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -100,10 +100,8 @@ class _Stage(threading.Thread):
         raise _Stopped
 
     def _fail(self, error: BaseException) -> None:
-        try:
+        with suppress(_Stopped):
             self._put(_Failed(error))
-        except _Stopped:
-            pass
 
     def next_item(self) -> object:
         """The next item this stage handed on; _Stopped once the run is stopping.
@@ -253,7 +251,8 @@ class _ParseWorker(_Stage):
         dialect = self._prov.dialect
         if self._prov.ref.level == "user":
             yield from read_segment(
-                segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows, dialect=dialect
+                segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows,
+                dialect=dialect,
             )
             return
         # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.

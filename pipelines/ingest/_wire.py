@@ -66,10 +66,10 @@ def wire_of(dialect: str) -> Wire:
         arrow_schema=arrow_schema,
         parse_options=pa_json.ParseOptions(explicit_schema=arrow_schema, unexpected_field_behavior="infer"),
         frame_schema=pl.Schema({**read, LINE: pl.Int64(), EXTRA: pl.String()}),
-        renames={w: c for w, c in zip(dtypes, canonical) if w != c},
+        renames={w: c for w, c in zip(dtypes, canonical, strict=True) if w != c},
         member_names={
             w: [f.name for f in canonical[c].fields]
-            for w, c in zip(dtypes, canonical)
+            for w, c in zip(dtypes, canonical, strict=True)
             if isinstance(dtypes[w], pl.Struct) and dtypes[w] != canonical[c]
         },
     )

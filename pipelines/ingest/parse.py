@@ -47,9 +47,12 @@ def read_segment(
             yield from read_lines(io.BytesIO(data), first_line=first_line, batch_rows=batch_rows, dialect=dialect)
             return
         head_lines = data.count(b"\n", 0, cut)
-        yield from read_segment(data[:cut], first_line=first_line, lines=head_lines, batch_rows=batch_rows, dialect=dialect)
+        rest = lines - head_lines
         yield from read_segment(
-            data[cut:], first_line=first_line + head_lines, lines=lines - head_lines, batch_rows=batch_rows, dialect=dialect
+            data[:cut], first_line=first_line, lines=head_lines, batch_rows=batch_rows, dialect=dialect
+        )
+        yield from read_segment(
+            data[cut:], first_line=first_line + head_lines, lines=rest, batch_rows=batch_rows, dialect=dialect
         )
         return
     yield frame, []

@@ -10,7 +10,7 @@ commits only when every file is complete; any failure rolls it back, leaving the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -170,7 +170,7 @@ def ingest_report(
         ref=ref,
         start_day=metadata.start_day,
         end_day=metadata.end_day,
-        fetched_at=datetime.now(timezone.utc),
+        fetched_at=datetime.now(UTC),
         dialect=client.dialect.name,
         entity_id=known[0][0] if known else None,
     )

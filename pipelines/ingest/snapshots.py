@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -134,7 +135,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
     members = [
         tf.org_members_frame(
-            records=_org_level(lambda: list(api.list_org_members(client, org=org)), org=org, what="members"),
+            records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
             day=day, org=org,
         )
         for org in settings.orgs
@@ -188,7 +189,7 @@ def _collect_repositories(
             if not sep or not owner or not name or "/" in name:
                 raise SnapshotFailed(f"SERVICE_REPOS entry {full_name!r} is not owner/name")
             record = _per_repository(
-                lambda: api.get_repository(client, owner=owner, name=name),
+                partial(api.get_repository, client, owner=owner, name=name),
                 repo=full_name,
                 endpoint="repository",
                 warnings=warnings,
@@ -199,9 +200,7 @@ def _collect_repositories(
         records = [
             record
             for org in settings.orgs
-            for record in _org_level(
-                lambda: list(api.list_org_repositories(client, org=org)), org=org, what="repositories"
-            )
+            for record in _org_level(partial(api.list_org_repositories, client, org=org), org=org, what="repositories")
         ]
     by_id: dict[int, _Repo] = {}
     for rec in records:
@@ -216,7 +215,7 @@ def _collect_issues(
     frames = []
     for repo in repos:
         records = _per_repository(
-            lambda: list(api.list_issues(client, owner=repo.owner, name=repo.name)),
+            partial(_listed, api.list_issues, client, owner=repo.owner, name=repo.name),
             repo=repo.full_name,
             endpoint="issues",
             warnings=warnings,
@@ -269,6 +268,11 @@ def _per_repository(
     except (NotFound, PermissionDenied) as exc:
         warnings.append(SnapshotWarning(repo, endpoint, exc.status, exc.message))
         return None
+
+
+def _listed(fetch: Callable[..., Iterable[dict[str, Any]]], /, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """Every page of a listing, fetched now (so its errors are raised here)."""
+    return list(fetch(*args, **kwargs))
 
 
 def _org_level(fetch: Callable[[], Iterable[dict[str, Any]]], *, org: str, what: str) -> list[dict[str, Any]]:

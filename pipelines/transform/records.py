@@ -134,7 +134,8 @@ def _entity_rule(prov: Provenance) -> tuple[pl.Expr, pl.Expr] | None:
         return None
     field = ENTITY_ID_FIELDS[prov.ref.scope]
     other = pl.col(field).is_not_null() & (pl.col(field) != prov.entity_id)
-    reason = pl.format(f"{field} {{}} is not {prov.ref.scope} {prov.ref.scope_name}'s ({field} {prov.entity_id})", pl.col(field))
+    owner = f"{prov.ref.scope} {prov.ref.scope_name}'s ({field} {prov.entity_id})"
+    reason = pl.format(f"{field} {{}} is not {owner}", pl.col(field))
     return other, reason
 
 
@@ -222,7 +223,9 @@ def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     )
 
 
-def _breakdown_frame(records: pl.DataFrame, prov: Provenance, kind: str, field: str, keys: tuple[str, ...]) -> pl.DataFrame:
+def _breakdown_frame(
+    records: pl.DataFrame, prov: Provenance, kind: str, field: str, keys: tuple[str, ...]
+) -> pl.DataFrame:
     exploded = records.select(pl.col("day"), *_user_columns(prov), pl.col(field)).explode(field).drop_nulls(field)
     return exploded.select(
         *_context_columns(prov, with_level=True),
@@ -275,13 +278,18 @@ def _breakdowns(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     frames = [_breakdown_frame(records, prov, kind, field, keys) for kind, (field, keys) in BREAKDOWN_ARRAYS.items()]
     frames.append(_cli_frame(records, prov))
     combined = pl.concat(frames, how="vertical")
-    assert combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)] == list(BREAKDOWN_COUNTS)
+    counts = combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)]
+    assert counts == list(BREAKDOWN_COUNTS)
     return combined
 
 
 def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     # Rule 1: an omitted array gives no rows (explode + drop_nulls), never a zero row.
-    entries = records.select(pl.col("day"), *_user_columns(prov), pl.col(AGENT_FIELD)).explode(AGENT_FIELD).drop_nulls(AGENT_FIELD)
+    entries = (
+        records.select(pl.col("day"), *_user_columns(prov), pl.col(AGENT_FIELD))
+        .explode(AGENT_FIELD)
+        .drop_nulls(AGENT_FIELD)
+    )
     entry = pl.col(AGENT_FIELD)
     session = (
         entry.struct.field("session_count")

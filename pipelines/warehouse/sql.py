@@ -7,6 +7,7 @@ private SQL sits in its own folder).
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,12 @@ def _statements(name: str | Path) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
-def run_sql(conn: duckdb.DuckDBPyConnection, name: str | Path, /, **params: Any) -> list[tuple]:
-    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names; rows of the last."""
-    rows: list[tuple] = []
+def run_sql(conn: duckdb.DuckDBPyConnection, name: str | Path, /, **params: Any) -> list[tuple[Any, ...]]:
+    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names.
+
+    Returns the rows of the last statement.
+    """
+    rows: list[tuple[Any, ...]] = []
     for body, names in _statements(name):
         bound = {k: params[k] for k in names}
         rows = conn.execute(body, bound).fetchall() if bound else conn.execute(body).fetchall()
@@ -46,7 +50,5 @@ def rollback(conn: duckdb.DuckDBPyConnection) -> None:
     A COMMIT that failed (disk full, out of memory) has already ended the transaction, and a
     second error from ROLLBACK would hide the first: the caller re-raises the real cause.
     """
-    try:
+    with suppress(duckdb.Error):
         conn.execute("ROLLBACK")
-    except duckdb.Error:
-        pass

@@ -137,7 +137,8 @@ def _commit_batch(
         conn.begin()
         try:
             inserted = run_sql(conn, "webhooks/insert_webhook_deliveries.sql")
-            set_aside = len(run_sql(conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset))
+            finished = run_sql(conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset)
+            set_aside = len(finished)
             conn.commit()
         except BaseException:
             rollback(conn)
