@@ -27,10 +27,12 @@ import pyarrow.json as pa_json
 import zstandard
 
 from benchmarks.ingest import CACHE, DAY, USERS
-from pipelines.ingest.parse import _BLOCK_BYTES, _wire, read_fast
+from pipelines.ingest._fast import BLOCK_BYTES, read_fast
+from pipelines.ingest._wire import wire_of
 from pipelines.ingest.screen import line_problems
-from pipelines.transform import ReportContext, transform_records
-from pipelines.warehouse import ReportKey, land_report, migrate
+from pipelines.service import ReportRef
+from pipelines.transform import Provenance, transform_records
+from pipelines.warehouse import ReportSlice, land_report, migrate
 from pipelines.warehouse.sql import run_sql
 
 SEGMENT_LINES = 10_000
@@ -64,10 +66,9 @@ def main() -> None:
     if not report.exists():
         raise SystemExit(f"{report} is missing: run `python -m benchmarks.ingest --users {args.users}` first")
 
-    ctx = ReportContext(scope="organization", scope_name="acme", level="user", report_kind="1-day",
-                        start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc), dialect="service")
-    key = ReportKey(scope="organization", scope_name="acme", report_kind="1-day", level="user", start_day=DAY, end_day=DAY)
-    wire = _wire("service")
+    ref = ReportRef("organization", "acme", "1-day", "user", DAY)
+    prov = Provenance(ref=ref, start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc), dialect="service")
+    wire = wire_of("service")
     columns = {f.name: _duckdb_type(f.type) for f in wire.arrow_schema}
     cpu: dict[str, float] = defaultdict(float)
 
@@ -87,12 +88,12 @@ def main() -> None:
         digest = hashlib.sha256()
         packer = zstandard.ZstdCompressor(level=1).compressobj()
         first_line = 1
-        with land_report(conn, key=key) as landing:
+        with land_report(conn, ReportSlice(ref, DAY, DAY)) as landing:
             for data, lines in _segments(report):
                 timed("sha256", digest.update, data)
                 timed("zstd level 1", packer.compress, data)
                 timed("screen for lines no parser may see (UTF-8, lone surrogates, depth)", line_problems, data)
-                options = pa_json.ReadOptions(block_size=_BLOCK_BYTES, use_threads=False)
+                options = pa_json.ReadOptions(block_size=BLOCK_BYTES, use_threads=False)
                 timed("strict parse: PyArrow read_json (chosen)", pa_json.read_json, pa.BufferReader(data),
                       read_options=options, parse_options=wire.parse_options)
                 records = timed("strict parse + known-column projection + extra (read_fast)", read_fast,
@@ -101,7 +102,7 @@ def main() -> None:
                 segment_file.write_bytes(data)
                 timed("lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",
                       lambda: lenient.sql("SELECT * FROM read_ndjson(?, columns = ?)", params=[str(segment_file), columns]).to_arrow_table())
-                result = timed("transforms", transform_records, records, ctx)
+                result = timed("transforms", transform_records, records, prov)
                 for table, frame in (("user_daily_totals", result.totals), ("breakdowns", result.breakdowns),
                                      ("agent_activity", result.agent_activity)):
                     timed("DuckDB inserts (one thread, 64 MB)", landing.insert, table=table, frame=frame, file_index=0)

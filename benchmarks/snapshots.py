@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from emulator import EmulatorConfig, FaultSpec, running_emulator  # noqa: E402
 from pipelines.config import Secret, Settings  # noqa: E402
+from pipelines.ingest.snapshots import SnapshotResult, SnapshotSettings, run_snapshot  # noqa: E402
 from pipelines.service import ServiceClient  # noqa: E402
-from pipelines.snapshots import SnapshotResult, SnapshotSettings, run_snapshot  # noqa: E402
 from pipelines.warehouse import migrate  # noqa: E402
 
 DAY = date(2026, 11, 20)

@@ -1,4 +1,4 @@
-"""Usage-report ingestion: report -> archive -> parse -> transform -> land."""
+"""Ingestion: usage reports (report -> archive -> parse -> transform -> land) and repository snapshots."""
 
 from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
 from pipelines.ingest.report import DEFAULT_BATCH_ROWS, IngestResult, ingest_report

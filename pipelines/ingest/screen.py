@@ -23,7 +23,6 @@ import re
 from collections.abc import Iterator
 from itertools import accumulate
 
-
 # Real records are about 5 levels deep (record, breakdown array, element, version object);
 # 64 leaves room for any unknown nested field and stays far below what a parser survives.
 MAX_DEPTH = 64

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -33,6 +34,9 @@ from pipelines.transform.schema import (
     VERSION_COLUMNS,
     record_dtype,
 )
+
+if TYPE_CHECKING:
+    from pipelines.service import ReportRef
 
 LINE = "_line"
 EXTRA = "_extra"
@@ -72,14 +76,11 @@ _VERSION_SOURCES: dict[str, tuple[str, str, str]] = {
 
 
 @dataclass(frozen=True)
-class ReportContext:
+class Provenance:
     """Where a batch of records came from; stamped on every row."""
 
-    scope: str
-    scope_name: str
-    level: str
-    report_kind: str
-    start_day: date
+    ref: ReportRef
+    start_day: date  # the days the report covers (its metadata's, not the day asked for)
     end_day: date
     fetched_at: datetime
     dialect: str  # whose wire names the records carry (pipelines.service.dialect)
@@ -128,27 +129,28 @@ def _version_member(column: str) -> pl.Expr:
     return source.struct.field(obj).struct.field(member)
 
 
-def _entity_rule(ctx: ReportContext) -> tuple[pl.Expr, pl.Expr] | None:
-    if ctx.entity_id is None:
+def _entity_rule(prov: Provenance) -> tuple[pl.Expr, pl.Expr] | None:
+    if prov.entity_id is None:
         return None
-    field = ENTITY_ID_FIELDS[ctx.scope]
-    other = pl.col(field).is_not_null() & (pl.col(field) != ctx.entity_id)
-    reason = pl.format(f"{field} {{}} is not {ctx.scope} {ctx.scope_name}'s ({field} {ctx.entity_id})", pl.col(field))
+    field = ENTITY_ID_FIELDS[prov.ref.scope]
+    other = pl.col(field).is_not_null() & (pl.col(field) != prov.entity_id)
+    owner = f"{prov.ref.scope} {prov.ref.scope_name}'s ({field} {prov.entity_id})"
+    reason = pl.format(f"{field} {{}} is not {owner}", pl.col(field))
     return other, reason
 
 
-def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
+def _reasons(records: pl.DataFrame, prov: Provenance) -> pl.Expr:
     """First rule each record breaks, or null. Vectorized; one expression per rule."""
     rules: list[tuple[pl.Expr, str | pl.Expr]] = [
         (pl.col("day").is_null(), "missing day"),
         (
-            ~pl.col("day").is_between(pl.lit(ctx.start_day), pl.lit(ctx.end_day)),
-            f"day outside the report's range {ctx.start_day}..{ctx.end_day}",
+            ~pl.col("day").is_between(pl.lit(prov.start_day), pl.lit(prov.end_day)),
+            f"day outside the report's range {prov.start_day}..{prov.end_day}",
         ),
     ]
-    if ctx.level == "user":
+    if prov.ref.level == "user":
         rules.append((pl.col("user_id").is_null(), "missing user_id at user level"))
-    entity = _entity_rule(ctx)
+    entity = _entity_rule(prov)
     if entity is not None:
         rules.append(entity)
     rules.append((_any_negative([pl.col(c) for c in ACTIVITY_COUNTS]), "negative count"))
@@ -185,24 +187,24 @@ def _reasons(records: pl.DataFrame, ctx: ReportContext) -> pl.Expr:
     return expr
 
 
-def _context_columns(ctx: ReportContext, *, with_level: bool) -> list[pl.Expr]:
-    cols = [pl.lit(ctx.scope).alias("scope"), pl.lit(ctx.scope_name).alias("scope_name")]
+def _context_columns(prov: Provenance, *, with_level: bool) -> list[pl.Expr]:
+    cols = [pl.lit(prov.ref.scope).alias("scope"), pl.lit(prov.ref.scope_name).alias("scope_name")]
     if with_level:
-        cols.append(pl.lit(ctx.level).alias("level"))
+        cols.append(pl.lit(prov.ref.level).alias("level"))
     return cols
 
 
-def _user_columns(ctx: ReportContext) -> list[pl.Expr]:
-    if ctx.level == "user":
+def _user_columns(prov: Provenance) -> list[pl.Expr]:
+    if prov.ref.level == "user":
         return [pl.col("user_id"), pl.col("user_login")]
     return [pl.lit(None, dtype=pl.Int64()).alias("user_id"), pl.lit(None, dtype=pl.String()).alias("user_login")]
 
 
-def _totals(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
-    level_columns = _USER_COLUMNS if ctx.level == "user" else _AGGREGATE_COLUMNS
+def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    level_columns = _USER_COLUMNS if prov.ref.level == "user" else _AGGREGATE_COLUMNS
     objects = (
         []
-        if ctx.level == "user"
+        if prov.ref.level == "user"
         else [
             pl.col(name).struct.field(member).alias(f"{name}_{member}")
             for name, members in RECORD_OBJECTS.items()
@@ -210,9 +212,9 @@ def _totals(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
         ]
     )
     return records.select(
-        *_context_columns(ctx, with_level=False),
+        *_context_columns(prov, with_level=False),
         pl.col("day"),
-        pl.lit(ctx.report_kind).alias("report_kind"),
+        pl.lit(prov.ref.kind).alias("report_kind"),
         *[pl.col(c) for c in level_columns],
         *[pl.col(c) for c in ACTIVITY_COUNTS],
         *objects,
@@ -221,10 +223,12 @@ def _totals(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
     )
 
 
-def _breakdown_frame(records: pl.DataFrame, ctx: ReportContext, kind: str, field: str, keys: tuple[str, ...]) -> pl.DataFrame:
-    exploded = records.select(pl.col("day"), *_user_columns(ctx), pl.col(field)).explode(field).drop_nulls(field)
+def _breakdown_frame(
+    records: pl.DataFrame, prov: Provenance, kind: str, field: str, keys: tuple[str, ...]
+) -> pl.DataFrame:
+    exploded = records.select(pl.col("day"), *_user_columns(prov), pl.col(field)).explode(field).drop_nulls(field)
     return exploded.select(
-        *_context_columns(ctx, with_level=True),
+        *_context_columns(prov, with_level=True),
         pl.col("day"),
         pl.col("user_id"),
         pl.col("user_login"),
@@ -255,12 +259,12 @@ def _version_columns(source: pl.Expr, field: str | None) -> list[pl.Expr]:
     return out
 
 
-def _cli_frame(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+def _cli_frame(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     cli = pl.col(CLI_FIELD)
     return records.filter(cli.is_not_null()).select(
-        *_context_columns(ctx, with_level=True),
+        *_context_columns(prov, with_level=True),
         pl.col("day"),
-        *_user_columns(ctx),
+        *_user_columns(prov),
         pl.lit("cli").alias("kind"),
         *[pl.lit(None, dtype=pl.String()).alias(k) for k in BREAKDOWN_KEYS],
         *[pl.lit(None, dtype=pl.Int64()).alias(c) for c in ACTIVITY_COUNTS],
@@ -270,26 +274,31 @@ def _cli_frame(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
     )
 
 
-def _breakdowns(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
-    frames = [_breakdown_frame(records, ctx, kind, field, keys) for kind, (field, keys) in BREAKDOWN_ARRAYS.items()]
-    frames.append(_cli_frame(records, ctx))
+def _breakdowns(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    frames = [_breakdown_frame(records, prov, kind, field, keys) for kind, (field, keys) in BREAKDOWN_ARRAYS.items()]
+    frames.append(_cli_frame(records, prov))
     combined = pl.concat(frames, how="vertical")
-    assert combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)] == list(BREAKDOWN_COUNTS)
+    counts = combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)]
+    assert counts == list(BREAKDOWN_COUNTS)
     return combined
 
 
-def _agent_activity(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
+def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     # Rule 1: an omitted array gives no rows (explode + drop_nulls), never a zero row.
-    entries = records.select(pl.col("day"), *_user_columns(ctx), pl.col(AGENT_FIELD)).explode(AGENT_FIELD).drop_nulls(AGENT_FIELD)
+    entries = (
+        records.select(pl.col("day"), *_user_columns(prov), pl.col(AGENT_FIELD))
+        .explode(AGENT_FIELD)
+        .drop_nulls(AGENT_FIELD)
+    )
     entry = pl.col(AGENT_FIELD)
     session = (
         entry.struct.field("session_count")
-        if ctx.level == "aggregate"
+        if prov.ref.level == "aggregate"
         # Rule 3: user-level entries have no session count; NULL, never 0.
         else pl.lit(None, dtype=pl.Int64())
     )
     return entries.select(
-        *_context_columns(ctx, with_level=True),
+        *_context_columns(prov, with_level=True),
         pl.col("day"),
         pl.col("user_id"),
         pl.col("user_login"),
@@ -298,13 +307,13 @@ def _agent_activity(records: pl.DataFrame, ctx: ReportContext) -> pl.DataFrame:
         # Rule 2: the nested count is agent job starts, a measure of its own.
         entry.struct.field("user_initiated_interaction_count").alias("agent_job_starts"),
         session.alias("session_count"),
-        pl.lit(ctx.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+        pl.lit(prov.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
     )
 
 
-def transform_records(records: pl.DataFrame, ctx: ReportContext) -> Transformed:
+def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
-    checked = records.with_columns(_reasons(records, ctx).alias("_reason"))
+    checked = records.with_columns(_reasons(records, prov).alias("_reason"))
     # A 28-day wrapper's records share its line: one reject per line and reason.
     rejects = (
         checked.filter(pl.col("_reason").is_not_null())
@@ -313,8 +322,8 @@ def transform_records(records: pl.DataFrame, ctx: ReportContext) -> Transformed:
     )
     good = checked.filter(pl.col("_reason").is_null())
     return Transformed(
-        totals=_totals(good, ctx),
-        breakdowns=_breakdowns(good, ctx),
-        agent_activity=_agent_activity(good, ctx),
+        totals=_totals(good, prov),
+        breakdowns=_breakdowns(good, prov),
+        agent_activity=_agent_activity(good, prov),
         rejects=rejects,
     )

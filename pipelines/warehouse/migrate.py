@@ -1,5 +1,7 @@
 """Versioned migrations: sql/schema/NNN_verb_object.sql, applied once each, in order.
 
+Their bookkeeping (what was applied, the views' checksum) is in sql/migrations/.
+
 The views in sql/views/ are part of the schema too: they are (re)created when a migration was
 applied or their files changed (a checksum kept in meta.view_definitions), never on a run that
 changes neither.
@@ -29,8 +31,7 @@ def _migrations() -> list[tuple[int, str]]:
 
 def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply the migrations not yet recorded in meta.schema_migrations; returns their names."""
-    run_sql(conn, "warehouse/ensure_migrations_table.sql")
-    applied = {row[0] for row in run_sql(conn, "warehouse/select_applied_migrations.sql")}
+    applied = {row[0] for row in run_sql(conn, "migrations/select_applied_migrations.sql")}
     done = []
     for version, name in _migrations():
         if version in applied:
@@ -39,16 +40,16 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
         conn.execute("BEGIN TRANSACTION")
         try:
             run_sql(conn, f"schema/{name}")
-            run_sql(conn, "warehouse/record_migration.sql", version=version, name=name)
+            run_sql(conn, "migrations/record_migration.sql", version=version, name=name)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)
             raise
         done.append(name)
     if done:
-        run_sql(conn, "warehouse/mark_lake_rewrite.sql")
+        run_sql(conn, "migrations/mark_lake_rewrite.sql")
     checksum = _views_checksum()
-    if done or run_sql(conn, "warehouse/select_view_checksum.sql") != [(checksum,)]:
+    if done or run_sql(conn, "migrations/select_view_checksum.sql") != [(checksum,)]:
         _create_views(conn, checksum)
     return done
 
@@ -66,7 +67,7 @@ def _create_views(conn: duckdb.DuckDBPyConnection, checksum: str) -> None:
     try:
         for path in sorted((SQL_DIR / "views").glob("*.sql")):
             run_sql(conn, f"views/{path.name}")
-        run_sql(conn, "warehouse/record_view_checksum.sql", checksum=checksum)
+        run_sql(conn, "migrations/record_view_checksum.sql", checksum=checksum)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
@@ -22,12 +22,10 @@ import pyarrow as pa
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 from pipelines.warehouse.sql import _statements, rollback, run_sql
 
+if TYPE_CHECKING:
+    from pipelines.service import ReportRef
+
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
-# Tables whose rows record, per file, the keys a restarted file takes back out by.
-_KEYED_TABLES = {
-    "daily_totals": "warehouse/insert_landed_days.sql",
-    "user_daily_totals": "warehouse/insert_landed_keys.sql",
-}
 
 
 def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
@@ -37,7 +35,7 @@ def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /
     with DuckDB 2.0 every registered Arrow table stays referenced after unregister, which
     grew the process by ~10 MB per batch (measured: 500 MB over a 700 MB report).
     """
-    _land_batch = batch  # noqa: F841 (read by DuckDB, not by Python)
+    _land_batch = batch  # read by DuckDB, not by Python
     for body, names in _statements(name):
         bound = {k: params[k] for k in names}
         conn.execute(body, bound) if bound else conn.execute(body)
@@ -48,42 +46,42 @@ class SharedRecordKeys(Exception):
 
 
 @dataclass(frozen=True)
-class ReportKey:
-    """What a report replaces: its scope, level and the days it covers."""
+class ReportSlice:
+    """What a landing replaces: the report's scope, kind and level over the days it covers."""
 
-    scope: str
-    scope_name: str
-    report_kind: str
-    level: str
+    ref: ReportRef
     start_day: date
     end_day: date
 
-    def _params(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "scope_name": self.scope_name,
-            "report_kind": self.report_kind,
-            "level": self.level,
-            "start_day": self.start_day,
-            "end_day": self.end_day,
-        }
-
-    def lake_tables(self) -> list[str]:
-        """The day-partitioned tables whose partitions of the report's days it rewrites."""
-        totals = "core.user_daily_totals" if self.level == "user" else "core.daily_totals"
-        return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days"]
-
     def describe(self) -> str:
         days = f"{self.start_day}" if self.start_day == self.end_day else f"{self.start_day}..{self.end_day}"
-        return f"{self.scope} {self.scope_name} {self.level} {days}"
+        return f"{self.ref.scope} {self.ref.scope_name} {self.ref.level} {days}"
+
+
+def _params(report: ReportSlice) -> dict[str, Any]:
+    ref = report.ref
+    return {
+        "scope": ref.scope,
+        "scope_name": ref.scope_name,
+        "report_kind": ref.kind,
+        "level": ref.level,
+        "start_day": report.start_day,
+        "end_day": report.end_day,
+    }
+
+
+def _lake_tables(report: ReportSlice) -> list[str]:
+    """The day-partitioned tables whose partitions of the report's days it rewrites."""
+    totals = "core.user_daily_totals" if report.ref.level == "user" else "core.daily_totals"
+    return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days"]
 
 
 class ReportLanding:
     """The open transaction of one report; made by `land_report`."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, key: ReportKey) -> None:
+    def __init__(self, conn: duckdb.DuckDBPyConnection, report: ReportSlice) -> None:
         self._conn = conn
-        self._key = key
+        self._report = report
         self.checks: list[CheckOutcome] = []  # the report's checks, once its rows are all in
 
     def insert(self, *, table: str, frame: pl.DataFrame, file_index: int) -> None:
@@ -95,9 +93,8 @@ class ReportLanding:
         # Polars' own string views go across as they are: converting them to Arrow's classic
         # strings cost 0.4 s of CPU on 1.9 M breakdown rows (measured), DuckDB reads both.
         batch = frame.to_arrow(compat_level=pl.CompatLevel.newest())
-        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch)
-        if table in _KEYED_TABLES:
-            _run_on_batch(self._conn, _KEYED_TABLES[table], batch, file_index=file_index)
+        # The totals' files also record the batch's (day, user) keys under file_index.
+        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch, file_index=file_index)
 
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).
@@ -107,25 +104,27 @@ class ReportLanding:
         """
         (shared,) = run_sql(self._conn, "warehouse/count_shared_keys.sql", file_index=file_index)[0]
         if shared:
-            raise SharedRecordKeys(f"file {file_index} shares {shared} (day, user) records with other files of the report")
-        run_sql(self._conn, "warehouse/delete_landed_file.sql", file_index=file_index, **self._key._params())
+            raise SharedRecordKeys(
+                f"file {file_index} shares {shared} (day, user) records with other files of the report"
+            )
+        run_sql(self._conn, "warehouse/delete_landed_file.sql", file_index=file_index, **_params(self._report))
 
 
 @contextmanager
-def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[ReportLanding]:
+def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iterator[ReportLanding]:
     """Open the report's transaction; when the block ends normally, refresh the agent dimensions
     it touched, check the report's slice and commit. It rolls back if the block raises or a
     blocking check fails (ChecksFailed). Either all of the report lands or none."""
     conn.execute("BEGIN TRANSACTION")
     try:
-        run_sql(conn, "warehouse/create_landed_keys.sql")
-        run_sql(conn, "warehouse/delete_report_days.sql", **key._params())
-        landing = ReportLanding(conn, key)
+        run_sql(conn, "warehouse/begin_report_landing.sql", **_params(report))
+        landing = ReportLanding(conn, report)
         yield landing
-        run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **key._params())
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **key._params())
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=key.lake_tables(), start_day=key.start_day, end_day=key.end_day)
-        landing.checks = _check(conn, key)
+        run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
+        lake_days = {"start_day": report.start_day, "end_day": report.end_day}
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=_lake_tables(report), **lake_days)
+        landing.checks = _check(conn, report)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
     except BaseException:
@@ -133,12 +132,13 @@ def land_report(conn: duckdb.DuckDBPyConnection, *, key: ReportKey) -> Iterator[
         raise
 
 
-def _check(conn: duckdb.DuckDBPyConnection, key: ReportKey) -> list[CheckOutcome]:
+def _check(conn: duckdb.DuckDBPyConnection, report: ReportSlice) -> list[CheckOutcome]:
     """The report's slice against every check of its level, inside the open transaction."""
+    ref = report.ref
     params = slice_params(
-        scope=key.scope, scope_name=key.scope_name, level=key.level, start_day=key.start_day, end_day=key.end_day
+        scope=ref.scope, scope_name=ref.scope_name, level=ref.level, start_day=report.start_day, end_day=report.end_day
     )
-    outcomes = run_checks(conn, report_checks(key.level), where=key.describe(), **params)
+    outcomes = run_checks(conn, report_checks(ref.level), where=report.describe(), **params)
     if any(not o.passed and o.check.blocking for o in outcomes):
         raise ChecksFailed(outcomes)
     return outcomes

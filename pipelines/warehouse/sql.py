@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,18 @@ def _statements(
 
 
 def run_sql(
-    conn: duckdb.DuckDBPyConnection, name: str | Path, /, *, identifiers: Mapping[str, str] | None = None, **params: Any
-) -> list[tuple]:
-    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names; rows of the last.
+    conn: duckdb.DuckDBPyConnection,
+    name: str | Path,
+    /,
+    *,
+    identifiers: Mapping[str, str] | None = None,
+    **params: Any,
+) -> list[tuple[Any, ...]]:
+    """Run every statement of `sql/<name>` (or of the file `name`), each with the parameters it names.
 
-    `identifiers` fill a template's `{placeholders}`.
+    `identifiers` fill a template's `{placeholders}`. Returns the rows of the last statement.
     """
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     for body, names in _statements(name, tuple(sorted((identifiers or {}).items()))):
         bound = {k: params[k] for k in names}
         rows = conn.execute(body, bound).fetchall() if bound else conn.execute(body).fetchall()
@@ -57,7 +63,5 @@ def rollback(conn: duckdb.DuckDBPyConnection) -> None:
     A COMMIT that failed (disk full, out of memory) has already ended the transaction, and a
     second error from ROLLBACK would hide the first: the caller re-raises the real cause.
     """
-    try:
+    with suppress(duckdb.Error):
         conn.execute("ROLLBACK")
-    except duckdb.Error:
-        pass

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from itertools import islice
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from pipelines._paths import SQL_DIR
-from pipelines.warehouse.sql import rollback
+from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.spool import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"
@@ -45,11 +43,6 @@ class LoadResult:
     delivery_ids: tuple[str, ...] = ()
 
 
-@cache
-def _sql(name: str) -> str:
-    return (SQL_DIR / "webhooks" / f"{name}.sql").read_text()
-
-
 def load_spool(
     conn: duckdb.DuckDBPyConnection,
     spool_dir: Path,
@@ -63,7 +56,7 @@ def load_spool(
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
+    offsets: dict[str, int] = dict(run_sql(conn, "webhooks/select_spool_offsets.sql"))
     loaded = duplicates = quarantined = 0
     repositories: set[str] = set()
     delivery_ids: list[str] = []
@@ -89,7 +82,7 @@ def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
     A segment left with only a torn last record by a crashed receiver counts as fully loaded:
     that record was never acknowledged, so its sender retries it.
     """
-    offsets = dict(conn.execute(_sql("select_spool_offsets")).fetchall())
+    offsets: dict[str, int] = dict(run_sql(conn, "webhooks/select_spool_offsets.sql"))
     pruned = []
     for segment in segments(spool_dir):
         if not writer_gone(segment):
@@ -101,7 +94,7 @@ def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
     if pruned:
         # The file goes first: a crash before the row goes leaves a harmless stale row, while
         # the other order could reload the segment from 0 (skipped as duplicates, but wasted).
-        conn.executemany(_sql("delete_spool_offset"), [[name] for name in pruned])
+        run_sql(conn, "webhooks/delete_spool_offsets.sql", segments=pruned)
     return pruned
 
 
@@ -143,16 +136,14 @@ def _commit_batch(
     try:
         conn.begin()
         try:
-            conn.execute(_sql("classify_webhook_batch"))
-            inserted = conn.execute(_sql("insert_webhook_deliveries")).fetchall()
-            conn.execute(_sql("mark_lake_changes"))
-            set_aside = len(conn.execute(_sql("insert_webhook_quarantine"), [segment]).fetchall())
-            conn.execute(_sql("upsert_spool_offset"), [segment, batch[-1].end_offset])
+            inserted = run_sql(conn, "webhooks/insert_webhook_deliveries.sql")
+            finished = run_sql(conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset)
+            set_aside = len(finished)
             conn.commit()
         except BaseException:
             rollback(conn)
             raise
     finally:
-        conn.execute("DROP TABLE IF EXISTS webhook_batch_checked")
+        run_sql(conn, "webhooks/drop_webhook_batch_checked.sql")
         conn.unregister(_BATCH_VIEW)
     return inserted, set_aside

@@ -19,6 +19,8 @@ import duckdb
 import httpx
 import zstandard
 
+from tests._emulator import environ_for
+
 # Columns that differ between two correct warehouses, each for a reason that has nothing to do
 # with the data. Everything else of every table is compared.
 _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
@@ -173,14 +175,9 @@ def stop(process: subprocess.Popen) -> None:
 
 def pipeline_env(emulator: Emulator, place: Emulated, *, first_day: str, **overrides: str) -> dict[str, str]:
     """The environment of `metrics-etl` pointed at the emulator, every file under `place`."""
-    creds = emulator.credentials
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WEBHOOK_", "DAGSTER_", "METRICS_"))}
+    env |= environ_for(emulator, SERVICE_ENTERPRISE=emulator.credentials["enterprise"])
     env |= {
-        "SERVICE_BASE_URL": creds["base_url"],
-        "SERVICE_GRAPHQL_URL": creds["graphql_url"],
-        "SERVICE_TOKEN": creds["token"],
-        "SERVICE_ORG": creds["org"],
-        "SERVICE_ENTERPRISE": creds["enterprise"],
         "SERVICE_ETAG_CACHE": str(place.root / "http-cache.sqlite3"),
         "SERVICE_TOKEN_FILE": str(place.root / "token"),
         "WAREHOUSE_PATH": str(place.warehouse),

@@ -22,6 +22,7 @@ from pipelines.config import Settings
 from pipelines.ingest.archive import MAX_LINE_BYTES
 from pipelines.service import ServiceClient
 from pipelines.service.errors import GraphQLError
+from tests._emulator import environ_for
 from tests.e2e.chaos import Emulated, Emulator, pipeline_env, run_cli, start_emulator, stop
 
 # A final day, so the report served for it never changes between fetches.
@@ -277,9 +278,7 @@ def test_a_200_answer_that_is_not_json_is_named_with_its_url(emulator: Emulator,
 
 def test_a_graphql_errors_answer_raises_naming_the_endpoint_and_the_message(emulator: Emulator, tmp_path: Path):
     creds = emulator.credentials
-    settings = Settings.from_env(environ={
-        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ETAG_CACHE": str(tmp_path / "cache"),
-    })
+    settings = Settings.from_env(environ=environ_for(emulator, SERVICE_ETAG_CACHE=str(tmp_path / "cache")))
     with ServiceClient(config=settings.service_config()) as client, pytest.raises(GraphQLError) as raised:
         client.graphql(query='query { repository(owner: "acme", name: "ghost") { id } }')
     assert str(raised.value) == (

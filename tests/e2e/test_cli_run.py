@@ -10,14 +10,15 @@ import duckdb
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
+from tests._emulator import environ_for
 
 CLI = str(Path(sys.executable).parent / "metrics-etl")
 
 
-def _env(creds: dict, tmp_path: Path, **extra: str) -> dict[str, str]:
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """Every file under `tmp_path`; `extra` names the service (`environ_for`) and overrides."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_"))}
     env.update(
-        SERVICE_BASE_URL=creds["base_url"], SERVICE_TOKEN=creds["token"], SERVICE_ORG=creds["org"],
         WAREHOUSE_PATH=str(tmp_path / "w.duckdb"), RAW_DIR=str(tmp_path / "raw"),
         SERVING_PATH=str(tmp_path / "serving.duckdb"), LAKE_PATH=str(tmp_path / "lake"), SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
     )
@@ -30,7 +31,7 @@ def test_run_lands_a_range_with_progress_and_a_summary(tmp_path):
     with running_emulator(EmulatorConfig(seed=21, users=12, repos=2, issues_per_repo=3)) as emu:
         done = subprocess.run(
             [CLI, "run", "--from", first.isoformat(), "--to", last.isoformat()],
-            env=_env(emu.credentials, tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            env=_env(tmp_path, **environ_for(emu)), cwd=tmp_path, capture_output=True, text=True, timeout=600,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{first} .. {last} … ok" in done.stdout
@@ -43,15 +44,15 @@ def test_run_lands_a_range_with_progress_and_a_summary(tmp_path):
 
 def test_run_without_permission_says_so_in_one_line(tmp_path):
     with running_emulator(EmulatorConfig(seed=22, users=4, repos=1)) as emu:
-        creds = dict(emu.credentials, token=emu.credentials["limited_token"])
+        limited = emu.credentials["limited_token"]
         done = subprocess.run(
             [CLI, "run", "--day", (date.today() - timedelta(days=5)).isoformat(), "--no-latest", "--no-snapshots"],
-            env=_env(creds, tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            env=_env(tmp_path, **environ_for(emu, SERVICE_TOKEN=limited)), cwd=tmp_path, capture_output=True, text=True, timeout=600,
         )
     assert done.returncode == 1
     (message,) = done.stderr.strip().splitlines()  # one line, no traceback
     assert message.startswith("metrics-etl run:") and "403" in message and "permission" in message.lower()
-    assert creds["limited_token"] not in done.stderr + done.stdout
+    assert limited not in done.stderr + done.stdout
 
 
 def _utc_today() -> date:
@@ -69,7 +70,7 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
     # organization, 404 for the enterprise, as the public service answers).
     config = EmulatorConfig(seed=23, users=4, repos=1, today=yesterday, history_days=30)
     with running_emulator(config) as emu:
-        env = _env(emu.credentials, tmp_path, SERVICE_ENTERPRISE=emu.credentials["enterprise"])
+        env = _env(tmp_path, **environ_for(emu, SERVICE_ENTERPRISE=emu.credentials["enterprise"]))
         first = _run(env, tmp_path, "--day", today.isoformat(), "--no-latest", "--no-snapshots")
         assert first.returncode == 0, first.stderr[-3000:]
         assert f"{today} not available yet" in first.stdout and "nothing landed yet" in first.stdout
@@ -95,7 +96,7 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
     ],
 )
 def test_run_arguments_that_make_no_sense_are_refused_in_one_line(tmp_path, args, says):
-    done = _run(_env({"base_url": "http://127.0.0.1:9", "token": "t", "org": "acme"}, tmp_path), tmp_path, *args)
+    done = _run(_env(tmp_path, SERVICE_BASE_URL="http://127.0.0.1:9", SERVICE_TOKEN="t", SERVICE_ORG="acme"), tmp_path, *args)
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("metrics-etl run:") and says in line
@@ -105,7 +106,7 @@ def test_several_organizations_and_enterprises_each_land_on_their_own(tmp_path):
     day = _utc_today() - timedelta(days=6)
     config = EmulatorConfig(seed=24, users=6, repos=2, issues_per_repo=2, org="acme,globex", enterprise="acme-corp,initech")
     with running_emulator(config) as emu:
-        env = _env(emu.credentials, tmp_path, SERVICE_ORG="acme,globex", SERVICE_ENTERPRISE="acme-corp,initech")
+        env = _env(tmp_path, **environ_for(emu, SERVICE_ORG="acme,globex", SERVICE_ENTERPRISE="acme-corp,initech"))
         done = _run(env, tmp_path, "--day", day.isoformat(), "--no-latest")
     assert done.returncode == 0, done.stderr[-3000:]
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
@@ -124,7 +125,7 @@ def test_several_organizations_and_enterprises_each_land_on_their_own(tmp_path):
 def test_a_mistyped_scope_fails_naming_its_variable_while_the_good_scope_lands(tmp_path):
     day = _utc_today() - timedelta(days=6)
     with running_emulator(EmulatorConfig(seed=25, users=4, repos=1)) as emu:
-        env = _env(emu.credentials, tmp_path, SERVICE_ENTERPRISE="nope")
+        env = _env(tmp_path, **environ_for(emu, SERVICE_ENTERPRISE="nope"))
         done = _run(env, tmp_path, "--day", day.isoformat(), "--no-latest", "--no-snapshots")
     assert done.returncode == 1
     (line,) = done.stderr.strip().splitlines()
@@ -143,7 +144,7 @@ def test_a_full_disk_under_the_warehouse_is_named_in_the_failure_line(tmp_path):
     try:
         first = _utc_today() - timedelta(days=12)
         with running_emulator(EmulatorConfig(seed=26, users=300, repos=1)) as emu:
-            env = _env(emu.credentials, tmp_path, WAREHOUSE_PATH=str(mount / "w.duckdb"))
+            env = _env(tmp_path, **environ_for(emu), WAREHOUSE_PATH=str(mount / "w.duckdb"))
             done = _run(env, tmp_path, "--from", first.isoformat(), "--to", (first + timedelta(days=6)).isoformat(),
                         "--no-latest", "--no-snapshots")
     finally:

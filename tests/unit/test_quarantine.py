@@ -15,23 +15,24 @@ import pytest
 import zstandard
 
 from pipelines.cli import main
-from pipelines.warehouse import ReportKey, land_report, migrate
+from pipelines.service import ReportRef
+from pipelines.warehouse import ReportSlice, land_report, migrate
 
 NOV_1 = date(2026, 11, 1)
 NOV_2 = date(2026, 11, 2)
-ORG_USER_NOV_1 = ReportKey("organization", "acme", "1-day", "user", NOV_1, NOV_1)
-ORG_AGGREGATE_NOV_2 = ReportKey("organization", "acme", "1-day", "aggregate", NOV_2, NOV_2)
-ORG_28_DAYS = ReportKey("organization", "acme", "28-day", "user", date(2026, 10, 6), NOV_2)
-ENTERPRISE_NOV_1 = ReportKey("enterprise", "acme-corp", "1-day", "user", NOV_1, NOV_1)
+ORG_USER_NOV_1 = ReportSlice(ReportRef("organization", "acme", "1-day", "user", NOV_1), NOV_1, NOV_1)
+ORG_AGGREGATE_NOV_2 = ReportSlice(ReportRef("organization", "acme", "1-day", "aggregate", NOV_2), NOV_2, NOV_2)
+ORG_28_DAYS = ReportSlice(ReportRef("organization", "acme", "28-day", "user"), date(2026, 10, 6), NOV_2)
+ENTERPRISE_NOV_1 = ReportSlice(ReportRef("enterprise", "acme-corp", "1-day", "user", NOV_1), NOV_1, NOV_1)
 LONG_REASON = "field loc_added_sum: expected Int64, got str 'many' " + "x" * 200
 
 
-def _rejects(key: ReportKey, *, file_index: int, archive: Path, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:
+def _rejects(key: ReportSlice, *, file_index: int, archive: Path, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:
     n = len(lines)
     return pl.DataFrame(
         {
-            "scope": [key.scope] * n, "scope_name": [key.scope_name] * n, "report_kind": [key.report_kind] * n,
-            "level": [key.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
+            "scope": [key.ref.scope] * n, "scope_name": [key.ref.scope_name] * n, "report_kind": [key.ref.kind] * n,
+            "level": [key.ref.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
             "file_index": [file_index] * n, "archive_path": [str(archive)] * n,
             "link": ["https://files.example/report/0003.ndjson"] * n,
             "line_number": [line for line, _, _ in lines], "reason": [reason for _, reason, _ in lines],
@@ -49,13 +50,13 @@ def _archive(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def _land(path: Path, key: ReportKey, *, file_index: int = 0, lines: list[tuple[int, str, str | None]]) -> None:
-    archive = path.parent / "raw" / key.scope / key.level / f"{key.start_day}_{key.end_day}" / f"{file_index:04d}-abc.ndjson.zst"
+def _land(path: Path, key: ReportSlice, *, file_index: int = 0, lines: list[tuple[int, str, str | None]]) -> None:
+    archive = path.parent / "raw" / key.ref.scope / key.ref.level / f"{key.start_day}_{key.end_day}" / f"{file_index:04d}-abc.ndjson.zst"
     texts = {line: text or "" for line, _, text in lines}
     _archive(archive, [texts.get(n, '{"good": true}') for n in range(1, max(texts, default=0) + 2)])
     with duckdb.connect(str(path)) as conn:
         migrate(conn)
-        with land_report(conn, key=key) as landing:
+        with land_report(conn, key) as landing:
             landing.insert(table="quarantine", frame=_rejects(key, file_index=file_index, archive=archive, lines=lines),
                            file_index=file_index)
 

@@ -9,7 +9,7 @@ import dagster as dg
 from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.resources import ServiceResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
-from pipelines.snapshots import SnapshotSettings, run_snapshot
+from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.warehouse.checks import run_checks
 
 GROUP = "snapshots"

@@ -16,6 +16,7 @@ import pytest
 from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Settings
 from pipelines.definitions import build_definitions
+from tests._emulator import environ_for
 
 _REPORTS = {  # (scope, level) → path under the base address, {name} the scope's name
     ("organization", "aggregate"): "/orgs/{name}/assistant/metrics/reports/organization-1-day",
@@ -103,8 +104,7 @@ def built(emulator, tmp_path_factory):
     creds = emulator.credentials
     first, last = _pick_window(creds)
     env = {
-        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
-        "SERVICE_ENTERPRISE": creds["enterprise"], "WAREHOUSE_PATH": str(tmp / "warehouse.duckdb"),
+        **environ_for(emulator, SERVICE_ENTERPRISE=creds["enterprise"]), "WAREHOUSE_PATH": str(tmp / "warehouse.duckdb"),
         "RAW_DIR": str(tmp / "raw"), "SERVICE_ETAG_CACHE": str(tmp / "etag.sqlite3"),
         "SERVING_PATH": str(tmp / "serving.duckdb"), "LAKE_PATH": str(tmp / "lake"), "WEBHOOK_SPOOL_DIR": str(tmp / "spool"),
         "METRICS_START_DAY": (date.today() - timedelta(days=30)).isoformat(),

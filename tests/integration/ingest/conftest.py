@@ -6,9 +6,9 @@ import duckdb
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.warehouse import migrate
+from tests._emulator import settings_for
 
 TODAY = date(2026, 11, 20)
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
@@ -27,15 +27,7 @@ def emu(emulator_config):
 
 @pytest.fixture
 def client(emu) -> Iterator[ServiceClient]:
-    creds = emu.credentials
-    settings = Settings(
-        base_url=creds["base_url"],
-        graphql_url=creds["graphql_url"],
-        token=Secret(creds["token"]),
-        orgs=(creds["org"],),
-        dialect=creds["dialect"],
-    )
-    with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as c:
+    with ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as c:
         yield c
 
 

@@ -8,6 +8,7 @@ from emulator import EmulatorConfig, FaultSpec
 from emulator.reportfile import write_report_file
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
+from tests._emulator import settings_for
 from tests.integration.ingest.conftest import TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -144,14 +145,11 @@ def bad_report_file(tmp_path: Path) -> Path:
 
 def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_report_file, conn):
     from emulator import running_emulator
-    from pipelines.config import Secret, Settings
     from pipelines.service import ServiceClient
 
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=bad_report_file, report_file_day=YESTERDAY, user_lines_per_file=12)
     with running_emulator(config) as emu:
-        creds = emu.credentials
-        settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), orgs=(creds["org"],), dialect=creds["dialect"])
-        with ServiceClient(config=settings.service_config()) as client:
+        with ServiceClient(config=settings_for(emu).service_config()) as client:
             result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path / "raw", batch_rows=8)
     rows = conn.execute("SELECT line_number, reason, file_index FROM raw.quarantine ORDER BY file_index, line_number").fetchall()
     assert [(r[2] * 12 + r[0]) for r in rows] == [5, 10, 15, 20]
@@ -166,21 +164,21 @@ def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_repor
 def test_a_failure_while_parsing_rolls_back_to_the_previous_state(client, conn, tmp_path, monkeypatch):
     import threading
 
-    import pipelines.ingest.report as report
+    import pipelines.ingest._pipeline as stages
 
     ref = ReportRef("organization", "acme", "28-day", "user")
     ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path)
     before = _snapshot(conn)
     calls = []
 
-    def fail_on_the_second_segment(records, ctx):
+    def fail_on_the_second_segment(records, prov):
         calls.append(1)
         if len(calls) == 2:
             raise ValueError("transform broke")
-        return transform(records, ctx)
+        return transform(records, prov)
 
-    transform = report.transform_records
-    monkeypatch.setattr(report, "transform_records", fail_on_the_second_segment)
+    transform = stages.transform_records
+    monkeypatch.setattr(stages, "transform_records", fail_on_the_second_segment)
     with pytest.raises(ValueError, match="transform broke"):
         ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path, batch_rows=50)
     assert _snapshot(conn) == before
@@ -189,10 +187,10 @@ def test_a_failure_while_parsing_rolls_back_to_the_previous_state(client, conn, 
 
 
 def test_a_stage_that_dies_without_a_word_fails_the_ingest_instead_of_hanging(client, conn, tmp_path, monkeypatch):
-    import pipelines.ingest.report as report
+    import pipelines.ingest._pipeline as stages
     from pipelines.ingest import IngestError
 
-    monkeypatch.setattr(report._ParseWorker, "run", lambda self: None)
+    monkeypatch.setattr(stages._ParseWorker, "run", lambda self: None)
     with pytest.raises(IngestError, match="report-parse stage stopped without finishing"):
         ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path)
 

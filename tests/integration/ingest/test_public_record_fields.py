@@ -16,12 +16,11 @@ import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
-from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.checks import REPORT_CHECKS, WHOLE_HISTORY, run_checks
-from pipelines.warehouse.sql import run_sql
+from tests._emulator import settings_for
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 FINAL_DAY = TODAY - timedelta(days=4)  # a Monday, final: the emulator serves it complete on every fetch
@@ -51,10 +50,7 @@ _MODES = ("agent", "ask", "custom", "edit", "plan", "unknown")
 
 
 def _client(emu) -> ServiceClient:
-    creds = emu.credentials
-    settings = Settings(base_url=creds["base_url"], graphql_url=creds["graphql_url"], token=Secret(creds["token"]),
-                        orgs=(creds["org"],), dialect=creds["dialect"])
-    return ServiceClient(config=settings.service_config(), retry=FAST_RETRY)
+    return ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY)
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import pytest
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportfile import write_report_file
 from pipelines.cli import main
-from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse import migrate
+from tests._emulator import settings_for
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -38,10 +38,7 @@ def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=served, report_file_day=YESTERDAY,
                             user_lines_per_file=12)
     with running_emulator(config) as emu:
-        creds = emu.credentials
-        settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), orgs=(creds["org"],),
-                            dialect=creds["dialect"])
-        with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
+        with ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
             migrate(conn)
             return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
 

@@ -5,9 +5,9 @@ import duckdb
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.warehouse import migrate
+from tests._emulator import settings_for
 
 # Retries stay on (the collector must cope with them) but back off in milliseconds.
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
@@ -30,15 +30,8 @@ def make_client(emu, tmp_path) -> Iterator[Callable[..., ServiceClient]]:
     opened: list[ServiceClient] = []
 
     def _make(*, org: str | None = None, repos: tuple[str, ...] = ()) -> ServiceClient:
-        creds = emu.credentials
-        settings = Settings(
-            base_url=creds["base_url"],
-            graphql_url=creds["graphql_url"],
-            token=Secret(creds["token"]),
-            orgs=(org or creds["org"],),
-            repos=repos,
-            dialect=creds["dialect"],
-            etag_cache=tmp_path / "etag-cache.sqlite3",
+        settings = settings_for(
+            emu, orgs=(org or emu.credentials["org"],), repos=repos, etag_cache=tmp_path / "etag-cache.sqlite3"
         )
         client = ServiceClient(config=settings.service_config(), retry=FAST_RETRY)
         opened.append(client)

@@ -4,9 +4,9 @@ from datetime import date
 import pytest
 
 from emulator import EmulatorConfig, FaultSpec
+from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.service import repos as api
 from pipelines.service.errors import GraphQLError
-from pipelines.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.warehouse.snapshots import SNAPSHOT_TABLES
 
 DAY = date(2026, 11, 20)

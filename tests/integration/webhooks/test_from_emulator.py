@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
 from pipelines.service import ServiceClient
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool
+from tests._emulator import settings_for
 
 
 def _wait_for_deliveries(emu, count: int) -> list[dict]:
@@ -37,8 +37,7 @@ def test_emulator_deliveries_land_once_each(dialect, spool_dir, warehouse):
                     json={"url": f"{receiver_url}/webhooks", "content_type": content_type,
                           "events": ["issues", "pull_request"], "active": True, "secret": creds["webhook_secret"]},
                 ).raise_for_status()
-            settings = Settings(base_url=emu.base_url, token=Secret(creds["token"]), dialect=dialect, etag_cache=None)
-            with ServiceClient(config=settings.service_config()) as client:
+            with ServiceClient(config=settings_for(emu, etag_cache=None).service_config()) as client:
                 repo = client.get_json(path=f"/orgs/{creds['org']}/repos")[0]["full_name"]
                 client.post_json(path=f"/repos/{repo}/issues", json={"title": "first"})
                 client.post_json(path=f"/repos/{repo}/issues", json={"title": "second"})

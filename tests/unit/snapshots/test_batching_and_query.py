@@ -3,10 +3,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.service.repos import repository_stats_query
 from pipelines.config import Settings
+from pipelines.ingest._batch import AdaptiveBatch
+from pipelines.ingest.snapshots import SnapshotSettings
 from pipelines.service.errors import ConfigError
-from pipelines.snapshots import AdaptiveBatch, SnapshotSettings
+from pipelines.service.repos import repository_stats_query
 
 
 def test_stats_query_declares_typed_variables_per_alias():

@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from pipelines.config import Secret, Settings
+from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.service.errors import GraphQLError
-from pipelines.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 
 DAY = date(2026, 11, 20)
 _REPOS = [

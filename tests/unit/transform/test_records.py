@@ -7,18 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.ingest.parse import read_lines
-from pipelines.transform import ReportContext, transform_records
+from pipelines.service import ReportRef
+from pipelines.transform import Provenance, transform_records
 from tests.unit.transform.synthetic import daily_record
 
 START = date(2026, 11, 1)
 
 
-def _ctx(level: str) -> ReportContext:
-    return ReportContext(
-        scope="organization",
-        scope_name="acme",
-        level=level,
-        report_kind="28-day",
+def _ctx(level: str) -> Provenance:
+    return Provenance(
+        ref=ReportRef("organization", "acme", "28-day", level),
         start_day=START,
         end_day=date(2026, 11, 28),
         fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc),

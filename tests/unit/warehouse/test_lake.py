@@ -4,7 +4,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipelines.warehouse import ReportKey, land_report
+from pipelines.service import ReportRef
+from pipelines.warehouse import ReportSlice, land_report
 from pipelines.warehouse.lake import publish
 
 T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
@@ -19,7 +20,7 @@ def _land(conn, day: date, agents: dict[str, int]) -> None:
         },
         schema_overrides={"user_id": pl.Int64(), "user_login": pl.String(), "fetched_at": pl.Datetime("us", "UTC")},
     )
-    with land_report(conn, key=ReportKey("organization", "acme", "1-day", "aggregate", day, day)) as landing:
+    with land_report(conn, ReportSlice(ReportRef("organization", "acme", "1-day", "aggregate", day), day, day)) as landing:
         landing.insert(table="agent_activity", frame=frame, file_index=0)
 
 

@@ -7,20 +7,22 @@ from datetime import UTC, date, datetime
 import duckdb
 import polars as pl
 
-from pipelines.warehouse import ReportKey, land_report
+from pipelines.service import ReportRef
+from pipelines.warehouse import ReportSlice, land_report
 
 DAY = date(2026, 11, 1)
-KEY = ReportKey("organization", "acme", "1-day", "user", DAY, DAY)
-OTHER_DAY = ReportKey("organization", "acme", "1-day", "user", date(2026, 11, 2), date(2026, 11, 2))
+KEY = ReportSlice(ReportRef("organization", "acme", "1-day", "user", DAY), DAY, DAY)
+NOV_2 = date(2026, 11, 2)
+OTHER_DAY = ReportSlice(ReportRef("organization", "acme", "1-day", "user", NOV_2), NOV_2, NOV_2)
 
 
-def _rejects(key: ReportKey, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:
+def _rejects(key: ReportSlice, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:
     """Quarantine rows of file 0 of the report, as the ingest builds them: (line, reason, text)."""
     n = len(lines)
     return pl.DataFrame(
         {
-            "scope": [key.scope] * n, "scope_name": [key.scope_name] * n, "report_kind": [key.report_kind] * n,
-            "level": [key.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
+            "scope": [key.ref.scope] * n, "scope_name": [key.ref.scope_name] * n, "report_kind": [key.ref.kind] * n,
+            "level": [key.ref.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
             "file_index": [0] * n, "archive_path": ["raw/0000-abc.ndjson.zst"] * n, "link": ["https://x/f"] * n,
             "line_number": [line for line, _, _ in lines], "reason": [reason for _, reason, _ in lines],
             "line_text": [text for _, _, text in lines], "fetched_at": [datetime.now(UTC)] * n,
@@ -30,8 +32,8 @@ def _rejects(key: ReportKey, lines: list[tuple[int, str, str | None]]) -> pl.Dat
     )
 
 
-def _land(conn: duckdb.DuckDBPyConnection, key: ReportKey, lines: list[tuple[int, str, str | None]]) -> None:
-    with land_report(conn, key=key) as landing:
+def _land(conn: duckdb.DuckDBPyConnection, key: ReportSlice, lines: list[tuple[int, str, str | None]]) -> None:
+    with land_report(conn, key) as landing:
         landing.insert(table="quarantine", frame=_rejects(key, lines), file_index=0)
 
 

@@ -6,7 +6,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from pipelines.warehouse import ReportKey, SharedRecordKeys, land_report, migrate
+from pipelines.service import ReportRef
+from pipelines.warehouse import ReportSlice, SharedRecordKeys, land_report, migrate
 from pipelines.warehouse.checks import ChecksFailed
 
 
@@ -33,12 +34,12 @@ T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
 T2 = datetime(2026, 11, 21, tzinfo=timezone.utc)
 
 
-def _key(start: date, end: date) -> ReportKey:
-    return ReportKey("organization", "acme", "1-day", "aggregate", start, end)
+def _key(start: date, end: date) -> ReportSlice:
+    return ReportSlice(ReportRef("organization", "acme", "1-day", "aggregate", start), start, end)
 
 
 def _land(conn, rows, start, end):
-    with land_report(conn, key=_key(start, end)) as landing:
+    with land_report(conn, _key(start, end)) as landing:
         landing.insert(table="agent_activity", frame=_agents(rows), file_index=0)
 
 
@@ -71,7 +72,7 @@ def test_failed_replace_leaves_the_previous_state(conn):
     _land(conn, [("42", "A", d, T1)], d, d)
     # A NULL agent_name breaks a NOT NULL column part-way through the transaction.
     bad = _agents([("9", "x", d, T2)]).with_columns(pl.lit(None, dtype=pl.String()).alias("agent_name"))
-    with pytest.raises(duckdb.Error), land_report(conn, key=_key(d, d)) as landing:
+    with pytest.raises(duckdb.Error), land_report(conn, _key(d, d)) as landing:
         landing.insert(table="agent_activity", frame=_agents([("42", "B", d, T2)]), file_index=0)
         landing.insert(table="agent_activity", frame=bad, file_index=0)
     assert conn.execute("SELECT agent_id, agent_name FROM core.agent_activity").fetchall() == [("42", "A")]
@@ -92,13 +93,13 @@ def _totals(users: list[int], day: date) -> pl.DataFrame:
     )
 
 
-def _user_key(d: date) -> ReportKey:
-    return ReportKey("organization", "acme", "1-day", "user", d, d)
+def _user_key(d: date) -> ReportSlice:
+    return ReportSlice(ReportRef("organization", "acme", "1-day", "user", d), d, d)
 
 
 def test_discarded_file_takes_back_only_its_own_rows(conn):
     d = date(2026, 11, 1)
-    with land_report(conn, key=_user_key(d)) as landing:
+    with land_report(conn, _user_key(d)) as landing:
         landing.insert(table="user_daily_totals", frame=_totals([1, 2], d), file_index=0)
         landing.insert(table="user_daily_totals", frame=_totals([3, 4], d), file_index=1)
         landing.discard_file(file_index=1)
@@ -108,9 +109,9 @@ def test_discarded_file_takes_back_only_its_own_rows(conn):
 
 def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_back(conn):
     d = date(2026, 11, 1)
-    with land_report(conn, key=_user_key(d)) as landing:
+    with land_report(conn, _user_key(d)) as landing:
         landing.insert(table="user_daily_totals", frame=_totals([1], d), file_index=0)
-    with pytest.raises(SharedRecordKeys), land_report(conn, key=_user_key(d)) as landing:
+    with pytest.raises(SharedRecordKeys), land_report(conn, _user_key(d)) as landing:
         landing.insert(table="user_daily_totals", frame=_totals([7, 8], d), file_index=0)
         landing.insert(table="user_daily_totals", frame=_totals([8], d), file_index=1)
         landing.discard_file(file_index=1)
@@ -123,7 +124,7 @@ def test_a_failure_after_the_transaction_ended_is_raised_as_itself(tmp_path):
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
     with pytest.raises(OSError, match="No space left on device"):
-        with land_report(conn, key=_key(date(2026, 11, 1), date(2026, 11, 1))):
+        with land_report(conn, _key(date(2026, 11, 1), date(2026, 11, 1))):
             conn.execute("COMMIT")
             raise OSError(28, "No space left on device")
     conn.close()
@@ -134,7 +135,7 @@ def test_a_report_failing_a_blocking_check_is_rolled_back_whole(conn):
     _land(conn, [("42", "A", d, T1)], d, d)
     negative = _agents([("42", "A", d, T2), ("7", "B", d, T2)]).with_columns(pl.lit(-1).alias("agent_job_starts"))
     with pytest.raises(ChecksFailed, match="counts_are_non_negative on core.agent_activity found 2 in organization acme aggregate 2026-11-01"):
-        with land_report(conn, key=_key(d, d)) as landing:
+        with land_report(conn, _key(d, d)) as landing:
             landing.insert(table="agent_activity", frame=negative, file_index=0)
     assert conn.execute("SELECT agent_id, agent_job_starts FROM core.agent_activity").fetchall() == [("42", 5)]
     assert conn.execute("SELECT agent_id FROM core.dim_agent").fetchall() == [("42",)]
@@ -145,7 +146,7 @@ def test_checks_of_a_report_look_only_at_its_own_slice(conn):
     _land(conn, [("42", "A", d1, T1)], d1, d1)
     # A bad row committed by hand on d1 (as an older release could have): landing d2 still works.
     conn.execute("UPDATE core.agent_activity SET agent_job_starts = -5")
-    with land_report(conn, key=_key(d2, d2)) as landing:
+    with land_report(conn, _key(d2, d2)) as landing:
         landing.insert(table="agent_activity", frame=_agents([("42", "A", d2, T2)]), file_index=0)
     assert {o.where for o in landing.checks} == {"organization acme aggregate 2026-11-02"}
     assert all(o.passed for o in landing.checks)

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pipelines.ingest._batch import AdaptiveBatch
 from pipelines.service import repos as api
 from pipelines.service.errors import (
     ConfigError,
@@ -33,7 +35,17 @@ if TYPE_CHECKING:
     import duckdb
 
     from pipelines.config import Settings
-    from pipelines.service.client import ServiceClient
+    from pipelines.service import ServiceClient
+
+__all__ = [
+    "SnapshotCost",
+    "SnapshotFailed",
+    "SnapshotResult",
+    "SnapshotSettings",
+    "SnapshotWarning",
+    "collect_snapshot",
+    "run_snapshot",
+]
 
 _CHOKE_STATUSES = frozenset({502, 504})
 
@@ -112,49 +124,6 @@ class _Repo:
     name: str
 
 
-class AdaptiveBatch:
-    """GraphQL batch size: halves on a choke, grows back after `grow_after` successes in a row.
-
-    Growth doubles while nothing has choked; after a choke it closes in on the size that choked
-    (halfway each time) without reaching it, so a fixed server limit costs a few failures, not
-    one every few calls. The choking size is forgotten after `_FORGET_AFTER` successes in a row,
-    so a passing overload does not cap the batch for the rest of the run.
-    """
-
-    _FORGET_AFTER = 50
-
-    def __init__(self, *, maximum: int, grow_after: int) -> None:
-        if maximum < 1 or grow_after < 1:
-            raise ValueError("maximum and grow_after must be at least 1")
-        self.maximum = maximum
-        self.size = maximum
-        self._grow_after = grow_after
-        self._streak = 0
-        self._since_choke = 0
-        self._choked_at: int | None = None
-
-    def succeeded(self) -> None:
-        self._streak += 1
-        self._since_choke += 1
-        if self._choked_at is not None and self._since_choke >= self._FORGET_AFTER:
-            self._choked_at = None
-        if self._streak < self._grow_after:
-            return
-        self._streak = 0
-        target = self.size * 2 if self._choked_at is None else (self.size + self._choked_at) // 2
-        self.size = min(self.maximum, max(self.size, target))
-
-    def choked(self) -> bool:
-        """Halve; False when already at one repository per call (nothing left to try)."""
-        self._streak = 0
-        self._since_choke = 0
-        self._choked_at = self.size
-        if self.size == 1:
-            return False
-        self.size = max(1, self.size // 2)
-        return True
-
-
 def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
     """Fetch everything for `day` and shape it into one frame per snapshot table."""
     requests_at_start, _ = _counts(client)
@@ -166,7 +135,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
     members = [
         tf.org_members_frame(
-            records=_org_level(lambda: list(api.list_org_members(client, org=org)), org=org, what="members"),
+            records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
             day=day, org=org,
         )
         for org in settings.orgs
@@ -220,7 +189,7 @@ def _collect_repositories(
             if not sep or not owner or not name or "/" in name:
                 raise SnapshotFailed(f"SERVICE_REPOS entry {full_name!r} is not owner/name")
             record = _per_repository(
-                lambda: api.get_repository(client, owner=owner, name=name),
+                partial(api.get_repository, client, owner=owner, name=name),
                 repo=full_name,
                 endpoint="repository",
                 warnings=warnings,
@@ -231,9 +200,7 @@ def _collect_repositories(
         records = [
             record
             for org in settings.orgs
-            for record in _org_level(
-                lambda: list(api.list_org_repositories(client, org=org)), org=org, what="repositories"
-            )
+            for record in _org_level(partial(api.list_org_repositories, client, org=org), org=org, what="repositories")
         ]
     by_id: dict[int, _Repo] = {}
     for rec in records:
@@ -248,7 +215,7 @@ def _collect_issues(
     frames = []
     for repo in repos:
         records = _per_repository(
-            lambda: list(api.list_issues(client, owner=repo.owner, name=repo.name)),
+            partial(_listed, api.list_issues, client, owner=repo.owner, name=repo.name),
             repo=repo.full_name,
             endpoint="issues",
             warnings=warnings,
@@ -301,6 +268,11 @@ def _per_repository(
     except (NotFound, PermissionDenied) as exc:
         warnings.append(SnapshotWarning(repo, endpoint, exc.status, exc.message))
         return None
+
+
+def _listed(fetch: Callable[..., Iterable[dict[str, Any]]], /, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """Every page of a listing, fetched now (so its errors are raised here)."""
+    return list(fetch(*args, **kwargs))
 
 
 def _org_level(fetch: Callable[[], Iterable[dict[str, Any]]], *, org: str, what: str) -> list[dict[str, Any]]:

@@ -1,3 +1,4 @@
+-- The bookkeeping tables (created on a new warehouse), then the migrations already applied.
 CREATE SCHEMA IF NOT EXISTS meta;
 CREATE TABLE IF NOT EXISTS meta.schema_migrations (
     version     INTEGER PRIMARY KEY,
@@ -9,3 +10,4 @@ CREATE TABLE IF NOT EXISTS meta.view_definitions (
     checksum    VARCHAR NOT NULL,
     created_at  TIMESTAMP NOT NULL DEFAULT now()
 );
+SELECT version FROM meta.schema_migrations ORDER BY version;

@@ -1,0 +1,295 @@
+"""The threads of one report's ingest: download+archive, then parse+transform, then the caller.
+
+Three stages joined by small bounded queues: a downloader thread streams file after file into
+the archive and cuts it into in-memory segments; a parser thread parses and transforms each
+segment; the calling thread takes the results (`run_stages`). So network and archiving,
+parsing and writing run at once (PyArrow, Polars and DuckDB release the GIL). An expired link
+refreshes the metadata and restarts that file; a cut download restarts it; either way the
+caller is told (`Restart`) before the file's rows come again.
+"""
+
+from __future__ import annotations
+
+import io
+import queue
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import polars as pl
+
+from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
+from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
+from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
+from pipelines.service import (
+    LinkExpired,
+    ReportMetadata,
+    ServiceClient,
+    TruncatedDownload,
+    fetch_report_metadata,
+    open_report_file,
+    redact_url,
+)
+from pipelines.transform import Provenance, Transformed, empty_records, transform_records
+from pipelines.transform.schema import ENTITY_ID_FIELDS
+
+_MAX_ATTEMPTS = 5
+_QUEUE_ITEMS = 1  # segments in flight per stage: bounds memory (each is ~15 MB of NDJSON)
+_CHUNK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Restart:
+    """The file is fetched again: what it landed so far is to be taken back out."""
+
+    file_index: int
+
+
+@dataclass(frozen=True)
+class FileDone:
+    file_index: int
+    archived: ArchivedFile
+    link: str  # redacted: no signed query
+
+
+@dataclass(frozen=True)
+class Parsed:
+    file_index: int
+    result: Transformed
+    rejects: list[Reject]
+
+
+Item = Restart | FileDone | Parsed
+
+
+@dataclass(frozen=True)
+class _SegmentReady:
+    file_index: int
+    segment: Segment
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+_DONE = object()
+
+
+class _Stopped(Exception):
+    """A later stage gave up; this one stops quietly."""
+
+
+class _Stage(threading.Thread):
+    """A thread that hands its items downstream through a small bounded queue."""
+
+    def __init__(self, *, name: str, stop: threading.Event) -> None:
+        super().__init__(name=name, daemon=True)
+        self.items: queue.Queue[object] = queue.Queue(maxsize=_QUEUE_ITEMS)
+        self.stop = stop
+
+    def _put(self, item: object) -> None:
+        while not self.stop.is_set():
+            try:
+                self.items.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def _fail(self, error: BaseException) -> None:
+        with suppress(_Stopped):
+            self._put(_Failed(error))
+
+    def next_item(self) -> object:
+        """The next item this stage handed on; _Stopped once the run is stopping.
+
+        A stage always ends with _DONE or _Failed; the liveness check only guards against one
+        that died without a word, which would otherwise leave its reader waiting for ever.
+        """
+        while not self.stop.is_set():
+            try:
+                return self.items.get(timeout=0.2)
+            except queue.Empty:
+                if not self.is_alive() and self.items.empty():
+                    raise IngestError(f"the {self.name} stage stopped without finishing") from None
+        raise _Stopped
+
+
+def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
+    ref = metadata.ref
+    return (
+        raw_dir
+        / ref.scope
+        / ref.scope_name
+        / f"{ref.level}-{ref.kind}"
+        / f"{metadata.start_day.isoformat()}_{metadata.end_day.isoformat()}"
+    )
+
+
+class _Downloader(_Stage):
+    def __init__(
+        self, *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, batch_rows: int, stop: threading.Event
+    ) -> None:
+        super().__init__(name="report-download", stop=stop)
+        self._client = client
+        self._metadata = metadata
+        self._raw_dir = raw_dir
+        self._batch_rows = batch_rows
+
+    def _chunks(self, link: str) -> Iterator[bytes]:
+        # The network hands over ~64 KB pieces; hashing, compressing and splitting them in
+        # ~1 MB pieces cuts the per-piece Python work (this thread holds the GIL for it).
+        with open_report_file(self._client, link) as stream:
+            pending: list[bytes] = []
+            size = 0
+            for chunk in stream.iter_bytes():
+                if self.stop.is_set():
+                    raise _Stopped
+                pending.append(chunk)
+                size += len(chunk)
+                if size >= _CHUNK_BYTES:
+                    yield b"".join(pending)
+                    pending, size = [], 0
+            if pending:
+                yield b"".join(pending)
+
+    def _refresh_links(self) -> tuple[str, ...]:
+        fresh = fetch_report_metadata(self._client, self._metadata.ref)
+        old = self._metadata
+        shape = (old.start_day, old.end_day, len(old.links))
+        if fresh is None or (fresh.start_day, fresh.end_day, len(fresh.links)) != shape:
+            raise ReportChanged(
+                f"{old.ref.scope} {old.ref.scope_name} {old.ref.level} {old.ref.kind} report changed while it was "
+                f"being downloaded ({old.start_day}..{old.end_day}, {len(old.links)} files); run it again"
+            )
+        return fresh.links
+
+    def run(self) -> None:
+        try:
+            links = self._metadata.links
+            archive_dir = _archive_dir(self._raw_dir, self._metadata)
+            for index in range(len(links)):
+                for attempt in range(1, _MAX_ATTEMPTS + 1):
+                    try:
+                        archived = archive_stream(
+                            self._chunks(links[index]),
+                            archive_dir=archive_dir,
+                            stem=f"{index:04d}",
+                            batch_rows=self._batch_rows,
+                            emit=lambda seg, i=index: self._put(_SegmentReady(i, seg)),  # type: ignore[misc]
+                        )
+                    except LinkExpired:
+                        self._put(Restart(index))
+                        if attempt == _MAX_ATTEMPTS:
+                            raise DownloadGaveUp(f"file {index} of the report: link expired {attempt} times") from None
+                        links = self._refresh_links()
+                        continue
+                    except TruncatedDownload as exc:
+                        self._put(Restart(index))
+                        if attempt == _MAX_ATTEMPTS:
+                            raise DownloadGaveUp(f"file {index} of the report: {exc}") from None
+                        continue
+                    self._put(FileDone(index, archived, redact_url(links[index], keep_query=False)))
+                    break
+            self._put(_DONE)
+        except _Stopped:
+            return
+        except BaseException as exc:  # handed downstream; the calling thread raises it
+            self._fail(exc)
+
+
+class _ParseWorker(_Stage):
+    """Parses and transforms segments; passes every other item on in order."""
+
+    def __init__(self, *, upstream: _Stage, prov: Provenance, batch_rows: int, stop: threading.Event) -> None:
+        super().__init__(name="report-parse", stop=stop)
+        self._upstream = upstream
+        self._prov = prov
+        self._batch_rows = batch_rows
+
+    def run(self) -> None:
+        try:
+            while True:
+                item = self._upstream.next_item()
+                if isinstance(item, _SegmentReady):
+                    for parsed in self._parse(item.file_index, item.segment):
+                        self._put(parsed)
+                    continue
+                self._put(item)
+                if item is _DONE or isinstance(item, _Failed):
+                    return
+        except _Stopped:
+            return
+        except BaseException as exc:
+            self._fail(exc)
+
+    def _parse(self, file_index: int, segment: Segment) -> Iterator[Parsed]:
+        if segment.rejects:  # a line no parser may see (archive.py): quarantined as it is
+            yield Parsed(file_index, transform_records(empty_records(), self._prov), list(segment.rejects))
+            return
+        for records, rejects in self._records(segment):
+            if self._prov.entity_id is None:
+                self._learn_entity(records)
+            result = transform_records(records, self._prov)
+            if result.rejects.height:
+                numbers = set(result.rejects["line_number"].to_list())
+                texts = line_texts(segment.data, numbers, first_line=segment.first_line)
+                rejects = rejects + [Reject(n, reason, texts.get(n)) for n, reason in result.rejects.iter_rows()]
+            yield Parsed(file_index, result, rejects)
+
+    def _learn_entity(self, records: pl.DataFrame) -> None:
+        """A scope the warehouse holds nothing of yet is the entity of the report's first record
+        that names one; records of any other entity are rejected from then on."""
+        ids = records[ENTITY_ID_FIELDS[self._prov.ref.scope]].drop_nulls()
+        if ids.len():
+            self._prov = replace(self._prov, entity_id=ids[0])
+
+    def _records(self, segment: Segment) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+        dialect = self._prov.dialect
+        if self._prov.ref.level == "user":
+            yield from read_segment(
+                segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows,
+                dialect=dialect,
+            )
+            return
+        # Aggregate files are a line or a 28-day wrapper: tiny, and the line path reads both.
+        yield from read_lines(
+            io.BytesIO(segment.data), first_line=segment.first_line, batch_rows=self._batch_rows, dialect=dialect
+        )
+
+
+def _items(last: _Stage) -> Iterator[Item]:
+    while True:
+        item = last.next_item()
+        if item is _DONE:
+            return
+        if isinstance(item, _Failed):
+            raise item.error
+        assert isinstance(item, Restart | FileDone | Parsed)
+        yield item
+
+
+@contextmanager
+def run_stages(
+    *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, prov: Provenance, batch_rows: int
+) -> Iterator[Iterator[Item]]:
+    """Start the download and parse threads; the block reads their items, in order, to the end.
+
+    A stage's failure is raised from the iteration; leaving the block stops both threads and
+    waits for them, so none outlives the report.
+    """
+    stop = threading.Event()
+    downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, batch_rows=batch_rows, stop=stop)
+    parser = _ParseWorker(upstream=downloader, prov=prov, batch_rows=batch_rows, stop=stop)
+    try:
+        downloader.start()
+        parser.start()
+        yield _items(parser)
+    finally:
+        stop.set()
+        for stage in (downloader, parser):
+            if stage.is_alive():
+                stage.join()

@@ -1,0 +1,87 @@
+"""A dialect's record under its wire names, and how both parse paths make it canonical.
+
+Each dialect is read under its own wire names (schema.WIRE_NAMES) and handed on under the
+canonical ones, so `pull_requests.total_created_by_copilot` lands where the spec's
+`total_created_by_assistant` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.json as pa_json
+
+from pipelines.transform.records import EXTRA, LINE, empty_records
+from pipelines.transform.schema import BREAKDOWN_ARRAYS, WIRE_NAMES, record_dtype
+
+_ARROW_SCALARS = {
+    # Dates are read as text and parsed strictly afterwards: the JSON reader wants numbers.
+    pl.Date: pa.string(),
+    pl.String: pa.string(),
+    pl.Int64: pa.int64(),
+    pl.Boolean: pa.bool_(),
+    pl.Float64: pa.float64(),
+    # A decimal arrives as a JSON number: read as one (strict: "12.5" and true are refused, as
+    # on the line path) and rounded to the column's scale. PyArrow's decimal reader would take
+    # "12.5" too and refuse a seventh decimal digit of float noise, losing the user's line.
+    pl.Decimal: pa.float64(),
+}
+
+
+def _arrow_type(dtype: pl.DataType) -> pa.DataType:
+    if isinstance(dtype, pl.List):
+        return pa.list_(_arrow_type(dtype.inner))
+    if isinstance(dtype, pl.Struct):
+        return pa.struct([(f.name, _arrow_type(f.dtype)) for f in dtype.fields])
+    return _ARROW_SCALARS[type(dtype)]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One dialect's record under its wire names, and how its columns become canonical."""
+
+    dtypes: dict[str, pl.DataType]
+    known: frozenset[str]
+    arrow_schema: pa.Schema
+    parse_options: pa_json.ParseOptions
+    frame_schema: pl.Schema  # what both paths build before `canonical` (decimals as floats)
+    renames: dict[str, str]  # top-level wire name -> canonical name
+    member_names: dict[str, list[str]]  # object (wire name) -> its canonical member names, in order
+
+
+@cache
+def wire_of(dialect: str) -> Wire:
+    if dialect not in WIRE_NAMES:
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(WIRE_NAMES)}")
+    dtypes = record_dtype(dialect)
+    canonical = record_dtype()
+    arrow_schema = pa.schema([(name, _arrow_type(dtype)) for name, dtype in dtypes.items()])
+    read = {name: pl.Float64() if isinstance(d, pl.Decimal) else d for name, d in dtypes.items()}
+    return Wire(
+        dtypes=dtypes,
+        known=frozenset(dtypes),
+        arrow_schema=arrow_schema,
+        parse_options=pa_json.ParseOptions(explicit_schema=arrow_schema, unexpected_field_behavior="infer"),
+        frame_schema=pl.Schema({**read, LINE: pl.Int64(), EXTRA: pl.String()}),
+        renames={w: c for w, c in zip(dtypes, canonical, strict=True) if w != c},
+        member_names={
+            w: [f.name for f in canonical[c].fields]
+            for w, c in zip(dtypes, canonical, strict=True)
+            if isinstance(dtypes[w], pl.Struct) and dtypes[w] != canonical[c]
+        },
+    )
+
+
+def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
+    """The parsed frame under canonical names and types (decimals rounded to their scale)."""
+    renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
+    return renamed.rename(wire.renames).cast(empty_records().schema)
+
+
+# Breakdown and agent elements are told apart in `_extra` by their key fields.
+ELEMENT_KEYS = {field: keys for field, keys in BREAKDOWN_ARRAYS.values()} | {"totals_by_3rd_party_agent": ("agent_id",)}
+
+

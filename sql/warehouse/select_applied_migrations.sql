@@ -1,1 +1,0 @@
-SELECT version FROM meta.schema_migrations ORDER BY version;

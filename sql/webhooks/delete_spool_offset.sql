@@ -1,1 +1,0 @@
-DELETE FROM events.spool_offsets WHERE segment = ?;
