@@ -4,7 +4,7 @@ UV     := $(VENV)/bin/uv
 PYTEST := $(VENV)/bin/pytest
 PYTEST_ARGS ?=
 
-.PHONY: install test demo dev bench chaos clean
+.PHONY: install test test-spark demo dev bench chaos clean
 
 $(UV):
 	python3 -m venv $(VENV)
@@ -18,6 +18,12 @@ install: $(VENV)/.synced
 
 test: install
 	$(PYTEST) $(PYTEST_ARGS)
+
+# Spark over the lake (tests/spark; `make test` leaves it out): the spark dependency group (pyspark)
+# and Java 17 or later on PATH (.ci/run installs Debian's openjdk-17-jre-headless).
+test-spark: install
+	$(UV) sync --frozen --inexact --group spark
+	$(PYTEST) tests/spark $(PYTEST_ARGS)
 
 # The main job on the emulator: 35 days of reports, the latest 28-day report, today's snapshot.
 demo: install

@@ -12,6 +12,12 @@ The serving database (SERVING_PATH) holds views only: each table reading through
 typed as in the warehouse, and the bi.* views over them. It is a few hundred KB, rebuilt and
 renamed into place on each publish; a reader holding it open reads the lake's newest files on
 its next query, since the views list the files when they run.
+
+Each partitioned table also holds a zero-row file with its schema in the partition Hive names
+for NULL (`day=__HIVE_DEFAULT_PARTITION__/data.parquet`). So a table's glob matches from the first
+publish on, even before it has a day, and its view is the same read_parquet then as later: a
+connection held across the publish that gives the table its first day sees that day. DuckDB,
+Polars, PyArrow, Spark and Trino read that partition as NULL and find no rows in it.
 """
 
 from __future__ import annotations
@@ -19,11 +25,12 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
@@ -32,6 +39,7 @@ from pipelines.warehouse.sql import run_sql
 SCHEMAS = ("core", "raw", "snapshots", "events")
 DATA_FILE = "data.parquet"
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
+EMPTY_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's name for a NULL partition value
 
 
 @dataclass(frozen=True)
@@ -77,10 +85,18 @@ class LakeTable:
             return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end"
         return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day'
 
+    def no_rows(self) -> str:
+        """The query of a partition's columns without rows: the schema of its lake files."""
+        p = self.partitioning
+        assert p is not None
+        if p.in_file:
+            return f"SELECT * FROM {self._quoted()} LIMIT 0"
+        return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} LIMIT 0'
+
     def partition_params(self, day: date) -> dict[str, Any]:
         p = self.partitioning
         if p is not None and p.in_file:
-            start = datetime.combine(day, time(), tzinfo=timezone.utc)
+            start = datetime.combine(day, time(), tzinfo=UTC)
             return {"start": start, "end": start + timedelta(days=1)}
         return {"day": day}
 
@@ -107,13 +123,31 @@ def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
     return [LakeTable(s, t, tuple(cols)) for (s, t), cols in columns.items()]
 
 
-def _write(conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, sql: str, params: dict[str, Any] | None) -> bool:
+def _write(
+    conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, sql: str, params: dict[str, Any] | None
+) -> bool:
     """Write the query's rows as directory/data.parquet, aside then renamed; False if none."""
     rows = conn.sql(sql, params=params).to_arrow_table()
     if table.partitioning is not None and rows.num_rows == 0:
         if directory.exists():
             shutil.rmtree(directory)
         return False
+    _write_file(rows, directory)
+    return True
+
+
+def _write_empty_partition(conn: duckdb.DuckDBPyConnection, table: LakeTable, root: Path) -> None:
+    """The zero-row file every partitioned table keeps, written again only when its schema changed."""
+    p = table.partitioning
+    assert p is not None
+    rows = conn.sql(table.no_rows()).to_arrow_table()
+    directory = root / f"{p.column}={EMPTY_PARTITION}"
+    path = directory / DATA_FILE
+    if not path.is_file() or not pq.read_schema(path).equals(rows.schema, check_metadata=False):
+        _write_file(rows, directory)
+
+
+def _write_file(rows: pa.Table, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     # Not *.parquet: a reader's glob never picks up a file still being written.
     staging = directory / f".{DATA_FILE}.{os.getpid()}.tmp"
@@ -121,7 +155,6 @@ def _write(conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, s
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())
     os.replace(staging, directory / DATA_FILE)
-    return True
 
 
 def _write_partitions(
@@ -130,9 +163,11 @@ def _write_partitions(
     p = table.partitioning
     assert p is not None
     root = lake / table.name
+    _write_empty_partition(conn, table, root)
     if full:
         days = {row[0] for row in conn.execute(table.partition_values()).fetchall()}
-        stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in {x.isoformat() for x in days}]
+        kept = {EMPTY_PARTITION} | {x.isoformat() for x in days}
+        stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in kept]
         for directory in stale:
             shutil.rmtree(directory)
     sql = table.select()
@@ -177,22 +212,13 @@ def _view(table: LakeTable, lake: Path) -> str:
     columns = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in table.columns)
     root = lake.resolve() / table.name
     p = table.partitioning
+    # publish wrote every table's file (partitioned ones: at least the empty partition's) first.
     if p is None:
-        if not (root / DATA_FILE).is_file():
-            return _empty_view(table)
         source = f"read_parquet({_literal(str(root / DATA_FILE))})"
     else:
-        if not any(root.glob(f"{p.column}=*/{DATA_FILE}")):
-            return _empty_view(table)
         hive_type = "" if p.in_file else f", hive_types = {{'{p.column}': 'DATE'}}"
         source = f"read_parquet({_literal(str(root / '*' / DATA_FILE))}, hive_partitioning = true{hive_type})"
     return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source}'
-
-
-def _empty_view(table: LakeTable) -> str:
-    # A table with no file yet: typed and empty (a glob matching nothing is an error).
-    columns = ", ".join(f'CAST(NULL AS {t}) AS "{c}"' for c, t in table.columns)
-    return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} WHERE false'
 
 
 def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
