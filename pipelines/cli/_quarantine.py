@@ -13,7 +13,7 @@ import click
 from pipelines.cli._base import DAY, Failed, Refused
 
 if TYPE_CHECKING:
-    from pipelines.quarantine import QuarantinedLine, Selection
+    from pipelines.warehouse.quarantine import QuarantinedLine, Selection
 
 _REASON_WIDTH = 100
 # Control characters of the platform's bytes, shown escaped: a quarantined line may hold
@@ -48,7 +48,7 @@ def list_lines(
     day: date | None, start: date | None, end: date | None, scope_name: str | None, include_cleared: bool
 ) -> None:
     """Open quarantined lines, newest reports first, one a line."""
-    from pipelines.quarantine import QuarantineError, list_lines, open_warehouse
+    from pipelines.warehouse.quarantine import QuarantineError, list_lines, open_warehouse
     from pipelines.service.errors import ConfigError
 
     selection = _selection(day=day, start=start, end=end, scope_name=scope_name)
@@ -64,7 +64,7 @@ def list_lines(
 @click.argument("key")
 def show(key: str) -> None:
     """Every field of one line (KEY as `quarantine list` prints it) and how to read it whole."""
-    from pipelines.quarantine import BadKey, LineKey, QuarantineError, find_lines, open_warehouse
+    from pipelines.warehouse.quarantine import BadKey, LineKey, QuarantineError, find_lines, open_warehouse
     from pipelines.service.errors import ConfigError
 
     try:
@@ -90,7 +90,7 @@ def clear(
     note: str | None,
 ) -> None:
     """Accept lines the platform keeps serving (KEYs, or a day selection); they stay cleared on re-fetch."""
-    from pipelines.quarantine import BadKey, LineKey, QuarantineError, clear_keys, clear_selection, open_warehouse
+    from pipelines.warehouse.quarantine import BadKey, LineKey, QuarantineError, clear_keys, clear_selection, open_warehouse
     from pipelines.service.errors import ConfigError
 
     has_days = bool(day or start or end)
@@ -121,7 +121,7 @@ def clear(
 
 def _selection(*, day: date | None, start: date | None, end: date | None, scope_name: str | None) -> Selection:
     """The Selection the day options name; refused (one line) when they make no sense."""
-    from pipelines.quarantine import Selection
+    from pipelines.warehouse.quarantine import Selection
 
     if day and start:
         raise Refused("give --day (one day) or --from (a range), not both")
