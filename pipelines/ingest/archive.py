@@ -63,12 +63,12 @@ class _LongLine:
 
     number: int
     head: bytes = b""
-    bytes: int = 0
+    length: int = 0
 
     def add(self, data: bytes) -> None:
         if len(self.head) < LINE_TEXT_LIMIT:
             self.head += data[: LINE_TEXT_LIMIT - len(self.head)]
-        self.bytes += len(data)
+        self.length += len(data)
 
 
 class _SegmentWriter:
@@ -170,7 +170,7 @@ class _SegmentWriter:
         assert self._long is not None
         long, self._long = self._long, None
         reason = (
-            f"line too long: {long.bytes:,} bytes, over the limit of {self._max_line_bytes:,} bytes for one line; "
+            f"line too long: {long.length:,} bytes, over the limit of {self._max_line_bytes:,} bytes for one line; "
             "not parsed (the archive keeps it whole)"
         )
         self._emit(Segment(b"", long.number, 1, (Reject(long.number, reason, truncate_line(long.head)),)))

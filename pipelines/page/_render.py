@@ -46,11 +46,10 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
         )
         return _page(title="Assistant agent adoption", subtitle=f"generated {generated}", body=body)
     main = scopes[0]
-    params = {"scope": main.scope, "scope_name": main.name}
-    agent_rows = run_sql(conn, "page/select_agent_days.sql", **params)
-    period_rows = run_sql(conn, "page/select_agent_periods.sql", **params)
+    agent_rows = run_sql(conn, "page/select_agent_days.sql", scope=main.scope, scope_name=main.name)
+    period_rows = run_sql(conn, "page/select_agent_periods.sql", scope=main.scope, scope_name=main.name)
     coverage_rows = run_sql(conn, "page/select_coverage_days.sql")
-    assistant_rows = run_sql(conn, "page/select_assistant_days.sql", **params)
+    assistant_rows = run_sql(conn, "page/select_assistant_days.sql", scope=main.scope, scope_name=main.name)
 
     days = [main.first_day + timedelta(days=n) for n in range((main.last_day - main.first_day).days + 1)]
     colors = _agent_colors(agent_rows)

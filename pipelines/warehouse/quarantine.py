@@ -97,7 +97,7 @@ class QuarantinedLine:
         return self.cleared_at is None
 
     @classmethod
-    def from_row(cls, row: tuple) -> QuarantinedLine:
+    def from_row(cls, row: tuple[Any, ...]) -> QuarantinedLine:
         scope, name, kind, level, start, end, file_index, line, reason, text, archive, link, fetched, cleared, note = row
         key = LineKey(scope, name, level, start, end, file_index, line)
         return cls(key, kind, reason, text, archive, link, fetched, cleared, note)
