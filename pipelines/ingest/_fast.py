@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-from pipelines.ingest._wire import ELEMENT_KEYS, canonical, dtype_of, struct_of, wire_of
+from pipelines.ingest._wire import ELEMENT_KEYS, canonical, struct_of, wire_of
 from pipelines.transform.records import EXTRA, LINE
 
 # A segment (~15 MB) parses as one block on the parser thread: the three stages already keep

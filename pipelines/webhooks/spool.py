@@ -11,6 +11,7 @@ is acknowledged only after the fdatasync covering its bytes has returned.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import logging
@@ -316,10 +317,8 @@ class Spool:
         self._path = None
         if self._fd is not None:
             fd, self._fd = self._fd, None
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
