@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipelines.warehouse.migrate import migrate  # noqa: E402
 from pipelines.webhooks.load import load_spool  # noqa: E402
-from pipelines.webhooks.spool import read_segment, segments  # noqa: E402
+from pipelines.webhooks.segments import read_segment, segments  # noqa: E402
 from pipelines.webhooks.verify import sign  # noqa: E402
 
 PAYLOAD = ROOT.parent / "shared" / "reference" / "webhooks" / "issues.opened.json"

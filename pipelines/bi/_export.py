@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-import pyarrow as pa  # type: ignore[import-untyped]  # pyarrow ships no type information
-import pyarrow.csv as pa_csv  # type: ignore[import-untyped]
-import pyarrow.parquet as pa_parquet  # type: ignore[import-untyped]
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pa_parquet
 
 from pipelines.bi._sources import BiError, BiSources, UnknownView, known_views, open_bi
 

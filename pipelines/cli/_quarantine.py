@@ -48,8 +48,8 @@ def list_lines(
     day: date | None, start: date | None, end: date | None, scope_name: str | None, include_cleared: bool
 ) -> None:
     """Open quarantined lines, newest reports first, one a line."""
-    from pipelines.warehouse.quarantine import QuarantineError, list_lines, open_warehouse
     from pipelines.service.errors import ConfigError
+    from pipelines.warehouse.quarantine import QuarantineError, list_lines, open_warehouse
 
     selection = _selection(day=day, start=start, end=end, scope_name=scope_name)
     try:
@@ -64,8 +64,8 @@ def list_lines(
 @click.argument("key")
 def show(key: str) -> None:
     """Every field of one line (KEY as `quarantine list` prints it) and how to read it whole."""
-    from pipelines.warehouse.quarantine import BadKey, LineKey, QuarantineError, find_lines, open_warehouse
     from pipelines.service.errors import ConfigError
+    from pipelines.warehouse.quarantine import BadKey, LineKey, QuarantineError, find_lines, open_warehouse
 
     try:
         parsed = LineKey.parse(key)
@@ -90,8 +90,15 @@ def clear(
     note: str | None,
 ) -> None:
     """Accept lines the platform keeps serving (KEYs, or a day selection); they stay cleared on re-fetch."""
-    from pipelines.warehouse.quarantine import BadKey, LineKey, QuarantineError, clear_keys, clear_selection, open_warehouse
     from pipelines.service.errors import ConfigError
+    from pipelines.warehouse.quarantine import (
+        BadKey,
+        LineKey,
+        QuarantineError,
+        clear_keys,
+        clear_selection,
+        open_warehouse,
+    )
 
     has_days = bool(day or start or end)
     if not keys and not has_days:

@@ -84,7 +84,6 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
 def demo(days: int, users: int, repos: int, seed: int) -> None:
     """Start the emulator and run every asset for the last 35 days."""
     from emulator import EmulatorConfig, running_emulator
-
     from pipelines.bi import BiSources
     from pipelines.page import write_page
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize

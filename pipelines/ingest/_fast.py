@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-from pipelines.ingest._wire import ELEMENT_KEYS, canonical, wire_of
+from pipelines.ingest._wire import ELEMENT_KEYS, canonical, struct_of, wire_of
 from pipelines.transform.records import EXTRA, LINE
 
 # A segment (~15 MB) parses as one block on the parser thread: the three stages already keep
@@ -86,10 +86,18 @@ def _known_column(name: str, dtype: pl.DataType, read: pl.DataType) -> pl.Expr:
     if read == dtype:
         return col
     if isinstance(dtype, pl.Struct):
-        return pl.when(col.is_not_null()).then(pl.struct(_struct_members(col, dtype, read))).alias(name)
+        return pl.when(col.is_not_null()).then(pl.struct(_struct_members(col, dtype, struct_of(read)))).alias(name)
     if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
-        return col.list.eval(pl.struct(_struct_members(pl.element(), dtype.inner, read.inner))).alias(name)
+        read_element = struct_of(_list_of(read).inner)
+        return col.list.eval(pl.struct(_struct_members(pl.element(), dtype.inner, read_element))).alias(name)
     return col
+
+
+def _list_of(dtype: pl.DataType) -> pl.List:
+    """`dtype`, read where the schema has a list, as the list type it is."""
+    if isinstance(dtype, pl.List):
+        return dtype
+    raise TypeError(f"expected a polars list type, got {dtype!r}")
 
 
 def _struct_members(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> list[pl.Expr]:
@@ -98,7 +106,7 @@ def _struct_members(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> list[p
     for f in dtype.fields:
         member = value.struct.field(f.name)
         if isinstance(f.dtype, pl.Struct) and read_fields[f.name] != f.dtype:
-            inner = _struct_members(member, f.dtype, read_fields[f.name])
+            inner = _struct_members(member, f.dtype, struct_of(read_fields[f.name]))
             member = pl.when(member.is_not_null()).then(pl.struct(inner))
         out.append(member.alias(f.name))
     return out
@@ -127,8 +135,8 @@ def _unknown_members_json(value: pl.Expr, dtype: pl.Struct, read: pl.Struct) -> 
         member = value.struct.field(f.name)
         if f.name not in known:
             parts.append(pl.when(member.is_not_null()).then(_json_member(f.name, member)))
-        elif isinstance(known[f.name], pl.Struct):
-            inner = _unknown_members_json(member, known[f.name], f.dtype)
+        elif isinstance(known_dtype := known[f.name], pl.Struct):
+            inner = _unknown_members_json(member, known_dtype, struct_of(f.dtype))
             if inner is not None:
                 parts.append(pl.lit(json.dumps(f.name) + ":") + inner)
     return _object_json(parts) if parts else None
@@ -147,12 +155,12 @@ def _extra_expr(read: pl.Schema, dtypes: dict[str, pl.DataType]) -> pl.Expr:
         if read_dtype == dtype or not isinstance(dtype, (pl.Struct, pl.List)):
             continue
         if isinstance(dtype, pl.Struct):
-            unknown = _unknown_members_json(col, dtype, read_dtype)
+            unknown = _unknown_members_json(col, dtype, struct_of(read_dtype))
             if unknown is not None:
                 parts.append(pl.lit(json.dumps(name) + ":") + unknown)
         elif isinstance(dtype, pl.List):
             element = pl.element()
-            unknown = _unknown_members_json(element, dtype.inner, read_dtype.inner)
+            unknown = _unknown_members_json(element, struct_of(dtype.inner), struct_of(_list_of(read_dtype).inner))
             if unknown is None:
                 continue
             # An element with unknown members is kept as its key fields plus those members.

@@ -13,10 +13,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import polars as pl
 
-from pipelines.ingest._wire import ELEMENT_KEYS, Wire, canonical, wire_of
+from pipelines.ingest._wire import ELEMENT_KEYS, Wire, canonical, dtype_of, wire_of
 from pipelines.transform.records import EXTRA, LINE, empty_records
 from pipelines.transform.schema import DAY_TOTALS_WRAPPER
 
@@ -52,14 +53,14 @@ def _check(value: object, dtype: pl.DataType, where: str) -> None:
         ok = isinstance(value, str) and _is_date(value)
     elif isinstance(dtype, pl.List):
         ok = isinstance(value, list)
-        if ok:
+        if isinstance(value, list):
             for i, item in enumerate(value):
-                _check(item, dtype.inner, f"{where}[{i}]")
+                _check(item, dtype_of(dtype.inner), f"{where}[{i}]")
     elif isinstance(dtype, pl.Struct):
         ok = isinstance(value, dict)
-        if ok:
+        if isinstance(value, dict):
             for f in dtype.fields:
-                _check(value.get(f.name), f.dtype, f"{where}.{f.name}")
+                _check(value.get(f.name), dtype_of(f.dtype), f"{where}.{f.name}")
     else:
         ok = False
     if not ok:
@@ -82,7 +83,7 @@ def _is_date(text: str) -> bool:
     return len(text) == 10
 
 
-def _records_of(obj: object) -> list[dict]:
+def _records_of(obj: object) -> list[dict[str, Any]]:
     """A line's records: the object itself, or the daily records of a `day_totals` wrapper.
 
     The wrapper's own fields (`created_at`, `report_start_day`, the scope's id, any new one)
@@ -105,7 +106,7 @@ def read_lines(
 ) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
     """Decode and type-check each line; yields (records, rejects) every `batch_rows` records."""
     wire = wire_of(dialect)
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     rejects: list[Reject] = []
     for number, raw in enumerate(lines, start=first_line):
         text = raw.strip()
@@ -122,7 +123,7 @@ def read_lines(
             continue
         for record in records:
             unknown = _unknown_parts(record, wire)
-            row = {name: _known_value(record.get(name), dtype) for name, dtype in wire.dtypes.items()}
+            row: dict[str, Any] = {name: _known_value(record.get(name), dtype) for name, dtype in wire.dtypes.items()}
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
             row[LINE] = number
@@ -136,7 +137,7 @@ def read_lines(
 
 
 def _members(dtype: pl.Struct) -> dict[str, pl.DataType]:
-    return {f.name: f.dtype for f in dtype.fields}
+    return {f.name: dtype_of(f.dtype) for f in dtype.fields}
 
 
 def _known_value(value: object, dtype: pl.DataType) -> object:
@@ -144,11 +145,11 @@ def _known_value(value: object, dtype: pl.DataType) -> object:
     if isinstance(dtype, pl.Struct) and isinstance(value, dict):
         return {name: _known_value(value.get(name), member) for name, member in _members(dtype).items()}
     if isinstance(dtype, pl.List) and isinstance(value, list):
-        return [_known_value(item, dtype.inner) for item in value]
+        return [_known_value(item, dtype_of(dtype.inner)) for item in value]
     return value
 
 
-def _unknown_members(value: dict, dtype: pl.Struct) -> dict:
+def _unknown_members(value: dict[str, Any], dtype: pl.Struct) -> dict[str, Any]:
     """A known object's non-null unknown members, and those of its known objects, at any depth."""
     known = _members(dtype)
     out = {k: v for k, v in value.items() if k not in known and v is not None}
@@ -161,7 +162,7 @@ def _unknown_members(value: dict, dtype: pl.Struct) -> dict:
     return out
 
 
-def _unknown_parts(record: dict, wire: Wire) -> dict:
+def _unknown_parts(record: dict[str, Any], wire: Wire) -> dict[str, Any]:
     """What the schema does not know, shaped as the fast path's `_extra_expr` shapes it."""
     out = {k: v for k, v in record.items() if k not in wire.known and v is not None}
     for name, dtype in wire.dtypes.items():
@@ -181,7 +182,7 @@ def _unknown_parts(record: dict, wire: Wire) -> dict:
     return out
 
 
-def _frame(rows: list[dict], wire: Wire) -> pl.DataFrame:
+def _frame(rows: list[dict[str, Any]], wire: Wire) -> pl.DataFrame:
     if not rows:
         return empty_records()
     return canonical(pl.DataFrame(rows, schema=wire.frame_schema, strict=False), wire)

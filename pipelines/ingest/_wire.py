@@ -31,11 +31,29 @@ _ARROW_SCALARS = {
 }
 
 
+def dtype_of(dtype: object) -> pl.DataType:
+    """`dtype` as the instance it always is at run time.
+
+    Polars annotates `List.inner` and `Field.dtype` as a type class or an instance, but its
+    constructors store them parsed into instances; this says so to the type checker.
+    """
+    if isinstance(dtype, pl.DataType):
+        return dtype
+    raise TypeError(f"expected a polars data type instance, got {dtype!r}")
+
+
+def struct_of(dtype: object) -> pl.Struct:
+    """`dtype`, which the caller knows to be a struct type, as one."""
+    if isinstance(dtype, pl.Struct):
+        return dtype
+    raise TypeError(f"expected a polars struct type, got {dtype!r}")
+
+
 def _arrow_type(dtype: pl.DataType) -> pa.DataType:
     if isinstance(dtype, pl.List):
-        return pa.list_(_arrow_type(dtype.inner))
+        return pa.list_(_arrow_type(dtype_of(dtype.inner)))
     if isinstance(dtype, pl.Struct):
-        return pa.struct([(f.name, _arrow_type(f.dtype)) for f in dtype.fields])
+        return pa.struct([(f.name, _arrow_type(dtype_of(f.dtype))) for f in dtype.fields])
     return _ARROW_SCALARS[type(dtype)]
 
 
@@ -68,7 +86,7 @@ def wire_of(dialect: str) -> Wire:
         frame_schema=pl.Schema({**read, LINE: pl.Int64(), EXTRA: pl.String()}),
         renames={w: c for w, c in zip(dtypes, canonical, strict=True) if w != c},
         member_names={
-            w: [f.name for f in canonical[c].fields]
+            w: [f.name for f in struct_of(canonical[c]).fields]
             for w, c in zip(dtypes, canonical, strict=True)
             if isinstance(dtypes[w], pl.Struct) and dtypes[w] != canonical[c]
         },

@@ -33,7 +33,13 @@ MAX_LINE_BYTES = 8 << 20
 # their line count first.
 SEGMENT_BYTES = 32 << 20
 # A file that starts with one of these is compressed, not NDJSON: named once, not line by line.
-_COMPRESSED = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"PK\x03\x04": "zip"}
+_COMPRESSED = {
+    b"\x1f\x8b": "gzip",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+    b"PK\x03\x04": "zip",
+}
 _MAGIC_BYTES = max(len(magic) for magic in _COMPRESSED)
 # `.NNNN.<pid>.part`: an archive being written by process <pid> (pid_max is at most 2**22).
 _PART = re.compile(r"\.\d{4}\.(\d{1,7})\.part")
@@ -63,12 +69,12 @@ class _LongLine:
 
     number: int
     head: bytes = b""
-    bytes: int = 0
+    length: int = 0
 
     def add(self, data: bytes) -> None:
         if len(self.head) < LINE_TEXT_LIMIT:
             self.head += data[: LINE_TEXT_LIMIT - len(self.head)]
-        self.bytes += len(data)
+        self.length += len(data)
 
 
 class _SegmentWriter:
@@ -78,7 +84,9 @@ class _SegmentWriter:
     a compressed file becomes one reject and nothing else.
     """
 
-    def __init__(self, *, batch_rows: int, emit: Callable[[Segment], None], max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    def __init__(
+        self, *, batch_rows: int, emit: Callable[[Segment], None], max_line_bytes: int = MAX_LINE_BYTES
+    ) -> None:
         self._batch_rows = batch_rows
         self._emit = emit
         self._max_line_bytes = max_line_bytes
@@ -170,7 +178,7 @@ class _SegmentWriter:
         assert self._long is not None
         long, self._long = self._long, None
         reason = (
-            f"line too long: {long.bytes:,} bytes, over the limit of {self._max_line_bytes:,} bytes for one line; "
+            f"line too long: {long.length:,} bytes, over the limit of {self._max_line_bytes:,} bytes for one line; "
             "not parsed (the archive keeps it whole)"
         )
         self._emit(Segment(b"", long.number, 1, (Reject(long.number, reason, truncate_line(long.head)),)))
@@ -206,7 +214,8 @@ class _SegmentWriter:
             if index > run_first:
                 self._emit(Segment(data[run_start:start], self._next_line + run_first, index - run_first))
             number = self._next_line + index
-            self._emit(Segment(b"", number, 1, (Reject(number, found[index], truncate_line(data[start:end].rstrip(b"\r"))),)))
+            reject = Reject(number, found[index], truncate_line(data[start:end].rstrip(b"\r")))
+            self._emit(Segment(b"", number, 1, (reject,)))
             run_start, run_first = end + 1, index + 1
             if index == last:
                 break

@@ -35,7 +35,9 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 # Every backslash in a JSON string starts an escape; read left to right they pair up exactly,
 # so a surrogate pair (high then low) is told apart from a lone half and from `\\ud800` (an
 # escaped backslash followed by text).
-_ESCAPE = re.compile(rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)", re.DOTALL)
+_ESCAPE = re.compile(
+    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)", re.DOTALL
+)
 
 
 def nesting_depth(line: bytes) -> int:
@@ -95,10 +97,15 @@ def line_problems(data: bytes) -> dict[int, str]:
         for index, (start, end) in enumerate(line_spans(data)):
             line = data[start:end]
             if index not in found and _SURROGATE_ESCAPE.search(line) and (escape := lone_surrogate(line)):
-                found[index] = f"invalid Unicode: lone surrogate escape {escape} (half of a UTF-16 pair, not a character)"
+                found[index] = (
+                    f"invalid Unicode: lone surrogate escape {escape} (half of a UTF-16 pair, not a character)"
+                )
     openers = data.translate(None, _NOT_OPENER_OR_NEWLINE).split(b"\n")
     if max(map(len, openers)) > MAX_DEPTH:
-        for index, (line_openers, (start, end)) in enumerate(zip(openers, line_spans(data))):
-            if len(line_openers) > MAX_DEPTH and index not in found and (depth := nesting_depth(data[start:end])) > MAX_DEPTH:
+        # Not strict: after a final newline `split` has one more (empty) piece than there are lines.
+        for index, (line_openers, (start, end)) in enumerate(zip(openers, line_spans(data), strict=False)):
+            if len(line_openers) <= MAX_DEPTH or index in found:
+                continue
+            if (depth := nesting_depth(data[start:end])) > MAX_DEPTH:
                 found[index] = f"nested deeper than {MAX_DEPTH} levels ({depth} brackets open at once); not parsed"
     return found

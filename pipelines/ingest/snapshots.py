@@ -6,6 +6,9 @@ several repositories per call, with a batch size that halves when the service ch
 with a warning, and so is one GraphQL cannot resolve (deleted or renamed since the listing: a
 NOT_FOUND at its alias) while the rest of its batch lands; a failure at organization level, or
 any other GraphQL error, fails the run.
+
+Long because it is one collection run: its settings, result and cost types are what its
+REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
 """
 
 from __future__ import annotations

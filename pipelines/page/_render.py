@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.page._document import page_document
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
 from pipelines.warehouse.sql import run_sql
 
@@ -47,13 +48,12 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             '<section class="card"><h2>No reports yet</h2><p>Run <code>metrics-etl demo</code> or '
             "<code>metrics-etl run</code>, then write this report again.</p></section>"
         )
-        return _page(title="Assistant agent adoption", subtitle=f"generated {generated}", body=body)
+        return page_document(title="Assistant agent adoption", subtitle=f"generated {generated}", body=body)
     main = scopes[0]
-    params = {"scope": main.scope, "scope_name": main.name}
-    agent_rows = run_sql(conn, "page/select_agent_days.sql", **params)
-    period_rows = run_sql(conn, "page/select_agent_periods.sql", **params)
+    agent_rows = run_sql(conn, "page/select_agent_days.sql", scope=main.scope, scope_name=main.name)
+    period_rows = run_sql(conn, "page/select_agent_periods.sql", scope=main.scope, scope_name=main.name)
     coverage_rows = run_sql(conn, "page/select_coverage_days.sql")
-    assistant_rows = run_sql(conn, "page/select_assistant_days.sql", **params)
+    assistant_rows = run_sql(conn, "page/select_assistant_days.sql", scope=main.scope, scope_name=main.name)
 
     days = [main.first_day + timedelta(days=n) for n in range((main.last_day - main.first_day).days + 1)]
     colors = _agent_colors(agent_rows)
@@ -73,7 +73,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
     subtitle = f"{escape(main.label)} · {main.first_day} to {main.last_day} · generated {generated}"
     if others:
         subtitle += f" · coverage also shown for {escape(others)}"
-    return _page(title="Assistant agent adoption", subtitle=subtitle, body=body)
+    return page_document(title="Assistant agent adoption", subtitle=subtitle, body=body)
 
 
 def _agent_colors(agent_rows: list[_Row]) -> dict[str, tuple[str, str]]:
@@ -260,58 +260,3 @@ def _assistant(*, assistant_rows: list[_Row], days: list[date]) -> str:
 
 def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
-
-
-_CSS = """
-:root { color-scheme: light; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-       color: #1f2937; background: #f6f7fb; }
-header { background: #111827; color: #f9fafb; padding: 22px 32px; }
-header h1 { margin: 0 0 4px; font-size: 22px; font-weight: 650; }
-header p { margin: 0; color: #cbd5e1; font-size: 13px; }
-main { max-width: 1200px; margin: 0 auto; padding: 20px 24px 40px; }
-.card { background: #fff; border: 1px solid #e5e7eb; border-radius: 10px; padding: 18px 22px; margin: 18px 0; }
-.card h2 { margin: 0 0 4px; font-size: 17px; }
-.lead { margin: 0 0 12px; color: #4b5563; max-width: 900px; }
-.tiles { display: grid; grid-template-columns: repeat(4, 1fr); gap: 14px; margin-top: 6px; }
-.tile { background: #fff; border: 1px solid #e5e7eb; border-radius: 10px; padding: 14px 16px; }
-.tile-label { color: #6b7280; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.tile-value { font-size: 26px; font-weight: 700; margin: 2px 0; }
-.tile-note { color: #6b7280; font-size: 12px; }
-.up { color: #047857; font-weight: 600; } .down { color: #b91c1c; font-weight: 600; }
-.period-note { color: #6b7280; font-size: 12px; margin: 6px 2px 0; }
-figure { margin: 0; }
-.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
-.grid3 { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
-svg.chart { width: 100%; height: auto; }
-svg.calendar { width: 100%; height: auto; }
-table.periods { border-collapse: collapse; width: 100%; margin: 8px 0 18px; }
-table.periods caption { text-align: left; padding: 4px 0 8px; color: #4b5563; }
-table.periods th { text-align: left; font-size: 12px; color: #6b7280;
-  font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }
-table.periods td { border-bottom: 1px solid #f1f5f9; padding: 6px 8px; vertical-align: middle; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; } td.muted { color: #9ca3af; }
-.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
-.badge-new { background: #dbeafe; color: #1d4ed8; } .badge-up { background: #d1fae5; color: #047857; }
-.badge-down { background: #fee2e2; color: #b91c1c; } .badge-gone { background: #e5e7eb; color: #374151; }
-.badge-flat { background: #f3f4f6; color: #4b5563; }
-.badge-none { background: #fff; color: #9ca3af; border: 1px dashed #d1d5db; }
-code { background: #f3f4f6; padding: 0 4px; border-radius: 4px; }
-footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px; }
-@media (max-width: 900px) { .grid2, .grid3, .tiles { grid-template-columns: 1fr; } }
-"""
-
-
-def _page(*, title: str, subtitle: str, body: str) -> str:
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-        f"<header><h1>{escape(title)}</h1><p>{subtitle}</p></header><main>{body}</main>"
-        "<footer>metrics-etl · read from the bi.* views of the serving database · "
-        "self-contained, no network needed</footer>"
-        "</body></html>\n"
-    )

@@ -4,6 +4,9 @@ What the client does not decide itself lives beside it: credentials are ``httpx.
 (``auth.py``), conditional GETs a transport (``_transports/``), which failure is retried a chain
 of policies (``_retry.py``), and what an error answer means ``_failure.py``. Clock, sleep and
 transport are injectable, so tests drive every wait on a fake clock and every answer by hand.
+
+Long because it is one class, whose request path (budgets, retries, pages, links) shares its
+state; the decisions it could hand out already live in the modules above.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Input is a frame of `schema.record_dtype()` columns plus `_line` (the record's line number in
 its file) and `_extra` (JSON text of the fields the schema does not know, or null). Records
-that break a rule of the data are returned as rejects (line, reason) and produce no rows:
-one of another entity than the scope's (a 28-day file can hold a second enterprise's wrapper)
-is one, so it never lands under this scope's key.
+that break a rule of the data (`rules.py`) are returned as rejects (line, reason) and produce
+no rows: one of another entity than the scope's (a 28-day file can hold a second enterprise's
+wrapper) is one, so it never lands under this scope's key.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipelines.transform.rules import reasons
 from pipelines.transform.schema import (
     ACTIVITY_COUNTS,
     AGENT_FIELD,
@@ -24,14 +25,12 @@ from pipelines.transform.schema import (
     CLI_COUNTS,
     CLI_FIELD,
     CLI_TOKEN_USAGE,
-    CLI_VERSIONS,
-    ENTITY_ID_FIELDS,
-    IDE_VERSIONS,
     RECORD_OBJECTS,
     RECORD_SCALARS,
     TIMESTAMP_COLUMNS,
     TIMESTAMP_FORMAT,
     VERSION_COLUMNS,
+    VERSION_SOURCES,
     record_dtype,
 )
 
@@ -65,14 +64,6 @@ _AGGREGATE_COLUMNS = (
     "daily_active_cli_users",
     *(name for name in RECORD_SCALARS if name.endswith("_assistant_code_review_users")),
 )
-# Where each version column is read: (record field, version object, member); IDE ones in
-# each totals_by_ide element, CLI ones in totals_by_cli.
-_VERSION_SOURCES: dict[str, tuple[str, str, str]] = {
-    column: (field, obj, member)
-    for field, versions in (("totals_by_ide", IDE_VERSIONS), (CLI_FIELD, CLI_VERSIONS))
-    for obj, members in versions.items()
-    for member, column in members.items()
-}
 
 
 @dataclass(frozen=True)
@@ -102,89 +93,8 @@ def empty_records() -> pl.DataFrame:
     return pl.DataFrame(schema={**record_dtype(), LINE: pl.Int64(), EXTRA: pl.String()})
 
 
-def _any_negative(columns: list[pl.Expr]) -> pl.Expr:
-    return pl.any_horizontal([c < 0 for c in columns]).fill_null(False)
-
-
-def _element_negative(field: str, counts: tuple[str, ...]) -> pl.Expr:
-    return (
-        pl.col(field)
-        .list.eval(pl.any_horizontal([pl.element().struct.field(c) < 0 for c in counts]).fill_null(False))
-        .list.any()
-        .fill_null(False)
-    )
-
-
-def _bad_timestamp(text: pl.Expr) -> pl.Expr:
-    return text.is_not_null() & text.str.to_datetime(TIMESTAMP_FORMAT, time_zone="UTC", strict=False).is_null()
-
-
 def _timestamp(text: pl.Expr) -> pl.Expr:
     return text.str.to_datetime(TIMESTAMP_FORMAT, time_unit="us", time_zone="UTC", strict=False)
-
-
-def _version_member(column: str) -> pl.Expr:
-    field, obj, member = _VERSION_SOURCES[column]
-    source = pl.element() if field == "totals_by_ide" else pl.col(field)
-    return source.struct.field(obj).struct.field(member)
-
-
-def _entity_rule(prov: Provenance) -> tuple[pl.Expr, pl.Expr] | None:
-    if prov.entity_id is None:
-        return None
-    field = ENTITY_ID_FIELDS[prov.ref.scope]
-    other = pl.col(field).is_not_null() & (pl.col(field) != prov.entity_id)
-    owner = f"{prov.ref.scope} {prov.ref.scope_name}'s ({field} {prov.entity_id})"
-    reason = pl.format(f"{field} {{}} is not {owner}", pl.col(field))
-    return other, reason
-
-
-def _reasons(records: pl.DataFrame, prov: Provenance) -> pl.Expr:
-    """First rule each record breaks, or null. Vectorized; one expression per rule."""
-    rules: list[tuple[pl.Expr, str | pl.Expr]] = [
-        (pl.col("day").is_null(), "missing day"),
-        (
-            ~pl.col("day").is_between(pl.lit(prov.start_day), pl.lit(prov.end_day)),
-            f"day outside the report's range {prov.start_day}..{prov.end_day}",
-        ),
-    ]
-    if prov.ref.level == "user":
-        rules.append((pl.col("user_id").is_null(), "missing user_id at user level"))
-    entity = _entity_rule(prov)
-    if entity is not None:
-        rules.append(entity)
-    rules.append((_any_negative([pl.col(c) for c in ACTIVITY_COUNTS]), "negative count"))
-    for field, _keys in BREAKDOWN_ARRAYS.values():
-        rules.append((_element_negative(field, ACTIVITY_COUNTS), f"negative count in {field}"))
-    rules.append(
-        (_any_negative([pl.col(CLI_FIELD).struct.field(c) for c in CLI_COUNTS]), f"negative count in {CLI_FIELD}")
-    )
-    rules.append(
-        (
-            pl.col(AGENT_FIELD).list.eval(pl.element().struct.field("agent_id").is_null()).list.any().fill_null(False),
-            f"{AGENT_FIELD} entry without agent_id",
-        )
-    )
-    rules.append(
-        (
-            _element_negative(AGENT_FIELD, ("user_initiated_interaction_count", "session_count")),
-            f"negative count in {AGENT_FIELD}",
-        )
-    )
-    for column in sorted(TIMESTAMP_COLUMNS):
-        field, obj, member = _VERSION_SOURCES[column]
-        if field == "totals_by_ide":
-            bad = pl.col(field).list.eval(_bad_timestamp(_version_member(column))).list.any()
-            where = f"{field}[].{obj}.{member}"
-        else:
-            bad = _bad_timestamp(_version_member(column))
-            where = f"{field}.{obj}.{member}"
-        rules.append((bad, f"field {where}: not an ISO 8601 timestamp with a zone"))
-    expr = pl.lit(None, dtype=pl.String())
-    for condition, reason in reversed(rules):
-        text = pl.lit(reason) if isinstance(reason, str) else reason
-        expr = pl.when(condition.fill_null(False)).then(text).otherwise(expr)
-    return expr
 
 
 def _context_columns(prov: Provenance, *, with_level: bool) -> list[pl.Expr]:
@@ -248,7 +158,7 @@ def _version_columns(source: pl.Expr, field: str | None) -> list[pl.Expr]:
     """The version columns of a breakdown row: those `field` carries, typed; the others null."""
     out = []
     for column in VERSION_COLUMNS:
-        src_field, obj, member = _VERSION_SOURCES[column]
+        src_field, obj, member = VERSION_SOURCES[column]
         if src_field == field:
             value = source.struct.field(obj).struct.field(member)
             out.append((_timestamp(value) if column in TIMESTAMP_COLUMNS else value).alias(column))
@@ -313,7 +223,7 @@ def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
 
 def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
-    checked = records.with_columns(_reasons(records, prov).alias("_reason"))
+    checked = records.with_columns(reasons(prov).alias("_reason"))
     # A 28-day wrapper's records share its line: one reject per line and reason.
     rejects = (
         checked.filter(pl.col("_reason").is_not_null())

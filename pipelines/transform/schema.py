@@ -180,3 +180,12 @@ BREAKDOWN_COUNTS: tuple[str, ...] = (
 
 # The record field that names the entity a record belongs to, per scope.
 ENTITY_ID_FIELDS: dict[str, str] = {"organization": "organization_id", "enterprise": "enterprise_id"}
+
+# Where each version column is read: (record field, version object, member); IDE ones in
+# each totals_by_ide element, CLI ones in totals_by_cli.
+VERSION_SOURCES: dict[str, tuple[str, str, str]] = {
+    column: (field, obj, member)
+    for field, versions in (("totals_by_ide", IDE_VERSIONS), (CLI_FIELD, CLI_VERSIONS))
+    for obj, members in versions.items()
+    for member, column in members.items()
+}

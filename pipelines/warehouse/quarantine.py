@@ -97,8 +97,9 @@ class QuarantinedLine:
         return self.cleared_at is None
 
     @classmethod
-    def from_row(cls, row: tuple) -> QuarantinedLine:
-        scope, name, kind, level, start, end, file_index, line, reason, text, archive, link, fetched, cleared, note = row
+    def from_row(cls, row: tuple[Any, ...]) -> QuarantinedLine:
+        scope, name, kind, level, start, end, file_index, line = row[:8]
+        reason, text, archive, link, fetched, cleared, note = row[8:]
         key = LineKey(scope, name, level, start, end, file_index, line)
         return cls(key, kind, reason, text, archive, link, fetched, cleared, note)
 
@@ -166,7 +167,9 @@ def _create_review_view(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
         run_sql(conn, "quarantine/create_review_view_before_027.sql")
 
 
-def list_lines(conn: duckdb.DuckDBPyConnection, selection: Selection, *, include_cleared: bool = False) -> list[QuarantinedLine]:
+def list_lines(
+    conn: duckdb.DuckDBPyConnection, selection: Selection, *, include_cleared: bool = False
+) -> list[QuarantinedLine]:
     """The selection's lines, open ones only unless include_cleared; newest reports first."""
     rows = run_sql(conn, "quarantine/select_lines.sql", include_cleared=include_cleared, **selection.params())
     return [QuarantinedLine.from_row(row) for row in rows]

@@ -122,8 +122,13 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
-        lake_days = {"start_day": report.start_day, "end_day": report.end_day}
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=_lake_tables(report), **lake_days)
+        run_sql(
+            conn,
+            "warehouse/mark_lake_changes.sql",
+            tables=_lake_tables(report),
+            start_day=report.start_day,
+            end_day=report.end_day,
+        )
         landing.checks = _check(conn, report)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")

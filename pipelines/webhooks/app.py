@@ -36,7 +36,8 @@ from pipelines.webhooks.guard import (
     GuardedHttpToolsProtocol,
     ensure_fd_limit,
 )
-from pipelines.webhooks.spool import Spool, SpoolRecord
+from pipelines.webhooks.segments import SpoolRecord
+from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
 
 # Either dialect's headers are accepted, the spec's first: the receiver need not be told which.

@@ -82,7 +82,9 @@ class RefusalLog:
         count = self._pending.pop(kind, 0)
         if count:
             self._last_logged[kind] = time.monotonic()
-            _log.warning("webhooks: refused %d request(s): %s (one line per kind per %g s)", count, kind, self._interval)
+            _log.warning(
+                "webhooks: refused %d request(s): %s (one line per kind per %g s)", count, kind, self._interval
+            )
 
     def flush_all(self) -> None:
         for kind in list(self._pending):

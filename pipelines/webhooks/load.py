@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines.warehouse.sql import rollback, run_sql
-from pipelines.webhooks.spool import SpooledRecord, read_segment, segments, writer_gone
+from pipelines.webhooks.segments import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"
 # Payloads can be up to the receiver's body limit each: cap a batch's bytes, not only its count.

@@ -2,132 +2,30 @@
 
 A spool directory holds segment files; each receiver process writes its own segment (a new one
 per start, rotated by size, and after any failed write), so a segment is only ever appended to
-by one writer and a torn record can only be its last one. A record is a 12-byte header (magic,
-body length, CRC-32 of the body) followed by the body: one JSON line of metadata, then the
-payload document as received. Concurrent deliveries share one write and one fdatasync; each
-is acknowledged only after the fdatasync covering its bytes has returned.
+by one writer and a torn record can only be its last one. The record format and reading
+segments back are in `segments.py`. Concurrent deliveries share one write and one fdatasync;
+each is acknowledged only after the fdatasync covering its bytes has returned.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
-import json
 import logging
 import os
-import struct
 import time
-import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
-from pipelines.webhooks.errors import SpoolCorrupt, SpoolWriteError
+from pipelines.webhooks.errors import SpoolWriteError
+from pipelines.webhooks.segments import SEGMENT_SUFFIX, SpoolRecord, encode_record
 
 _log = logging.getLogger(__name__)
 
-_MAGIC = b"WHS1"
-_HEADER = struct.Struct("<4sII")
-_MAX_BODY = 1 << 30
-_SUFFIX = ".seg"
 # What the health check writes and syncs after a failed write, to see whether writing works again.
 _PROBE_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True)
-class SpoolRecord:
-    delivery_id: str
-    event: str
-    received_at: str
-    payload: bytes
-
-
-@dataclass(frozen=True)
-class SpooledRecord:
-    """A record read back from a segment, with the byte offsets where it starts and ends."""
-
-    record: SpoolRecord
-    offset: int
-    end_offset: int
-
-
-def encode_record(record: SpoolRecord) -> bytes:
-    meta = json.dumps(
-        {"id": record.delivery_id, "event": record.event, "received_at": record.received_at},
-        separators=(",", ":"),
-    ).encode()
-    body = meta + b"\n" + record.payload
-    return _HEADER.pack(_MAGIC, len(body), zlib.crc32(body)) + body
-
-
-def _decode_body(body: bytes) -> SpoolRecord:
-    meta_end = body.index(b"\n")
-    meta = json.loads(body[:meta_end])
-    return SpoolRecord(
-        delivery_id=meta["id"],
-        event=meta["event"],
-        received_at=meta["received_at"],
-        payload=body[meta_end + 1 :],
-    )
-
-
-def segments(directory: Path) -> list[Path]:
-    """Segments oldest first (names start with the creation time in nanoseconds)."""
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.name.endswith(_SUFFIX))
-
-
-def read_segment(path: Path, *, offset: int = 0) -> Iterator[SpooledRecord]:
-    """Complete records from `offset` on; stops before a torn last record, raises on damage."""
-    with path.open("rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        f.seek(offset)
-        pos = offset
-        while pos < size:
-            header = f.read(_HEADER.size)
-            if len(header) < _HEADER.size:
-                return
-            magic, length, crc = _HEADER.unpack(header)
-            if magic != _MAGIC or length > _MAX_BODY:
-                _torn_or_corrupt(f, path, pos, size, header, "bad record header")
-                return
-            body = f.read(length)
-            end = pos + _HEADER.size + length
-            if len(body) < length:
-                return
-            if zlib.crc32(body) != crc:
-                if end >= size:
-                    return
-                raise SpoolCorrupt(segment=path.name, offset=pos, reason="checksum mismatch")
-            yield SpooledRecord(record=_decode_body(body), offset=pos, end_offset=end)
-            pos = end
-
-
-def _torn_or_corrupt(f: BinaryIO, path: Path, pos: int, size: int, header: bytes, reason: str) -> None:
-    # A crash can leave the tail zero-filled; anything else after a bad header is damage.
-    rest = header + f.read(size - pos - len(header))
-    if rest.count(0) == len(rest):
-        return
-    raise SpoolCorrupt(segment=path.name, offset=pos, reason=reason)
-
-
-def writer_gone(path: Path) -> bool:
-    """True when no process holds `path` open for appending (its writer closed it or died)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
 
 
 class _RecentIds:
@@ -281,7 +179,7 @@ class Spool:
     def _open_segment(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._sequence += 1
-        final = self.directory / f"{time.time_ns():020d}-{os.getpid()}-{self._sequence:04d}{_SUFFIX}"
+        final = self.directory / f"{time.time_ns():020d}-{os.getpid()}-{self._sequence:04d}{SEGMENT_SUFFIX}"
         staging = final.with_name(final.name + ".new")
         fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         try:
@@ -316,10 +214,8 @@ class Spool:
         self._path = None
         if self._fd is not None:
             fd, self._fd = self._fd, None
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

@@ -8,12 +8,12 @@ import hmac
 _PREFIX = "sha256="
 
 
-def sign(*, secret: bytes, body: bytes) -> str:
+def sign(*, secret: bytes, body: bytes | bytearray) -> str:
     """The header value a sender holding `secret` puts on `body`."""
     return _PREFIX + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def signature_matches(*, secret: bytes, body: bytes, header: str | None) -> bool:
+def signature_matches(*, secret: bytes, body: bytes | bytearray, header: str | None) -> bool:
     """True only for a `sha256=` header whose digest matches; any other algorithm is refused."""
     if header is None or not header.startswith(_PREFIX):
         return False

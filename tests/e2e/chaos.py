@@ -283,7 +283,7 @@ def deliver_webhooks(emulator: Emulator, place: Emulated, *, env: Mapping[str, s
     """Real deliveries into the spool: `metrics-etl webhooks serve` on loopback, a hook on the
     emulator signed with its secret, and issues opened through the REST API. Returns how many
     records the spool holds when every delivery has arrived (or the bounded wait ends)."""
-    from pipelines.webhooks.spool import read_segment, segments
+    from pipelines.webhooks.segments import read_segment, segments
 
     port = free_port()
     spool = place.root / "spool"

@@ -8,7 +8,7 @@ import dagster as dg
 from pipelines.defs.events.assets import DELIVERIES
 from pipelines.defs.resources import StorageResource
 from pipelines.defs.snapshots.automation import SNAPSHOT_JOB
-from pipelines.webhooks.spool import segments
+from pipelines.webhooks.segments import segments
 
 EVENTS_JOB = "webhook_events_job"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from pipelines.webhooks.spool import read_segment, segments
+from pipelines.webhooks.segments import read_segment, segments
 from pipelines.webhooks.verify import sign
 
 SECRET = "e2e-webhook-secret"

@@ -12,7 +12,7 @@ import pytest
 from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from pipelines.warehouse.migrate import migrate
-from pipelines.webhooks.spool import SpoolRecord, encode_record
+from pipelines.webhooks.segments import SpoolRecord, encode_record
 
 
 def _delivery(delivery_id: str, payload: dict) -> bytes:

@@ -15,7 +15,7 @@ import pytest
 
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool, prune_spool
-from pipelines.webhooks.spool import SpoolRecord, encode_record, segments
+from pipelines.webhooks.segments import SpoolRecord, encode_record, segments
 
 from .conftest import SECRET, apply_events_schema, deliver
 

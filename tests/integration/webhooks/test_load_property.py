@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pipelines._paths import SQL_DIR
 from pipelines.webhooks.load import load_spool
-from pipelines.webhooks.spool import SpoolRecord, encode_record
+from pipelines.webhooks.segments import SpoolRecord, encode_record
 
 # Only the events migrations (040-049) and the lake's change marks the loader writes: the full
 # migrate() per example would dominate the run time.

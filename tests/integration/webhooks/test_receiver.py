@@ -12,7 +12,8 @@ import pytest
 
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool
-from pipelines.webhooks.spool import Spool, read_segment, segments
+from pipelines.webhooks.segments import read_segment, segments
+from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import sign
 
 from .conftest import REFERENCE, SECRET, deliver

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 from pipelines.webhooks.errors import SpoolCorrupt
-from pipelines.webhooks.spool import SpoolRecord, encode_record, read_segment
+from pipelines.webhooks.segments import SpoolRecord, encode_record, read_segment
 
 _ids = st.text(min_size=1, max_size=40)
 _records = st.builds(

@@ -1,0 +1,60 @@
+"""The page's document shell: its style sheet, header and footer around the sections' HTML."""
+
+from __future__ import annotations
+
+from html import escape
+
+_CSS = """
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+       color: #1f2937; background: #f6f7fb; }
+header { background: #111827; color: #f9fafb; padding: 22px 32px; }
+header h1 { margin: 0 0 4px; font-size: 22px; font-weight: 650; }
+header p { margin: 0; color: #cbd5e1; font-size: 13px; }
+main { max-width: 1200px; margin: 0 auto; padding: 20px 24px 40px; }
+.card { background: #fff; border: 1px solid #e5e7eb; border-radius: 10px; padding: 18px 22px; margin: 18px 0; }
+.card h2 { margin: 0 0 4px; font-size: 17px; }
+.lead { margin: 0 0 12px; color: #4b5563; max-width: 900px; }
+.tiles { display: grid; grid-template-columns: repeat(4, 1fr); gap: 14px; margin-top: 6px; }
+.tile { background: #fff; border: 1px solid #e5e7eb; border-radius: 10px; padding: 14px 16px; }
+.tile-label { color: #6b7280; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.tile-value { font-size: 26px; font-weight: 700; margin: 2px 0; }
+.tile-note { color: #6b7280; font-size: 12px; }
+.up { color: #047857; font-weight: 600; } .down { color: #b91c1c; font-weight: 600; }
+.period-note { color: #6b7280; font-size: 12px; margin: 6px 2px 0; }
+figure { margin: 0; }
+.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
+.grid3 { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
+svg.chart { width: 100%; height: auto; }
+svg.calendar { width: 100%; height: auto; }
+table.periods { border-collapse: collapse; width: 100%; margin: 8px 0 18px; }
+table.periods caption { text-align: left; padding: 4px 0 8px; color: #4b5563; }
+table.periods th { text-align: left; font-size: 12px; color: #6b7280;
+  font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }
+table.periods td { border-bottom: 1px solid #f1f5f9; padding: 6px 8px; vertical-align: middle; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } td.muted { color: #9ca3af; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
+.badge-new { background: #dbeafe; color: #1d4ed8; } .badge-up { background: #d1fae5; color: #047857; }
+.badge-down { background: #fee2e2; color: #b91c1c; } .badge-gone { background: #e5e7eb; color: #374151; }
+.badge-flat { background: #f3f4f6; color: #4b5563; }
+.badge-none { background: #fff; color: #9ca3af; border: 1px dashed #d1d5db; }
+code { background: #f3f4f6; padding: 0 4px; border-radius: 4px; }
+footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px; }
+@media (max-width: 900px) { .grid2, .grid3, .tiles { grid-template-columns: 1fr; } }
+"""
+
+
+def page_document(*, title: str, subtitle: str, body: str) -> str:
+    """The whole HTML document around `body`: head, style, header and footer."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+        f"<header><h1>{escape(title)}</h1><p>{subtitle}</p></header><main>{body}</main>"
+        "<footer>metrics-etl · read from the bi.* views of the serving database · "
+        "self-contained, no network needed</footer>"
+        "</body></html>\n"
+    )
