@@ -41,11 +41,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 # The emulator's today is the machine's (UTC): `run` refuses days after it.
-TODAY = datetime.now(timezone.utc).date()
+TODAY = datetime.now(UTC).date()
 PROBE_DAY = TODAY - timedelta(days=5)
 LANDING_STEP = "usage_reports_daily"
 PUBLISH_STEP = "serving__warehouse_copy"

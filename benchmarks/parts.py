@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -67,7 +67,7 @@ def main() -> None:
         raise SystemExit(f"{report} is missing: run `python -m benchmarks.ingest --users {args.users}` first")
 
     ref = ReportRef("organization", "acme", "1-day", "user", DAY)
-    prov = Provenance(ref=ref, start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc), dialect="service")
+    prov = Provenance(ref=ref, start_day=DAY, end_day=DAY, fetched_at=datetime.now(UTC), dialect="service")
     wire = wire_of("service")
     columns = {f.name: _duckdb_type(f.type) for f in wire.arrow_schema}
     cpu: dict[str, float] = defaultdict(float)

@@ -298,7 +298,7 @@ def test_a_graphql_errors_answer_raises_naming_the_endpoint_and_the_message(emul
 def test_a_refused_request_fails_the_run_in_one_line_naming_url_and_remedy(
     case: str, override: dict[str, str], expected: list[str], emulator: Emulator, tmp_path: Path
 ):
-    override = {k: emulator.credentials[v] if v in emulator.credentials else v for k, v in override.items()}
+    override = {k: emulator.credentials.get(v, v) for k, v in override.items()}
     place = Emulated(tmp_path / "pipeline")
     env = pipeline_env(emulator, place, first_day=DAY.isoformat(), **override)
     for args in (_run_args(), ["check"]):

@@ -3,7 +3,7 @@
 import os
 import subprocess
 import sys
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -56,7 +56,7 @@ def test_run_without_permission_says_so_in_one_line(tmp_path):
 
 
 def _utc_today() -> date:
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 def _run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -126,7 +126,7 @@ def _rows(path: str, sql: str) -> list[dict]:
     with duckdb.connect(path, read_only=True) as conn:
         cursor = conn.execute(sql)
         names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def test_daily_agent_usage_matches_the_raw_reports(built):

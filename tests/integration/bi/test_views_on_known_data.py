@@ -8,7 +8,15 @@ import duckdb
 import pytest
 
 from pipelines.warehouse import migrate
-from tests.integration.bi._warehouse import FETCHED, DAYS, LAST_DAY, NAMES, USERS, build_warehouse, refresh_agent_dimensions
+from tests.integration.bi._warehouse import (
+    DAYS,
+    FETCHED,
+    LAST_DAY,
+    NAMES,
+    USERS,
+    build_warehouse,
+    refresh_agent_dimensions,
+)
 
 VIEWS = ("agent_usage_daily", "agent_usage_periods", "report_coverage", "assistant_activity_daily", "repository_activity")
 
@@ -25,7 +33,7 @@ def known(tmp_path_factory):
 def _rows(conn, sql, *params):
     cursor = conn.execute(sql, list(params))
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def test_every_view_exists_in_schema_bi_with_a_description(known):

@@ -148,9 +148,8 @@ def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_repor
     from pipelines.service import ServiceClient
 
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=bad_report_file, report_file_day=YESTERDAY, user_lines_per_file=12)
-    with running_emulator(config) as emu:
-        with ServiceClient(config=settings_for(emu).service_config()) as client:
-            result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path / "raw", batch_rows=8)
+    with running_emulator(config) as emu, ServiceClient(config=settings_for(emu).service_config()) as client:
+        result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path / "raw", batch_rows=8)
     rows = conn.execute("SELECT line_number, reason, file_index FROM raw.quarantine ORDER BY file_index, line_number").fetchall()
     assert [(r[2] * 12 + r[0]) for r in rows] == [5, 10, 15, 20]
     reasons = [r[1] for r in rows]

@@ -70,7 +70,7 @@ def _data(dialect: str) -> ReportData:
 def _dicts(conn, query: str, params: list | None = None) -> list[dict]:
     cursor = conn.execute(query, params or [])
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.mark.parametrize("dialect", ["service", "github"])

@@ -37,10 +37,13 @@ def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
     """One fetch of the report from an emulator serving `served`; its count of quarantined lines."""
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=served, report_file_day=YESTERDAY,
                             user_lines_per_file=12)
-    with running_emulator(config) as emu:
-        with ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
-            migrate(conn)
-            return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+        duckdb.connect(str(warehouse)) as conn,
+    ):
+        migrate(conn)
+        return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
 
 
 def _quarantine(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:

@@ -82,7 +82,7 @@ def test_renamed_repository_is_one_id_with_two_names(conn):
 def test_frames_of_another_day_are_refused(conn):
     frames = _frames(DAY)
     frames["issues"] = _frames(OTHER)["issues"]
-    with pytest.raises(SnapshotFrameError, match="snapshots.issues"):
+    with pytest.raises(SnapshotFrameError, match=r"snapshots.issues"):
         replace_snapshot_day(conn, day=DAY, frames=frames)
 
 

@@ -105,9 +105,11 @@ def test_a_rejected_version_is_named_and_not_retried(clock, tmp_path) -> None:
         calls.append(request)
         return httpx.Response(400, json={"message": "Unsupported API version 1999-01-01"})
 
-    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
-        with pytest.raises(VersionRejected, match="SERVICE_API_VERSION"):
-            client.get_json(path="/rate_limit")
+    with (
+        _client(handler, clock=clock, tmp_path=tmp_path) as client,
+        pytest.raises(VersionRejected, match="SERVICE_API_VERSION"),
+    ):
+        client.get_json(path="/rate_limit")
     assert len(calls) == 1
 
 

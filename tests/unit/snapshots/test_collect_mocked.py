@@ -101,8 +101,10 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
-        with pytest.raises(GraphQLError) as raised:
-            collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
+    with (
+        ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client,
+        pytest.raises(GraphQLError) as raised,
+    ):
+        collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert str(raised.value) == f"POST http://127.0.0.1:9/graphql GraphQL errors: {error['message']}"

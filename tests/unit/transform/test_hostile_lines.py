@@ -12,7 +12,14 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.ingest.archive import MAX_LINE_BYTES, SEGMENT_BYTES, Segment, _SegmentWriter, archive_stream, remove_dead_parts
+from pipelines.ingest.archive import (
+    MAX_LINE_BYTES,
+    SEGMENT_BYTES,
+    Segment,
+    _SegmentWriter,
+    archive_stream,
+    remove_dead_parts,
+)
 from pipelines.ingest.screen import MAX_DEPTH, line_problems, lone_surrogate, nesting_depth
 
 
@@ -27,7 +34,7 @@ def _segments(chunks: list[bytes], *, max_line_bytes: int, batch_rows: int = 3) 
 
 def _split(body: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(body) + 1) for c in cuts})
-    return [body[a:b] for a, b in zip([0, *points], [*points, len(body)]) if b > a]
+    return [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True) if b > a]
 
 
 @settings(max_examples=150, deadline=None)
@@ -52,7 +59,7 @@ def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_
         texts = texts[:-1] if segment.data.endswith(b"\n") else texts
         assert len(texts) == segment.lines
         assert all(len(text) <= limit for text in texts)  # an over-long line never sits in a segment
-        seen.update(zip(range(segment.first_line, segment.first_line + segment.lines), texts))
+        seen.update(zip(range(segment.first_line, segment.first_line + segment.lines), texts, strict=True))
     # A last line of no bytes is no line.
     expected_lines = lines if trailing_newline or lines[-1] else lines[:-1]
     expected = {

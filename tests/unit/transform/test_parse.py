@@ -101,7 +101,7 @@ def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_pat
     assert archived.sha256 == hashlib.sha256(body).hexdigest()
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
     assert b"".join(s.data for s in segments) == body
-    assert [s.first_line for s in segments][0] == 1
+    assert next(s.first_line for s in segments) == 1
     assert sum(s.lines for s in segments) == 25 == archived.lines
 
 
@@ -226,7 +226,7 @@ def test_unknown_fields_anywhere_are_kept_alike_by_both_paths(added):
     except FastPathRefused:
         return  # values the reader cannot type alike across lines: the line path keeps them
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
-    for fast_extra, slow_extra in zip(fast["_extra"], slow["_extra"]):
+    for fast_extra, slow_extra in zip(fast["_extra"], slow["_extra"], strict=True):
         assert _without_nulls(fast_extra and json.loads(fast_extra)) == _without_nulls(slow_extra and json.loads(slow_extra))
 
 

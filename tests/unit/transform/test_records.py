@@ -1,6 +1,6 @@
 import json
 import random
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import polars as pl
 from hypothesis import given, settings
@@ -19,7 +19,7 @@ def _ctx(level: str) -> Provenance:
         ref=ReportRef("organization", "acme", "28-day", level),
         start_day=START,
         end_day=date(2026, 11, 28),
-        fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc),
+        fetched_at=datetime(2026, 11, 29, tzinfo=UTC),
         dialect="service",
     )
 
@@ -134,4 +134,4 @@ def test_a_sampled_at_that_is_not_a_timestamp_rejects_its_record_and_good_ones_a
     assert result.rejects.rows() == [(2, "field totals_by_cli.last_known_cli_version.sampled_at: not an ISO 8601 timestamp with a zone")]
     (cli,) = result.breakdowns.filter(pl.col("kind") == "cli").rows(named=True)
     assert cli["cli_version"] == "1.0.8"
-    assert cli["cli_version_sampled_at"] == datetime(2026, 11, 1, 9, 30, 0, 125000, tzinfo=timezone.utc)
+    assert cli["cli_version_sampled_at"] == datetime(2026, 11, 1, 9, 30, 0, 125000, tzinfo=UTC)

@@ -1,5 +1,5 @@
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -30,8 +30,8 @@ def _agents(rows: list[tuple[str, str, date, datetime]]) -> pl.DataFrame:
     )
 
 
-T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
-T2 = datetime(2026, 11, 21, tzinfo=timezone.utc)
+T1 = datetime(2026, 11, 20, tzinfo=UTC)
+T2 = datetime(2026, 11, 21, tzinfo=UTC)
 
 
 def _key(start: date, end: date) -> ReportSlice:
@@ -123,10 +123,12 @@ def test_a_failure_after_the_transaction_ended_is_raised_as_itself(tmp_path):
     # replace the real error with "cannot rollback - no transaction is active".
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
-    with pytest.raises(OSError, match="No space left on device"):
-        with land_report(conn, _key(date(2026, 11, 1), date(2026, 11, 1))):
-            conn.execute("COMMIT")
-            raise OSError(28, "No space left on device")
+    with (
+        pytest.raises(OSError, match="No space left on device"),
+        land_report(conn, _key(date(2026, 11, 1), date(2026, 11, 1))),
+    ):
+        conn.execute("COMMIT")
+        raise OSError(28, "No space left on device")
     conn.close()
 
 
@@ -134,9 +136,11 @@ def test_a_report_failing_a_blocking_check_is_rolled_back_whole(conn):
     d = date(2026, 11, 1)
     _land(conn, [("42", "A", d, T1)], d, d)
     negative = _agents([("42", "A", d, T2), ("7", "B", d, T2)]).with_columns(pl.lit(-1).alias("agent_job_starts"))
-    with pytest.raises(ChecksFailed, match="counts_are_non_negative on core.agent_activity found 2 in organization acme aggregate 2026-11-01"):
-        with land_report(conn, _key(d, d)) as landing:
-            landing.insert(table="agent_activity", frame=negative, file_index=0)
+    with (
+        pytest.raises(ChecksFailed, match=r"counts_are_non_negative on core.agent_activity found 2 in organization acme aggregate 2026-11-01"),
+        land_report(conn, _key(d, d)) as landing,
+    ):
+        landing.insert(table="agent_activity", frame=negative, file_index=0)
     assert conn.execute("SELECT agent_id, agent_job_starts FROM core.agent_activity").fetchall() == [("42", 5)]
     assert conn.execute("SELECT agent_id FROM core.dim_agent").fetchall() == [("42",)]
 
