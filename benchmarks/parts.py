@@ -100,14 +100,20 @@ def main() -> None:
                                 data, first_line=first_line, lines=lines, dialect="service")
                 first_line += lines
                 segment_file.write_bytes(data)
-                timed("lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",
-                      lambda: lenient.sql("SELECT * FROM read_ndjson(?, columns = ?)", params=[str(segment_file), columns]).to_arrow_table())
+                timed(
+                    "lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",
+                    lambda: lenient.sql(
+                        "SELECT * FROM read_ndjson(?, columns = ?)", params=[str(segment_file), columns]
+                    ).to_arrow_table(),
+                )
                 result = timed("transforms", transform_records, records, prov)
                 for table, frame in (("user_daily_totals", result.totals), ("breakdowns", result.breakdowns),
                                      ("agent_activity", result.agent_activity)):
                     timed("DuckDB inserts (one thread, 64 MB)", landing.insert, table=table, frame=frame, file_index=0)
         conn.close()
-    print(f"{report.name}: {report.stat().st_size / 1e6:.0f} MB, {first_line - 1:,} lines, segments of {SEGMENT_LINES:,}")
+    print(
+        f"{report.name}: {report.stat().st_size / 1e6:.0f} MB, {first_line - 1:,} lines, segments of {SEGMENT_LINES:,}"
+    )
     for part, seconds in cpu.items():
         print(f"  {seconds:6.2f} s CPU  {part}")
 

@@ -110,7 +110,16 @@ def build_warehouse(path: Path) -> Expected:
                 for agent_id in mine:
                     conn.execute(
                         "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
-                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", agent_id, expected.names[agent_id], FETCHED],
+                        [
+                            SCOPE,
+                            SCOPE_NAME,
+                            day,
+                            user_id,
+                            f"dev-{user_id}",
+                            agent_id,
+                            expected.names[agent_id],
+                            FETCHED,
+                        ],
                     )
                     expected.users.setdefault((day, agent_id), set()).add(user_id)
             expected.user_top_level[day] = user_top

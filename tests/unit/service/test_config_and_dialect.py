@@ -79,7 +79,11 @@ def test_private_key_is_read_from_its_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"), ("METRICS_START_DAY", "yesterday"), ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k")],
+    [
+        ("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"),
+        ("METRICS_START_DAY", "yesterday"),
+        ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k"),
+    ],
 )
 def test_bad_values_raise_config_error_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):

@@ -82,7 +82,9 @@ def test_batch_rejects_a_zero_maximum():
 
 def test_settings_come_from_service_org_and_repos():
     settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"))
-    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(orgs=("acme",), repositories=("acme/api", "acme/web"))
+    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(
+        orgs=("acme",), repositories=("acme/api", "acme/web")
+    )
 
 
 def test_settings_without_an_organization_are_refused():

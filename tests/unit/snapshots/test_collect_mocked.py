@@ -41,7 +41,9 @@ def _service(request: httpx.Request) -> httpx.Response:
 
 def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert result.warnings == (
@@ -54,7 +56,9 @@ def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
 
 
 def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(tmp_path):
-    many = [{"id": i, "full_name": f"acme/r{i}", "name": f"r{i}", "owner": {"login": "acme", "id": 9}} for i in range(6)]
+    many = [
+        {"id": i, "full_name": f"acme/r{i}", "name": f"r{i}", "owner": {"login": "acme", "id": 9}} for i in range(6)
+    ]
     graphql_sizes = []
 
     def service(request: httpx.Request) -> httpx.Response:
@@ -73,7 +77,9 @@ def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(t
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",), graphql_batch_size=6), day=DAY)
 
     assert graphql_sizes[:3] == [6, 3, 1]
@@ -102,7 +108,9 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
     with (
-        ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client,
+        ServiceClient(
+            config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+        ) as client,
         pytest.raises(GraphQLError) as raised,
     ):
         collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)

@@ -43,7 +43,9 @@ def _split(body: bytes, cuts: list[int]) -> list[bytes]:
     cuts=st.lists(st.integers(0, 10_000), max_size=20),
     trailing_newline=st.booleans(),
 )
-def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_is_chunked(lengths, cuts, trailing_newline):
+def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_is_chunked(
+    lengths, cuts, trailing_newline
+):
     limit = 100
     lines = [bytes([97 + n % 26]) * length for n, length in enumerate(lengths)]
     body = b"\n".join(lines) + (b"\n" if trailing_newline else b"")
@@ -82,10 +84,15 @@ def test_a_long_line_keeps_only_its_first_2000_bytes_while_the_archive_keeps_it_
         iter(_split(body, list(range(1000, len(body), 1 << 20)))), archive_dir=tmp_path, stem="0000", batch_rows=10,
         emit=segments.append,
     )
-    assert [(s.first_line, s.lines, s.data) for s in segments if not s.rejects] == [(1, 1, b'{"a": 1}\n'), (3, 1, b'{"b": 2}\n')]
+    assert [(s.first_line, s.lines, s.data) for s in segments if not s.rejects] == [
+        (1, 1, b'{"a": 1}\n'),
+        (3, 1, b'{"b": 2}\n'),
+    ]
     (reject,) = [r for s in segments for r in s.rejects]
     assert reject.line_number == 2 and reject.line_text == long_line[:2000].decode()
-    assert reject.reason.startswith(f"line too long: {len(long_line):,} bytes, over the limit of {MAX_LINE_BYTES:,} bytes")
+    assert reject.reason.startswith(
+        f"line too long: {len(long_line):,} bytes, over the limit of {MAX_LINE_BYTES:,} bytes"
+    )
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
 
 
@@ -93,7 +100,9 @@ def test_lines_near_the_limit_are_cut_into_segments_by_bytes_not_only_by_count()
     line = b"[" + b"1," * ((MAX_LINE_BYTES - 8) // 2) + b"1]\n"
     chunk = 1 << 20
     body = line * 12
-    segments, written = _segments([body[i : i + chunk] for i in range(0, len(body), chunk)], max_line_bytes=MAX_LINE_BYTES, batch_rows=10_000)
+    segments, written = _segments(
+        [body[i : i + chunk] for i in range(0, len(body), chunk)], max_line_bytes=MAX_LINE_BYTES, batch_rows=10_000
+    )
     assert written == 12 and not [s for s in segments if s.rejects]
     assert sum(s.lines for s in segments) == 12
     assert max(len(s.data) for s in segments) <= SEGMENT_BYTES + MAX_LINE_BYTES + 1  # the line that crossed the mark
@@ -121,7 +130,9 @@ def test_a_compressed_file_is_one_reject_naming_its_compression_not_one_per_line
 @given(
     value=st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(alphabet='ab{}[]"\\/\n\u00e9'),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k{}[]"\\', max_size=4), inner, max_size=3),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k{}[]"\\', max_size=4), inner, max_size=3)
+        ),
         max_leaves=30,
     )
 )
@@ -152,7 +163,9 @@ def test_nesting_depth_of_a_broken_line_is_never_below_what_a_parser_reaches(lin
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(["a", "\\", '"', "\ud800", "\udbff", "\udc00", "\udfff", "\U0001f600", "\u00e9"])))
+@given(
+    st.text(alphabet=st.sampled_from(["a", "\\", '"', "\ud800", "\udbff", "\udc00", "\udfff", "\U0001f600", "\u00e9"]))
+)
 def test_a_lone_surrogate_escape_is_found_exactly_when_the_text_cannot_be_utf8(text: str):
     line = json.dumps({"note": text}).encode()
     decoded = json.loads(line)["note"]
@@ -200,7 +213,9 @@ def test_bad_lines_are_cut_out_of_their_segment_and_the_lines_around_them_keep_t
 
 
 def test_only_part_files_of_processes_that_are_gone_are_removed(tmp_path: Path):
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = int(finished.stdout)
     with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as live:
         try:
