@@ -9,7 +9,7 @@ import pytest
 from pipelines.config import Secret, Settings
 from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
-from pipelines.service.errors import GraphQLError
+from pipelines.service.errors import ConfigError, GraphQLError
 
 DAY = date(2026, 11, 20)
 _REPOS = [
@@ -116,3 +116,15 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
         collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert str(raised.value) == f"POST http://127.0.0.1:9/graphql GraphQL errors: {error['message']}"
+
+
+def test_settings_come_from_service_org_and_repos():
+    settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"))
+    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(
+        orgs=("acme",), repositories=("acme/api", "acme/web")
+    )
+
+
+def test_settings_without_an_organization_are_refused():
+    with pytest.raises(ConfigError, match="SERVICE_ORG"):
+        SnapshotSettings.from_settings(Settings())

@@ -1,0 +1,90 @@
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from pipelines.config import Settings
+from pipelines.service import ConfigError, Secret
+
+
+def test_settings_read_every_variable_and_derive_defaults(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        environ={
+            "SERVICE_BASE_URL": "http://127.0.0.1:9/",
+            "SERVICE_TOKEN": "tok-123",
+            "SERVICE_ORG": "acme",
+            "SERVICE_REPOS": "acme/a, acme/b ,",
+            "SERVICE_RATE_LIMIT_MAX_WAIT": "60",
+            "METRICS_START_DAY": "2026-10-01",
+            "SERVICE_DIALECT": "github",
+            "SERVICE_TOKEN_FILE": str(tmp_path / "token"),
+        }
+    )
+    assert settings.base_url == "http://127.0.0.1:9"
+    assert settings.graphql_url == "http://127.0.0.1:9/graphql"
+    assert settings.oauth_url == "http://127.0.0.1:9"
+    assert settings.token == Secret("tok-123")
+    assert settings.repos == ("acme/a", "acme/b")
+    assert settings.rate_limit_max_wait == 60.0
+    assert settings.start_day(today=date(2026, 11, 20)) == date(2026, 10, 1)
+    assert settings.api_version == "2026-03-10"
+    assert settings.dialect == "github"
+
+
+def test_default_start_day_is_28_days_before_today(tmp_path: Path) -> None:
+    settings = Settings.from_env(environ={"SERVICE_TOKEN_FILE": str(tmp_path / "none")})
+    assert settings.start_day(today=date(2026, 11, 20)) == date(2026, 10, 23)
+
+
+def test_repr_of_settings_never_shows_secrets(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        environ={
+            "SERVICE_TOKEN": "tok-very-secret",
+            "SERVICE_APP_PRIVATE_KEY": "-----BEGIN KEY-----abc",
+            "SERVICE_CLIENT_SECRET": "cs-very-secret",
+            "WEBHOOK_SECRET": "wh-very-secret",
+        }
+    )
+    text = repr(settings) + str(settings)
+    for secret in ("tok-very-secret", "BEGIN KEY", "cs-very-secret", "wh-very-secret"):
+        assert secret not in text
+
+
+def test_dotenv_file_is_read_but_never_overrides_the_environment(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("SERVICE_ORG=from-file\nSERVICE_ENTERPRISE=ent-from-file\n")
+    settings = Settings.from_env(environ={"SERVICE_ORG": "from-env"}, dotenv_path=dotenv)
+    assert settings.orgs == ("from-env",)
+    assert settings.enterprises == ("ent-from-file",)
+
+
+def test_token_file_is_used_when_service_token_is_unset(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("from-file\n")
+    settings = Settings.from_env(environ={"SERVICE_TOKEN_FILE": str(token_file)})
+    assert settings.token == Secret("from-file")
+    with_env = Settings.from_env(environ={"SERVICE_TOKEN_FILE": str(token_file), "SERVICE_TOKEN": "env"})
+    assert with_env.token == Secret("env")
+
+
+def test_private_key_is_read_from_its_path(tmp_path: Path) -> None:
+    key = tmp_path / "app.pem"
+    key.write_text("PEM")
+    settings = Settings.from_env(
+        environ={"SERVICE_APP_ID": "1", "SERVICE_APP_PRIVATE_KEY_PATH": str(key), "SERVICE_INSTALLATION_ID": "2"}
+    )
+    assert settings.app_private_key == Secret("PEM")
+    assert settings.uses_app
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"),
+        ("METRICS_START_DAY", "yesterday"),
+        ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k"),
+    ],
+)
+def test_bad_values_raise_config_error_naming_the_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env(environ={name: value})
