@@ -41,11 +41,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 # The emulator's today is the machine's (UTC): `run` refuses days after it.
-TODAY = datetime.now(timezone.utc).date()
+TODAY = datetime.now(UTC).date()
 PROBE_DAY = TODAY - timedelta(days=5)
 LANDING_STEP = "usage_reports_daily"
 PUBLISH_STEP = "serving__warehouse_copy"
@@ -54,7 +54,16 @@ TARGET_RSS_MB = 1024
 METRICS_ETL = Path(sys.executable).parent / "metrics-etl"
 DAGSTER_YAML = Path(__file__).resolve().parents[1] / "deploy" / "dagster.yaml"
 # Variables of the pipeline's configuration: only the benchmark's own reach the commands.
-_PIPELINE_VARS = ("SERVICE_", "METRICS_", "WEBHOOK_", "WAREHOUSE_PATH", "SERVING_PATH", "LAKE_PATH", "RAW_DIR", "DAGSTER_HOME")
+_PIPELINE_VARS = (
+    "SERVICE_",
+    "METRICS_",
+    "WEBHOOK_",
+    "WAREHOUSE_PATH",
+    "SERVING_PATH",
+    "LAKE_PATH",
+    "RAW_DIR",
+    "DAGSTER_HOME",
+)
 
 
 class CommandFailed(Exception):
@@ -259,8 +268,11 @@ def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Seque
         print(f"after {days} days: {_probe_text(probe)}   (load average {os.getloadavg()[0]:.1f})")
         print(f"  ratio to the baseline so far: wall {probe.command.seconds / _median_wall(baseline):.2f},"
               f" landing {probe.landing / _median_landing(baseline):.2f}")
-        print(f"  warehouse {sizes.warehouse / 1e6:.1f} MB ({sizes.per_user_day:.0f} bytes per user-day,"
-              f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   lake {sizes.lake / 1e6:.1f} MB   serving database {sizes.serving / 1e6:.1f} MB")
+        print(
+            f"  warehouse {sizes.warehouse / 1e6:.1f} MB ({sizes.per_user_day:.0f} bytes per user-day,"
+            f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   lake {sizes.lake / 1e6:.1f} MB"
+            f"   serving database {sizes.serving / 1e6:.1f} MB"
+        )
     return results, builds
 
 
@@ -276,8 +288,10 @@ def _report(results: Sequence[Checkpoint], baseline: Sequence[Probe], builds: Se
             days: int, users: int) -> None:
     base_wall, base_landing = _median_wall(baseline), _median_landing(baseline)
     walls = [p.command.seconds for p in baseline]
-    print(f"\nbaseline (empty warehouse, {len(baseline)} rounds): wall min {min(walls):.1f} s median {base_wall:.1f} s,"
-          f" landing median {base_landing:.1f} s, publish median {statistics.median(p.publish for p in baseline):.1f} s")
+    print(
+        f"\nbaseline (empty warehouse, {len(baseline)} rounds): wall min {min(walls):.1f} s median {base_wall:.1f} s,"
+        f" landing median {base_landing:.1f} s, publish median {statistics.median(p.publish for p in baseline):.1f} s"
+    )
     print(f"{'history':>8} {'user-days':>12} {'wh MB':>8} {'B/user-day':>11} {'wall s':>7} {'ratio':>6}"
           f" {'landing s':>10} {'ratio':>6} {'publish s':>10} {'RSS MB':>7}")
     for r in results:
@@ -307,11 +321,17 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=365, help="days of history before the probe day")
     parser.add_argument("--users", type=int, default=10_000, help="organization users (the enterprise has 1.5x)")
     parser.add_argument("--checkpoints", default="30,90,180,365", help="history lengths to probe at (comma list)")
-    parser.add_argument("--chunk-days", type=int, default=365, help="most days per build command (default: one per checkpoint)")
+    parser.add_argument(
+        "--chunk-days", type=int, default=365, help="most days per build command (default: one per checkpoint)"
+    )
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build the history home here and keep it")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--probe-home", type=Path, metavar="DIR",
-                        help="a home kept by an earlier run (--keep) holding --days of history: probe it again, no build")
+    parser.add_argument(
+        "--probe-home",
+        type=Path,
+        metavar="DIR",
+        help="a home kept by an earlier run (--keep) holding --days of history: probe it again, no build",
+    )
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # progress of a run of hours, also through tee
     if args.keep and args.keep.exists() and any(args.keep.iterdir()):

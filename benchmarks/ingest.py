@@ -41,11 +41,25 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, out) -> None:
     migrate(conn)  # before the clock starts: the Dagster resource migrates once per process
     with ServiceClient(config=settings.service_config()) as client:
         started, cpu = time.perf_counter(), time.process_time()
-        result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", DAY), conn=conn, raw_dir=Path(work) / "raw")
+        result = ingest_report(
+            client=client,
+            ref=ReportRef("organization", "acme", "1-day", "user", DAY),
+            conn=conn,
+            raw_dir=Path(work) / "raw",
+        )
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     conn.close()
-    out.put({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "seconds": elapsed, "cpu": cpu, "records": sum(v for k, v in result.rows.items() if k.endswith("totals")),
-             "bytes": result.bytes, "files": result.files, "rows": result.rows})
+    out.put(
+        {
+            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "seconds": elapsed,
+            "cpu": cpu,
+            "records": sum(v for k, v in result.rows.items() if k.endswith("totals")),
+            "bytes": result.bytes,
+            "files": result.files,
+            "rows": result.rows,
+        }
+    )
 
 
 def _baseline(path: str, work: str, out) -> None:
@@ -66,7 +80,9 @@ def _with_bad_lines(report: Path, *, every: int) -> Path:
         with report.open("rb") as source, part.open("wb") as out:
             for number, line in enumerate(source, start=1):
                 if number % every == 0:
-                    line = line.replace(b'"used_agent":false', b'"used_agent":"no"').replace(b'"used_agent":true', b'"used_agent":"yes"')
+                    line = line.replace(b'"used_agent":false', b'"used_agent":"no"').replace(
+                        b'"used_agent":true', b'"used_agent":"yes"'
+                    )
                 out.write(line)
         part.replace(bad)
     return bad
@@ -86,7 +102,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=1, help="report size multiple (N times the users of one day)")
     parser.add_argument("--users", type=int, default=USERS)
-    parser.add_argument("--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)"
+    )
     parser.add_argument("--bad-every", type=int, default=0, metavar="N",
                         help="make every Nth line a wrong-type line (quarantined): the cost of sparse bad input")
     args = parser.parse_args()
@@ -121,13 +139,25 @@ def main() -> None:
             if round_ == 1:
                 print(json.dumps({"file_mb": round(size_mb, 1), "files": ingest["files"], "rows": ingest["rows"]}))
             print(f"round {round_} (load average {load:.1f} on {os.cpu_count()} cores)")
-            print(f"  baseline  read_ndjson -> table  {baseline['seconds']:.2f} s   peak RSS {baseline['rss_mb']:.0f} MB   CPU {baseline['cpu']:.2f} s")
-            print(f"  pipeline  ingest_report         {ingest['seconds']:.2f} s   peak RSS {ingest['rss_mb']:.0f} MB   CPU {ingest['cpu']:.2f} s"
-                  f" (+{serving_cpu:.2f} s serving)")
-            print(f"            {ingest['records'] / ingest['seconds']:,.0f} records/s   {size_mb / ingest['seconds']:.0f} MB/s")
+            print(
+                f"  baseline  read_ndjson -> table  {baseline['seconds']:.2f} s   peak RSS {baseline['rss_mb']:.0f} MB"
+                f"   CPU {baseline['cpu']:.2f} s"
+            )
+            print(
+                f"  pipeline  ingest_report         {ingest['seconds']:.2f} s   peak RSS {ingest['rss_mb']:.0f} MB"
+                f"   CPU {ingest['cpu']:.2f} s"
+                f" (+{serving_cpu:.2f} s serving)"
+            )
+            print(
+                f"            {ingest['records'] / ingest['seconds']:,.0f} records/s"
+                f"   {size_mb / ingest['seconds']:.0f} MB/s"
+            )
             print(f"  ratio pipeline/baseline  {ratio:.2f}x   (target <= 2.0x, RSS < 400 MB)")
     if len(ratios) > 1:
-        print(f"ratio over {len(ratios)} rounds: min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x")
+        print(
+            f"ratio over {len(ratios)} rounds: min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x"
+            f"  max {max(ratios):.2f}x"
+        )
 
 
 if __name__ == "__main__":

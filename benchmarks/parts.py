@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -67,7 +67,7 @@ def main() -> None:
         raise SystemExit(f"{report} is missing: run `python -m benchmarks.ingest --users {args.users}` first")
 
     ref = ReportRef("organization", "acme", "1-day", "user", DAY)
-    prov = Provenance(ref=ref, start_day=DAY, end_day=DAY, fetched_at=datetime.now(timezone.utc), dialect="service")
+    prov = Provenance(ref=ref, start_day=DAY, end_day=DAY, fetched_at=datetime.now(UTC), dialect="service")
     wire = wire_of("service")
     columns = {f.name: _duckdb_type(f.type) for f in wire.arrow_schema}
     cpu: dict[str, float] = defaultdict(float)
@@ -100,14 +100,20 @@ def main() -> None:
                                 data, first_line=first_line, lines=lines, dialect="service")
                 first_line += lines
                 segment_file.write_bytes(data)
-                timed("lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",
-                      lambda: lenient.sql("SELECT * FROM read_ndjson(?, columns = ?)", params=[str(segment_file), columns]).to_arrow_table())
+                timed(
+                    "lenient parse: DuckDB read_ndjson, explicit columns, to Arrow (not used)",
+                    lambda: lenient.sql(
+                        "SELECT * FROM read_ndjson(?, columns = ?)", params=[str(segment_file), columns]
+                    ).to_arrow_table(),
+                )
                 result = timed("transforms", transform_records, records, prov)
                 for table, frame in (("user_daily_totals", result.totals), ("breakdowns", result.breakdowns),
                                      ("agent_activity", result.agent_activity)):
                     timed("DuckDB inserts (one thread, 64 MB)", landing.insert, table=table, frame=frame, file_index=0)
         conn.close()
-    print(f"{report.name}: {report.stat().st_size / 1e6:.0f} MB, {first_line - 1:,} lines, segments of {SEGMENT_LINES:,}")
+    print(
+        f"{report.name}: {report.stat().st_size / 1e6:.0f} MB, {first_line - 1:,} lines, segments of {SEGMENT_LINES:,}"
+    )
     for part, seconds in cpu.items():
         print(f"  {seconds:6.2f} s CPU  {part}")
 

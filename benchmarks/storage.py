@@ -50,7 +50,9 @@ def main() -> None:
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(args.warehouse)])
     user_days = con.execute("SELECT count(*) FROM src.core.user_daily_totals").fetchone()[0]
     total = args.warehouse.stat().st_size
-    print(f"warehouse {total / 1e6:,.1f} MB, {user_days:,} user-days: {total / max(user_days, 1):.1f} bytes per user-day")
+    print(
+        f"warehouse {total / 1e6:,.1f} MB, {user_days:,} user-days: {total / max(user_days, 1):.1f} bytes per user-day"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-storage-") as tmp:
         work = Path(tmp)
         print(f"{'table alone':40} {'MB':>9} {'B/user-day':>11} {'rows':>12}")

@@ -174,7 +174,9 @@ def main() -> int:
         receiver, base_url = _start_receiver(spool_dir)
         try:
             tally, elapsed = asyncio.run(
-                _send(base_url, client=args.client, seconds=args.seconds, senders=args.senders, bad_share=args.bad_share)
+                _send(
+                    base_url, client=args.client, seconds=args.seconds, senders=args.senders, bad_share=args.bad_share
+                )
             )
         finally:
             receiver.send_signal(signal.SIGTERM)
@@ -191,7 +193,10 @@ def main() -> int:
         conn.close()
 
     lat_ms = [x * 1000 for x in tally.latencies]
-    print(f"client={args.client} senders={args.senders} seconds={elapsed:.1f} cpus={os.cpu_count()} payload={PAYLOAD.stat().st_size} B")
+    print(
+        f"client={args.client} senders={args.senders} seconds={elapsed:.1f} cpus={os.cpu_count()}"
+        f" payload={PAYLOAD.stat().st_size} B"
+    )
     print(f"valid accepted: {tally.accepted}  ({tally.accepted / elapsed:,.0f} deliveries/s)")
     print(f"bad rejected:   {tally.rejected} of {tally.sent_bad} sent")
     if lat_ms:

@@ -61,7 +61,8 @@ type Repository {
   owner: RepositoryOwner!  isPrivate: Boolean!  createdAt: DateTime!
   stargazerCount: Int!  forkCount: Int!
   issues(first: Int, last: Int, after: String, states: [IssueState!], orderBy: IssueOrder): IssueConnection!
-  pullRequests(first: Int, last: Int, after: String, states: [PullRequestState!], orderBy: IssueOrder): PullRequestConnection!
+  pullRequests(first: Int, last: Int, after: String, states: [PullRequestState!],
+               orderBy: IssueOrder): PullRequestConnection!
   mentionableUsers(first: Int, after: String): UserConnection!
   defaultBranchRef: Ref
 }

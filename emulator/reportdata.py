@@ -627,8 +627,12 @@ class ReportData:
             "total_reviewed_by_assistant": scaled[6],
             "total_merged_created_by_assistant": scaled[7],
             "total_merged_reviewed_by_assistant": scaled[8],
-            "median_minutes_to_merge_assistant_authored": round(median * rng.uniform(0.5, 1.2), 1) if scaled[7] else None,
-            "median_minutes_to_merge_assistant_reviewed": round(median * rng.uniform(0.6, 1.1), 1) if scaled[8] else None,
+            "median_minutes_to_merge_assistant_authored": round(median * rng.uniform(0.5, 1.2), 1)
+            if scaled[7]
+            else None,
+            "median_minutes_to_merge_assistant_reviewed": round(median * rng.uniform(0.6, 1.1), 1)
+            if scaled[8]
+            else None,
             "total_assistant_suggestions": scaled[9],
             "total_assistant_applied_suggestions": scaled[10],
         }
@@ -681,7 +685,9 @@ def _count_dict(t: Sequence[int]) -> dict[str, int]:
     return dict(zip(COUNT_FIELDS, t, strict=True))
 
 
-def _group(cells: Sequence[tuple[str, str, str, list[int]]], key: Callable[[tuple[str, str, str]], tuple[str, ...]]) -> dict[tuple[str, ...], list[int]]:
+def _group(
+    cells: Sequence[tuple[str, str, str, list[int]]], key: Callable[[tuple[str, str, str]], tuple[str, ...]]
+) -> dict[tuple[str, ...], list[int]]:
     out: dict[tuple[str, ...], list[int]] = {}
     for f, lang, model, counts in cells:
         _add(out.setdefault(key((f, lang, model)), [0] * 7), counts)
@@ -710,7 +716,9 @@ def _user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str
         for lang, row in zip(languages, rows, strict=True):
             by_language_feature.append(f'{{"language":"{lang}","feature":"{f}",' + _COUNTS % tuple(row) + "}")
         seen = by_model.get(model)
-        by_model[model] = rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows, strict=True)]
+        by_model[model] = (
+            rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows, strict=True)]
+        )
     by_language_model = [
         f'{{"language":"{lang}","model":"{model}",' + _COUNTS % tuple(row) + "}"
         for model, rows in by_model.items() for lang, row in zip(languages, rows, strict=True)

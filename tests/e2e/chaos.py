@@ -243,12 +243,15 @@ def _texts(paths: list[Path]) -> Iterator[tuple[str, bytes]]:
 def _warehouse_texts(warehouse: Path) -> Iterator[tuple[str, bytes]]:
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         columns = conn.execute(
-            "SELECT schema_name, table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            "SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() "
             "AND (data_type IN ('VARCHAR', 'JSON') OR data_type LIKE 'VARCHAR%') ORDER BY ALL"
         ).fetchall()
         for schema, table, column in columns:
             # Identifiers from DuckDB's catalog; a list column is searched as its text form.
-            values = conn.execute(f'SELECT string_agg("{column}"::VARCHAR, chr(10)) FROM "{schema}"."{table}"').fetchone()[0]
+            values = conn.execute(
+                f'SELECT string_agg("{column}"::VARCHAR, chr(10)) FROM "{schema}"."{table}"'
+            ).fetchone()[0]
             yield f"{warehouse.name}:{schema}.{table}.{column}", (values or "").encode()
 
 

@@ -77,22 +77,40 @@ def _nested(depth: int) -> str:
 
 # name -> (lines of the served file from the good ones, {line number: reason contains}, good line numbers)
 _REPORT_FILES: dict[str, tuple[Callable[[list[str]], list[str | bytes]], dict[int, str], list[int]]] = {
-    "broken lines": (lambda g: [g[0], g[1][:50], g[2], "{not json", g[3]], {2: "malformed JSON", 4: "malformed JSON"}, [1, 3, 5]),
+    "broken lines": (
+        lambda g: [g[0], g[1][:50], g[2], "{not json", g[3]],
+        {2: "malformed JSON", 4: "malformed JSON"},
+        [1, 3, 5],
+    ),
     "wrong types": (lambda g: [g[0], _wrong_type(g[1]), g[2]], {2: "field user_id: expected Int64, got str"}, [1, 3]),
     "a huge line": (lambda g: [g[0], "x" * 5_000_000, g[2]], {2: "malformed JSON"}, [1, 3]),
-    "nested 700 levels": (lambda g: [g[0], _with_field(g[1], _nested(700)), g[2]],
-                          {2: "nested deeper than 64 levels (701 brackets open at once)"}, [1, 3]),
-    "nested 20,000 levels": (lambda g: [g[0], _with_field(g[1], _nested(20_000)), g[2]],
-                             {2: "nested deeper than 64 levels (20001 brackets open at once)"}, [1, 3]),
-    "a lone surrogate": (lambda g: [g[0], _with_field(g[1], '"note":"\\ud800"'), g[2]],
-                         {2: "invalid Unicode: lone surrogate escape \\ud800"}, [1, 3]),
-    "invalid UTF-8": (lambda g: [g[0], b'{"note":"\xff\xfe",' + g[1][1:].encode(), g[2]],
-                      {2: "invalid UTF-8: byte 0xff at byte 10 of the line"}, [1, 3]),
+    "nested 700 levels": (
+        lambda g: [g[0], _with_field(g[1], _nested(700)), g[2]],
+        {2: "nested deeper than 64 levels (701 brackets open at once)"},
+        [1, 3],
+    ),
+    "nested 20,000 levels": (
+        lambda g: [g[0], _with_field(g[1], _nested(20_000)), g[2]],
+        {2: "nested deeper than 64 levels (20001 brackets open at once)"},
+        [1, 3],
+    ),
+    "a lone surrogate": (
+        lambda g: [g[0], _with_field(g[1], '"note":"\\ud800"'), g[2]],
+        {2: "invalid Unicode: lone surrogate escape \\ud800"},
+        [1, 3],
+    ),
+    "invalid UTF-8": (
+        lambda g: [g[0], b'{"note":"\xff\xfe",' + g[1][1:].encode(), g[2]],
+        {2: "invalid UTF-8: byte 0xff at byte 10 of the line"},
+        [1, 3],
+    ),
 }
 
 
 def _serve_file(tmp_path: Path, lines: list[str | bytes]) -> tuple[Emulator, Path]:
-    return _serve_bytes(tmp_path, b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+    return _serve_bytes(
+        tmp_path, b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines)
+    )
 
 
 def _serve_bytes(tmp_path: Path, data: bytes) -> tuple[Emulator, Path]:
@@ -107,13 +125,20 @@ def _serve_bytes(tmp_path: Path, data: bytes) -> tuple[Emulator, Path]:
 
 
 @pytest.mark.parametrize("case", list(_REPORT_FILES))
-def test_bad_report_lines_are_quarantined_named_and_the_good_ones_land(case: str, good_lines: list[str], tmp_path: Path):
+def test_bad_report_lines_are_quarantined_named_and_the_good_ones_land(
+    case: str, good_lines: list[str], tmp_path: Path
+):
     build, bad, good = _REPORT_FILES[case]
     lines = build(good_lines)
     emu, _ = _serve_file(tmp_path, lines)
     try:
         place = Emulated(tmp_path / "pipeline")
-        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")
+        code, output = run_cli(
+            _run_args(),
+            env=pipeline_env(emu, place, first_day=DAY.isoformat()),
+            cwd=place.root,
+            log=tmp_path / "run.log",
+        )
     finally:
         stop(emu.process)
     # The blocking check stops the run (and the publish) and names itself.
@@ -141,7 +166,12 @@ def test_an_empty_report_file_lands_as_a_file_with_no_records(tmp_path: Path):
     emu, _ = _serve_file(tmp_path, [])
     try:
         place = Emulated(tmp_path / "pipeline")
-        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")
+        code, output = run_cli(
+            _run_args(),
+            env=pipeline_env(emu, place, first_day=DAY.isoformat()),
+            cwd=place.root,
+            log=tmp_path / "run.log",
+        )
     finally:
         stop(emu.process)
     assert code == 0, output
@@ -150,7 +180,9 @@ def test_an_empty_report_file_lands_as_a_file_with_no_records(tmp_path: Path):
             "SELECT bytes, records, quarantined FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"
         ).fetchall()
         users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'").fetchone()[0]
-        enterprise_users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'enterprise'").fetchone()[0]
+        enterprise_users = conn.execute(
+            "SELECT count(*) FROM core.user_daily_totals WHERE scope = 'enterprise'"
+        ).fetchone()[0]
     assert files == [(0, 0, 0)]
     assert users == 0
     assert enterprise_users > 0  # the other reports of the day are untouched
@@ -160,7 +192,12 @@ def test_a_compressed_report_file_is_named_once_and_the_other_reports_land(good_
     emu, served = _serve_bytes(tmp_path, gzip.compress("".join(line + "\n" for line in good_lines).encode()))
     try:
         place = Emulated(tmp_path / "pipeline")
-        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root, log=tmp_path / "run.log")
+        code, output = run_cli(
+            _run_args(),
+            env=pipeline_env(emu, place, first_day=DAY.isoformat()),
+            cwd=place.root,
+            log=tmp_path / "run.log",
+        )
     finally:
         stop(emu.process)
     assert code == 1
@@ -172,7 +209,9 @@ def test_a_compressed_report_file_is_named_once_and_the_other_reports_land(good_
         files = conn.execute(
             "SELECT bytes, records, quarantined FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"
         ).fetchall()
-        enterprise_users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'enterprise'").fetchone()[0]
+        enterprise_users = conn.execute(
+            "SELECT count(*) FROM core.user_daily_totals WHERE scope = 'enterprise'"
+        ).fetchone()[0]
     assert [(f, n) for f, n, _ in quarantined] == [(0, 1)]  # one row for the file, not one per "line"
     assert files == [(served.stat().st_size, 0, 1)]
     assert enterprise_users > 0
@@ -197,7 +236,9 @@ def _ingest_in_child() -> None:
     with ServiceClient(config=settings.service_config()) as client:
         ingest_report(client=client, ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
                       conn=conn, raw_dir=Path(work) / "raw")
-    quarantined = conn.execute("SELECT line_number, reason, length(line_text) FROM raw.quarantine ORDER BY 1").fetchall()
+    quarantined = conn.execute(
+        "SELECT line_number, reason, length(line_text) FROM raw.quarantine ORDER BY 1"
+    ).fetchall()
     landed = conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall()
     status = Path("/proc/self/status").read_text()
     peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
@@ -266,8 +307,12 @@ def test_a_200_answer_that_is_not_json_is_named_with_its_url(emulator: Emulator,
     try:
         url = f"http://127.0.0.1:{server.server_port}"
         place = Emulated(tmp_path / "pipeline")
-        env = pipeline_env(emulator, place, first_day=DAY.isoformat(), SERVICE_BASE_URL=url, SERVICE_GRAPHQL_URL=f"{url}/graphql")
-        outputs = [run_cli(args, env=env, cwd=place.root, log=tmp_path / f"{args[0]}.log") for args in (_run_args(), ["check"])]
+        env = pipeline_env(
+            emulator, place, first_day=DAY.isoformat(), SERVICE_BASE_URL=url, SERVICE_GRAPHQL_URL=f"{url}/graphql"
+        )
+        outputs = [
+            run_cli(args, env=env, cwd=place.root, log=tmp_path / f"{args[0]}.log") for args in (_run_args(), ["check"])
+        ]
     finally:
         server.shutdown()
     for code, output in outputs:
@@ -298,7 +343,7 @@ def test_a_graphql_errors_answer_raises_naming_the_endpoint_and_the_message(emul
 def test_a_refused_request_fails_the_run_in_one_line_naming_url_and_remedy(
     case: str, override: dict[str, str], expected: list[str], emulator: Emulator, tmp_path: Path
 ):
-    override = {k: emulator.credentials[v] if v in emulator.credentials else v for k, v in override.items()}
+    override = {k: emulator.credentials.get(v, v) for k, v in override.items()}
     place = Emulated(tmp_path / "pipeline")
     env = pipeline_env(emulator, place, first_day=DAY.isoformat(), **override)
     for args in (_run_args(), ["check"]):

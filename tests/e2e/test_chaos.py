@@ -62,7 +62,9 @@ def _expected_failure(output: str) -> bool:
 
 
 @pytest.mark.timeout(3600 if FULL else 900)
-def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(reference: Reference, tmp_path: Path, rng: random.Random):
+def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(
+    reference: Reference, tmp_path: Path, rng: random.Random
+):
     emulator = start_emulator(workdir=tmp_path / "emulator", seed=SEED, extra=EMULATOR_ARGS)
     place = Emulated(tmp_path / "pipeline")
     logs: list[Path] = []
@@ -155,7 +157,9 @@ def test_the_same_days_materialized_three_times_equal_the_reference(reference: R
 
 
 @pytest.mark.timeout(1800 if FULL else 600)
-def test_two_concurrent_runs_on_one_warehouse_wait_or_fail_cleanly_and_never_corrupt(reference: Reference, tmp_path: Path):
+def test_two_concurrent_runs_on_one_warehouse_wait_or_fail_cleanly_and_never_corrupt(
+    reference: Reference, tmp_path: Path
+):
     place = Emulated(tmp_path / "pipeline")
     env = pipeline_env(reference.emulator, place, first_day=reference.window.first)
     logs = [tmp_path / "first.log", tmp_path / "second.log"]

@@ -3,7 +3,7 @@
 import os
 import subprocess
 import sys
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -19,8 +19,11 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Every file under `tmp_path`; `extra` names the service (`environ_for`) and overrides."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_"))}
     env.update(
-        WAREHOUSE_PATH=str(tmp_path / "w.duckdb"), RAW_DIR=str(tmp_path / "raw"),
-        SERVING_PATH=str(tmp_path / "serving.duckdb"), LAKE_PATH=str(tmp_path / "lake"), SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
+        WAREHOUSE_PATH=str(tmp_path / "w.duckdb"),
+        RAW_DIR=str(tmp_path / "raw"),
+        SERVING_PATH=str(tmp_path / "serving.duckdb"),
+        LAKE_PATH=str(tmp_path / "lake"),
+        SERVICE_ETAG_CACHE=str(tmp_path / "etag.sqlite3"),
     )
     env.update(extra)
     return env
@@ -38,7 +41,9 @@ def test_run_lands_a_range_with_progress_and_a_summary(tmp_path):
     assert "latest … ok" in done.stdout and "snapshot" in done.stdout
     assert "core.daily_totals" in done.stdout and "third-party agents" in done.stdout
     with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as conn:
-        days = conn.execute("SELECT count(DISTINCT day) FROM core.daily_totals WHERE day BETWEEN ? AND ?", [first, last]).fetchone()[0]
+        days = conn.execute(
+            "SELECT count(DISTINCT day) FROM core.daily_totals WHERE day BETWEEN ? AND ?", [first, last]
+        ).fetchone()[0]
     assert days == 5
 
 
@@ -47,7 +52,11 @@ def test_run_without_permission_says_so_in_one_line(tmp_path):
         limited = emu.credentials["limited_token"]
         done = subprocess.run(
             [CLI, "run", "--day", (date.today() - timedelta(days=5)).isoformat(), "--no-latest", "--no-snapshots"],
-            env=_env(tmp_path, **environ_for(emu, SERVICE_TOKEN=limited)), cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            env=_env(tmp_path, **environ_for(emu, SERVICE_TOKEN=limited)),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
     assert done.returncode == 1
     (message,) = done.stderr.strip().splitlines()  # one line, no traceback
@@ -56,7 +65,7 @@ def test_run_without_permission_says_so_in_one_line(tmp_path):
 
 
 def _utc_today() -> date:
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 def _run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -96,7 +105,9 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
     ],
 )
 def test_run_arguments_that_make_no_sense_are_refused_in_one_line(tmp_path, args, says):
-    done = _run(_env(tmp_path, SERVICE_BASE_URL="http://127.0.0.1:9", SERVICE_TOKEN="t", SERVICE_ORG="acme"), tmp_path, *args)
+    done = _run(
+        _env(tmp_path, SERVICE_BASE_URL="http://127.0.0.1:9", SERVICE_TOKEN="t", SERVICE_ORG="acme"), tmp_path, *args
+    )
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("metrics-etl run:") and says in line
@@ -104,14 +115,17 @@ def test_run_arguments_that_make_no_sense_are_refused_in_one_line(tmp_path, args
 
 def test_several_organizations_and_enterprises_each_land_on_their_own(tmp_path):
     day = _utc_today() - timedelta(days=6)
-    config = EmulatorConfig(seed=24, users=6, repos=2, issues_per_repo=2, org="acme,globex", enterprise="acme-corp,initech")
+    config = EmulatorConfig(
+        seed=24, users=6, repos=2, issues_per_repo=2, org="acme,globex", enterprise="acme-corp,initech"
+    )
     with running_emulator(config) as emu:
         env = _env(tmp_path, **environ_for(emu, SERVICE_ORG="acme,globex", SERVICE_ENTERPRISE="acme-corp,initech"))
         done = _run(env, tmp_path, "--day", day.isoformat(), "--no-latest")
     assert done.returncode == 0, done.stderr[-3000:]
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         landed = conn.execute(
-            "SELECT scope, scope_name, count(*) FROM core.user_daily_totals WHERE day = ? GROUP BY ALL ORDER BY ALL", [day]
+            "SELECT scope, scope_name, count(*) FROM core.user_daily_totals WHERE day = ? GROUP BY ALL ORDER BY ALL",
+            [day],
         ).fetchall()
         orgs = conn.execute("SELECT DISTINCT org_login FROM snapshots.org_members ORDER BY 1").fetchall()
         owners = conn.execute("SELECT DISTINCT owner_login FROM snapshots.repositories ORDER BY 1").fetchall()

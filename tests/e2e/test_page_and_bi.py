@@ -31,8 +31,17 @@ def _cli(*args: str, serving: Path, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def _dump_dom(page: Path, profile: Path) -> str:
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}", "--dump-dom"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--dump-dom",
+    ]
     done = subprocess.run([_CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -82,17 +91,31 @@ def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):
         expected = conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone()[0]
     for fmt in ("csv", "parquet"):
         out = tmp_path / f"usage.{fmt}"
-        done = _cli("export", "--view", "agent_usage_daily", "--format", fmt, "--out", str(out), serving=serving, cwd=tmp_path)
+        done = _cli(
+            "export", "--view", "agent_usage_daily", "--format", fmt, "--out", str(out), serving=serving, cwd=tmp_path
+        )
         assert done.returncode == 0, done.stderr
         assert f"exported {expected:,} rows" in done.stdout
         reader = "read_csv" if fmt == "csv" else "read_parquet"
         with duckdb.connect() as conn:
-            count, agents = conn.execute(f"SELECT count(*), count(DISTINCT agent_id) FROM {reader}(?)", [str(out)]).fetchone()
+            count, agents = conn.execute(
+                f"SELECT count(*), count(DISTINCT agent_id) FROM {reader}(?)", [str(out)]
+            ).fetchone()
         assert (count, agents) == (expected, len(NAMES))
 
 
 def test_export_of_an_unknown_view_lists_the_known_ones_in_one_line(serving, tmp_path):
-    done = _cli("export", "--view", "agent_usage", "--format", "csv", "--out", str(tmp_path / "x.csv"), serving=serving, cwd=tmp_path)
+    done = _cli(
+        "export",
+        "--view",
+        "agent_usage",
+        "--format",
+        "csv",
+        "--out",
+        str(tmp_path / "x.csv"),
+        serving=serving,
+        cwd=tmp_path,
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1

@@ -16,10 +16,10 @@ from typing import Any
 
 import duckdb
 import pytest
-from emulator import EmulatorConfig, running_emulator
 from sqlalchemy import create_engine
 from sqlalchemy.pool import QueuePool
 
+from emulator import EmulatorConfig, running_emulator
 from tests.e2e.chaos import Emulated, pipeline_env
 
 CLI = str(Path(sys.executable).parent / "metrics-etl")

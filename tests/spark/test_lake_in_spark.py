@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import pyspark  # noqa: F401  (imported so that a venv without the spark group fails here, not later)
 import pytest
-from emulator import EmulatorConfig, running_emulator
 
+from emulator import EmulatorConfig, running_emulator
 from tests.e2e.chaos import Emulated, pipeline_env
 from tests.integration.bi._docs import period_0_totals, python_blocks, run_block
 

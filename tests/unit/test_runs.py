@@ -34,7 +34,9 @@ def test_an_out_of_memory_error_names_the_cause_and_what_to_do():
 
 
 def test_a_disk_full_error_says_so():
-    text = describe_error(_info(duckdb.IOException('IO Error: Could not write file "w.duckdb.wal": No space left on device')))
+    text = describe_error(
+        _info(duckdb.IOException('IO Error: Could not write file "w.duckdb.wal": No space left on device'))
+    )
     assert text.startswith("the disk is full")
 
 
@@ -67,8 +69,13 @@ def test_a_warehouse_locked_by_another_process_says_who_holds_it_and_what_to_do(
 
     path = tmp_path / "w.duckdb"
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys, time; c = duckdb.connect({str(path)!r}); print('held', flush=True); time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys, time; c = duckdb.connect({str(path)!r}); print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "held"

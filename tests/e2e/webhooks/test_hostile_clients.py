@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-
 from .receiver import Receiver, deliver_timed, serving
 
 # The receiver idles at about 60 MB; the memory budget for bodies is 100 MB by default.

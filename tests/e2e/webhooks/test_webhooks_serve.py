@@ -60,7 +60,9 @@ def test_serve_accepts_a_signed_delivery_into_the_configured_spool(tmp_path):
         headers = {"x-service-event": "issues", "x-service-delivery": "cli-1", "content-type": "application/json"}
         refused = httpx.post(f"{url}/webhooks", content=body, headers=headers | {"x-hub-signature-256": "sha256=00"})
         accepted = httpx.post(
-            f"{url}/webhooks", content=body, headers=headers | {"x-hub-signature-256": sign(secret=SECRET.encode(), body=body)}
+            f"{url}/webhooks",
+            content=body,
+            headers=headers | {"x-hub-signature-256": sign(secret=SECRET.encode(), body=body)},
         )
         assert (refused.status_code, accepted.status_code) == (401, 200)
     finally:
@@ -77,4 +79,6 @@ def test_serve_without_a_secret_says_so_in_one_line(tmp_path):
     child = _serve(tmp_path, env, _free_port())
     output, _ = child.communicate(timeout=60)
     assert child.returncode == 2
-    assert output.strip() == "metrics-etl webhooks serve: WEBHOOK_SECRET is not set: the receiver cannot verify deliveries"
+    assert (
+        output.strip() == "metrics-etl webhooks serve: WEBHOOK_SECRET is not set: the receiver cannot verify deliveries"
+    )

@@ -9,7 +9,7 @@ job starts small, so any sum of the two lands on a number no honest column can h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -22,7 +22,7 @@ DAYS = 56
 SCOPE, SCOPE_NAME = "organization", "acme"
 USERS = (101, 102, 103, 104, 105, 106)
 TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
-FETCHED = datetime(2026, 4, 1, tzinfo=timezone.utc)
+FETCHED = datetime(2026, 4, 1, tzinfo=UTC)
 NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
 
 
@@ -110,7 +110,16 @@ def build_warehouse(path: Path) -> Expected:
                 for agent_id in mine:
                     conn.execute(
                         "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
-                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", agent_id, expected.names[agent_id], FETCHED],
+                        [
+                            SCOPE,
+                            SCOPE_NAME,
+                            day,
+                            user_id,
+                            f"dev-{user_id}",
+                            agent_id,
+                            expected.names[agent_id],
+                            FETCHED,
+                        ],
                     )
                     expected.users.setdefault((day, agent_id), set()).add(user_id)
             expected.user_top_level[day] = user_top
@@ -150,7 +159,7 @@ def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:
             " is_pull_request, state, labels, created_at, closed_at) VALUES (?, ?, 7, 'acme/atlas', ?, ?, ?, [], ?, ?)",
             [
                 snap, issue_id, issue_id, is_pr, "closed" if closed else "open",
-                datetime.combine(snap, datetime.min.time(), timezone.utc) - timedelta(days=created),
-                None if closed is None else datetime.combine(snap, datetime.min.time(), timezone.utc) - timedelta(days=closed),
+                datetime.combine(snap, datetime.min.time(), UTC) - timedelta(days=created),
+                None if closed is None else datetime.combine(snap, datetime.min.time(), UTC) - timedelta(days=closed),
             ],
         )

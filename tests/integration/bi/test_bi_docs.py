@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from pipelines.warehouse.lake import publish
 
+from pipelines.warehouse.lake import publish
 from tests.integration.bi._docs import REPO, Block, period_0_totals, python_blocks, run_block
 from tests.integration.bi._warehouse import build_warehouse
 

@@ -22,7 +22,7 @@ def conn(tmp_path_factory):
 def _run(conn, path: Path) -> list[dict]:
     cursor = conn.execute(path.read_text())
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.mark.parametrize("path", _QUERIES, ids=lambda p: p.stem)

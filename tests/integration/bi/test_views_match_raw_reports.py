@@ -104,9 +104,13 @@ def built(emulator, tmp_path_factory):
     creds = emulator.credentials
     first, last = _pick_window(creds)
     env = {
-        **environ_for(emulator, SERVICE_ENTERPRISE=creds["enterprise"]), "WAREHOUSE_PATH": str(tmp / "warehouse.duckdb"),
-        "RAW_DIR": str(tmp / "raw"), "SERVICE_ETAG_CACHE": str(tmp / "etag.sqlite3"),
-        "SERVING_PATH": str(tmp / "serving.duckdb"), "LAKE_PATH": str(tmp / "lake"), "WEBHOOK_SPOOL_DIR": str(tmp / "spool"),
+        **environ_for(emulator, SERVICE_ENTERPRISE=creds["enterprise"]),
+        "WAREHOUSE_PATH": str(tmp / "warehouse.duckdb"),
+        "RAW_DIR": str(tmp / "raw"),
+        "SERVICE_ETAG_CACHE": str(tmp / "etag.sqlite3"),
+        "SERVING_PATH": str(tmp / "serving.duckdb"),
+        "LAKE_PATH": str(tmp / "lake"),
+        "WEBHOOK_SPOOL_DIR": str(tmp / "spool"),
         "METRICS_START_DAY": (date.today() - timedelta(days=30)).isoformat(),
     }
     with pytest.MonkeyPatch.context() as mp, dg.instance_for_test() as instance:
@@ -126,14 +130,17 @@ def _rows(path: str, sql: str) -> list[dict]:
     with duckdb.connect(path, read_only=True) as conn:
         cursor = conn.execute(sql)
         names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def test_daily_agent_usage_matches_the_raw_reports(built):
     raw = built["raw"]
     rows = _rows(built["env"]["SERVING_PATH"], "SELECT * FROM bi.agent_usage_daily")
     assert rows, "the window should hold agent activity"
-    got = {(r["scope"], r["day"], r["agent_id"]): (r["agent_job_starts"], r["agent_sessions"], r["agent_users"]) for r in rows}
+    got = {
+        (r["scope"], r["day"], r["agent_id"]): (r["agent_job_starts"], r["agent_sessions"], r["agent_users"])
+        for r in rows
+    }
     keys = set(raw.job_starts) | set(raw.users)
     want = {
         k: (raw.job_starts.get(k, 0), raw.sessions.get(k, 0), len(raw.users.get(k, ())))
@@ -164,7 +171,10 @@ def test_period_totals_match_the_raw_window(built):
     rows = _rows(built["env"]["SERVING_PATH"], "SELECT * FROM bi.agent_usage_periods")
     assert {r["period_index"] for r in rows} == {0}
     got = {(r["scope"], r["agent_id"]): (r["agent_job_starts"], r["agent_users"]) for r in rows}
-    want = {k: (raw.window_starts.get(k, 0), len(raw.window_users.get(k, ()))) for k in set(raw.window_starts) | set(raw.window_users)}
+    want = {
+        k: (raw.window_starts.get(k, 0), len(raw.window_users.get(k, ())))
+        for k in set(raw.window_starts) | set(raw.window_users)
+    }
     assert got == want
     assert {r["change"] for r in rows} == {None}  # no earlier period landed to compare with
     assert {r["report_days"] for r in rows} == {len(built["days"])}
@@ -173,7 +183,10 @@ def test_period_totals_match_the_raw_window(built):
 def test_top_level_activity_matches_the_raw_aggregate_records(built):
     raw = built["raw"]
     rows = _rows(built["env"]["SERVING_PATH"], "SELECT * FROM bi.assistant_activity_daily")
-    got = {(r["scope"], r["day"]): (r["user_initiated_interaction_count"], r["daily_active_users"], r["acceptance_rate"]) for r in rows}
+    got = {
+        (r["scope"], r["day"]): (r["user_initiated_interaction_count"], r["daily_active_users"], r["acceptance_rate"])
+        for r in rows
+    }
     assert got.keys() == raw.top_level.keys()
     for key, (interactions, active, rate) in raw.top_level.items():
         assert got[key][:2] == (interactions, active)

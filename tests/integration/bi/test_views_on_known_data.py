@@ -8,9 +8,23 @@ import duckdb
 import pytest
 
 from pipelines.warehouse import migrate
-from tests.integration.bi._warehouse import FETCHED, DAYS, LAST_DAY, NAMES, USERS, build_warehouse, refresh_agent_dimensions
+from tests.integration.bi._warehouse import (
+    DAYS,
+    FETCHED,
+    LAST_DAY,
+    NAMES,
+    USERS,
+    build_warehouse,
+    refresh_agent_dimensions,
+)
 
-VIEWS = ("agent_usage_daily", "agent_usage_periods", "report_coverage", "assistant_activity_daily", "repository_activity")
+VIEWS = (
+    "agent_usage_daily",
+    "agent_usage_periods",
+    "report_coverage",
+    "assistant_activity_daily",
+    "repository_activity",
+)
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +39,7 @@ def known(tmp_path_factory):
 def _rows(conn, sql, *params):
     cursor = conn.execute(sql, list(params))
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def test_every_view_exists_in_schema_bi_with_a_description(known):
@@ -58,7 +72,9 @@ def test_no_view_has_a_user_level_session_column(known):
 def test_agent_interaction_columns_never_share_a_view_with_the_top_level_count(known):
     conn, _ = known
     by_view = defaultdict(set)
-    for table, column in conn.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'").fetchall():
+    for table, column in conn.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'"
+    ).fetchall():
         by_view[table].add(column)
     for view, columns in by_view.items():
         assert not ({"agent_job_starts", "user_initiated_interaction_count"} <= columns), view
@@ -84,11 +100,19 @@ def test_gap_days_are_absent_or_null_never_zero(known):
     assert len(coverage) == DAYS
     for day, row in coverage.items():
         if day in expected.gap_days:
-            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == ("no agent array", False, None)
+            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == (
+                "no agent array",
+                False,
+                None,
+            )
             assert row["users_with_agent_array"] == 0 and row["user_records"] == len(USERS)
         else:
             want = sum(v for (d, _), v in expected.job_starts.items() if d == day)
-            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == ("agents reported", True, want)
+            assert (row["status"], row["aggregate_agent_array"], row["agent_job_starts"]) == (
+                "agents reported",
+                True,
+                want,
+            )
 
 
 def test_a_missing_day_is_a_calendar_row_without_report(tmp_path):
@@ -115,7 +139,9 @@ def test_periods_compare_each_agent_with_the_previous_28_days(known):
         return sum(v for (d, a), v in expected.job_starts.items() if a == agent_id and (d >= newer_start) == newer)
 
     def users(agent_id, newer):
-        return len(set().union(*[u for (d, a), u in expected.users.items() if a == agent_id and (d >= newer_start) == newer]))
+        return len(
+            set().union(*[u for (d, a), u in expected.users.items() if a == agent_id and (d >= newer_start) == newer])
+        )
 
     changes = {agent: rows[(0, agent)]["change"] for agent in NAMES}
     assert changes == {"a-1": "grown", "b-2": "gone", "c-3": "new", "d-4": "shrunk"}

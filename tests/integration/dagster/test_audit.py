@@ -13,7 +13,9 @@ def test_the_audit_checks_the_whole_history_and_finds_what_no_daily_run_looks_at
         day = (date.today() - timedelta(days=days_ago)).isoformat()
         daily = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, partition_key=day)
         assert daily.success
-        assert not [name for name in check_results(daily) if "whole_history_" in name], "a daily run never runs the audit"
+        assert not [name for name in check_results(daily) if "whole_history_" in name], (
+            "a daily run never runs the audit"
+        )
 
     audit = defs.resolve_job_def("warehouse_audit_job").execute_in_process(instance=instance)
     checks = check_results(audit)

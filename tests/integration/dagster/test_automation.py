@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import dagster as dg
 
@@ -7,7 +7,7 @@ from pipelines.defs.usage.automation import report_availability_sensor, usage_da
 
 
 def test_schedule_requests_the_newest_day_and_the_trailing_days_that_may_change():
-    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 6, tzinfo=timezone.utc))
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 6, tzinfo=UTC))
     requests = list(usage_daily_schedule(context))
     assert [r.partition_key for r in requests] == ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"]
     assert len({r.run_key for r in requests}) == 4
@@ -15,7 +15,7 @@ def test_schedule_requests_the_newest_day_and_the_trailing_days_that_may_change(
 
 def test_schedule_trailing_days_are_configurable(monkeypatch):
     monkeypatch.setenv("METRICS_TRAILING_DAYS", "1")
-    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 6, tzinfo=timezone.utc))
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 6, tzinfo=UTC))
     assert [r.partition_key for r in usage_daily_schedule(context)] == ["2026-11-18", "2026-11-19"]
 
 
@@ -30,7 +30,7 @@ def test_sensor_fires_once_when_a_new_day_becomes_available(emulator, pipeline_e
         base_url=creds["base_url"], token=creds["token"], orgs=creds["org"],
         etag_cache=pipeline_env["SERVICE_ETAG_CACHE"],
     )
-    today = datetime.now(timezone.utc).date()
+    today = datetime.now(UTC).date()
     yesterday = today - timedelta(days=1)
     try:
         emulator.set_today(yesterday)  # the platform has not produced yesterday's report yet

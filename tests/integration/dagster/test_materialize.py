@@ -39,13 +39,17 @@ def test_partition_range_lands_every_scope_day_and_user(emulator, pipeline_env, 
     assert result.success
 
     with duckdb.connect(pipeline_env["SERVING_PATH"], read_only=True) as conn:
-        per_scope = dict(conn.execute("SELECT scope, count(DISTINCT day) FROM core.daily_totals GROUP BY scope").fetchall())
+        per_scope = dict(
+            conn.execute("SELECT scope, count(DISTINCT day) FROM core.daily_totals GROUP BY scope").fetchall()
+        )
         org_users = conn.execute(
             "SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'"
         ).fetchone()[0]
         files = conn.execute("SELECT count(*) FROM raw.report_files").fetchone()[0]
     assert per_scope == {"organization": 4, "enterprise": 4}
-    expected_users = sum(_user_lines(emulator.credentials, (date.fromisoformat(start) + timedelta(days=n)).isoformat()) for n in range(4))
+    expected_users = sum(
+        _user_lines(emulator.credentials, (date.fromisoformat(start) + timedelta(days=n)).isoformat()) for n in range(4)
+    )
     assert org_users == expected_users
     assert files >= 16  # 4 days x 2 scopes x 2 levels, at least one file each
 
@@ -90,9 +94,17 @@ def _serve_report_file(tmp_path: Path, monkeypatch, *, day: date, lines: list[st
 def _user_record(day: date, user_id: int, interactions: int) -> str:
     # The organization's own id: a record naming another entity would be quarantined as foreign.
     org_id = ReportData(seed=5, users=5, org="acme", enterprise="acme-corp", first_day=day).organization_id
-    return json.dumps({"user_id": user_id, "user_login": f"dev-{user_id}", "day": day.isoformat(), "organization_id": org_id,
-                       "user_initiated_interaction_count": interactions, "code_generation_activity_count": 2,
-                       "code_acceptance_activity_count": 1})
+    return json.dumps(
+        {
+            "user_id": user_id,
+            "user_login": f"dev-{user_id}",
+            "day": day.isoformat(),
+            "organization_id": org_id,
+            "user_initiated_interaction_count": interactions,
+            "code_generation_activity_count": 2,
+            "code_acceptance_activity_count": 1,
+        }
+    )
 
 
 def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path, monkeypatch, instance):
@@ -145,7 +157,8 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     assert check_results(again)["core/user_daily_totals:grain_is_unique"] is False
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         rows = conn.execute(
-            "SELECT user_id, user_initiated_interaction_count FROM core.user_daily_totals WHERE scope = 'organization' ORDER BY 1"
+            "SELECT user_id, user_initiated_interaction_count FROM core.user_daily_totals"
+            " WHERE scope = 'organization' ORDER BY 1"
         ).fetchall()
         files = conn.execute(
             "SELECT count(*) FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"

@@ -2,7 +2,7 @@
 spool sensor loads them through Dagster, and the refresh sensor retakes today's snapshot."""
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -30,7 +30,7 @@ def _wait_for_deliveries(emu, count: int) -> None:
 def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pipeline_env, instance):
     creds = emulator.credentials
     defs = build_definitions(Settings.from_env())
-    today = datetime.now(timezone.utc).date().isoformat()
+    today = datetime.now(UTC).date().isoformat()
     snapshot_job = defs.resolve_job_def("snapshots_job")
     assert snapshot_job.execute_in_process(instance=instance, partition_key=today).success
 

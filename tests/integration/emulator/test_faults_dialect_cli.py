@@ -82,7 +82,8 @@ def test_newcomer_fetches_a_report_like_with_curl(emulator_process):
     assert base_url == creds["base_url"] and base_url.startswith("http://127.0.0.1:")
     key_path = creds["app_private_key_path"]
     assert os.stat(key_path).st_mode & 0o777 == 0o600
-    assert open(key_path).read().startswith("-----BEGIN RSA PRIVATE KEY-----")
+    with open(key_path) as key_file:
+        assert key_file.read().startswith("-----BEGIN RSA PRIVATE KEY-----")
     meta = httpx.get(f"{base_url}/orgs/{creds['org']}/assistant/metrics/reports/organization-28-day/latest",
                      headers={"Authorization": f"Bearer {creds['token']}",
                               "Accept": "application/vnd.service+json",
@@ -100,10 +101,11 @@ def test_slow_answers_still_arrive_and_are_counted(fresh):
 
 
 def test_content_creation_burst_hits_the_secondary_limit():
-    with running_emulator(EmulatorConfig(seed=4, users=3, repos=1, today=TODAY)) as emu:
-        with httpx.Client(base_url=emu.base_url,
-                          headers={"Authorization": f"token {emu.credentials['token']}"}) as client:
-            statuses = [client.post("/repos/acme/atlas/issues", json={"title": f"t{i}"}).status_code
-                        for i in range(81)]
+    with (
+        running_emulator(EmulatorConfig(seed=4, users=3, repos=1, today=TODAY)) as emu,
+        httpx.Client(base_url=emu.base_url, headers={"Authorization": f"token {emu.credentials['token']}"}) as client,
+    ):
+        statuses = [client.post("/repos/acme/atlas/issues", json={"title": f"t{i}"}).status_code
+                    for i in range(81)]
     assert statuses[:80] == [201] * 80
     assert statuses[80] == 403

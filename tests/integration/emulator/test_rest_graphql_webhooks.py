@@ -80,9 +80,8 @@ def test_graphql_aliased_repositories_and_connections(owner):
     assert data["viewer"]["login"] == "acme-admin" and data["rateLimit"]["cost"] == 1
     cursor = data["a"]["issues"]["pageInfo"]["endCursor"]
     after = owner.post("/graphql", json={"query": '{ repository(owner: "acme", name: "atlas") '
-                                         '{ issues(first: 3, after: "%s", states: [OPEN], orderBy: '
-                                         '{field: CREATED_AT, direction: DESC}) { nodes { number } } } }'
-                                         % cursor}).json()
+                                         f'{{ issues(first: 3, after: "{cursor}", states: [OPEN], orderBy: '
+                                         '{field: CREATED_AT, direction: DESC}) { nodes { number } } } }'}).json()
     first_numbers = {n["number"] for n in data["a"]["issues"]["nodes"]}
     assert not first_numbers & {n["number"] for n in after["data"]["repository"]["issues"]["nodes"]}
 
@@ -105,10 +104,10 @@ def test_graphql_too_many_repositories_answers_502(fresh):
     headers = {"Authorization": f"bearer {fresh.credentials['token']}"}
     aliases = " ".join(f'r{i}: repository(owner: "acme", name: "atlas") {{ name }}' for i in range(3))
     assert httpx.post(fresh.base_url + "/graphql", headers=headers,
-                      json={"query": "{ %s }" % aliases}).status_code == 502
+                      json={"query": f"{{ {aliases} }}"}).status_code == 502
     two = " ".join(f'r{i}: repository(owner: "acme", name: "atlas") {{ name }}' for i in range(2))
     assert httpx.post(fresh.base_url + "/graphql", headers=headers,
-                      json={"query": "{ %s }" % two}).status_code == 200
+                      json={"query": f"{{ {two} }}"}).status_code == 200
 
 
 class _Receiver(BaseHTTPRequestHandler):

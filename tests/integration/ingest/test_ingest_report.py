@@ -45,7 +45,9 @@ def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, l
     assert result.available and result.quarantined == 0
     assert conn.execute(f"SELECT count(DISTINCT day) FROM {table} WHERE scope = ?", [scope]).fetchone()[0] == days
     assert result.rows[table] == conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    files = conn.execute("SELECT count(*), sum(records), bool_and(link NOT LIKE '%?%') FROM raw.report_files").fetchone()
+    files = conn.execute(
+        "SELECT count(*), sum(records), bool_and(link NOT LIKE '%?%') FROM raw.report_files"
+    ).fetchone()
     assert files[0] == result.files and files[1] == result.rows[table] and files[2]
     sessions = conn.execute("SELECT count(session_count), count(*) FROM core.agent_activity").fetchone()
     if level == "user":
@@ -75,12 +77,20 @@ def test_days_without_agent_array_have_no_agent_rows(client, conn, tmp_path):
 
 def test_agent_rename_shows_new_label_and_keeps_both_names(client, conn, tmp_path):
     # The emulator renames the agent 30 days before today: the 28-day report is all after it.
-    ingest_report(client=client, ref=ReportRef("organization", "acme", "28-day", "aggregate"), conn=conn, raw_dir=tmp_path)
+    ingest_report(
+        client=client, ref=ReportRef("organization", "acme", "28-day", "aggregate"), conn=conn, raw_dir=tmp_path
+    )
     for back in range(31, 60):
         day = TODAY - timedelta(days=back)
-        ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "aggregate", day), conn=conn, raw_dir=tmp_path)
-    assert conn.execute("SELECT agent_name FROM core.dim_agent WHERE agent_id = '1850471'").fetchall() == [("Codex (OpenAI)",)]
-    names = conn.execute("SELECT agent_name FROM core.agent_names WHERE agent_id = '1850471' ORDER BY first_seen_day").fetchall()
+        ingest_report(
+            client=client, ref=ReportRef("organization", "acme", "1-day", "aggregate", day), conn=conn, raw_dir=tmp_path
+        )
+    assert conn.execute("SELECT agent_name FROM core.dim_agent WHERE agent_id = '1850471'").fetchall() == [
+        ("Codex (OpenAI)",)
+    ]
+    names = conn.execute(
+        "SELECT agent_name FROM core.agent_names WHERE agent_id = '1850471' ORDER BY first_seen_day"
+    ).fetchall()
     assert names == [("Codex",), ("Codex (OpenAI)",)]
 
 
@@ -114,7 +124,9 @@ def test_expired_links_are_refetched_and_nothing_lands_twice(emu, client, conn, 
     result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "b")
     emu.set_faults(FaultSpec())
     assert result.restarts > 0
-    total, distinct = conn.execute("SELECT count(*), count(DISTINCT (day, user_id)) FROM core.user_daily_totals").fetchone()
+    total, distinct = conn.execute(
+        "SELECT count(*), count(DISTINCT (day, user_id)) FROM core.user_daily_totals"
+    ).fetchone()
     assert total == distinct == 28 * 12
     assert conn.execute("SELECT sum(records) FROM raw.report_files").fetchone()[0] == total
 
@@ -125,7 +137,9 @@ def test_truncated_downloads_are_fetched_again_never_half_landed(emu, client, co
     result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path)
     assert result.restarts > 0
     emu.set_faults(FaultSpec())
-    total, distinct = conn.execute("SELECT count(*), count(DISTINCT (day, user_id)) FROM core.user_daily_totals").fetchone()
+    total, distinct = conn.execute(
+        "SELECT count(*), count(DISTINCT (day, user_id)) FROM core.user_daily_totals"
+    ).fetchone()
     assert total == distinct == 28 * 12
     assert conn.execute("SELECT sum(records) FROM raw.report_files").fetchone()[0] == total
 
@@ -147,11 +161,20 @@ def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_repor
     from emulator import running_emulator
     from pipelines.service import ServiceClient
 
-    config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=bad_report_file, report_file_day=YESTERDAY, user_lines_per_file=12)
-    with running_emulator(config) as emu:
-        with ServiceClient(config=settings_for(emu).service_config()) as client:
-            result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path / "raw", batch_rows=8)
-    rows = conn.execute("SELECT line_number, reason, file_index FROM raw.quarantine ORDER BY file_index, line_number").fetchall()
+    config = EmulatorConfig(
+        seed=3, users=30, today=TODAY, report_file=bad_report_file, report_file_day=YESTERDAY, user_lines_per_file=12
+    )
+    with running_emulator(config) as emu, ServiceClient(config=settings_for(emu).service_config()) as client:
+        result = ingest_report(
+            client=client,
+            ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+            batch_rows=8,
+        )
+    rows = conn.execute(
+        "SELECT line_number, reason, file_index FROM raw.quarantine ORDER BY file_index, line_number"
+    ).fetchall()
     assert [(r[2] * 12 + r[0]) for r in rows] == [5, 10, 15, 20]
     reasons = [r[1] for r in rows]
     assert reasons[0].startswith("malformed JSON") and reasons[1] == "missing day"
@@ -192,7 +215,12 @@ def test_a_stage_that_dies_without_a_word_fails_the_ingest_instead_of_hanging(cl
 
     monkeypatch.setattr(stages._ParseWorker, "run", lambda self: None)
     with pytest.raises(IngestError, match="report-parse stage stopped without finishing"):
-        ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=tmp_path)
+        ingest_report(
+            client=client,
+            ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY),
+            conn=conn,
+            raw_dir=tmp_path,
+        )
 
 
 def test_an_ingest_removes_part_files_of_killed_runs_and_keeps_those_of_live_ones(client, conn, tmp_path):
@@ -200,7 +228,9 @@ def test_an_ingest_removes_part_files_of_killed_runs_and_keeps_those_of_live_one
     import sys
 
     raw_dir = tmp_path / "raw"
-    killed = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    killed = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as running:
         try:
             left = raw_dir / "organization" / "acme" / "user-1-day" / "2026-11-01_2026-11-01"
@@ -209,7 +239,12 @@ def test_an_ingest_removes_part_files_of_killed_runs_and_keeps_those_of_live_one
             live_part = left / f".0000.{running.pid}.part"
             for path in (*dead_parts, live_part):
                 path.write_bytes(b"half an archive")
-            ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY), conn=conn, raw_dir=raw_dir)
+            ingest_report(
+                client=client,
+                ref=ReportRef("organization", "acme", "1-day", "user", YESTERDAY),
+                conn=conn,
+                raw_dir=raw_dir,
+            )
             assert [p.exists() for p in dead_parts] == [False, False]
             assert live_part.read_bytes() == b"half an archive"
         finally:

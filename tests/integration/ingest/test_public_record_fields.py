@@ -70,7 +70,7 @@ def _data(dialect: str) -> ReportData:
 def _dicts(conn, query: str, params: list | None = None) -> list[dict]:
     cursor = conn.execute(query, params or [])
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @pytest.mark.parametrize("dialect", ["service", "github"])
@@ -91,7 +91,10 @@ def test_public_aggregate_fields_land_in_typed_columns(conn, tmp_path, dialect):
         # A median is null on the wire on a day without such a merged pull request.
         wire = pulls[member.replace("assistant", name)]
         assert row[f"pull_requests_{member}"] == wire and (wire is not None or "median" in member), member
-    assert row["daily_active_assistant_code_review_users"] + row["daily_passive_assistant_code_review_users"] <= row["daily_active_users"]
+    assert (
+        row["daily_active_assistant_code_review_users"] + row["daily_passive_assistant_code_review_users"]
+        <= row["daily_active_users"]
+    )
     extra = json.loads(row["extra"]) if row["extra"] else {}
     assert not [k for k in extra if "copilot" in k or "assistant" in k]
 
@@ -124,7 +127,9 @@ def test_public_user_fields_and_versions_land_in_typed_columns(conn, tmp_path, d
         (entry,) = records[r["user_id"]]["totals_by_ide"]
         assert r["ide_version"] == entry["last_known_ide_version"]["ide_version"]
         assert r["plugin"] == entry["last_known_plugin_version"]["plugin"]
-        assert r["plugin_version_sampled_at"] == datetime.fromisoformat(entry["last_known_plugin_version"]["sampled_at"])
+        assert r["plugin_version_sampled_at"] == datetime.fromisoformat(
+            entry["last_known_plugin_version"]["sampled_at"]
+        )
         assert r["ide_version_sampled_at"] == datetime.fromisoformat(entry["last_known_ide_version"]["sampled_at"])
     clis = _dicts(conn, "SELECT * FROM core.breakdowns WHERE kind = 'cli'")
     assert clis
@@ -157,7 +162,9 @@ def test_internal_fields_stay_in_extra_and_views_read_typed_columns_without_gaps
 
 
 @pytest.mark.parametrize("dialect", ["service", "github"])
-def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_run_keeps_the_grain(conn, tmp_path, dialect):
+def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_run_keeps_the_grain(
+    conn, tmp_path, dialect
+):
     config = EmulatorConfig(dialect=dialect, second_enterprise_in_28_day=True, **_CONFIG)
     own_id = _data(dialect).enterprise_id
     with running_emulator(config) as emu, _client(emu) as client:
@@ -166,7 +173,9 @@ def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_ru
         assert first.quarantined == 1
         (line, reason, path) = conn.execute("SELECT line_number, reason, archive_path FROM raw.quarantine").fetchone()
         assert line == 2 and path.endswith(".ndjson.zst")
-        assert f"is not enterprise acme-corp's (enterprise_id {own_id})" in reason and reason.startswith("enterprise_id ")
+        assert f"is not enterprise acme-corp's (enterprise_id {own_id})" in reason and reason.startswith(
+            "enterprise_id "
+        )
         assert conn.execute("SELECT count(*), count(DISTINCT day), min(enterprise_id), max(enterprise_id) "
                             "FROM core.daily_totals").fetchone() == (28, 28, own_id, own_id)
         # The daily run and a second 28-day run (the id now comes from the warehouse) keep the grain.
@@ -176,5 +185,7 @@ def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_ru
                               conn=conn, raw_dir=tmp_path / "raw")
         assert again.quarantined == 1
     grains = [check for check in REPORT_CHECKS if check.name == "grain_is_unique"]
-    assert [o.describe() for o in run_checks(conn, grains, where="whole history", **WHOLE_HISTORY) if not o.passed] == []
+    assert [
+        o.describe() for o in run_checks(conn, grains, where="whole history", **WHOLE_HISTORY) if not o.passed
+    ] == []
     assert conn.execute("SELECT count(DISTINCT enterprise_id) FROM core.daily_totals").fetchone()[0] == 1

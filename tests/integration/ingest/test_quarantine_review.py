@@ -37,10 +37,13 @@ def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
     """One fetch of the report from an emulator serving `served`; its count of quarantined lines."""
     config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=served, report_file_day=YESTERDAY,
                             user_lines_per_file=12)
-    with running_emulator(config) as emu:
-        with ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client, duckdb.connect(str(warehouse)) as conn:
-            migrate(conn)
-            return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+        duckdb.connect(str(warehouse)) as conn,
+    ):
+        migrate(conn)
+        return ingest_report(client=client, ref=REF, conn=conn, raw_dir=raw_dir).quarantined
 
 
 def _quarantine(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
@@ -52,14 +55,18 @@ def test_a_cleared_line_stays_cleared_when_its_day_is_fetched_again(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     warehouse, raw_dir = tmp_path / "w.duckdb", tmp_path / "raw"
     monkeypatch.setenv("WAREHOUSE_PATH", str(warehouse))
-    truncated = write_report_file(tmp_path / "good.ndjson", seed=3, users=30, day=YESTERDAY).read_bytes().splitlines()[4][:-7]
+    truncated = (
+        write_report_file(tmp_path / "good.ndjson", seed=3, users=30, day=YESTERDAY).read_bytes().splitlines()[4][:-7]
+    )
     same = _served(tmp_path, "same.ndjson", broken={4: truncated})
 
     assert _ingest(same, warehouse, raw_dir) == 1
     listed = _quarantine(capsys, "list")
     key = f"organization/acme/user/{YESTERDAY}/0000:5"  # line 5 is the first file's 5th (12 lines a file)
     assert listed[0].startswith(f"{key}  malformed JSON") and listed[-1].startswith("1 open line ")
-    assert _quarantine(capsys, "clear", key, "--note", "the platform serves it cut; ticket PLAT-7")[0].startswith("cleared 1 line.")
+    assert _quarantine(capsys, "clear", key, "--note", "the platform serves it cut; ticket PLAT-7")[0].startswith(
+        "cleared 1 line."
+    )
 
     # The platform still serves the same broken line: the fetch quarantines it again, and it stays cleared.
     assert _ingest(same, warehouse, raw_dir) == 1
@@ -69,9 +76,14 @@ def test_a_cleared_line_stays_cleared_when_its_day_is_fetched_again(tmp_path, mo
     assert rows == [(5, "the platform serves it cut; ticket PLAT-7")]
 
     # A different bad line in a later fetch is open; the cleared one stays cleared.
-    record = json.loads(write_report_file(tmp_path / "good.ndjson", seed=3, users=30, day=YESTERDAY).read_bytes().splitlines()[9])
+    record = json.loads(
+        write_report_file(tmp_path / "good.ndjson", seed=3, users=30, day=YESTERDAY).read_bytes().splitlines()[9]
+    )
     missing_day = json.dumps({k: v for k, v in record.items() if k != "day"}).encode()
     assert _ingest(_served(tmp_path, "new.ndjson", broken={4: truncated, 9: missing_day}), warehouse, raw_dir) == 2
     listed = _quarantine(capsys, "list", "--all")
-    assert [line.split()[:2] for line in listed[:2]] == [[key, "[cleared]"], [f"organization/acme/user/{YESTERDAY}/0000:10", "missing"]]
+    assert [line.split()[:2] for line in listed[:2]] == [
+        [key, "[cleared]"],
+        [f"organization/acme/user/{YESTERDAY}/0000:10", "missing"],
+    ]
     assert listed[-1].startswith("1 open line, 1 cleared")

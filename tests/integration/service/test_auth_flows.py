@@ -54,9 +54,11 @@ def test_the_installation_token_is_renewed_shortly_before_it_expires(emu, tmp_pa
 def test_a_wrong_app_key_fails_with_advice(emu, tmp_path, clock, rsa_key_pem) -> None:
     env = env_for(emu, tmp_path, auth="app") | {"SERVICE_APP_PRIVATE_KEY": rsa_key_pem}
     env.pop("SERVICE_APP_PRIVATE_KEY_PATH")
-    with ServiceClient(config=Settings.from_env(environ=env).service_config(), clock=clock, sleep=clock.sleep) as client:
-        with pytest.raises(AuthenticationFailed, match="SERVICE_APP_ID, the app private key"):
-            client.get_json(path="/user")
+    with (
+        ServiceClient(config=Settings.from_env(environ=env).service_config(), clock=clock, sleep=clock.sleep) as client,
+        pytest.raises(AuthenticationFailed, match="SERVICE_APP_ID, the app private key"),
+    ):
+        client.get_json(path="/user")
 
 
 def _follow(url: str) -> None:

@@ -21,9 +21,11 @@ def test_a_query_with_typed_variables_returns_its_data(emu, tmp_path, clock) -> 
 
 def test_every_error_message_is_carried(emu, tmp_path, clock) -> None:
     query = "query { repository(owner: \"acme\", name: \"x\") { nope alsoNope } }"
-    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
-        with pytest.raises(GraphQLError) as info:
-            client.graphql(query=query)
+    with (
+        ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client,
+        pytest.raises(GraphQLError) as info,
+    ):
+        client.graphql(query=query)
     assert len(info.value.messages) == 2
     assert all("nope" in m.lower() for m in info.value.messages)
 

@@ -69,9 +69,11 @@ def test_a_permission_403_is_not_retried_and_says_what_is_missing(emu, tmp_path,
 
 def test_a_disabled_policy_is_named_as_such(emu, tmp_path, clock) -> None:
     emu.set_policy(scope="organization", name="acme", enabled=False)
-    with _client(emu, tmp_path, clock) as client:
-        with pytest.raises(PermissionDenied, match="policy is disabled for this organization"):
-            client.get_json(path=REPORT, conditional=False)
+    with (
+        _client(emu, tmp_path, clock) as client,
+        pytest.raises(PermissionDenied, match="policy is disabled for this organization"),
+    ):
+        client.get_json(path=REPORT, conditional=False)
 
 
 def test_a_burst_of_server_errors_is_retried_with_growing_backoff(emu, tmp_path, clock) -> None:

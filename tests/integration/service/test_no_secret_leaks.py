@@ -76,7 +76,9 @@ def test_no_secret_reaches_a_log_record_or_an_exception(emu, tmp_path, clock, ca
     assert not authenticated.url.path.endswith("/access_tokens"), "no second exchange"
     secrets.add(authenticated.headers["Authorization"].split()[-1])
 
-    with ServiceClient(config=config_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123"), clock=clock, sleep=clock.sleep) as bad:
+    with ServiceClient(
+        config=config_for(emu, tmp_path, SERVICE_TOKEN="wrong-token-abcdef123"), clock=clock, sleep=clock.sleep
+    ) as bad:
         expect(AuthenticationFailed, lambda: bad.get_json(path="/user"))
     secrets.add("wrong-token-abcdef123")
 

@@ -42,7 +42,10 @@ def world(any_emu: RunningEmulator) -> Iterator[RunningEmulator]:
     any_emu.set_faults(FaultSpec())
 
 
-def _client(emu, tmp_path, clock, *, retry: RetryPolicy = RetryPolicy(), **extra) -> ServiceClient:
+_DEFAULT_RETRY = RetryPolicy()
+
+
+def _client(emu, tmp_path, clock, *, retry: RetryPolicy = _DEFAULT_RETRY, **extra) -> ServiceClient:
     return ServiceClient(config=config_for(emu, tmp_path, **extra), clock=clock, sleep=clock.sleep, retry=retry)
 
 
@@ -85,9 +88,11 @@ def test_a_secondary_limit_without_retry_after_waits_a_minute_then_doubles(world
 
 def test_an_abuse_detection_answer_past_the_cap_is_a_secondary_limit(world, tmp_path, clock) -> None:
     world.set_faults(FaultSpec(secondary_limit_rate=1.0, secondary_limit_kind="abuse"))
-    with _client(world, tmp_path, clock, SERVICE_RATE_LIMIT_MAX_WAIT="0") as client:
-        with pytest.raises(SecondaryRateLimited, match="abuse detection.*SERVICE_RATE_LIMIT_MAX_WAIT"):
-            client.get_json(path="/orgs/acme/members", conditional=False)
+    with (
+        _client(world, tmp_path, clock, SERVICE_RATE_LIMIT_MAX_WAIT="0") as client,
+        pytest.raises(SecondaryRateLimited, match=r"abuse detection.*SERVICE_RATE_LIMIT_MAX_WAIT"),
+    ):
+        client.get_json(path="/orgs/acme/members", conditional=False)
     assert clock.sleeps == []
 
 
@@ -142,7 +147,7 @@ def test_a_404_on_rate_limit_says_the_base_url_is_not_the_api_root(world, tmp_pa
 
 def test_a_base_url_without_a_scheme_fails_before_any_request(world, tmp_path, clock) -> None:
     address = world.base_url.removeprefix("http://")
-    with pytest.raises(ConfigError, match="^SERVICE_BASE_URL must start with http:// or https://$"):
+    with pytest.raises(ConfigError, match=r"^SERVICE_BASE_URL must start with http:// or https://$"):
         _client(world, tmp_path, clock, SERVICE_BASE_URL=address)
 
 
@@ -166,9 +171,11 @@ def test_nothing_listening_at_the_base_url_fails_at_once_naming_the_setting(worl
 
 
 def test_an_unresolvable_host_fails_at_once_naming_the_setting(world, tmp_path, clock) -> None:
-    with _client(world, tmp_path, clock, SERVICE_BASE_URL="http://no-such-host.invalid") as client:
-        with pytest.raises(Unreachable, match="no-such-host.invalid does not resolve: check SERVICE_BASE_URL"):
-            client.rate_limit()
+    with (
+        _client(world, tmp_path, clock, SERVICE_BASE_URL="http://no-such-host.invalid") as client,
+        pytest.raises(Unreachable, match=r"no-such-host.invalid does not resolve: check SERVICE_BASE_URL"),
+    ):
+        client.rate_limit()
     assert clock.sleeps == []
 
 

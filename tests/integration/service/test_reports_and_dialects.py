@@ -50,9 +50,11 @@ def test_both_dialects_serve_metadata_downloads_and_listings(dialect_emu, tmp_pa
         assert one_day is not None and one_day.start_day == one_day.end_day == day
         assert list(client.paginate(path="/orgs/acme/members"))
     old_version = settings_for(dialect_emu, tmp_path, SERVICE_API_VERSION="1999-01-01")
-    with ServiceClient(config=old_version.service_config(), clock=clock, sleep=clock.sleep) as client:
-        with pytest.raises(VersionRejected, match="1999-01-01"):
-            client.get_json(path="/orgs/acme/members")
+    with (
+        ServiceClient(config=old_version.service_config(), clock=clock, sleep=clock.sleep) as client,
+        pytest.raises(VersionRejected, match="1999-01-01"),
+    ):
+        client.get_json(path="/orgs/acme/members")
     # The other dialect's report path is not there: the wire names really differ.
     other = "copilot" if settings.dialect == "service" else "assistant"
     response = httpx.get(
@@ -96,6 +98,8 @@ def test_an_altered_or_expired_link_raises_link_expired(emu, tmp_path, clock) ->
 
 def test_an_unknown_org_is_not_found_for_the_28_day_report(emu, tmp_path, clock) -> None:
     ref = ReportRef(scope="organization", scope_name="no-such-org", kind="28-day", level="aggregate")
-    with ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client:
-        with pytest.raises(NotFound):
-            fetch_report_metadata(client, ref)
+    with (
+        ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client,
+        pytest.raises(NotFound),
+    ):
+        fetch_report_metadata(client, ref)

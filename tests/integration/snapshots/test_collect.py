@@ -88,7 +88,9 @@ def test_missing_repository_is_skipped_with_its_warning(emu, make_client, wareho
 
 def test_unknown_organization_fails_the_run_naming_it(make_client, warehouse):
     with pytest.raises(SnapshotFailed, match=r"'no-such-org'.*repositories.*404"):
-        run_snapshot(make_client(org="no-such-org"), warehouse, settings=SnapshotSettings(orgs=("no-such-org",)), day=DAY)
+        run_snapshot(
+            make_client(org="no-such-org"), warehouse, settings=SnapshotSettings(orgs=("no-such-org",)), day=DAY
+        )
     assert _count(warehouse, "SELECT count(*) FROM snapshots.repositories") == 0
 
 
@@ -207,6 +209,7 @@ def test_renamed_repository_keeps_its_id_and_its_history(emu, make_client, wareh
     assert [(day, count) for day, count, _ in issues] == [(DAY, 130), (next_day, 130)]
     assert issues[1][2] == new_name
     stats = warehouse.execute(
-        "SELECT full_name FROM snapshots.repository_stats WHERE repository_id = ? AND snapshot_day = ?", [repo_id, next_day]
+        "SELECT full_name FROM snapshots.repository_stats WHERE repository_id = ? AND snapshot_day = ?",
+        [repo_id, next_day],
     ).fetchone()
     assert stats == (new_name,)

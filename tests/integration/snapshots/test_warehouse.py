@@ -82,7 +82,7 @@ def test_renamed_repository_is_one_id_with_two_names(conn):
 def test_frames_of_another_day_are_refused(conn):
     frames = _frames(DAY)
     frames["issues"] = _frames(OTHER)["issues"]
-    with pytest.raises(SnapshotFrameError, match="snapshots.issues"):
+    with pytest.raises(SnapshotFrameError, match=r"snapshots.issues"):
         replace_snapshot_day(conn, day=DAY, frames=frames)
 
 
@@ -99,7 +99,9 @@ def test_labels_land_as_a_list_column(conn):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([DAY, OTHER]), st.sets(st.integers(1, 40), max_size=8)), min_size=1, max_size=6))
+@given(
+    st.lists(st.tuples(st.sampled_from([DAY, OTHER]), st.sets(st.integers(1, 40), max_size=8)), min_size=1, max_size=6)
+)
 def test_each_day_holds_exactly_its_latest_replacement(replacements):
     conn = duckdb.connect()
     migrate(conn)
@@ -110,5 +112,7 @@ def test_each_day_holds_exactly_its_latest_replacement(replacements):
     for day, issue_ids in latest.items():
         landed = conn.execute("SELECT issue_id FROM snapshots.issues WHERE snapshot_day = ?", [day]).fetchall()
         assert {i for (i,) in landed} == issue_ids
-        assert conn.execute("SELECT count(*) FROM snapshots.repositories WHERE snapshot_day = ?", [day]).fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM snapshots.repositories WHERE snapshot_day = ?", [day]).fetchone() == (
+            1,
+        )
     conn.close()

@@ -36,7 +36,9 @@ def _start(spool_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    child = subprocess.Popen([sys.executable, "-c", _RECEIVER, str(port), SECRET.decode(), str(spool_dir)], cwd=REPO_ROOT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _RECEIVER, str(port), SECRET.decode(), str(spool_dir)], cwd=REPO_ROOT
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # a bound on waiting, not a measured duration
     while time.monotonic() < deadline:
@@ -58,7 +60,9 @@ async def _send_until_killed(url: str, child: subprocess.Popen[bytes], kill_afte
         for sequence in range(10_000):
             delivery = f"s{number}-{sequence}"
             try:
-                response = await client.post("/webhooks", content=body, headers=headers | {"x-service-delivery": delivery})
+                response = await client.post(
+                    "/webhooks", content=body, headers=headers | {"x-service-delivery": delivery}
+                )
             except httpx.TransportError:
                 return
             if response.status_code == 200:

@@ -51,5 +51,7 @@ def test_emulator_deliveries_land_once_each(dialect, spool_dir, warehouse):
     ).fetchall()
     assert rows == [("issues", "opened", repo, 4), ("pull_request", "opened", repo, 2)]
     delivered = sorted(entry["delivery"] for entry in log)
-    stored = [r[0] for r in warehouse.execute("SELECT delivery_id FROM events.webhook_deliveries ORDER BY 1").fetchall()]
+    stored = [
+        r[0] for r in warehouse.execute("SELECT delivery_id FROM events.webhook_deliveries ORDER BY 1").fetchall()
+    ]
     assert stored == delivered

@@ -102,10 +102,12 @@ def _try_deliver(client: httpx.Client) -> int:
 
 def test_a_flood_of_bad_signatures_is_logged_as_one_line_with_a_count(config, caplog):
     caplog.set_level(logging.WARNING, logger="pipelines.webhooks")
-    with running_receiver(config=dataclasses.replace(config, refusal_log_interval=600)) as url:
-        with httpx.Client(base_url=url) as client:
-            for n in range(50):
-                assert deliver(client, ISSUE, delivery_id=f"forged-{n}", secret=b"wrong").status_code == 401
+    with (
+        running_receiver(config=dataclasses.replace(config, refusal_log_interval=600)) as url,
+        httpx.Client(base_url=url) as client,
+    ):
+        for n in range(50):
+            assert deliver(client, ISSUE, delivery_id=f"forged-{n}", secret=b"wrong").status_code == 401
     # The first refusal at once, the other 49 in one line when the receiver stops.
     lines = [r.getMessage() for r in caplog.records if r.name == "pipelines.webhooks"]
     assert lines == [

@@ -44,7 +44,9 @@ def _write_segment(spool_dir: Path, name: str, records: list[SpoolRecord], tail:
 
 
 def _ids(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT delivery_id FROM events.webhook_deliveries ORDER BY delivery_id").fetchall()]
+    return [
+        r[0] for r in conn.execute("SELECT delivery_id FROM events.webhook_deliveries ORDER BY delivery_id").fetchall()
+    ]
 
 
 def test_batches_load_every_record_once_and_name_repositories(spool_dir, warehouse):

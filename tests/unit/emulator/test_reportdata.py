@@ -214,11 +214,11 @@ def test_counts_are_monotone_in_completeness_and_never_negative(low: float, high
     day = HISTORY[day_index]
     small = data.aggregate_record(scope="enterprise", day=day, completeness=low)
     big = data.aggregate_record(scope="enterprise", day=day, completeness=high)
-    for field in COUNT_FIELDS + ("daily_active_users",):
+    for field in (*COUNT_FIELDS, "daily_active_users"):
         assert 0 <= small[field] <= big[field]
     small_users = _records(data, scope="enterprise", days=[day], c=low)
     big_users = _records(data, scope="enterprise", days=[day], c=high)
-    for s, b in zip(small_users, big_users):
+    for s, b in zip(small_users, big_users, strict=False):
         for field in COUNT_FIELDS:
             assert 0 <= s[field] <= b[field]
 
@@ -247,7 +247,7 @@ def test_aggregate_records_carry_the_real_fields(history_aggregates: list[dict])
     for field in ("daily_active_users", "weekly_active_users", "monthly_active_users",
                   "monthly_active_chat_users", "monthly_active_agent_users", "pull_requests",
                   "totals_by_ide", "totals_by_feature", "totals_by_language_feature",
-                  "totals_by_language_model", "totals_by_model_feature") + COUNT_FIELDS:
+                  "totals_by_language_model", "totals_by_model_feature", *COUNT_FIELDS):
         assert field in record, field
     assert record["daily_active_users"] <= record["weekly_active_users"] <= record["monthly_active_users"]
     assert {"total_created", "total_merged", "median_minutes_to_merge"} <= set(record["pull_requests"])

@@ -12,7 +12,9 @@ def test_app_jwt_has_the_spec_claims(clock, rsa_pem) -> None:
     auth = AppAuth(
         app_id="42", private_key=Secret(private), installation_id="7", base_url=BASE, clock=clock
     )
-    claims = jwt.decode(auth.make_jwt(), public, algorithms=["RS256"], options={"verify_exp": False, "verify_iat": False})
+    claims = jwt.decode(
+        auth.make_jwt(), public, algorithms=["RS256"], options={"verify_exp": False, "verify_iat": False}
+    )
     now = int(clock())
     assert claims == {"iat": now - 60, "exp": now - 60 + 600, "iss": "42"}
     assert jwt.get_unverified_header(auth.make_jwt())["alg"] == "RS256"

@@ -46,7 +46,9 @@ def test_errors_name_method_and_url_without_the_signature() -> None:
 
 
 def test_rate_limited_names_the_reset_time() -> None:
-    exc = RateLimited(method="GET", url="http://h/x", status=403, message="API rate limit exceeded", reset_at=1_800_000_000)
+    exc = RateLimited(
+        method="GET", url="http://h/x", status=403, message="API rate limit exceeded", reset_at=1_800_000_000
+    )
     assert "2027-01-15T08:00:00+00:00" in str(exc)
     assert exc.reset_at == 1_800_000_000
 
@@ -79,4 +81,7 @@ def test_errors_and_documentation_url_are_kept_and_shown_on_one_line() -> None:
 def test_advice_given_later_replaces_the_message() -> None:
     exc = RateLimited(method="GET", url="http://h/x", status=403, message="limit", reset_at=None)
     exc.advise("Waiting 60s would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s): raise it, or run again later")
-    assert str(exc).endswith("(no reset time given). Waiting 60s would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s): raise it, or run again later")
+    assert str(exc).endswith(
+        "(no reset time given). Waiting 60s would exceed SERVICE_RATE_LIMIT_MAX_WAIT (30s):"
+        " raise it, or run again later"
+    )

@@ -1,6 +1,6 @@
 import json
 import random
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import polars as pl
 from hypothesis import given, settings
@@ -19,14 +19,16 @@ def _ctx(level: str) -> Provenance:
         ref=ReportRef("organization", "acme", "28-day", level),
         start_day=START,
         end_day=date(2026, 11, 28),
-        fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc),
+        fetched_at=datetime(2026, 11, 29, tzinfo=UTC),
         dialect="service",
     )
 
 
 def _parse(records: list[dict]) -> pl.DataFrame:
     lines = [json.dumps(r).encode() for r in records]
-    frames = [frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000, dialect="service") if not rejects]
+    frames = [
+        frame for frame, rejects in read_lines(lines, first_line=1, batch_rows=10_000, dialect="service") if not rejects
+    ]
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
@@ -90,7 +92,12 @@ def test_session_count_is_null_at_user_level_and_kept_at_aggregate(data):
 def test_breakdowns_have_one_row_per_element_and_keep_counts(data):
     records = data.draw(_records("user"))
     result = transform_records(_parse(records), _ctx("user"))
-    elements = sum(len(r[f]) for r in records for f in r if f.startswith("totals_by_") and isinstance(r[f], list) and f != "totals_by_3rd_party_agent")
+    elements = sum(
+        len(r[f])
+        for r in records
+        for f in r
+        if f.startswith("totals_by_") and isinstance(r[f], list) and f != "totals_by_3rd_party_agent"
+    )
     cli = sum(1 for r in records if "totals_by_cli" in r)
     assert result.breakdowns.height == elements + cli
     assert result.breakdowns.filter(pl.col("kind") == "cli").height == cli
@@ -131,7 +138,9 @@ def test_a_sampled_at_that_is_not_a_timestamp_rejects_its_record_and_good_ones_a
     for record, sampled in ((good, "2026-11-01T09:30:00.125Z"), (bad, "yesterday")):
         record["totals_by_cli"]["last_known_cli_version"] = {"cli_version": "1.0.8", "sampled_at": sampled}
     result = transform_records(_parse([good, bad]), _ctx("user"))
-    assert result.rejects.rows() == [(2, "field totals_by_cli.last_known_cli_version.sampled_at: not an ISO 8601 timestamp with a zone")]
+    assert result.rejects.rows() == [
+        (2, "field totals_by_cli.last_known_cli_version.sampled_at: not an ISO 8601 timestamp with a zone")
+    ]
     (cli,) = result.breakdowns.filter(pl.col("kind") == "cli").rows(named=True)
     assert cli["cli_version"] == "1.0.8"
-    assert cli["cli_version_sampled_at"] == datetime(2026, 11, 1, 9, 30, 0, 125000, tzinfo=timezone.utc)
+    assert cli["cli_version_sampled_at"] == datetime(2026, 11, 1, 9, 30, 0, 125000, tzinfo=UTC)

@@ -21,7 +21,9 @@ def _land(conn, day: date, agents: dict[str, int]) -> None:
         },
         schema_overrides={"user_id": pl.Int64(), "user_login": pl.String(), "fetched_at": pl.Datetime("us", "UTC")},
     )
-    with land_report(conn, ReportSlice(ReportRef("organization", "acme", "1-day", "aggregate", day), day, day)) as landing:
+    with land_report(
+        conn, ReportSlice(ReportRef("organization", "acme", "1-day", "aggregate", day), day, day)
+    ) as landing:
         landing.insert(table="agent_activity", frame=frame, file_index=0)
 
 
@@ -100,7 +102,7 @@ def test_the_empty_partition_survives_a_full_rewrite_and_reads_as_no_rows(conn, 
     publish(conn, lake=lake, serving=serving)
     reader = duckdb.connect(str(serving), read_only=True)
     _land(conn, d, {})  # the table's only day loses its rows
-    run_sql(conn, "warehouse/mark_lake_rewrite.sql")  # as after a migration: every table written again
+    run_sql(conn, "migrations/mark_lake_rewrite.sql")  # as after a migration: every table written again
     publish(conn, lake=lake, serving=serving)
     assert [p.parent.name for p in (lake / "core.agent_activity").glob("*/data.parquet")] == [
         "day=__HIVE_DEFAULT_PARTITION__"

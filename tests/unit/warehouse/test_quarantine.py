@@ -27,7 +27,9 @@ ENTERPRISE_NOV_1 = ReportSlice(ReportRef("enterprise", "acme-corp", "1-day", "us
 LONG_REASON = "field loc_added_sum: expected Int64, got str 'many' " + "x" * 200
 
 
-def _rejects(key: ReportSlice, *, file_index: int, archive: Path, lines: list[tuple[int, str, str | None]]) -> pl.DataFrame:
+def _rejects(
+    key: ReportSlice, *, file_index: int, archive: Path, lines: list[tuple[int, str, str | None]]
+) -> pl.DataFrame:
     n = len(lines)
     return pl.DataFrame(
         {
@@ -51,7 +53,14 @@ def _archive(path: Path, lines: list[str]) -> Path:
 
 
 def _land(path: Path, key: ReportSlice, *, file_index: int = 0, lines: list[tuple[int, str, str | None]]) -> None:
-    archive = path.parent / "raw" / key.ref.scope / key.ref.level / f"{key.start_day}_{key.end_day}" / f"{file_index:04d}-abc.ndjson.zst"
+    archive = (
+        path.parent
+        / "raw"
+        / key.ref.scope
+        / key.ref.level
+        / f"{key.start_day}_{key.end_day}"
+        / f"{file_index:04d}-abc.ndjson.zst"
+    )
     texts = {line: text or "" for line, _, text in lines}
     _archive(archive, [texts.get(n, '{"good": true}') for n in range(1, max(texts, default=0) + 2)])
     with duckdb.connect(str(path)) as conn:
@@ -102,7 +111,9 @@ def test_list_shows_open_lines_newest_reports_first_with_a_key_a_short_reason_an
 
 
 def test_list_by_day_takes_the_reports_covering_it_and_by_scope_name_one_scope(warehouse, capsys):
-    assert _keys(_cli(capsys, "list", "--day", "2026-10-20")[1]) == ["organization/acme/user/2026-10-06..2026-11-02/0000:2"]
+    assert _keys(_cli(capsys, "list", "--day", "2026-10-20")[1]) == [
+        "organization/acme/user/2026-10-06..2026-11-02/0000:2"
+    ]
     _, out, _ = _cli(capsys, "list", "--day", "2026-11-01", "--scope-name", "ACME")
     assert _keys(out) == ["organization/acme/user/2026-10-06..2026-11-02/0000:2",
                           "organization/acme/user/2026-11-01/0003:5", "organization/acme/user/2026-11-01/0003:9"]
@@ -194,7 +205,10 @@ def test_a_key_that_matches_nothing_fails_naming_it_and_clears_nothing(warehouse
     assert good in _keys(_cli(capsys, "list")[1])
     code, _, err = _cli(capsys, "show", typo)
     assert code == 1 and len(err) == 1
-    assert err[0] == f"metrics-etl quarantine show: no quarantined line has key {typo} (`metrics-etl quarantine list --all` prints the keys)"
+    assert err[0] == (
+        f"metrics-etl quarantine show: no quarantined line has key {typo}"
+        " (`metrics-etl quarantine list --all` prints the keys)"
+    )
 
 
 @pytest.mark.parametrize("args", [["list"], ["show", "organization/acme/user/2026-11-01/0003:5"],
@@ -211,8 +225,13 @@ def test_a_missing_warehouse_says_nothing_landed_yet_and_is_not_created(tmp_path
 
 def test_a_warehouse_held_by_a_running_pipeline_says_to_retry_when_the_run_ends(warehouse, capsys):
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(warehouse)!r}); print('held', flush=True); time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(warehouse)!r}); print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -222,7 +241,9 @@ def test_a_warehouse_held_by_a_running_pipeline_says_to_retry_when_the_run_ends(
         holder.wait()
     for (code, out, err), command in zip(results, ("list", "clear"), strict=True):
         assert code == 1 and out == [] and len(err) == 1
-        assert err[0].startswith(f"metrics-etl quarantine {command}: another process holds the warehouse open for writing")
+        assert err[0].startswith(
+            f"metrics-etl quarantine {command}: another process holds the warehouse open for writing"
+        )
         assert "retry when that run ends" in err[0]
 
 

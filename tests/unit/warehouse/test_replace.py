@@ -1,5 +1,5 @@
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -30,8 +30,8 @@ def _agents(rows: list[tuple[str, str, date, datetime]]) -> pl.DataFrame:
     )
 
 
-T1 = datetime(2026, 11, 20, tzinfo=timezone.utc)
-T2 = datetime(2026, 11, 21, tzinfo=timezone.utc)
+T1 = datetime(2026, 11, 20, tzinfo=UTC)
+T2 = datetime(2026, 11, 21, tzinfo=UTC)
 
 
 def _key(start: date, end: date) -> ReportSlice:
@@ -55,7 +55,9 @@ def test_renamed_agent_latest_label_wins_and_history_keeps_both(conn):
     d1, d2 = date(2026, 11, 1), date(2026, 11, 2)
     _land(conn, [("42", "Old Name", d1, T1)], d1, d1)
     _land(conn, [("42", "New Name", d2, T2)], d2, d2)
-    assert conn.execute("SELECT agent_name, first_seen_day, last_seen_day FROM core.dim_agent").fetchall() == [("New Name", d1, d2)]
+    assert conn.execute("SELECT agent_name, first_seen_day, last_seen_day FROM core.dim_agent").fetchall() == [
+        ("New Name", d1, d2)
+    ]
     assert sorted(conn.execute("SELECT agent_name FROM core.agent_names").fetchall()) == [("New Name",), ("Old Name",)]
 
 
@@ -104,7 +106,13 @@ def test_discarded_file_takes_back_only_its_own_rows(conn):
         landing.insert(table="user_daily_totals", frame=_totals([3, 4], d), file_index=1)
         landing.discard_file(file_index=1)
         landing.insert(table="user_daily_totals", frame=_totals([3, 4, 5], d), file_index=1)
-    assert [r[0] for r in conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall()] == [1, 2, 3, 4, 5]
+    assert [r[0] for r in conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall()] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
 
 
 def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_back(conn):
@@ -123,10 +131,12 @@ def test_a_failure_after_the_transaction_ended_is_raised_as_itself(tmp_path):
     # replace the real error with "cannot rollback - no transaction is active".
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
-    with pytest.raises(OSError, match="No space left on device"):
-        with land_report(conn, _key(date(2026, 11, 1), date(2026, 11, 1))):
-            conn.execute("COMMIT")
-            raise OSError(28, "No space left on device")
+    with (
+        pytest.raises(OSError, match="No space left on device"),
+        land_report(conn, _key(date(2026, 11, 1), date(2026, 11, 1))),
+    ):
+        conn.execute("COMMIT")
+        raise OSError(28, "No space left on device")
     conn.close()
 
 
@@ -134,9 +144,14 @@ def test_a_report_failing_a_blocking_check_is_rolled_back_whole(conn):
     d = date(2026, 11, 1)
     _land(conn, [("42", "A", d, T1)], d, d)
     negative = _agents([("42", "A", d, T2), ("7", "B", d, T2)]).with_columns(pl.lit(-1).alias("agent_job_starts"))
-    with pytest.raises(ChecksFailed, match="counts_are_non_negative on core.agent_activity found 2 in organization acme aggregate 2026-11-01"):
-        with land_report(conn, _key(d, d)) as landing:
-            landing.insert(table="agent_activity", frame=negative, file_index=0)
+    with (
+        pytest.raises(
+            ChecksFailed,
+            match=r"counts_are_non_negative on core.agent_activity found 2 in organization acme aggregate 2026-11-01",
+        ),
+        land_report(conn, _key(d, d)) as landing,
+    ):
+        landing.insert(table="agent_activity", frame=negative, file_index=0)
     assert conn.execute("SELECT agent_id, agent_job_starts FROM core.agent_activity").fetchall() == [("42", 5)]
     assert conn.execute("SELECT agent_id FROM core.dim_agent").fetchall() == [("42",)]
 
@@ -160,10 +175,13 @@ def test_agent_days_and_dimensions_follow_each_report(conn):
     assert conn.execute("SELECT day, agent_id, agent_name FROM core.agent_days ORDER BY day").fetchall() == [
         (d1, "42", "Old"), (d2, "42", "New")
     ]
-    assert conn.execute("SELECT agent_id, agent_name, first_seen_day, last_seen_day FROM core.dim_agent").fetchall() == [
-        ("42", "New", d1, d2)
+    assert conn.execute(
+        "SELECT agent_id, agent_name, first_seen_day, last_seen_day FROM core.dim_agent"
+    ).fetchall() == [("42", "New", d1, d2)]
+    assert sorted(conn.execute("SELECT agent_id, agent_name FROM core.agent_names").fetchall()) == [
+        ("42", "New"),
+        ("42", "Old"),
     ]
-    assert sorted(conn.execute("SELECT agent_id, agent_name FROM core.agent_names").fetchall()) == [("42", "New"), ("42", "Old")]
 
 
 def test_views_are_created_again_only_when_their_files_change(conn, monkeypatch):

@@ -97,11 +97,13 @@ def test_archive_splits_on_line_boundaries_and_hashes_uncompressed_bytes(tmp_pat
     body = b"\n".join(_lines(25)) + b"\n"
     chunks = [body[i : i + 777] for i in range(0, len(body), 777)]
     segments = []
-    archived = archive_stream(iter(chunks), archive_dir=tmp_path / "a", stem="0000", batch_rows=10, emit=segments.append)
+    archived = archive_stream(
+        iter(chunks), archive_dir=tmp_path / "a", stem="0000", batch_rows=10, emit=segments.append
+    )
     assert archived.sha256 == hashlib.sha256(body).hexdigest()
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
     assert b"".join(s.data for s in segments) == body
-    assert [s.first_line for s in segments][0] == 1
+    assert next(s.first_line for s in segments) == 1
     assert sum(s.lines for s in segments) == 25 == archived.lines
 
 
@@ -110,7 +112,9 @@ def test_blank_or_whitespace_line_sends_segment_to_the_line_path_so_line_numbers
     body = _lines(3)[0] + b"\n" + _lines(3)[1] + gap + _lines(3)[2] + b"\n"
     cut = body.index(gap) + 1  # the blank line starts right at the next chunk
     segments = []
-    archive_stream([body[:cut], body[cut:]], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append)
+    archive_stream(
+        [body[:cut], body[cut:]], archive_dir=tmp_path / "a", stem="0000", batch_rows=100, emit=segments.append
+    )
     (segment,) = segments
     assert segment.lines == 4
     with pytest.raises(FastPathRefused, match="blank"):
@@ -189,7 +193,9 @@ _SCALARS = (
 )
 _VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.from_regex(r"[a-z]{1,4}", fullmatch=True), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.from_regex(r"[a-z]{1,4}", fullmatch=True), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 # Where the platform may add a field: the record, its known objects, an array element.
@@ -226,8 +232,10 @@ def test_unknown_fields_anywhere_are_kept_alike_by_both_paths(added):
     except FastPathRefused:
         return  # values the reader cannot type alike across lines: the line path keeps them
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
-    for fast_extra, slow_extra in zip(fast["_extra"], slow["_extra"]):
-        assert _without_nulls(fast_extra and json.loads(fast_extra)) == _without_nulls(slow_extra and json.loads(slow_extra))
+    for fast_extra, slow_extra in zip(fast["_extra"], slow["_extra"], strict=True):
+        assert _without_nulls(fast_extra and json.loads(fast_extra)) == _without_nulls(
+            slow_extra and json.loads(slow_extra)
+        )
 
 
 def _without_nulls(value):

@@ -53,7 +53,9 @@ def test_visibility_falls_back_to_private_flag():
 def test_pull_requests_are_told_apart_and_labels_kept_as_list():
     frame = tf.issues_frame(
         records=[
-            _issue(100, 1, labels=[{"id": 1, "name": "bug"}, {"id": 2, "name": "question"}], user={"login": "ann", "id": 3}),
+            _issue(
+                100, 1, labels=[{"id": 1, "name": "bug"}, {"id": 2, "name": "question"}], user={"login": "ann", "id": 3}
+            ),
             _issue(101, 2, labels=["plain-string"], pull_request={"url": "x"}),
             _issue(102, 3, labels=[], pull_request=None, closed_at="2026-11-01T00:00:00Z", state="closed"),
         ],
@@ -109,7 +111,9 @@ def test_stats_node_counts_are_flattened():
 def test_members_and_warnings_have_their_schemas_even_when_empty():
     assert tf.org_members_frame(records=[], day=DAY, org="acme").schema == pl.Schema(tf.ORG_MEMBERS_SCHEMA)
     assert tf.warnings_frame(warnings=[], day=DAY).schema == pl.Schema(tf.WARNINGS_SCHEMA)
-    members = tf.org_members_frame(records=[{"id": 3, "login": "ann", "type": "User", "site_admin": False}], day=DAY, org="acme")
+    members = tf.org_members_frame(
+        records=[{"id": 3, "login": "ann", "type": "User", "site_admin": False}], day=DAY, org="acme"
+    )
     assert members.row(0) == (DAY, "acme", 3, "ann", "User", False)
 
 

@@ -4,6 +4,7 @@ import gzip
 import json
 
 import httpx
+
 from pipelines.service import Secret, ServiceClient, ServiceConfig, TokenAuth
 
 BASE = "http://127.0.0.1:9"

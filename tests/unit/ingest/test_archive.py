@@ -1,8 +1,7 @@
-"""Lines no parser may see are told apart on the raw bytes: too long (cut while streaming), a
-compressed file, nesting too deep, invalid UTF-8, lone surrogate escapes."""
+"""The archive cuts a report into segments on the raw bytes: a line too long is cut while streaming, a
+compressed file is one reject, lines the screen refuses are cut out of their segment."""
 
 import gzip
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,14 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.ingest.archive import MAX_LINE_BYTES, SEGMENT_BYTES, Segment, _SegmentWriter, archive_stream, remove_dead_parts
-from pipelines.ingest.screen import MAX_DEPTH, line_problems, lone_surrogate, nesting_depth
+from pipelines.ingest.archive import (
+    MAX_LINE_BYTES,
+    SEGMENT_BYTES,
+    Segment,
+    _SegmentWriter,
+    archive_stream,
+    remove_dead_parts,
+)
 
 
 def _segments(chunks: list[bytes], *, max_line_bytes: int, batch_rows: int = 3) -> tuple[list[Segment], int]:
@@ -27,7 +32,7 @@ def _segments(chunks: list[bytes], *, max_line_bytes: int, batch_rows: int = 3) 
 
 def _split(body: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(body) + 1) for c in cuts})
-    return [body[a:b] for a, b in zip([0, *points], [*points, len(body)]) if b > a]
+    return [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True) if b > a]
 
 
 @settings(max_examples=150, deadline=None)
@@ -36,7 +41,9 @@ def _split(body: bytes, cuts: list[int]) -> list[bytes]:
     cuts=st.lists(st.integers(0, 10_000), max_size=20),
     trailing_newline=st.booleans(),
 )
-def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_is_chunked(lengths, cuts, trailing_newline):
+def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_is_chunked(
+    lengths, cuts, trailing_newline
+):
     limit = 100
     lines = [bytes([97 + n % 26]) * length for n, length in enumerate(lengths)]
     body = b"\n".join(lines) + (b"\n" if trailing_newline else b"")
@@ -52,7 +59,7 @@ def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_
         texts = texts[:-1] if segment.data.endswith(b"\n") else texts
         assert len(texts) == segment.lines
         assert all(len(text) <= limit for text in texts)  # an over-long line never sits in a segment
-        seen.update(zip(range(segment.first_line, segment.first_line + segment.lines), texts))
+        seen.update(zip(range(segment.first_line, segment.first_line + segment.lines), texts, strict=True))
     # A last line of no bytes is no line.
     expected_lines = lines if trailing_newline or lines[-1] else lines[:-1]
     expected = {
@@ -75,10 +82,15 @@ def test_a_long_line_keeps_only_its_first_2000_bytes_while_the_archive_keeps_it_
         iter(_split(body, list(range(1000, len(body), 1 << 20)))), archive_dir=tmp_path, stem="0000", batch_rows=10,
         emit=segments.append,
     )
-    assert [(s.first_line, s.lines, s.data) for s in segments if not s.rejects] == [(1, 1, b'{"a": 1}\n'), (3, 1, b'{"b": 2}\n')]
+    assert [(s.first_line, s.lines, s.data) for s in segments if not s.rejects] == [
+        (1, 1, b'{"a": 1}\n'),
+        (3, 1, b'{"b": 2}\n'),
+    ]
     (reject,) = [r for s in segments for r in s.rejects]
     assert reject.line_number == 2 and reject.line_text == long_line[:2000].decode()
-    assert reject.reason.startswith(f"line too long: {len(long_line):,} bytes, over the limit of {MAX_LINE_BYTES:,} bytes")
+    assert reject.reason.startswith(
+        f"line too long: {len(long_line):,} bytes, over the limit of {MAX_LINE_BYTES:,} bytes"
+    )
     assert zstandard.ZstdDecompressor().decompress(archived.path.read_bytes(), max_output_size=len(body)) == body
 
 
@@ -86,7 +98,9 @@ def test_lines_near_the_limit_are_cut_into_segments_by_bytes_not_only_by_count()
     line = b"[" + b"1," * ((MAX_LINE_BYTES - 8) // 2) + b"1]\n"
     chunk = 1 << 20
     body = line * 12
-    segments, written = _segments([body[i : i + chunk] for i in range(0, len(body), chunk)], max_line_bytes=MAX_LINE_BYTES, batch_rows=10_000)
+    segments, written = _segments(
+        [body[i : i + chunk] for i in range(0, len(body), chunk)], max_line_bytes=MAX_LINE_BYTES, batch_rows=10_000
+    )
     assert written == 12 and not [s for s in segments if s.rejects]
     assert sum(s.lines for s in segments) == 12
     assert max(len(s.data) for s in segments) <= SEGMENT_BYTES + MAX_LINE_BYTES + 1  # the line that crossed the mark
@@ -110,76 +124,6 @@ def test_a_compressed_file_is_one_reject_naming_its_compression_not_one_per_line
     assert reject.reason.startswith(f"the file is {name}-compressed (it starts with bytes ")
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    value=st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(alphabet='ab{}[]"\\/\n\u00e9'),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k{}[]"\\', max_size=4), inner, max_size=3),
-        max_leaves=30,
-    )
-)
-def test_nesting_depth_of_a_json_line_is_its_real_depth_whatever_its_strings_hold(value):
-    def depth(v) -> int:
-        if isinstance(v, list):
-            return 1 + max(map(depth, v), default=0)
-        if isinstance(v, dict):
-            return 1 + max(map(depth, v.values()), default=0)
-        return 0
-
-    for ensure_ascii in (True, False):
-        assert nesting_depth(json.dumps(value, ensure_ascii=ensure_ascii).encode()) == depth(value)
-
-
-@pytest.mark.parametrize(
-    ("line", "parser_depth"),
-    [
-        (b'{"a": "[[[[', 1),  # the brackets are text of a string no quote closes
-        (b"[" * 20_000, 20_000),
-        (b'{"a": ' * 700, 700),
-        (b'"\\\\"' + b"[" * 70, 70),  # an escaped backslash ends the string before the brackets
-        (b'{"a": "\\"", "b": ' + b"[" * 70, 71),  # an escaped quote does not end it
-    ],
-)
-def test_nesting_depth_of_a_broken_line_is_never_below_what_a_parser_reaches(line: bytes, parser_depth: int):
-    assert nesting_depth(line) >= parser_depth
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(["a", "\\", '"', "\ud800", "\udbff", "\udc00", "\udfff", "\U0001f600", "\u00e9"])))
-def test_a_lone_surrogate_escape_is_found_exactly_when_the_text_cannot_be_utf8(text: str):
-    line = json.dumps({"note": text}).encode()
-    decoded = json.loads(line)["note"]
-    try:
-        decoded.encode("utf-8")
-        encodable = True
-    except UnicodeEncodeError:
-        encodable = False
-    assert (lone_surrogate(line) is None) == encodable
-    assert (0 in line_problems(line)) == (not encodable)
-
-
-def test_the_screen_names_each_line_no_parser_may_see_and_passes_the_others():
-    good = b'{"user_id": 1, "note": "[[[[{{{{ \\"\\\\ud800 \\ud83d\\ude00"}'
-    lines = [
-        good,
-        b'{"deep": ' + b'{"a": ' * 700 + b"1" + b"}" * 700 + b"}",
-        b'{"deep": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}",  # one over the limit
-        b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1),  # not over the limit
-        b'{"note": "\\udc00"}',
-        b'{"note": "\xff\xfe"}',
-        b'{"note": "\xed\xa0\x80"}',  # a surrogate written as UTF-8 bytes
-        good,
-    ]
-    found = line_problems(b"\n".join(lines) + b"\n")
-    assert found == {
-        1: "nested deeper than 64 levels (701 brackets open at once); not parsed",
-        2: "nested deeper than 64 levels (65 brackets open at once); not parsed",
-        4: "invalid Unicode: lone surrogate escape \\udc00 (half of a UTF-16 pair, not a character)",
-        5: "invalid UTF-8: byte 0xff at byte 11 of the line (invalid start byte)",
-        6: "invalid UTF-8: byte 0xed at byte 11 of the line (invalid continuation byte)",
-    }
-
-
 def test_bad_lines_are_cut_out_of_their_segment_and_the_lines_around_them_keep_their_numbers():
     lines = [b'{"n": 1}', b"[" * 100, b'{"n": 3}', b'{"n": 4}', b'{"x": "\\ud800"}', b'{"n": 6}']
     segments, _ = _segments([b"\n".join(lines)], max_line_bytes=1000, batch_rows=100)
@@ -193,7 +137,9 @@ def test_bad_lines_are_cut_out_of_their_segment_and_the_lines_around_them_keep_t
 
 
 def test_only_part_files_of_processes_that_are_gone_are_removed(tmp_path: Path):
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = int(finished.stdout)
     with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as live:
         try:

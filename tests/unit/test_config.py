@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.config import Settings
-from pipelines.service import ConfigError, Secret, get_dialect
+from pipelines.service import ConfigError, Secret
 
 
 def test_settings_read_every_variable_and_derive_defaults(tmp_path: Path) -> None:
@@ -79,34 +79,12 @@ def test_private_key_is_read_from_its_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"), ("METRICS_START_DAY", "yesterday"), ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k")],
+    [
+        ("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"),
+        ("METRICS_START_DAY", "yesterday"),
+        ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k"),
+    ],
 )
 def test_bad_values_raise_config_error_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env(environ={name: value})
-
-
-def test_dialects_name_their_report_paths_and_headers() -> None:
-    service = get_dialect("service")
-    github = get_dialect("github")
-    assert (
-        service.report_path(scope="organization", scope_name="acme", kind="28-day", level="aggregate")
-        == "/orgs/acme/assistant/metrics/reports/organization-28-day/latest"
-    )
-    assert (
-        github.report_path(scope="enterprise", scope_name="corp", kind="1-day", level="user")
-        == "/enterprises/corp/copilot/metrics/reports/users-1-day"
-    )
-    assert (
-        service.report_path(scope="enterprise", scope_name="corp", kind="1-day", level="aggregate")
-        == "/enterprises/corp/assistant/metrics/reports/enterprise-1-day"
-    )
-    assert github.version_header == "X-GitHub-Api-Version"
-    assert github.media_type == "application/vnd.github+json"
-    assert github.event_header == "x-github-event"
-    assert service.version_header == "X-Service-Api-Version"
-
-
-def test_unknown_dialect_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="SERVICE_DIALECT"):
-        get_dialect("gitlab")

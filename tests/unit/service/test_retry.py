@@ -85,7 +85,11 @@ def test_a_write_that_may_have_arrived_is_not_repeated() -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [PermissionDenied(**COMMON, hint="h"), NotFound(**COMMON | {"status": 404}), Misdirected(**COMMON | {"status": 415})],
+    [
+        PermissionDenied(**COMMON, hint="h"),
+        NotFound(**COMMON | {"status": 404}),
+        Misdirected(**COMMON | {"status": 415}),
+    ],
 )
 def test_answers_that_will_not_change_are_not_retried(failure) -> None:
     assert _decide(failure).wait is None

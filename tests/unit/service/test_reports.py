@@ -53,9 +53,11 @@ def test_a_body_shorter_than_its_content_length_is_truncated(tmp_path) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"Content-Length": "100"}, stream=Short())
 
-    with _client(handler, tmp_path) as client:
-        with pytest.raises(TruncatedDownload) as info:
-            with open_report_file(client, f"{BASE}/_downloads/k/0.ndjson?signature=zz") as stream:
-                assert stream.expected_bytes == 100
-                list(stream.iter_bytes())
+    with (
+        _client(handler, tmp_path) as client,
+        pytest.raises(TruncatedDownload) as info,
+        open_report_file(client, f"{BASE}/_downloads/k/0.ndjson?signature=zz") as stream,
+    ):
+        assert stream.expected_bytes == 100
+        list(stream.iter_bytes())
     assert (info.value.expected, info.value.received) == (100, 10)

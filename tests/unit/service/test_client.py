@@ -58,7 +58,9 @@ def test_link_next_is_followed_and_its_absence_ends_the_listing(clock, tmp_path)
         page = int(request.url.params["page"])
         if page == 1:
             return httpx.Response(
-                200, json=[1], headers={"Link": f'<{BASE}/x?page=7&per_page=100>; rel="next", <{BASE}/x?page=7>; rel="last"'}
+                200,
+                json=[1],
+                headers={"Link": f'<{BASE}/x?page=7&per_page=100>; rel="next", <{BASE}/x?page=7>; rel="last"'},
             )
         return httpx.Response(200, json=[page], headers={"Link": f'<{BASE}/x?page=1>; rel="first"'})
 
@@ -105,9 +107,11 @@ def test_a_rejected_version_is_named_and_not_retried(clock, tmp_path) -> None:
         calls.append(request)
         return httpx.Response(400, json={"message": "Unsupported API version 1999-01-01"})
 
-    with _client(handler, clock=clock, tmp_path=tmp_path) as client:
-        with pytest.raises(VersionRejected, match="SERVICE_API_VERSION"):
-            client.get_json(path="/rate_limit")
+    with (
+        _client(handler, clock=clock, tmp_path=tmp_path) as client,
+        pytest.raises(VersionRejected, match="SERVICE_API_VERSION"),
+    ):
+        client.get_json(path="/rate_limit")
     assert len(calls) == 1
 
 
@@ -144,7 +148,9 @@ def test_download_links_get_no_authorization_even_on_the_service_host(clock, tmp
 
 
 @hypothesis_settings(max_examples=30, deadline=None)
-@given(total=st.integers(min_value=0, max_value=25), per_page=st.integers(min_value=1, max_value=7), use_link=st.booleans())
+@given(
+    total=st.integers(min_value=0, max_value=25), per_page=st.integers(min_value=1, max_value=7), use_link=st.booleans()
+)
 def test_pagination_returns_every_item_once_in_order(tmp_path_factory, total, per_page, use_link) -> None:
     from tests.unit.service.conftest import FakeClock
 
@@ -157,7 +163,9 @@ def test_pagination_returns_every_item_once_in_order(tmp_path_factory, total, pe
         headers = {}
         if use_link:
             more = page * size < total
-            headers["Link"] = f'<{BASE}/x?page={page + 1}&per_page={size}>; rel="next"' if more else f'<{BASE}/x?page=1>; rel="first"'
+            headers["Link"] = (
+                f'<{BASE}/x?page={page + 1}&per_page={size}>; rel="next"' if more else f'<{BASE}/x?page=1>; rel="first"'
+            )
         return httpx.Response(200, json=chunk, headers=headers)
 
     clock = FakeClock()

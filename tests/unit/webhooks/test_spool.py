@@ -3,8 +3,7 @@
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import HealthCheck
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipelines.webhooks.errors import SpoolCorrupt

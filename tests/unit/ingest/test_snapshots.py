@@ -9,7 +9,7 @@ import pytest
 from pipelines.config import Secret, Settings
 from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
-from pipelines.service.errors import GraphQLError
+from pipelines.service.errors import ConfigError, GraphQLError
 
 DAY = date(2026, 11, 20)
 _REPOS = [
@@ -41,7 +41,9 @@ def _service(request: httpx.Request) -> httpx.Response:
 
 def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(_service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert result.warnings == (
@@ -54,7 +56,9 @@ def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
 
 
 def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(tmp_path):
-    many = [{"id": i, "full_name": f"acme/r{i}", "name": f"r{i}", "owner": {"login": "acme", "id": 9}} for i in range(6)]
+    many = [
+        {"id": i, "full_name": f"acme/r{i}", "name": f"r{i}", "owner": {"login": "acme", "id": 9}} for i in range(6)
+    ]
     graphql_sizes = []
 
     def service(request: httpx.Request) -> httpx.Response:
@@ -73,7 +77,9 @@ def test_graphql_timeout_halves_the_batch_like_a_502_without_rate_limit_status(t
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",), graphql_batch_size=6), day=DAY)
 
     assert graphql_sizes[:3] == [6, 3, 1]
@@ -101,8 +107,24 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
         return _service(request)
 
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
-    with ServiceClient(config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)) as client:
-        with pytest.raises(GraphQLError) as raised:
-            collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
+    with (
+        ServiceClient(
+            config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+        ) as client,
+        pytest.raises(GraphQLError) as raised,
+    ):
+        collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
     assert str(raised.value) == f"POST http://127.0.0.1:9/graphql GraphQL errors: {error['message']}"
+
+
+def test_settings_come_from_service_org_and_repos():
+    settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"))
+    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(
+        orgs=("acme",), repositories=("acme/api", "acme/web")
+    )
+
+
+def test_settings_without_an_organization_are_refused():
+    with pytest.raises(ConfigError, match="SERVICE_ORG"):
+        SnapshotSettings.from_settings(Settings())

@@ -1,24 +1,8 @@
-import graphql
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.config import Settings
 from pipelines.ingest._batch import AdaptiveBatch
-from pipelines.ingest.snapshots import SnapshotSettings
-from pipelines.service.errors import ConfigError
-from pipelines.service.repos import repository_stats_query
-
-
-def test_stats_query_declares_typed_variables_per_alias():
-    doc = graphql.parse(repository_stats_query(count=3))
-    operation = next(d for d in doc.definitions if isinstance(d, graphql.OperationDefinitionNode))
-    declared = {v.variable.name.value: graphql.print_ast(v.type) for v in operation.variable_definitions}
-    assert declared == {f"{k}{i}": "String!" for i in range(3) for k in ("owner", "name")}
-    aliases = [s.alias.value for s in operation.selection_set.selections]
-    assert aliases == ["r0", "r1", "r2"]
-    fragment = next(d for d in doc.definitions if isinstance(d, graphql.FragmentDefinitionNode))
-    assert fragment.type_condition.name.value == "Repository"
 
 
 def test_batch_halves_on_choke_and_stops_at_one():
@@ -78,13 +62,3 @@ def test_batch_size_stays_within_bounds(maximum, grow_after, outcomes):
 def test_batch_rejects_a_zero_maximum():
     with pytest.raises(ValueError):
         AdaptiveBatch(maximum=0, grow_after=1)
-
-
-def test_settings_come_from_service_org_and_repos():
-    settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"))
-    assert SnapshotSettings.from_settings(settings) == SnapshotSettings(orgs=("acme",), repositories=("acme/api", "acme/web"))
-
-
-def test_settings_without_an_organization_are_refused():
-    with pytest.raises(ConfigError, match="SERVICE_ORG"):
-        SnapshotSettings.from_settings(Settings())
