@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.transform.schema import ACTIVITY_COUNTS
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
@@ -116,30 +117,21 @@ class _Facts:
 
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
-_ACTIVITY = (
-    "user_initiated_interaction_count",
-    "code_generation_activity_count",
-    "code_acceptance_activity_count",
-    "loc_suggested_to_add_sum",
-    "loc_suggested_to_delete_sum",
-    "loc_added_sum",
-    "loc_deleted_sum",
-)
 _FACTS = (
     _Facts(
         "daily_totals", "scope, scope name and day", ("scope", "scope_name", "day"), ("scope_name", "day"),
-        (*_ACTIVITY, "daily_active_users", "weekly_active_users", "monthly_active_users",
+        (*ACTIVITY_COUNTS, "daily_active_users", "weekly_active_users", "monthly_active_users",
          "monthly_active_chat_users", "monthly_active_agent_users"),
         _AGGREGATE,
     ),
     _Facts(
         "user_daily_totals", "scope, scope name, day and user", ("scope", "scope_name", "day", "user_id"),
-        ("scope_name", "day", "user_id"), _ACTIVITY, _USER,
+        ("scope_name", "day", "user_id"), ACTIVITY_COUNTS, _USER,
     ),
     _Facts(
         "breakdowns", "scope, level, day, user, breakdown kind and keys",
         ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
-        ("scope_name", "day", "kind"), (*_ACTIVITY, "session_count", "request_count", "prompt_count"), _BOTH,
+        ("scope_name", "day", "kind"), (*ACTIVITY_COUNTS, "session_count", "request_count", "prompt_count"), _BOTH,
     ),
     _Facts(
         "agent_activity", "scope, level, day, user and agent_id",
