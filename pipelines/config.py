@@ -2,6 +2,10 @@
 
 Real environment variables win over ``.env``. Secrets are wrapped in :class:`Secret`, whose
 repr never shows the value, so a logged or printed ``Settings`` leaks nothing.
+
+Every file the pipeline keeps lives under one data home, ``METRICS_HOME`` (default
+``~/.local/share/metrics-etl``, or ``$XDG_DATA_HOME/metrics-etl``): a relative path setting is
+taken inside it, so what a run writes never depends on the directory it was started from.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -20,9 +24,10 @@ from dotenv import dotenv_values
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
-__all__ = ["DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "Secret", "Settings"]
+__all__ = ["DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "Secret", "Settings", "default_data_dir"]
 
 DEFAULT_API_VERSION = "2026-03-10"
+_APP_DIR = "metrics-etl"
 
 # Each Settings field's environment variable (the README's configuration table): `from_env`
 # reads these, and Dagster's resources name them (a secret reaches a resource only by its name).
@@ -46,6 +51,8 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "dialect": "SERVICE_DIALECT",
         "rate_limit_max_wait": "SERVICE_RATE_LIMIT_MAX_WAIT",
         "etag_cache": "SERVICE_ETAG_CACHE",
+        "home": "METRICS_HOME",
+        "dagster_home": "DAGSTER_HOME",
         "warehouse_path": "WAREHOUSE_PATH",
         "serving_path": "SERVING_PATH",
         "lake_path": "LAKE_PATH",
@@ -53,9 +60,34 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "webhook_secret": "WEBHOOK_SECRET",
         "webhook_spool_dir": "WEBHOOK_SPOOL_DIR",
         "metrics_start_day": "METRICS_START_DAY",
+        "automation": "METRICS_AUTOMATION",
+        "trailing_days": "METRICS_TRAILING_DAYS",
+        "lock_wait": "WAREHOUSE_LOCK_WAIT",
     }
 )
 SECRET_FIELDS: Final = frozenset({"token", "app_private_key", "client_secret", "webhook_secret"})
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where per-user data goes by default: ``$XDG_DATA_HOME``, else ``~/.local/share``."""
+    environ = os.environ if environ is None else environ
+    xdg = environ.get("XDG_DATA_HOME", "").strip()
+    return Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+
+
+# Each path setting's place in the home when it is not set (or set relative).
+_HOME_NAMES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "etag_cache": "http-cache.sqlite3",
+        "token_file": "token",
+        "warehouse_path": "warehouse.duckdb",
+        "serving_path": "serving.duckdb",
+        "lake_path": "lake",
+        "raw_dir": "raw",
+        "webhook_spool_dir": "spool",
+        "dagster_home": "dagster",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -76,15 +108,34 @@ class Settings:
     api_version: str = DEFAULT_API_VERSION
     dialect: str = "service"
     rate_limit_max_wait: float = 900.0
-    etag_cache: Path | None = Path("data/http-cache.sqlite3")  # None: no conditional requests
-    token_file: Path = Path("data/token")
-    warehouse_path: Path = Path("data/warehouse.duckdb")
-    serving_path: Path = Path("data/serving.duckdb")
-    lake_path: Path = Path("data/lake")
-    raw_dir: Path = Path("data/raw")
+    # Paths: a relative one is inside `home` (resolved when the settings are made).
+    home: Path = field(default_factory=lambda: default_data_dir() / _APP_DIR)
+    etag_cache: Path | None = Path(_HOME_NAMES["etag_cache"])  # None: no conditional requests
+    token_file: Path = Path(_HOME_NAMES["token_file"])
+    warehouse_path: Path = Path(_HOME_NAMES["warehouse_path"])
+    serving_path: Path = Path(_HOME_NAMES["serving_path"])
+    lake_path: Path = Path(_HOME_NAMES["lake_path"])
+    raw_dir: Path = Path(_HOME_NAMES["raw_dir"])
     webhook_secret: Secret | None = None
-    webhook_spool_dir: Path = Path("data/spool")
+    webhook_spool_dir: Path = Path(_HOME_NAMES["webhook_spool_dir"])
+    dagster_home: Path = Path(_HOME_NAMES["dagster_home"])  # the Dagster instance: run history, schedules
     metrics_start_day: date | None = None
+    automation: bool = False  # schedules and sensors start on
+    trailing_days: int = 3  # days before the newest that the daily schedule fetches again
+    lock_wait: float = 300.0  # seconds a run waits for another process's hold on the warehouse
+
+    def __post_init__(self) -> None:
+        home = self.home.expanduser().absolute()
+        object.__setattr__(self, "home", home)
+        for name in _HOME_NAMES:
+            value: Path | None = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, home / value.expanduser())
+
+    @property
+    def logs_dir(self) -> Path:
+        """One log file per `metrics-etl` run (Dagster keeps its own under `dagster_home`)."""
+        return self.home / "logs"
 
     @property
     def scopes(self) -> tuple[tuple[Scope, str], ...]:
@@ -108,8 +159,14 @@ class Settings:
         return self.base_url
 
     @classmethod
-    def from_env(cls, *, environ: Mapping[str, str] | None = None, dotenv_path: Path | None = None) -> Settings:
-        """Read the settings; ``environ`` defaults to ``os.environ`` plus ``.env`` (cwd)."""
+    def from_env(
+        cls, *, environ: Mapping[str, str] | None = None, dotenv_path: Path | None = None, home: Path | None = None
+    ) -> Settings:
+        """Read the settings; ``environ`` defaults to ``os.environ`` plus ``.env`` (cwd).
+
+        ``home``, when given (the CLI's ``--home``), wins over ``METRICS_HOME``.
+        """
+        data_dir = default_data_dir(environ)
         if environ is None:
             environ = os.environ
             dotenv_path = dotenv_path or Path(".env")
@@ -117,7 +174,9 @@ class Settings:
         if dotenv_path is not None and dotenv_path.is_file():
             env.update({k: v for k, v in dotenv_values(dotenv_path).items() if v is not None})
         env.update(environ)
-        return _parse(env)
+        if home is not None:
+            env[ENV_VARS["home"]] = str(home)
+        return _parse(env, default_home=data_dir / _APP_DIR)
 
     def service_config(self) -> ServiceConfig:
         """The service client's configuration: an app installation if one is set, else the token."""
@@ -171,12 +230,42 @@ def _scope_names(values: Mapping[str, str], field: str) -> tuple[str, ...]:
     return names
 
 
-def _parse(env: Mapping[str, str]) -> Settings:
+def _flag(values: Mapping[str, str], field: str) -> bool:
+    value = (_text(values, field) or "off").lower()
+    if value not in _FLAGS:
+        raise ConfigError(f"{ENV_VARS[field]} must be on or off, not {value!r}")
+    return _FLAGS[value]
+
+
+_FLAGS: Final = MappingProxyType(
+    {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
+)
+
+
+def _number(values: Mapping[str, str], field: str, default: float, what: str) -> float:
+    value = _text(values, field)
+    try:
+        number = float(value) if value else default
+    except ValueError:
+        raise ConfigError(f"{ENV_VARS[field]} must be {what}, not {value!r}") from None
+    if number < 0:
+        raise ConfigError(f"{ENV_VARS[field]} must be {what}, not {value!r}")
+    return number
+
+
+def _path(values: Mapping[str, str], field: str, home: Path) -> Path:
+    """A path setting: given (``~`` expanded, relative ones inside the home) or its default place."""
+    return home / Path(_text(values, field) or _HOME_NAMES[field]).expanduser()
+
+
+def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
     # Keyed by field from here on; messages name the variable through ENV_VARS.
     values = {field: env[name] for field, name in ENV_VARS.items() if name in env}
+    home_text = _text(values, "home")
+    home = (Path(home_text).expanduser() if home_text else default_home).absolute()
     base_url = _text(values, "base_url")
     base_url = base_url.rstrip("/") if base_url else None
-    token_file = Path(_text(values, "token_file") or "data/token")
+    token_file = _path(values, "token_file", home)
     token = _secret(values, "token") or _read_token_file(token_file)
     private_key = _secret(values, "app_private_key")
     key_text = _text(values, "app_private_key_path")
@@ -186,12 +275,10 @@ def _parse(env: Mapping[str, str]) -> Settings:
             private_key = Secret(key_path.read_text())
         except OSError as exc:
             raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
-    max_wait = _text(values, "rate_limit_max_wait")
     start = _text(values, "metrics_start_day")
-    try:
-        max_wait_value = float(max_wait) if max_wait else 900.0
-    except ValueError:
-        raise ConfigError(f"{ENV_VARS['rate_limit_max_wait']} must be a number of seconds") from None
+    trailing = _number(values, "trailing_days", 3, "a whole number of days")
+    if trailing != int(trailing):
+        raise ConfigError(f"{ENV_VARS['trailing_days']} must be a whole number of days, not {trailing}")
     try:
         start_day = date.fromisoformat(start) if start else None
     except ValueError:
@@ -212,16 +299,21 @@ def _parse(env: Mapping[str, str]) -> Settings:
         repos=_list(values, "repos"),
         api_version=_text(values, "api_version") or DEFAULT_API_VERSION,
         dialect=_text(values, "dialect") or "service",
-        rate_limit_max_wait=max_wait_value,
-        etag_cache=Path(_text(values, "etag_cache") or "data/http-cache.sqlite3"),
+        rate_limit_max_wait=_number(values, "rate_limit_max_wait", 900.0, "a number of seconds"),
+        home=home,
+        etag_cache=_path(values, "etag_cache", home),
         token_file=token_file,
-        warehouse_path=Path(_text(values, "warehouse_path") or "data/warehouse.duckdb"),
-        serving_path=Path(_text(values, "serving_path") or "data/serving.duckdb"),
-        lake_path=Path(_text(values, "lake_path") or "data/lake"),
-        raw_dir=Path(_text(values, "raw_dir") or "data/raw"),
+        warehouse_path=_path(values, "warehouse_path", home),
+        serving_path=_path(values, "serving_path", home),
+        lake_path=_path(values, "lake_path", home),
+        raw_dir=_path(values, "raw_dir", home),
         webhook_secret=_secret(values, "webhook_secret"),
-        webhook_spool_dir=Path(_text(values, "webhook_spool_dir") or "data/spool"),
+        webhook_spool_dir=_path(values, "webhook_spool_dir", home),
+        dagster_home=_path(values, "dagster_home", home),
         metrics_start_day=start_day,
+        automation=_flag(values, "automation"),
+        trailing_days=int(trailing),
+        lock_wait=_number(values, "lock_wait", 300.0, "a number of seconds"),
     )
 
 

@@ -9,23 +9,18 @@ import dagster as dg
 
 from pipelines._memory import bound_malloc_arenas
 from pipelines.config import Settings
-from pipelines.defs.audit.automation import audit_job, warehouse_audit_schedule
+from pipelines.defs._automation import Automation
+from pipelines.defs.audit.automation import audit_job, build_audit_automation
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.events.assets import webhook_deliveries
-from pipelines.defs.events.automation import events_job, snapshot_refresh_sensor, webhook_spool_sensor
+from pipelines.defs.events.automation import build_events_automation, events_job
 from pipelines.defs.partitions import snapshot_days, usage_days
 from pipelines.defs.resources import build_resources
 from pipelines.defs.serving.assets import serving_copy
 from pipelines.defs.snapshots.assets import build_snapshot_assets
-from pipelines.defs.snapshots.automation import snapshots_daily_schedule, snapshots_job
+from pipelines.defs.snapshots.automation import build_snapshot_automation, snapshots_job
 from pipelines.defs.usage.assets import build_usage_assets
-from pipelines.defs.usage.automation import (
-    report_availability_sensor,
-    usage_daily_job,
-    usage_daily_schedule,
-    usage_latest_job,
-    usage_latest_schedule,
-)
+from pipelines.defs.usage.automation import build_usage_automation, usage_daily_job, usage_latest_job
 
 __all__ = ["build_definitions", "defs"]
 
@@ -38,6 +33,8 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
     variable: Dagster resolves secrets there at run time and never stores their values.
     """
     start = start_day or settings.start_day(today=datetime.now(UTC).date())
+    automation = Automation(running=settings.automation, trailing_days=settings.trailing_days)
+    usage_schedules, usage_sensors = build_usage_automation(automation)
     return dg.Definitions(
         assets=[
             *build_usage_assets(usage_days(start=start)),
@@ -47,8 +44,8 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
         ],
         asset_checks=[warehouse_audit],
         jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job],
-        schedules=[usage_daily_schedule, usage_latest_schedule, snapshots_daily_schedule, warehouse_audit_schedule],
-        sensors=[report_availability_sensor, webhook_spool_sensor, snapshot_refresh_sensor],
+        schedules=[*usage_schedules, build_snapshot_automation(automation), build_audit_automation(automation)],
+        sensors=[*usage_sensors, *build_events_automation(automation)],
         resources=build_resources(settings),
     )
 

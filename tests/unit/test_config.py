@@ -83,8 +83,48 @@ def test_private_key_is_read_from_its_path(tmp_path: Path) -> None:
         ("SERVICE_RATE_LIMIT_MAX_WAIT", "soon"),
         ("METRICS_START_DAY", "yesterday"),
         ("SERVICE_APP_PRIVATE_KEY_PATH", "/nonexistent/k"),
+        ("METRICS_AUTOMATION", "sometimes"),
+        ("METRICS_TRAILING_DAYS", "2.5"),
+        ("WAREHOUSE_LOCK_WAIT", "-1"),
     ],
 )
 def test_bad_values_raise_config_error_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env(environ={name: value})
+
+
+def test_every_path_is_inside_the_home_whatever_the_working_directory(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir("/")
+    settings = Settings.from_env(environ={"METRICS_HOME": str(tmp_path / "home"), "RAW_DIR": "archive"})
+    home = tmp_path / "home"
+    assert settings.home == home
+    assert settings.warehouse_path == home / "warehouse.duckdb"
+    assert settings.serving_path == home / "serving.duckdb"
+    assert settings.lake_path == home / "lake"
+    assert settings.raw_dir == home / "archive", "a relative setting is inside the home"
+    assert settings.webhook_spool_dir == home / "spool"
+    assert settings.etag_cache == home / "http-cache.sqlite3"
+    assert settings.token_file == home / "token"
+    assert settings.dagster_home == home / "dagster"
+    assert settings.logs_dir == home / "logs"
+
+
+def test_the_default_home_is_the_users_data_directory(tmp_path: Path) -> None:
+    settings = Settings.from_env(environ={"XDG_DATA_HOME": str(tmp_path)})
+    assert settings.home == tmp_path / "metrics-etl"
+    assert Settings.from_env(environ={}).home == Path.home() / ".local" / "share" / "metrics-etl"
+
+
+def test_an_absolute_path_setting_stays_where_it_is_and_the_cli_home_wins(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        environ={"METRICS_HOME": str(tmp_path / "a"), "WAREHOUSE_PATH": str(tmp_path / "elsewhere.duckdb")},
+        home=tmp_path / "b",
+    )
+    assert settings.home == tmp_path / "b"
+    assert settings.warehouse_path == tmp_path / "elsewhere.duckdb"
+
+
+def test_automation_and_trailing_days_are_settings() -> None:
+    settings = Settings.from_env(environ={"METRICS_AUTOMATION": "on", "METRICS_TRAILING_DAYS": "5"})
+    assert settings.automation is True and settings.trailing_days == 5
+    assert Settings.from_env(environ={}).automation is False

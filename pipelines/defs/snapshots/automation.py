@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from pipelines.defs._automation import Automation
 from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
 
 SNAPSHOT_JOB = "snapshots_job"
@@ -13,7 +14,16 @@ snapshots_job = dg.define_asset_job(
 )
 
 
-@dg.schedule(job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC")
-def snapshots_daily_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-    day = context.scheduled_execution_time.date().isoformat()
-    return dg.RunRequest(run_key=day, partition_key=day)
+def build_snapshot_automation(automation: Automation) -> dg.ScheduleDefinition:
+    """The daily snapshot schedule, on or off by default as `automation` says."""
+
+    @dg.schedule(
+        job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC",
+        default_status=automation.schedule_status,
+        description="05:00 UTC: today's snapshot of repositories, counts, issues and members.",
+    )
+    def snapshots_daily_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+        day = context.scheduled_execution_time.date().isoformat()
+        return dg.RunRequest(run_key=day, partition_key=day)
+
+    return snapshots_daily_schedule

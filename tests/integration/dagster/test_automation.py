@@ -2,8 +2,11 @@ from datetime import UTC, datetime, timedelta
 
 import dagster as dg
 
+from pipelines.defs._automation import Automation
 from pipelines.defs.resources import ServiceResource
-from pipelines.defs.usage.automation import report_availability_sensor, usage_daily_schedule
+from pipelines.defs.usage.automation import build_usage_automation
+
+(usage_daily_schedule, _), (report_availability_sensor,) = build_usage_automation(Automation())
 
 
 def test_schedule_requests_the_newest_day_and_the_trailing_days_that_may_change():
@@ -13,10 +16,10 @@ def test_schedule_requests_the_newest_day_and_the_trailing_days_that_may_change(
     assert len({r.run_key for r in requests}) == 4
 
 
-def test_schedule_trailing_days_are_configurable(monkeypatch):
-    monkeypatch.setenv("METRICS_TRAILING_DAYS", "1")
+def test_schedule_trailing_days_are_configurable():
+    (schedule, _), _ = build_usage_automation(Automation(trailing_days=1))
     context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 6, tzinfo=UTC))
-    assert [r.partition_key for r in usage_daily_schedule(context)] == ["2026-11-18", "2026-11-19"]
+    assert [r.partition_key for r in schedule(context)] == ["2026-11-18", "2026-11-19"]
 
 
 def _tick(service: ServiceResource, cursor: str | None):

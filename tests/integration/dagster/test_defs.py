@@ -90,6 +90,16 @@ def test_the_graph_is_every_asset_check_job_schedule_and_sensor_named_here():
     assert {(s.name, tuple(sorted(t.job_name for t in s.targets))) for s in repo.sensor_defs} == SENSORS
 
 
+def test_every_schedule_and_sensor_says_what_it_does_and_starts_off_unless_automation_is_on():
+    off = build_definitions(Settings(), start_day=date(2026, 1, 1)).get_repository_def()
+    on = build_definitions(Settings(automation=True), start_day=date(2026, 1, 1)).get_repository_def()
+    for definition in (*off.schedule_defs, *off.sensor_defs):
+        assert definition.description and len(definition.description) > 20, definition.name
+        assert definition.default_status.value == "STOPPED", definition.name
+    for definition in (*on.schedule_defs, *on.sensor_defs):
+        assert definition.default_status.value == "RUNNING", definition.name
+
+
 def test_the_lazy_entry_point_builds_the_same_graph_from_the_environment(pipeline_env):
     graph = defs().resolve_asset_graph()
     assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS

@@ -11,11 +11,14 @@ import pytest
 
 from pipelines.config import Secret, Settings
 from pipelines.definitions import build_definitions
-from pipelines.defs.events.automation import snapshot_refresh_sensor, webhook_spool_sensor
+from pipelines.defs._automation import Automation
+from pipelines.defs.events.automation import build_events_automation
 from pipelines.defs.resources import StorageResource
 from pipelines.service import ServiceClient
 from pipelines.service.repos import create_issue, create_pull_request
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
+
+webhook_spool_sensor, snapshot_refresh_sensor = build_events_automation(Automation())
 
 
 def _wait_for_deliveries(emu, count: int) -> None:
