@@ -6,6 +6,9 @@ repr never shows the value, so a logged or printed ``Settings`` leaks nothing.
 Every file the pipeline keeps lives under one data home, ``METRICS_HOME`` (default
 ``~/.local/share/metrics-etl``, or ``$XDG_DATA_HOME/metrics-etl``): a relative path setting is
 taken inside it, so what a run writes never depends on the directory it was started from.
+
+Long because it is the one place that names, parses and checks every setting; splitting the
+parsers from the fields they fill would put each setting's rule in two places.
 """
 
 from __future__ import annotations

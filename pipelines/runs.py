@@ -6,6 +6,8 @@ import logging
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 import duckdb
 
+from pipelines.instance import open_instance
 from pipelines.warehouse.sql import run_sql
 
 if TYPE_CHECKING:
@@ -29,6 +32,35 @@ _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
+class _Progress(logging.Handler):
+    """Our own lines during a run (e.g. waiting for the warehouse), each on a line of its own
+    under the run's progress line, which is written again once they are done."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__(logging.INFO)
+        self.out = out
+        self.interrupted = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # The first line ends the open progress line; each line is whole once written.
+        self.out.write(("" if self.interrupted else "\n") + f"    {record.getMessage()}\n")
+        self.out.flush()
+        self.interrupted = True
+
+
+@contextmanager
+def _progress(out: TextIO) -> Iterator[_Progress]:
+    handler = _Progress(out)
+    logger = logging.getLogger("metrics_etl")
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
 class RunFailed(Exception):
     """A job run failed; the message names the run, the step and the error."""
 
@@ -39,11 +71,6 @@ class RunPlan:
     last_day: date  # before first_day: no daily reports (e.g. only today was asked for)
     latest_28_day: bool = True
     snapshots: bool = True
-
-
-def _instance() -> dg.DagsterInstance:
-    # With DAGSTER_HOME set, runs appear in `dagster dev`'s history; otherwise they are ephemeral.
-    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
 
 
 def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
@@ -175,7 +202,10 @@ def _execute(
     started = time.monotonic()
     out.write(f"  {label} … ")
     out.flush()
-    result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET, **kwargs)
+    with _progress(out) as progress:
+        result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET, **kwargs)
+    if progress.interrupted:
+        out.write(f"  {label} … ")
     log.write(label, result, instance)
     if not result.success:
         out.write("failed\n")
@@ -193,8 +223,14 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
     from pipelines.definitions import build_definitions
 
     defs = build_definitions(settings, start_day=start_day)
-    instance = _instance()
-    log = RunLog(settings.warehouse_path.parent / "logs")
+    # The instance the UI and the daemon read: every run made here is in their history.
+    with open_instance(settings) as instance:
+        _run_plan(plan, defs=defs, instance=instance, log=RunLog(settings.logs_dir), out=out)
+
+
+def _run_plan(
+    plan: RunPlan, *, defs: dg.Definitions, instance: dg.DagsterInstance, log: RunLog, out: TextIO
+) -> None:
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:

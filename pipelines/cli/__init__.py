@@ -73,7 +73,13 @@ def _say(line: str, code: int) -> int:
     # A fixed width: help reads the same in any terminal, and the docs test reads it whole.
     context_settings={"help_option_names": ["-h", "--help"], "terminal_width": 100, "show_default": True},
 )
-def cli() -> None:
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The data home: warehouse, lake, serving database, raw files, spool, logs and the Dagster "
+    "instance.  [default: METRICS_HOME, else ~/.local/share/metrics-etl]",
+)
+def cli(home: Path | None) -> None:
     """Land a code-hosting platform's AI-assistant usage reports, repositories, issues and members
     in a DuckDB warehouse, through Dagster."""
     from dotenv import load_dotenv

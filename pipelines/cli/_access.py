@@ -8,16 +8,8 @@ from datetime import UTC, datetime
 
 import click
 
-from pipelines.cli._base import Failed
-from pipelines.config import Settings
+from pipelines.cli._base import Failed, load_settings
 from pipelines.service import AccessProblem, Budget, ConfigError, ServiceClient, ServiceError, check_access, oauth_login
-
-
-def _settings() -> Settings:
-    try:
-        return Settings.from_env()
-    except ConfigError as exc:
-        raise Failed(f"configuration: {exc}") from None
 
 
 @click.command()
@@ -27,7 +19,7 @@ def check() -> int:
     Prints one line per problem (exit 1), or one OK line naming what is readable and the
     rate-limit budget.
     """
-    settings = _settings()
+    settings = load_settings()
     problems: list[str] = []
     if settings.token is None and not settings.uses_app:
         problems.append(
@@ -82,7 +74,7 @@ def _budget_text(budget: Budget | None) -> str:
 @click.command()
 def login() -> None:
     """OAuth login on a loopback redirect; stores the token owner-only at SERVICE_TOKEN_FILE."""
-    settings = _settings()
+    settings = load_settings()
     required = (
         ("SERVICE_OAUTH_URL (or SERVICE_BASE_URL)", settings.oauth_url),
         ("SERVICE_CLIENT_ID", settings.client_id),

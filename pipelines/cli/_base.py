@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from pipelines.config import Settings
 
 
 class Failed(click.ClickException):
@@ -42,3 +47,21 @@ class _Day(click.ParamType[date, "str | date"]):
 
 
 DAY = _Day()
+
+
+def home_option() -> Path | None:
+    """The root's `--home`, when it was given."""
+    ctx = click.get_current_context(silent=True)
+    home = ctx.find_root().params.get("home") if ctx else None
+    return Path(home) if home else None
+
+
+def load_settings() -> Settings:
+    """The settings of the environment and `.env`, in the root's `--home` if given; a bad one is one line."""
+    from pipelines.config import Settings
+    from pipelines.service.errors import ConfigError
+
+    try:
+        return Settings.from_env(home=home_option())
+    except ConfigError as exc:
+        raise Failed(f"configuration: {exc}") from None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli._base import Failed
+from pipelines.cli._base import Failed, load_settings
 
 if TYPE_CHECKING:
     from pipelines.bi import BiSources, Format
@@ -17,21 +17,21 @@ _OUT = click.Path(dir_okay=False, path_type=Path)
 
 def _sources() -> BiSources:
     from pipelines.bi import BiSources
-    from pipelines.config import Settings
 
-    return BiSources.from_settings(Settings.from_env())
+    return BiSources.from_settings(load_settings())
 
 
 @click.command()
-@click.option("--out", type=_OUT, default=Path("data/report.html"), help="Where the page goes.")
-def report(out: Path) -> None:
+@click.option("--out", type=_OUT, help="Where the page goes.  [default: report.html in the data home]")
+def report(out: Path | None) -> None:
     """Write a self-contained HTML page of agent adoption."""
-    from pipelines.bi import BiError
+    from pipelines.bi import BiError, BiSources
     from pipelines.page import write_page
     from pipelines.service.errors import ConfigError
 
+    settings = load_settings()
     try:
-        path = write_page(sources=_sources(), out=out)
+        path = write_page(sources=BiSources.from_settings(settings), out=out or settings.home / "report.html")
     except (BiError, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(f"report: {path.resolve()}")

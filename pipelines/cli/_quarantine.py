@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from pipelines.cli._base import DAY, Failed, Refused
+from pipelines.cli._base import DAY, Failed, Refused, load_settings
 
 if TYPE_CHECKING:
     from pipelines.warehouse.quarantine import QuarantinedLine, Selection
@@ -142,9 +142,7 @@ def _selection(*, day: date | None, start: date | None, end: date | None, scope_
 
 
 def _warehouse_path() -> Path:
-    from pipelines.config import Settings
-
-    return Settings.from_env().warehouse_path
+    return load_settings().warehouse_path
 
 
 def _utc(moment: datetime) -> str:

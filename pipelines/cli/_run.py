@@ -11,13 +11,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli._base import DAY, Failed, Refused
+from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
 
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
 _DEMO_DAYS = 35
-_DEMO_DATA = Path("data/demo")  # the demo's own files: its HTTP cache and the emulator's token
+_DEMO_HOME = "metrics-etl-demo"  # beside the default data home, never inside a deployment's
+_FIRST_QUERY = (
+    "SELECT scope, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
+    "WHERE period_index = 0 ORDER BY agent_job_starts DESC"
+)
 
 
 def _run_days(*, day: date | None, start: date | None, end: date | None, today: date) -> tuple[date, date] | str:
@@ -49,7 +53,6 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
               help="Take today's repository, issue and member snapshot, or skip it.")
 def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> None:
     """Run the jobs against the configured service, through Dagster."""
-    from pipelines.config import Settings
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
 
@@ -58,8 +61,8 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     if isinstance(days, str):
         raise Refused(days)
     first, last = days
+    settings = load_settings()
     try:
-        settings = Settings.from_env()
         settings.require_base_url()
         if settings.metrics_start_day and first < settings.metrics_start_day:
             raise Refused(f"{first} is before METRICS_START_DAY {settings.metrics_start_day}")
@@ -82,54 +85,57 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
 @click.option("--repos", type=int, default=12, help="Repositories of the emulated organization.")
 @click.option("--seed", type=int, default=42, help="Seed of everything the emulator generates.")
 def demo(days: int, users: int, repos: int, seed: int) -> None:
-    """Start the emulator and run every asset for the last 35 days."""
+    """Start the emulator and run every asset for the last 35 days, in the demo's own data home.
+
+    The demo's home is ~/.local/share/metrics-etl-demo (or the root's --home): never the
+    deployment's METRICS_HOME, so demo data cannot mix with real data.
+    """
     from emulator import EmulatorConfig, running_emulator
     from pipelines.bi import BiSources
+    from pipelines.config import default_data_dir
     from pipelines.page import write_page
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ConfigError
 
+    home = (home_option() or default_data_dir() / _DEMO_HOME).expanduser().absolute()
+    if home == load_settings().home and home_option() is None:
+        raise Refused(f"the demo's home {home} is METRICS_HOME: give the demo another one with --home")
     today = date.today()
     plan = RunPlan(first_day=today - timedelta(days=days), last_day=today - timedelta(days=1))
     config = EmulatorConfig(seed=seed, users=users, repos=repos, history_days=max(60, days + 5))
     with running_emulator(config) as emu:
         click.echo(f"emulator: {emu.base_url} (seed {seed}, {users} users, {repos} repositories)")
+        click.echo(f"demo data home: {home}")
         try:
-            settings = _demo_settings(emu.credentials, first_day=plan.first_day)
+            settings = _demo_settings(emu.credentials, home=home, first_day=plan.first_day)
             run_plan(plan, settings=settings, start_day=plan.first_day, out=sys.stdout)
         except (RunFailed, ConfigError) as exc:
             raise Failed(str(exc)) from None
     summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
-    page = write_page(sources=BiSources.from_settings(settings), out=Path("data/report.html"))
-    click.echo(f"\nreport: {page.resolve()}  (agent adoption at a glance; `metrics-etl report` rewrites it)")
+    page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
+    click.echo(f"\nreport: {page}  (agent adoption at a glance; `metrics-etl --home {home} report` rewrites it)")
+    click.echo(f'query it: metrics-etl --home {home} sql "{_FIRST_QUERY}"')
 
 
-def _demo_settings(creds: Mapping[str, str], *, first_day: date) -> Settings:
-    """The emulator as the service; the storage paths the user has set, or their defaults.
+def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:
+    """The emulator as the service, every file in the demo's home (none from the environment).
 
     The emulator's token goes through the token file, never the environment: the runs read it
     there as they read a token `metrics-etl login` stored.
     """
     from pipelines.config import Settings
 
-    storage = Settings.from_env()
-    token_file = _DEMO_DATA / "token"
-    _write_owner_only(token_file, creds["token"])
-    return Settings(
+    settings = Settings(
         base_url=creds["base_url"],
         graphql_url=creds["graphql_url"],
         oauth_url=creds["oauth_url"],
-        token_file=token_file,
+        home=home,
         orgs=(creds["org"],),
         enterprises=(creds["enterprise"],),
-        etag_cache=_DEMO_DATA / "http-cache.sqlite3",
-        warehouse_path=storage.warehouse_path,
-        serving_path=storage.serving_path,
-        lake_path=storage.lake_path,
-        raw_dir=storage.raw_dir,
-        webhook_spool_dir=storage.webhook_spool_dir,
         metrics_start_day=first_day,
     )
+    _write_owner_only(settings.token_file, creds["token"])
+    return settings
 
 
 def _write_owner_only(path: Path, text: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from pipelines.cli._base import Refused
+from pipelines.cli._base import Refused, load_settings
 
 
 @click.group()
@@ -26,7 +26,6 @@ def webhooks() -> None:
 @click.option("--refusal-log-interval", type=float, help="Seconds between log lines counting one kind of refusal.")
 def serve(host: str, port: int, **limits: float | None) -> None:
     """Accept deliveries at POST /webhooks into the spool."""
-    from pipelines.config import Settings
     from pipelines.service.errors import ConfigError
     from pipelines.webhooks.app import ReceiverConfig
     from pipelines.webhooks.app import serve as serve_receiver
@@ -34,7 +33,7 @@ def serve(host: str, port: int, **limits: float | None) -> None:
 
     given = {name: value for name, value in limits.items() if value is not None}
     try:
-        config = ReceiverConfig.from_settings(Settings.from_env(), **given)
+        config = ReceiverConfig.from_settings(load_settings(), **given)
     except (ConfigError, WebhookConfigError) as exc:
         raise Refused(str(exc)) from None
     serve_receiver(config=config, host=host, port=port)

@@ -22,6 +22,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.config import ENV_VARS, SECRET_FIELDS, Secret, Settings
 from pipelines.service import ConfigError, ServiceClient
 from pipelines.warehouse import migrate
+from pipelines.warehouse.lock import connect_for_writing
 
 __all__ = ["ServiceResource", "StorageResource", "WarehouseResource", "build_resources"]
 
@@ -61,10 +62,11 @@ class ServiceResource(dg.ConfigurableResource["ServiceResource"]):
 class StorageResource(dg.ConfigurableResource["StorageResource"]):
     """Files beside the warehouse: the raw report archive, the webhook spool, the lake and the serving database."""
 
-    raw_dir: str = "data/raw"
-    webhook_spool_dir: str = "data/spool"
-    serving_path: str = "data/serving.duckdb"
-    lake_path: str = "data/lake"
+    # build_resources always gives all four (absolute, inside the data home).
+    raw_dir: str
+    webhook_spool_dir: str
+    serving_path: str
+    lake_path: str
 
     @property
     def raw_path(self) -> Path:
@@ -81,17 +83,26 @@ _migrating = threading.Lock()
 
 
 class WarehouseResource(DuckDBResource):
-    """The DuckDB warehouse, migrated once per process before its first connection is handed out."""
+    """The DuckDB warehouse, migrated once per process before its first connection is handed out.
+
+    A connection waits up to `lock_wait` seconds for another process's hold on the file, and
+    says so (DuckDBResource's own retry waits up to 100 s, silently).
+    """
+
+    lock_wait: float = 300.0
 
     @contextmanager
     def get_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with super().get_connection() as conn:
+        conn = connect_for_writing(self.database, config=self.connection_config, wait=self.lock_wait)
+        try:
             path = str(Path(self.database).resolve())
             with _migrating:
                 if path not in _migrated:
                     migrate(conn)
                     _migrated.add(path)
             yield conn
+        finally:
+            conn.close()
 
 
 def _text(value: object) -> str | None:
@@ -157,6 +168,7 @@ def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any
         # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to
         # <warehouse>.tmp beside the warehouse instead of failing.
         "warehouse": WarehouseResource(
-            database=str(settings.warehouse_path), connection_config={"memory_limit": _MEMORY_LIMIT}
+            database=str(settings.warehouse_path), connection_config={"memory_limit": _MEMORY_LIMIT},
+            lock_wait=settings.lock_wait,
         ),
     }

@@ -178,6 +178,7 @@ def pipeline_env(emulator: Emulator, place: Emulated, *, first_day: str, **overr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WEBHOOK_", "DAGSTER_", "METRICS_"))}
     env |= environ_for(emulator, SERVICE_ENTERPRISE=emulator.credentials["enterprise"])
     env |= {
+        "METRICS_HOME": str(place.root),
         "SERVICE_ETAG_CACHE": str(place.root / "http-cache.sqlite3"),
         "SERVICE_TOKEN_FILE": str(place.root / "token"),
         "WAREHOUSE_PATH": str(place.warehouse),

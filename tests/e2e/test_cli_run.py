@@ -17,8 +17,9 @@ CLI = str(Path(sys.executable).parent / "metrics-etl")
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Every file under `tmp_path`; `extra` names the service (`environ_for`) and overrides."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
     env.update(
+        METRICS_HOME=str(tmp_path),
         WAREHOUSE_PATH=str(tmp_path / "w.duckdb"),
         RAW_DIR=str(tmp_path / "raw"),
         SERVING_PATH=str(tmp_path / "serving.duckdb"),

@@ -24,7 +24,8 @@ def serving(tmp_path_factory):
 
 
 def _cli(*args: str, serving: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SERVING_PATH": str(serving), "WAREHOUSE_PATH": str(cwd / "absent.duckdb")}
+    env = {**os.environ, "METRICS_HOME": str(cwd), "SERVING_PATH": str(serving),
+           "WAREHOUSE_PATH": str(cwd / "absent.duckdb")}
     return subprocess.run(
         [sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
     )
@@ -47,10 +48,10 @@ def _dump_dom(page: Path, profile: Path) -> str:
     return done.stdout
 
 
-def test_report_writes_a_self_contained_page_to_the_default_path(serving, tmp_path):
+def test_report_writes_a_self_contained_page_to_the_default_path_in_the_home(serving, tmp_path):
     done = _cli("report", serving=serving, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    html = (tmp_path / "data" / "report.html").read_text()
+    html = (tmp_path / "report.html").read_text()
     assert "<script" not in html
     # No fetches: the only URL is the SVG namespace.
     assert set(re.findall(r"https?://[^\"' )]+", html)) == {"http://www.w3.org/2000/svg"}

@@ -51,7 +51,8 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
             create_pull_request(client, owner=owner, name=name, title="pin agent", head="topic", base="main")
         _wait_for_deliveries(emulator, before + 2)
 
-    storage = StorageResource(webhook_spool_dir=str(spool))
+    storage = build_definitions(Settings.from_env()).resources["storage"]
+    assert isinstance(storage, StorageResource) and storage.spool_path == spool
     with dg.build_sensor_context(instance=instance, resources={"storage": storage}) as context:
         tick = webhook_spool_sensor(context)
     assert len(tick.run_requests) == 1

@@ -99,9 +99,22 @@ def test_dotenv_is_loaded_without_overriding_variables_already_set(
 def test_the_demo_passes_the_emulator_token_in_an_owner_only_file(runner: CliRunner, tmp_path: Path) -> None:
     creds = {"base_url": "http://127.0.0.1:9", "graphql_url": "http://127.0.0.1:9/graphql",
              "oauth_url": "http://127.0.0.1:9", "token": "emulator-token", "org": "acme", "enterprise": "acme-corp"}
-    settings = _demo_settings(creds, first_day=date(2026, 10, 1))
+    settings = _demo_settings(creds, home=tmp_path / "demo", first_day=date(2026, 10, 1))
     assert settings.token is None and settings.base_url == "http://127.0.0.1:9"
     assert settings.orgs == ("acme",) and settings.enterprises == ("acme-corp",)
-    path = tmp_path / settings.token_file
+    path = settings.token_file
+    assert path == tmp_path / "demo" / "token", "every demo file is in the demo's home"
+    assert settings.warehouse_path == tmp_path / "demo" / "warehouse.duckdb"
+    assert settings.dagster_home == tmp_path / "demo" / "dagster"
     assert path.read_text() == "emulator-token" and stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "emulator-token" not in repr(settings) and "SERVICE_TOKEN" not in os.environ
+
+
+def test_the_demo_never_uses_the_deployments_home(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("METRICS_HOME", str(tmp_path / "metrics-etl-demo"))
+    result = runner.invoke(cli, ["demo"])
+    assert result.exit_code == 2
+    assert "is METRICS_HOME: give the demo another one with --home" in result.output

@@ -1,0 +1,81 @@
+"""Opening the warehouse for writing while another process may hold it.
+
+DuckDB lets one process write a database file; a second one fails at once with a lock error.
+A run started while another run (or `dagster dev`, or a quarantine clear) writes waits for it,
+saying so on the `metrics_etl.warehouse` logger: whom it waits for (DuckDB names the holder's
+PID), for how long so far, and how long it will wait before giving up.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+__all__ = ["WarehouseLocked", "connect_for_writing", "is_lock_error"]
+
+_LOG = logging.getLogger("metrics_etl.warehouse")
+_LOCKED = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
+_HOLDER = re.compile(r"held in (?P<program>\S+) \(PID (?P<pid>\d+)\)")
+_POLL = 0.5  # seconds between attempts: a run that ends is followed within half a second
+_SAY_EVERY = 10.0  # seconds between "still waiting" lines
+
+
+class WarehouseLocked(Exception):
+    """The warehouse stayed held by another process for the whole wait."""
+
+
+def is_lock_error(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.Error) and bool(_LOCKED.search(str(exc)))
+
+
+def _holder(exc: BaseException) -> str:
+    found = _HOLDER.search(str(exc))
+    if not found:
+        return "another process"
+    return f"process {found['pid']} ({Path(found['program']).name})"
+
+
+def connect_for_writing(
+    path: str | Path,
+    *,
+    config: Mapping[str, Any],
+    wait: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> duckdb.DuckDBPyConnection:
+    """A read-write connection, waiting up to `wait` seconds while another process holds the file.
+
+    Raises WarehouseLocked (naming the holder and the wait) when it is still held after `wait`.
+    """
+    started = clock()
+    said_at: float | None = None
+    while True:
+        try:
+            conn = duckdb.connect(str(path), read_only=False, config=dict(config))
+        except duckdb.Error as exc:
+            if not is_lock_error(exc):
+                raise
+            waited = clock() - started
+            holder = _holder(exc)
+            if waited >= wait:
+                raise WarehouseLocked(
+                    f"the warehouse {path} is held by {holder}, a running metrics-etl or dagster run: "
+                    f"waited {waited:.0f} s (WAREHOUSE_LOCK_WAIT={wait:g}); run again when it ends"
+                ) from None
+            if said_at is None or clock() - said_at >= _SAY_EVERY:
+                _LOG.warning(
+                    "waiting for the warehouse: %s holds %s for writing (waited %.0f s, giving up after %g s)",
+                    holder, path, waited, wait,
+                )
+                said_at = clock()
+            sleep(min(_POLL, max(wait - waited, 0.01)))
+            continue
+        if said_at is not None:
+            _LOG.warning("got the warehouse after waiting %.0f s", clock() - started)
+        return conn
