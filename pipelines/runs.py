@@ -33,11 +33,11 @@ _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 class _Progress(logging.Handler):
-    """Our own lines during a run (e.g. waiting for the warehouse), each on a line of its own
-    under the run's progress line, which is written again once they are done."""
+    """Our own warnings during a run (e.g. waiting for the warehouse or for the rate limit), each
+    on a line of its own under the run's progress line, which is written again once they are done."""
 
     def __init__(self, out: TextIO) -> None:
-        super().__init__(logging.INFO)
+        super().__init__(logging.WARNING)
         self.out = out
         self.interrupted = False
 
@@ -51,10 +51,8 @@ class _Progress(logging.Handler):
 @contextmanager
 def _progress(out: TextIO) -> Iterator[_Progress]:
     handler = _Progress(out)
-    logger = logging.getLogger("metrics_etl")
+    logger = logging.getLogger("pipelines")
     logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.INFO:
-        logger.setLevel(logging.INFO)
     try:
         yield handler
     finally:

@@ -2,7 +2,7 @@
 
 DuckDB lets one process write a database file; a second one fails at once with a lock error.
 A run started while another run (or `dagster dev`, or a quarantine clear) writes waits for it,
-saying so on the `metrics_etl.warehouse` logger: whom it waits for (DuckDB names the holder's
+saying so as a warning on its logger: whom it waits for (DuckDB names the holder's
 PID), for how long so far, and how long it will wait before giving up.
 """
 
@@ -19,7 +19,7 @@ import duckdb
 
 __all__ = ["WarehouseLocked", "connect_for_writing", "is_lock_error"]
 
-_LOG = logging.getLogger("metrics_etl.warehouse")
+_LOG = logging.getLogger(__name__)
 _LOCKED = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
 _HOLDER = re.compile(r"held in (?P<program>\S+) \(PID (?P<pid>\d+)\)")
 _POLL = 0.5  # seconds between attempts: a run that ends is followed within half a second

@@ -39,7 +39,7 @@ class _Clock:
 def test_a_held_warehouse_is_waited_for_saying_so_every_ten_seconds_then_refused_naming_the_holder(held, caplog):
     path, holder = held
     clock = _Clock()
-    with caplog.at_level(logging.INFO, logger="metrics_etl"), pytest.raises(WarehouseLocked) as refused:
+    with caplog.at_level(logging.INFO, logger="pipelines"), pytest.raises(WarehouseLocked) as refused:
         connect_for_writing(path, config={}, wait=25, clock=clock, sleep=clock.sleep)
     lines = [r.getMessage() for r in caplog.records]
     assert [line.split("(waited ")[1].split(" s")[0] for line in lines] == ["0", "10", "20"]
@@ -58,7 +58,7 @@ def test_the_warehouse_is_taken_once_the_holder_ends(held, caplog):
             holder.kill()
             holder.wait()
 
-    with caplog.at_level(logging.INFO, logger="metrics_etl"):
+    with caplog.at_level(logging.INFO, logger="pipelines"):
         conn = connect_for_writing(path, config={}, wait=60, clock=clock, sleep=sleep)
     conn.execute("CREATE TABLE t AS SELECT 1 AS x")
     conn.close()
