@@ -1,4 +1,4 @@
-"""Runs the Dagster jobs in-process for `metrics-etl run` and `metrics-etl demo`, with progress."""
+"""Runs the Dagster jobs in-process for `metrics-etl run`, `demo` and `webhooks load`, with progress."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
 
 def _execute(
     job: dg.JobDefinition, *, instance: dg.DagsterInstance, out: TextIO, log: RunLog, label: str, **kwargs: Any
-) -> None:
+) -> dg.ExecuteInProcessResult:
     started = time.monotonic()
     out.write(f"  {label} … ")
     out.flush()
@@ -211,6 +211,7 @@ def _execute(
     out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
     for note in _notes(result):
         out.write(f"    {note}\n")
+    return result
 
 
 def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO) -> None:
@@ -276,3 +277,15 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
         for agent_id, name, first, last, labels, job_starts in agents:
             former = f"  (formerly {labels})" if labels else ""
             out.write(f"  {agent_id:>10}  {name:28} {first} .. {last}  {job_starts:>8,} job starts{former}\n")
+
+
+def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:
+    """Run one job of the definitions once, unpartitioned, with a progress line; its result.
+
+    Raises RunFailed as `run_plan` does; the run is kept where `run_plan` keeps its runs.
+    """
+    from pipelines.definitions import build_definitions
+
+    job = build_definitions(settings).resolve_job_def(job_name)
+    with open_instance(settings) as instance:
+        return _execute(job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name)

@@ -1,15 +1,21 @@
-"""`metrics-etl webhooks serve`: the webhook receiver."""
+"""`metrics-etl webhooks serve` and `metrics-etl webhooks load`: the receiver, and its spool into the warehouse."""
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import click
 
-from pipelines.cli._base import Refused, load_settings
+from pipelines.cli._base import Failed, Refused, load_settings
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 @click.group()
 def webhooks() -> None:
-    """The webhook receiver."""
+    """The webhook receiver and its spool."""
 
 
 # The limits' defaults live in ReceiverConfig alone (docs/webhooks.md, "Limits"): an option not
@@ -37,3 +43,54 @@ def serve(host: str, port: int, **limits: float | None) -> None:
     except (ConfigError, WebhookConfigError) as exc:
         raise Refused(str(exc)) from None
     serve_receiver(config=config, host=host, port=port)
+
+
+@webhooks.command()
+def load() -> None:
+    """Load the spool into the warehouse once, through Dagster.
+
+    Runs webhook_events_job, as its sensor does: deliveries not loaded yet land in
+    events.webhook_deliveries, each once however often this runs, and the serving database is
+    republished.
+    """
+    from pipelines.config import ENV_VARS
+    from pipelines.defs.events.automation import EVENTS_JOB
+    from pipelines.runs import RunFailed, run_job
+    from pipelines.service.errors import ConfigError
+    from pipelines.webhooks.segments import segments
+
+    try:
+        settings = load_settings()
+        spool = settings.webhook_spool_dir
+        if not spool.is_dir():
+            state = "is not a directory" if spool.exists() else "does not exist"
+            raise Failed(
+                f"{ENV_VARS['webhook_spool_dir']} {spool} {state}: "
+                "point it at the spool the receiver (metrics-etl webhooks serve) writes deliveries to"
+            )
+        if not segments(spool):
+            click.echo(f"spool empty: nothing to load ({spool.resolve()})")
+            return
+        click.echo(f"webhook deliveries from {spool.resolve()}")
+        result = run_job(EVENTS_JOB, settings=settings, out=sys.stdout)
+    except (RunFailed, ConfigError) as exc:
+        raise Failed(str(exc)) from None
+    click.echo(_loaded(result))
+    click.echo(f"serving database for BI tools: {settings.serving_path.resolve()}")
+
+
+def _loaded(result: dg.ExecuteInProcessResult) -> str:
+    """What the load did, from the counts the deliveries asset reports with its materialization."""
+    from pipelines.defs.events.assets import DELIVERIES
+
+    (materialization,) = [
+        event.materialization for event in result.get_asset_materialization_events() if event.asset_key == DELIVERIES
+    ]
+    count = {name: value.value for name, value in materialization.metadata.items() if isinstance(value.value, int)}
+    loaded, skipped, quarantined = (count.get(name, 0) for name in ("loaded", "redeliveries_skipped", "quarantined"))
+    if not (loaded or skipped or quarantined):
+        return "nothing new in the spool: every delivery in it was loaded before"
+    line = f"loaded {loaded} deliveries into events.webhook_deliveries ({skipped} redeliveries skipped"
+    if quarantined:
+        line += f", {quarantined} set aside in events.webhook_quarantine"
+    return line + ")"

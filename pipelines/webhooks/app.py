@@ -1,6 +1,7 @@
 """The receiver: `POST /webhooks` verifies, spools durably, then answers; `GET /healthz`.
 
 It never opens the warehouse, so it keeps accepting deliveries while the pipeline writes.
+Every request that reaches `POST /webhooks` is logged as one line (`deliveries.py`).
 """
 
 from __future__ import annotations
@@ -23,19 +24,13 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from uvicorn.config import LOGGING_CONFIG
 
 from pipelines.config import Settings
 from pipelines.service.dialect import DIALECTS
+from pipelines.webhooks.deliveries import DeliveryLine, serving_log_config
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
-from pipelines.webhooks.guard import (
-    BAD_REQUEST,
-    BAD_SIGNATURE,
-    BUSY,
-    TOO_LARGE,
-    Guard,
-    GuardedHttpToolsProtocol,
-    ensure_fd_limit,
-)
+from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, ensure_fd_limit
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
@@ -108,33 +103,38 @@ def _first_header(request: Request, names: tuple[str, ...]) -> str | None:
 
 
 class _Refused(Exception):
-    def __init__(self, kind: str, answer: Response) -> None:
-        self.kind = kind
+    def __init__(self, outcome: str, answer: Response) -> None:
+        self.outcome = outcome
         self.answer = answer
 
 
-async def _read_body(request: Request, *, limit: int, guard: Guard, held: list[int]) -> bytearray:
+async def _read_body(
+    request: Request, *, limit: int, guard: Guard, held: list[int], delivery: DeliveryLine
+) -> bytearray:
     """The body, within the size limit and the memory budget; `held[0]` is what it reserved.
 
     A declared length is checked and reserved before anything is read (waiting, at most the
     body timeout, for the budget); an undeclared (chunked) one is counted and reserved as it
     arrives. Raises `_Refused` with the answer to give.
     """
-    too_large = _Refused(TOO_LARGE, _answer(413, f"body larger than {limit} bytes", close=True))
-    busy = _Refused(BUSY, _answer(503, "receiver busy, retry later", close=True))
+    too_large = _Refused("too_large", _answer(413, f"body larger than {limit} bytes", close=True))
+    busy = _Refused("busy", _answer(503, "receiver busy, retry later", close=True))
     declared = request.headers.get("content-length")
     if declared is not None:  # httptools has already refused a malformed one
         size = int(declared)
         if size > limit:
+            delivery.body_bytes = size
             raise too_large
         try:
             await asyncio.wait_for(guard.budget.reserve(size), guard.body_timeout)
         except TimeoutError:
+            delivery.body_bytes = size
             raise busy from None
         held[0] = size
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
+        delivery.body_bytes = len(body)
         if len(body) > limit:
             raise too_large
         if len(body) > held[0]:
@@ -176,29 +176,43 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
     the_guard = guard or config.guard()
 
     async def receive(request: Request) -> Response:
+        delivery = DeliveryLine.start(
+            delivery_id=_first_header(request, _DELIVERY_HEADERS),
+            event=_first_header(request, _EVENT_HEADERS),
+            max_id=_MAX_DELIVERY_ID,
+        )
         held = [0]
+        status = 500  # what Starlette answers if the handler raises
         try:
-            body = await _read_body(request, limit=config.max_body_bytes, guard=the_guard, held=held)
-            return await _store(request, body)
+            answer = await _handle(request, delivery, held)
+            status = answer.status_code
+            return answer
+        finally:
+            the_guard.budget.release(held[0])
+            delivery.log(status)
+
+    async def _handle(request: Request, delivery: DeliveryLine, held: list[int]) -> Response:
+        try:
+            body = await _read_body(request, limit=config.max_body_bytes, guard=the_guard, held=held, delivery=delivery)
+            return await _store(request, body, delivery)
         except _Refused as refused:
-            the_guard.refusals.refused(refused.kind)
+            delivery.outcome = refused.outcome
             return refused.answer
         except ClientDisconnect:
             # The sender hung up, or the body timeout closed the connection: nobody reads this.
+            delivery.outcome = "disconnected"
             return Response(status_code=400)
-        finally:
-            the_guard.budget.release(held[0])
 
-    async def _store(request: Request, body: bytearray) -> Response:
+    async def _store(request: Request, body: bytearray, delivery: DeliveryLine) -> Response:
         if not signature_matches(secret=config.secret, body=body, header=request.headers.get(_SIGNATURE_HEADER)):
-            raise _Refused(BAD_SIGNATURE, _answer(401, "missing or non-matching signature"))
+            raise _Refused("bad_signature", _answer(401, "missing or non-matching signature"))
         event = _first_header(request, _EVENT_HEADERS)
         delivery_id = _first_header(request, _DELIVERY_HEADERS)
         if not event or not delivery_id or len(delivery_id) > _MAX_DELIVERY_ID:
-            raise _Refused(BAD_REQUEST, _answer(400, "missing event or delivery id header"))
+            raise _Refused("bad_request", _answer(400, "missing event or delivery id header"))
         document = _payload_document(request.headers.get("content-type", ""), body)
         if document is None:
-            raise _Refused(BAD_REQUEST, _answer(400, "payload is not a JSON object"))
+            raise _Refused("bad_request", _answer(400, "payload is not a JSON object"))
         record = SpoolRecord(
             delivery_id=delivery_id,
             event=event,
@@ -208,8 +222,11 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
         try:
             stored = await the_spool.append(record)
         except SpoolWriteError as exc:
-            # The message names the directory and the OS reason, never the delivery's content.
-            raise _Refused(f"not stored (500): {exc}", _answer(500, "delivery could not be stored")) from None
+            # The OS reason goes in a counted line: a full disk fails every delivery, and the
+            # delivery lines stay one token per field. It names the directory, never the content.
+            the_guard.refusals.refused(f"not stored (500): {exc}")
+            raise _Refused("spool_error", _answer(500, "delivery could not be stored")) from None
+        delivery.outcome = "spooled" if stored else "duplicate"
         return JSONResponse({"delivery": delivery_id, "stored": stored})
 
     async def healthz(request: Request) -> Response:
@@ -234,7 +251,9 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
     return app
 
 
-def _server_config(app: Starlette, *, host: str, port: int, log_level: str) -> uvicorn.Config:
+def _server_config(
+    app: Starlette, *, host: str, port: int, log_level: str, log_config: dict[str, Any] = LOGGING_CONFIG
+) -> uvicorn.Config:
     """uvicorn with the guarded protocol: header/body deadlines, header and connection caps."""
     guard: Guard = app.state.guard
     return uvicorn.Config(
@@ -243,6 +262,7 @@ def _server_config(app: Starlette, *, host: str, port: int, log_level: str) -> u
         port=port,
         access_log=False,
         log_level=log_level,
+        log_config=log_config,
         http=functools.partial(GuardedHttpToolsProtocol, guard=guard),  # type: ignore[arg-type]
     )
 
@@ -250,7 +270,10 @@ def _server_config(app: Starlette, *, host: str, port: int, log_level: str) -> u
 def serve(*, config: ReceiverConfig, host: str, port: int) -> None:
     """Run until interrupted (uvloop when installed; httptools, which the guard extends)."""
     ensure_fd_limit(config.max_connections)
-    uvicorn.Server(_server_config(create_app(config=config), host=host, port=port, log_level="info")).run()
+    server_config = _server_config(
+        create_app(config=config), host=host, port=port, log_level="info", log_config=serving_log_config()
+    )
+    uvicorn.Server(server_config).run()
 
 
 @contextlib.contextmanager

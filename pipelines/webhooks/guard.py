@@ -28,13 +28,11 @@ _log = logging.getLogger("pipelines.webhooks")
 # directory fsync, logging, the event loop's own.
 _SPARE_FDS = 64
 
+# Refusals the protocol makes itself, counted here; the app logs each request it handles on its own line.
 HEADERS_TIMED_OUT = "headers not complete within the header timeout (408, closed)"
 BODY_TIMED_OUT = "body not complete within the body timeout (408, closed)"
-TOO_LARGE = "too large: body over the size limit (413) or headers over the header limit (431)"
-BAD_SIGNATURE = "missing or non-matching signature (401)"
-BAD_REQUEST = "no event or delivery id header, or a payload that is not a JSON object (400)"
+HEADERS_TOO_LARGE = "too large: headers over the header limit (431, closed)"
 TOO_MANY_CONNECTIONS = "over the connection limit (503, closed at once)"
-BUSY = "memory for unverified bodies exhausted (503)"
 
 
 def _raw_answer(status: int, reason: str) -> bytes:
@@ -159,7 +157,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._header_bytes += len(data)
         super().data_received(data)
         if self._phase == "headers" and self._header_bytes > self._guard.max_header_bytes:
-            self._refuse(TOO_LARGE, _ANSWER_431)
+            self._refuse(HEADERS_TOO_LARGE, _ANSWER_431)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -72,6 +73,13 @@ def test_serve_accepts_a_signed_delivery_into_the_configured_spool(tmp_path):
     assert child.returncode == -signal.SIGTERM
     assert SECRET not in output
     assert [s.record.delivery_id for seg in segments(spool) for s in read_segment(seg)] == ["cli-1"]
+    # One INFO line per delivery on stderr (uvicorn's own format), the body and signature in none.
+    lines = [line for line in output.splitlines() if " delivery id=" in line]
+    assert [re.sub(r" ms=\d+\.\d$", "", line) for line in lines] == [
+        f"INFO:     delivery id=cli-1 event=issues outcome={outcome} status={status} bytes={len(body)}"
+        for outcome, status in (("bad_signature", 401), ("spooled", 200))
+    ]
+    assert "acme/widgets" not in output and sign(secret=SECRET.encode(), body=body) not in output
 
 
 def test_serve_without_a_secret_says_so_in_one_line(tmp_path):

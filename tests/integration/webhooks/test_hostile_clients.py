@@ -100,17 +100,31 @@ def _try_deliver(client: httpx.Client) -> int:
         return 0
 
 
-def test_a_flood_of_bad_signatures_is_logged_as_one_line_with_a_count(config, caplog):
+def test_a_flood_of_oversized_heads_is_logged_as_one_line_with_a_count(config, caplog):
     caplog.set_level(logging.WARNING, logger="pipelines.webhooks")
-    with (
-        running_receiver(config=dataclasses.replace(config, refusal_log_interval=600)) as url,
-        httpx.Client(base_url=url) as client,
-    ):
-        for n in range(50):
-            assert deliver(client, ISSUE, delivery_id=f"forged-{n}", secret=b"wrong").status_code == 401
+    limited = dataclasses.replace(config, max_header_bytes=4096, refusal_log_interval=600)
+    with running_receiver(config=limited) as url:
+        for _ in range(50):
+            with _connect(url) as sock:
+                sock.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\nx-pad: " + b"a" * 8192 + b"\r\n")
+                assert _read_until_closed(sock).startswith(b"HTTP/1.1 431 ")
     # The first refusal at once, the other 49 in one line when the receiver stops.
     lines = [r.getMessage() for r in caplog.records if r.name == "pipelines.webhooks"]
     assert lines == [
-        "webhooks: refused 1 request(s): missing or non-matching signature (401) (one line per kind per 600 s)",
-        "webhooks: refused 49 request(s): missing or non-matching signature (401) (one line per kind per 600 s)",
+        "webhooks: refused 1 request(s): too large: headers over the header limit (431, closed)"
+        " (one line per kind per 600 s)",
+        "webhooks: refused 49 request(s): too large: headers over the header limit (431, closed)"
+        " (one line per kind per 600 s)",
     ]
+
+
+def test_a_flood_of_bad_signatures_is_logged_one_line_per_delivery_and_never_counted(config, caplog):
+    caplog.set_level(logging.INFO, logger="pipelines.webhooks")
+    with running_receiver(config=config) as url, httpx.Client(base_url=url) as client:
+        for n in range(50):
+            assert deliver(client, ISSUE, delivery_id=f"forged-{n}", secret=b"wrong").status_code == 401
+    deliveries = [r.getMessage() for r in caplog.records if r.name == "pipelines.webhooks.deliveries"]
+    assert [line.split(" bytes=")[0] for line in deliveries] == [
+        f"delivery id=forged-{n} event=issues outcome=bad_signature status=401" for n in range(50)
+    ]
+    assert [r for r in caplog.records if r.name == "pipelines.webhooks"] == []
