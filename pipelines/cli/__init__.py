@@ -20,6 +20,7 @@ from pipelines.cli._emulator import emulator
 from pipelines.cli._page import export, report
 from pipelines.cli._quarantine import quarantine
 from pipelines.cli._run import demo, run
+from pipelines.cli._sql import sql
 from pipelines.cli._webhooks import webhooks
 
 __all__ = ["cli", "main"]
@@ -86,7 +87,7 @@ def cli() -> None:
     load_dotenv(Path(".env"), override=False)
 
 
-for _command in (demo, run, check, login, report, export, quarantine, webhooks, emulator):
+for _command in (demo, run, check, login, report, export, sql, quarantine, webhooks, emulator):
     cli.add_command(_command)
 
 
