@@ -74,6 +74,8 @@ def _say(line: str, code: int) -> int:
     # A fixed width: help reads the same in any terminal, and the docs test reads it whole.
     context_settings={"help_option_names": ["-h", "--help"], "terminal_width": 100, "show_default": True},
 )
+# The installed distribution's version (importlib.metadata), so it is the one pip or uv put there.
+@click.version_option(package_name="metrics-etl", message="%(prog)s %(version)s", help="Show the version and exit.")
 def cli() -> None:
     """Land a code-hosting platform's AI-assistant usage reports, repositories, issues and members
     in a DuckDB warehouse, through Dagster."""
