@@ -35,7 +35,8 @@ test-spark: install
 demo: install
 	$(VENV)/bin/metrics-etl demo
 
-# The emulator and Dagster's UI (http://127.0.0.1:3000) on the same workspace.
+# The emulator and Dagster's UI (http://127.0.0.1:3000, or DAGSTER_PORT) on the same workspace;
+# files under METRICS_HOME (default data/dev). Ctrl-C stops both within a minute.
 dev: install
 	scripts/dev.sh
 

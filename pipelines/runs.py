@@ -17,7 +17,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.instance import open_instance
-from pipelines.warehouse.sql import run_sql
+from pipelines.warehouse.sql import first_meaningful_line, run_sql
 
 if TYPE_CHECKING:
     from dagster_shared.error import SerializableErrorInfo
@@ -91,9 +91,6 @@ def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
     return "; ".join(failed)
 
 
-# Lines of an error text that explain nothing on their own: DuckDB's caret markers and
-# pointers to its docs, blank lines.
-_NOISE = re.compile(r"^\s*(\^+|LINE \d+:.*|See also .*|Possible solutions:.*)?\s*$")
 # The real cause, in words a person acts on: (pattern in the error, what to do).
 _REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -110,14 +107,6 @@ _REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "wait for it or stop it, then run again",
     ),
 )
-
-
-def first_meaningful_line(text: str) -> str:
-    """The first line of an error text that says something (not DuckDB's `^^^` or its doc link)."""
-    for line in text.splitlines():
-        if not _NOISE.match(line):
-            return line.strip()
-    return text.strip()
 
 
 def _root_error(error: SerializableErrorInfo) -> SerializableErrorInfo:

@@ -1,13 +1,54 @@
 #!/usr/bin/env bash
 # `make dev`: the emulator on loopback and `dagster dev` on the same workspace, wired together.
+# Its files are under METRICS_HOME (default data/dev); Dagster's UI is on DAGSTER_PORT (default 3000).
+#
+# Ctrl-C (or SIGTERM, SIGHUP) stops both within STOP_SECONDS. Each child runs in its own process
+# group (`set -m` while starting it), for two reasons: a background job of a script would
+# otherwise ignore SIGINT, so only this script's trap can stop it; and a whole group (dagster dev's
+# webserver, daemon, code servers and runs) can be killed if it outlives the bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p data/dev/dagster_home
-creds=data/dev/credentials.json
+home="$(realpath -m "${METRICS_HOME:-data/dev}")"
+port="${DAGSTER_PORT:-3000}"
+STOP_SECONDS=60
+mkdir -p "$home/dagster_home"
+creds="$home/credentials.json"
 rm -f "$creds"
+
+groups=()
+# True while a process of one of the groups is alive (a zombie waiting for its parent is not).
+alive() {
+    ps -e -o pgid=,stat= | awk -v groups=" ${groups[*]} " \
+        'index(groups, " " $1 " ") && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+}
+kill_groups() {
+    for group in "${groups[@]}"; do kill "-$1" -- "-$group" 2>/dev/null || true; done
+}
+stop() {
+    # A second Ctrl-C does not wait.
+    trap 'kill_groups KILL; exit 130' INT TERM HUP
+    trap - EXIT
+    # dagster dev shuts its services down on SIGINT, as on a terminal's Ctrl-C; the emulator on SIGTERM.
+    if [ -n "${dagster_pid:-}" ]; then kill -INT -- "-$dagster_pid" 2>/dev/null || true; fi
+    if [ -n "${emulator_pid:-}" ]; then kill -TERM -- "-$emulator_pid" 2>/dev/null || true; fi
+    for _ in $(seq $((STOP_SECONDS * 5))); do alive || break; sleep 0.2; done
+    if alive; then
+        echo "dev.sh: still running after ${STOP_SECONDS}s, killing what is left" >&2
+        kill_groups KILL
+    fi
+    exit "$1"
+}
+
+trap 'stop 130' INT
+trap 'stop 143' TERM
+trap 'stop 129' HUP
+trap 'stop $?' EXIT
+
+set -m
 .venv/bin/metrics-etl emulator --credentials-out "$creds" --seed 42 --users 300 --repos 12 &
 emulator_pid=$!
-trap 'kill "$emulator_pid" 2>/dev/null || true' EXIT
+groups+=("$emulator_pid")
+set +m
 for _ in $(seq 200); do [ -s "$creds" ] && break; sleep 0.1; done
 [ -s "$creds" ] || { echo "the emulator did not start" >&2; exit 1; }
 eval "$(.venv/bin/python - "$creds" <<'PY'
@@ -19,7 +60,13 @@ env = {"SERVICE_BASE_URL": c["base_url"], "SERVICE_GRAPHQL_URL": c["graphql_url"
 print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
 PY
 )"
-export DAGSTER_HOME="$PWD/data/dev/dagster_home"
+export DAGSTER_HOME="$home/dagster_home"
 cp deploy/dagster.yaml "$DAGSTER_HOME/dagster.yaml"
 export METRICS_START_DAY="${METRICS_START_DAY:-$(date -u -d '35 days ago' +%F)}"
-.venv/bin/dagster dev -w workspace.yaml --host 127.0.0.1
+set -m
+.venv/bin/dagster dev -w workspace.yaml --host 127.0.0.1 --port "$port" &
+dagster_pid=$!
+groups+=("$dagster_pid")
+set +m
+# `wait`, unlike a foreground command, returns as soon as a trapped signal arrives.
+wait "$dagster_pid"

@@ -20,6 +20,7 @@ from pipelines.cli._emulator import emulator
 from pipelines.cli._page import export, report
 from pipelines.cli._quarantine import quarantine
 from pipelines.cli._run import demo, run
+from pipelines.cli._sql import sql
 from pipelines.cli._webhooks import webhooks
 
 __all__ = ["cli", "main"]
@@ -73,6 +74,8 @@ def _say(line: str, code: int) -> int:
     # A fixed width: help reads the same in any terminal, and the docs test reads it whole.
     context_settings={"help_option_names": ["-h", "--help"], "terminal_width": 100, "show_default": True},
 )
+# The installed distribution's version (importlib.metadata), so it is the one pip or uv put there.
+@click.version_option(package_name="metrics-etl", message="%(prog)s %(version)s", help="Show the version and exit.")
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
@@ -92,7 +95,7 @@ def cli(home: Path | None) -> None:
     load_dotenv(Path(".env"), override=False)
 
 
-for _command in (demo, run, check, login, report, export, quarantine, webhooks, emulator):
+for _command in (demo, run, check, login, report, export, sql, quarantine, webhooks, emulator):
     cli.add_command(_command)
 
 

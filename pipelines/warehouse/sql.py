@@ -2,7 +2,8 @@
 
 A name is relative to the repository's `sql/`; a `Path` is read as given (a Dagster concern's
 private SQL sits in its own folder). A template's `{placeholders}` are filled with identifiers
-from code (tables, columns), never with values: values are always bound parameters.
+from code (tables, columns), never with values: values are always bound parameters. An error's
+first meaningful line is what a one-line failure shows of it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import duckdb
 from pipelines._paths import SQL_DIR
 
 _PARAM = re.compile(r"\$([a-z_]+)")
+# Lines of a DuckDB error text that explain nothing on their own: DuckDB's caret markers and
+# pointers to its docs, blank lines.
+_NOISE = re.compile(r"^\s*(\^+|LINE \d+:.*|See also .*|Possible solutions:.*)?\s*$")
 
 
 @cache
@@ -65,3 +69,11 @@ def rollback(conn: duckdb.DuckDBPyConnection) -> None:
     """
     with suppress(duckdb.Error):
         conn.execute("ROLLBACK")
+
+
+def first_meaningful_line(text: str) -> str:
+    """The first line of an error text that says something (not DuckDB's `^^^` or its doc link)."""
+    for line in text.splitlines():
+        if not _NOISE.match(line):
+            return line.strip()
+    return text.strip()

@@ -4,7 +4,7 @@ import duckdb
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.runs import describe_error, first_meaningful_line
+from pipelines.runs import describe_error
 
 
 def _info(exc: BaseException):
@@ -49,18 +49,6 @@ def test_the_cause_dagster_wraps_is_the_one_shown():
     except RuntimeError as outer:
         info = serializable_error_info_from_exc_info((type(outer), outer, outer.__traceback__))
     assert describe_error(info) == "ValueError: the real cause"
-
-
-@pytest.mark.parametrize(
-    ("text", "line"),
-    [
-        ("\n\nfirst\nsecond", "first"),
-        ("  ^^^^\nSee also https://x\nLINE 1: SELECT\nreal", "real"),
-        ("", ""),
-    ],
-)
-def test_first_meaningful_line_skips_blank_and_marker_lines(text, line):
-    assert first_meaningful_line(text) == line
 
 
 def test_a_warehouse_locked_by_another_process_says_who_holds_it_and_what_to_do(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import stat
 from collections.abc import Iterator
@@ -43,12 +44,20 @@ def test_every_command_has_help(runner: CliRunner, path: list[str]) -> None:
     assert done.stdout.startswith(f"Usage: {' '.join(['metrics-etl', *path])} ")
 
 
-@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+@pytest.mark.parametrize("path", [(), *COMMANDS], ids=lambda p: " ".join(p) or "metrics-etl")
 def test_every_command_and_option_says_what_it_does(path: tuple[str, ...]) -> None:
-    command = COMMANDS[path]
+    command = COMMANDS.get(path, cli)
     assert command.get_short_help_str(limit=200).strip(), f"{' '.join(path)} has no help"
+    # `params` holds the command's own options, not the --help click adds to each.
     options = [param for param in command.params if isinstance(param, click.Option)]
-    assert [option.name for option in options if not option.help] == []
+    assert [option.name for option in options if not (option.help or "").strip()] == []
+
+
+def test_version_is_the_installed_package_s(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["--version"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout == f"metrics-etl {importlib.metadata.version('metrics-etl')}\n"
+    assert main(["--version"]) == 0
 
 
 @pytest.mark.parametrize(

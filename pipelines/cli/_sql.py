@@ -1,0 +1,233 @@
+"""`metrics-etl sql`: ad-hoc SQL on the serving database, read-only.
+
+Three ways in: the QUERY argument; SQL on stdin (`metrics-etl sql < sql/queries/x.sql`); or,
+from a terminal, a prompt where a statement ends with `;` and may span lines. The serving
+database's views name the lake by absolute path, so it answers from any directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import click
+
+from pipelines.cli._base import Failed, load_settings
+
+if TYPE_CHECKING:
+    import duckdb
+
+Format = Literal["table", "csv", "json"]
+PROMPT = "metrics> "
+_MORE = "    ...> "  # a statement's further lines, until its `;`
+_QUIT = (".quit", ".exit")
+# Statement types whose rows are the answer; any other (SET, a temporary table) prints nothing.
+_ANSWERS = frozenset({"SELECT", "PRAGMA", "CALL", "EXPLAIN"})
+# DuckDB refuses a CREATE, DROP or ALTER on a read-only database saying so ("read-only mode");
+# rows written into the database's objects, all views, meet "not a table" instead.
+_ROW_CHANGES = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE_INTO", "COPY"})
+_NOT_A_TABLE = re.compile(r"base table|is not an? table")
+_READ_ONLY = "the serving database is read-only (the pipeline publishes it)"
+_BATCH_ROWS = 10_000
+
+
+@click.command()
+@click.argument("query", required=False)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              help="How rows are printed: a table, CSV with a header, or JSON lines (an object per row).")
+@click.option("--max-rows", type=click.IntRange(min=1), default=40,
+              help="Rows a table shows (the first and the last ones); csv and json print every row.")
+def sql(query: str | None, fmt: Format, max_rows: int) -> None:
+    """Run read-only SQL on the serving database: QUERY, else SQL from stdin, else a prompt.
+
+    At the prompt a statement ends with `;` and may span lines; `.quit` or Ctrl-D leaves.
+    """
+    path = _serving_path()
+    with _connect(path) as conn:
+        shell = _Shell(conn, fmt=fmt, max_rows=max_rows)
+        if query is not None:
+            shell.run_or_fail(query)
+        elif _stdin_is_terminal():
+            shell.prompt(path)
+        else:
+            shell.run_or_fail(sys.stdin.read())
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+def _serving_path() -> Path:
+    path = load_settings().serving_path
+    if not path.is_file():
+        raise Failed(
+            f"no serving database yet: {path} does not exist (run `metrics-etl run` first; "
+            "after `make demo`, give the demo's home: `metrics-etl --home ~/.local/share/metrics-etl-demo sql`)"
+        )
+    return path
+
+
+@contextlib.contextmanager
+def _connect(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    import duckdb
+
+    from pipelines.warehouse.sql import first_meaningful_line
+
+    try:
+        conn = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
+    with conn:
+        yield conn
+
+
+class _Failure(Exception):
+    """A statement failed; the message is the one line to show."""
+
+
+class _Shell:
+    """Runs statements on one connection and prints their rows."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, *, fmt: Format, max_rows: int) -> None:
+        self.conn, self.fmt, self.max_rows = conn, fmt, max_rows
+
+    def run_or_fail(self, text: str) -> None:
+        """Every statement of `text` in turn; the first that fails ends the command (exit 1)."""
+        try:
+            self.run(text)
+        except _Failure as exc:
+            raise Failed(str(exc)) from None
+        except BrokenPipeError:  # the reader had enough (`| head`): stop, and say nothing more
+            _silence_stdout()
+
+    def run(self, text: str) -> None:
+        """Every statement of `text` in turn, printing the rows of those that answer."""
+        import duckdb
+
+        try:
+            statements = duckdb.extract_statements(text)
+        except duckdb.Error as exc:
+            raise _Failure(_describe(exc, kind="")) from None
+        for statement in statements:
+            kind = statement.type.name
+            try:
+                if kind in _ANSWERS:
+                    self._print(self.conn.sql(_without_terminator(statement.query)))
+                else:
+                    self.conn.execute(statement.query)
+            except duckdb.Error as exc:
+                raise _Failure(_describe(exc, kind=kind)) from None
+
+    def prompt(self, path: Path) -> None:
+        """Statements typed at `metrics> ` until `.quit` or Ctrl-D; a failure is one line, then the prompt."""
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (line editing and history for input())
+        click.echo(f"{path} (read-only). End a statement with ;  {_QUIT[0]} or Ctrl-D leaves.")
+        lines: list[str] = []
+        while True:
+            try:
+                line = input(_MORE if lines else PROMPT)
+            except EOFError:
+                click.echo()
+                return
+            except KeyboardInterrupt:  # drops the statement being typed, as a shell does
+                click.echo()
+                lines = []
+                continue
+            if not lines and not line.strip():
+                continue
+            if not lines and line.strip().rstrip(";") in _QUIT:
+                return
+            if not lines and line.strip().startswith("."):
+                click.echo(f"unknown command {line.strip()}: {_QUIT[0]} leaves", err=True)
+                continue
+            lines.append(line)
+            text = "\n".join(lines)
+            if not _statement_ends(text):
+                continue
+            lines = []
+            try:
+                self.run(text)
+            except _Failure as exc:
+                click.echo(str(exc), err=True)
+            except KeyboardInterrupt:
+                click.echo("interrupted", err=True)
+
+    def _print(self, relation: duckdb.DuckDBPyRelation) -> None:
+        if self.fmt == "table":
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+            relation.show(max_rows=self.max_rows, max_width=width)
+            return
+        # Batch by batch: memory stays at one batch whatever the number of rows.
+        batches = relation.to_arrow_reader(_BATCH_ROWS)
+        if self.fmt == "csv":
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            writer.writerow(relation.columns)
+            for batch in batches:
+                writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+        else:
+            for batch in batches:
+                sys.stdout.writelines(json.dumps(row, default=str) + "\n" for row in batch.to_pylist())
+
+
+def _silence_stdout() -> None:
+    # What is left in stdout's buffer would fail again when Python flushes it on exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _describe(exc: Exception, *, kind: str) -> str:
+    """DuckDB's first meaningful line, after what it means when the statement would write."""
+    from pipelines.warehouse.sql import first_meaningful_line
+
+    line = first_meaningful_line(str(exc))
+    if "read-only mode" in line or (kind in _ROW_CHANGES and _NOT_A_TABLE.search(line)):
+        return f"{_READ_ONLY}: {line}"
+    return line
+
+
+def _statement_ends(text: str) -> bool:
+    """Whether `text` ends with a `;` outside quotes and comments: a statement typed in full."""
+    last, complete = _last_char(text)
+    return complete and last >= 0 and text[last] == ";"
+
+
+def _without_terminator(statement: str) -> str:
+    """The statement without its closing `;` (DuckDB's table rendering wraps the text in a query)."""
+    last, _ = _last_char(statement)
+    return statement[:last] if last >= 0 and statement[last] == ";" else statement
+
+
+def _last_char(text: str) -> tuple[int, bool]:
+    """Where the last character outside comments is (-1: none), and whether no quote or comment is open."""
+    last, quote, at = -1, "", 0
+    while at < len(text):
+        char = text[at]
+        if quote:
+            last = at
+            quote = "" if char == quote else quote  # '' inside a literal closes and reopens it
+        elif text.startswith("--", at):
+            newline = text.find("\n", at)
+            at = len(text) if newline < 0 else newline
+            continue
+        elif text.startswith("/*", at):
+            close = text.find("*/", at + 2)
+            if close < 0:
+                return last, False
+            at = close + 2
+            continue
+        elif char in "'\"":
+            quote, last = char, at
+        elif not char.isspace():
+            last = at
+        at += 1
+    return last, not quote

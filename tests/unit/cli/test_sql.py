@@ -1,0 +1,224 @@
+"""`metrics-etl sql` in-process: a query, SQL on stdin, the prompt, and the one-line failures, on a
+small serving database shaped like the real one (views only, reading Parquet by absolute path)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import _sql, cli
+from pipelines.cli._sql import PROMPT, _statement_ends, _without_terminator
+
+READ_ONLY = "metrics-etl sql: the serving database is read-only (the pipeline publishes it): "
+
+
+@pytest.fixture
+def serving(tmp_path: Path) -> Path:
+    lake = tmp_path / "lake" / "agents.parquet"
+    lake.parent.mkdir()
+    path = tmp_path / "serving.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        conn.execute(
+            f"COPY (SELECT * FROM (VALUES ('a-1', 'Alpha', 9), ('b-2', 'Bravo', NULL), ('c-3', 'Charlie', 3)) "
+            f"AS t(agent_id, agent_name, job_starts)) TO '{lake}' (FORMAT parquet)"
+        )
+        conn.execute("CREATE SCHEMA bi")
+        conn.execute(f"CREATE VIEW bi.agents AS SELECT * FROM read_parquet('{lake}')")
+    return path
+
+
+@pytest.fixture
+def runner(serving: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """A runner in a directory of its own (not the database's), SERVING_PATH naming the database."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for name in list(os.environ):
+        if name.startswith(("SERVICE_", "WAREHOUSE_", "SERVING_", "METRICS_", "LAKE_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SERVING_PATH", str(serving))
+    return CliRunner()
+
+
+def _at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CliRunner's stdin is never a terminal; the prompt is what a terminal gets.
+    monkeypatch.setattr(_sql, "_stdin_is_terminal", lambda: True)
+
+
+def test_a_query_prints_its_rows_as_a_table(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "SELECT agent_name, job_starts FROM bi.agents ORDER BY agent_id"])
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("┌") and "agent_name" in lines[1] and "job_starts" in lines[1]
+    rows = [line for line in lines if any(name in line for name in ("Alpha", "Bravo", "Charlie"))]
+    assert len(rows) == 3 and "9" in rows[0] and "NULL" in rows[1]
+    assert done.stderr == ""
+
+
+def test_a_long_answer_shows_max_rows_of_it_and_says_how_many_there_are(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "--max-rows", "10", "SELECT range AS n FROM range(1000)"])
+    assert done.exit_code == 0, done.output
+    assert "1000 rows" in done.stdout and "(10 shown)" in done.stdout
+
+
+def test_csv_prints_a_header_and_every_row(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "--format", "csv", "SELECT * FROM bi.agents ORDER BY agent_id"])
+    assert done.exit_code == 0, done.output
+    assert list(csv.reader(io.StringIO(done.stdout))) == [
+        ["agent_id", "agent_name", "job_starts"], ["a-1", "Alpha", "9"], ["b-2", "Bravo", ""], ["c-3", "Charlie", "3"],
+    ]
+
+
+def test_json_prints_one_object_per_row(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "--format", "json", "SELECT agent_id, job_starts FROM bi.agents ORDER BY 1"])
+    assert done.exit_code == 0, done.output
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        {"agent_id": "a-1", "job_starts": 9}, {"agent_id": "b-2", "job_starts": None},
+        {"agent_id": "c-3", "job_starts": 3},
+    ]
+
+
+def test_without_a_query_the_sql_on_stdin_runs_statement_after_statement(runner: CliRunner) -> None:
+    script = (
+        "-- a file of sql/queries/ starts with its question\n"
+        "SET threads = 1;\n"
+        "SELECT agent_id FROM bi.agents WHERE agent_name = 'Alpha';  -- the first answer\n"
+        "SELECT 'a;b' AS literal\n;\n"
+    )
+    done = runner.invoke(cli, ["sql", "--format", "csv"], input=script)
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == ["agent_id", "a-1", "literal", "a;b"]
+
+
+def test_at_the_prompt_statements_span_lines_and_a_failure_is_one_line_then_the_prompt_again(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _at_a_terminal(monkeypatch)
+    typed = (
+        "SELECT agent_name\n"
+        "FROM bi.agents\n"
+        "WHERE agent_id = 'c-3';\n"
+        "SELEC 1;\n"
+        "\n"
+        "SELECT count(*) AS agents FROM bi.agents;\n"
+        ".quit\n"
+        "SELECT 'never run';\n"
+    )
+    done = runner.invoke(cli, ["sql", "--format", "csv"], input=typed)
+    assert done.exit_code == 0, done.output
+    assert done.stderr.splitlines() == ['Parser Error: syntax error at or near "SELEC"']
+    banner, typing = done.stdout.split("\n", 1)
+    assert banner.endswith("(read-only). End a statement with ;  .quit or Ctrl-D leaves.")
+    # Input is not echoed here; a prompt for each line typed: the statement's own, then "...>".
+    more = "    ...> "
+    assert typing == (
+        f"{PROMPT}{more}{more}agent_name\nCharlie\n"  # three lines, one statement
+        f"{PROMPT}"  # SELEC 1;
+        f"{PROMPT}"  # the empty line
+        f"{PROMPT}agents\n3\n"
+        f"{PROMPT}"  # .quit, and the rest is never read
+    )
+
+
+def test_ctrl_d_leaves_the_prompt(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    _at_a_terminal(monkeypatch)
+    done = runner.invoke(cli, ["sql"], input="SELECT 1 AS one;\nSELECT 'unfinished'")
+    assert done.exit_code == 0, done.output
+    assert "one" in done.stdout and "unfinished" not in done.stdout and done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO bi.agents VALUES ('d-4', 'Delta', 1)",
+        "UPDATE bi.agents SET job_starts = 0",
+        "DELETE FROM bi.agents",
+        "CREATE TABLE bi.copy AS SELECT * FROM bi.agents",
+        "DROP VIEW bi.agents",
+    ],
+)
+def test_a_write_fails_in_one_line_saying_the_database_is_read_only(
+    runner: CliRunner, serving: Path, statement: str
+) -> None:
+    before = serving.read_bytes()
+    done = runner.invoke(cli, ["sql", statement])
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(READ_ONLY) and done.stdout == ""
+    assert serving.read_bytes() == before
+
+
+def test_a_temporary_table_of_ones_own_is_no_write(runner: CliRunner) -> None:
+    done = runner.invoke(
+        cli, ["sql", "--format", "csv", "CREATE TEMP TABLE t AS SELECT 1 AS n; INSERT INTO t VALUES (2); FROM t"]
+    )
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == ["n", "1", "2"]
+
+
+def test_a_sql_error_is_duckdb_s_first_meaningful_line_with_exit_1(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "SELECT agent_name FROM bi.agent"])
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("metrics-etl sql: Catalog Error: Table with name agent does not exist")
+    assert "Traceback" not in done.output and done.stdout == ""
+
+
+def test_a_missing_serving_database_says_to_run_the_pipeline_first(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SERVING_PATH", str(tmp_path / "absent.duckdb"))
+    done = runner.invoke(cli, ["sql", "SELECT 1"])
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert line == (
+        f"metrics-etl sql: no serving database yet: {tmp_path / 'absent.duckdb'} does not exist "
+        "(run `metrics-etl run` or `make demo` first, or set SERVING_PATH)"
+    )
+    assert not (tmp_path / "absent.duckdb").exists()
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(serving: Path, tmp_path: Path) -> None:
+    # Through a real pipe, as `metrics-etl sql ... | head -1`: the reader leaves after one line.
+    env = {**os.environ, "SERVING_PATH": str(serving)}
+    command = [sys.executable, "-m", "pipelines.cli", "sql", "--format", "csv", "SELECT * FROM range(1000000)"]
+    with subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as sql:
+        assert sql.stdout is not None and sql.stderr is not None
+        assert sql.stdout.readline() == b"range\n"
+        sql.stdout.close()
+        assert sql.wait(timeout=60) == 0
+        assert sql.stderr.read() == b""
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("SELECT 1;", True),
+        ("SELECT 1;  -- done", True),
+        ("SELECT 1; /* done */", True),
+        ("SELECT 1", False),
+        ("SELECT ';'", False),
+        ("SELECT 'it''s;'", False),
+        ("SELECT 1 -- not yet;", False),
+        ("SELECT 1 /* not yet; */", False),
+        ("SELECT 1 /* open;", False),
+        ('SELECT 1 AS ";"', False),
+        ("", False),
+    ],
+)
+def test_a_statement_ends_at_a_semicolon_outside_quotes_and_comments(text: str, ends: bool) -> None:
+    assert _statement_ends(text) is ends
+
+
+def test_the_closing_semicolon_is_dropped_and_nothing_else() -> None:
+    assert _without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
+    assert _without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
