@@ -182,7 +182,8 @@ def test_a_missing_serving_database_says_to_run_the_pipeline_first(
     (line,) = done.stderr.splitlines()
     assert line == (
         f"metrics-etl sql: no serving database yet: {tmp_path / 'absent.duckdb'} does not exist "
-        "(run `metrics-etl run` or `make demo` first, or set SERVING_PATH)"
+        "(run `metrics-etl run` first; after `make demo`, give the demo's home: "
+        "`metrics-etl --home ~/.local/share/metrics-etl-demo sql`)"
     )
     assert not (tmp_path / "absent.duckdb").exists()
 
