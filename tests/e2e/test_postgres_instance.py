@@ -1,0 +1,291 @@
+"""The production Dagster instance (deploy/dagster.yaml) on a real PostgreSQL server: a
+`metrics-etl run` records its run and materializations there, and `dagster-daemon` evaluates the
+spool sensor, queues its run and launches it, all recorded in PostgreSQL.
+
+The server is Debian's (`postgresql` package; .ci/run installs it), started by the test on
+loopback in a temporary directory and stopped at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import duckdb
+import psycopg2
+import pytest
+
+from tests._emulator import environ_for
+from tests.e2e.chaos import Emulated, Emulator, deliver_webhooks, free_port, run_cli, start_emulator, stop
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY_YAML = ROOT / "deploy" / "dagster.yaml"
+DAEMON = Path(sys.executable).parent / "dagster-daemon"
+SENSOR = "webhook_spool_sensor"
+DAEMON_WAIT = 180  # a bound on waiting for the daemon, not a measured duration
+
+
+def _postgres_bin() -> Path | None:
+    """The newest installed PostgreSQL's bin directory (Debian keeps one per major version)."""
+    found = [Path(initdb).parent for initdb in glob.glob("/usr/lib/postgresql/*/bin/initdb")]
+    return max(found, key=lambda bindir: int(bindir.parent.name) if bindir.parent.name.isdigit() else 0, default=None)
+
+
+@dataclass(frozen=True)
+class Postgres:
+    port: int
+    user: str
+    password: str
+    host: str = "127.0.0.1"
+
+    def connect(self, dbname: str) -> Any:
+        return psycopg2.connect(host=self.host, port=self.port, user=self.user, password=self.password, dbname=dbname)
+
+    def create_database(self, name: str) -> dict[str, str]:
+        """A fresh database; the DAGSTER_PG_* variables deploy/dagster.yaml reads to reach it."""
+        conn = self.connect("postgres")
+        try:
+            conn.autocommit = True  # CREATE DATABASE cannot run inside a transaction
+            with conn.cursor() as cur:
+                cur.execute(f'CREATE DATABASE "{name}"')  # a name of this file's, not input
+        finally:
+            conn.close()
+        return {
+            "DAGSTER_PG_HOST": self.host,
+            "DAGSTER_PG_PORT": str(self.port),
+            "DAGSTER_PG_USER": self.user,
+            "DAGSTER_PG_PASSWORD": self.password,
+            "DAGSTER_PG_DB": name,
+        }
+
+    def count(self, dbname: str, sql: str) -> int:
+        conn = self.connect(dbname)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(sql)
+                return int(cur.fetchone()[0])
+        finally:
+            conn.close()
+
+
+def _as_server_user() -> dict[str, Any]:
+    """Popen arguments that drop root: PostgreSQL refuses to run as root, and tests here and on
+    CI run as root. `nobody` exists on every Debian system, with or without the package's user."""
+    if os.geteuid() != 0:
+        return {}
+    nobody = pwd.getpwnam("nobody")
+    return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Postgres]:
+    bindir = _postgres_bin()
+    if bindir is None:
+        pytest.skip("no PostgreSQL server under /usr/lib/postgresql/*/bin (install Debian's `postgresql`)")
+    # Not pytest's tmp_path: its parents are private to root, so the server's user could not
+    # reach it; /tmp also keeps the socket path under its 107-byte limit.
+    root = Path(tempfile.mkdtemp(prefix="metrics-etl-pg-"))
+    as_user = _as_server_user()
+    server = Postgres(port=free_port(), user="dagster", password="pg-test-password")
+    pwfile = root / "pwfile"
+    pwfile.write_text(server.password + "\n")
+    if as_user:
+        for path in (root, pwfile):
+            os.chown(path, as_user["user"], as_user["group"])
+    data, log = root / "data", root / "server.log"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+
+    def pg(*args: str) -> None:
+        done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=120, **as_user)
+        if done.returncode != 0:
+            server_log = log.read_text()[-2000:] if log.exists() else ""
+            raise AssertionError(f"{' '.join(args[:2])} failed: {done.stdout}{done.stderr}{server_log}")
+
+    started = time.monotonic()
+    try:
+        # Password authentication, so the password really travels through DAGSTER_PG_PASSWORD.
+        pg(str(bindir / "initdb"), "-D", str(data), "-U", server.user, "--auth=scram-sha-256",
+           f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C", "--no-sync")
+        with (data / "postgresql.conf").open("a") as conf:
+            conf.write(
+                f"listen_addresses = '127.0.0.1'\nport = {server.port}\nunix_socket_directories = '{root}'\n"
+                # A throwaway server: durability is not under test, and fsyncs slow every test.
+                "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
+            )
+        pg(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "start")
+        print(f"\npostgres: initdb and start {time.monotonic() - started:.1f}s")
+        yield server
+    finally:
+        try:
+            if (data / "postmaster.pid").exists():
+                pg(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    # The emulator's day is our yesterday, so yesterday's report is not out yet: the report
+    # availability sensor (METRICS_AUTOMATION turns it on too) requests nothing, and the only
+    # run the daemon starts is the spool sensor's.
+    yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+    emu = start_emulator(
+        workdir=tmp_path_factory.mktemp("emulator"), seed=31,
+        extra=("--today", yesterday, "--users", "12", "--repos", "2", "--issues-per-repo", "2"),
+    )
+    try:
+        yield emu
+    finally:
+        stop(emu.process)
+
+
+def _environment(emulator: Emulator, home: Path, dagster_home: Path, pg_env: dict[str, str]) -> dict[str, str]:
+    """A deployment's environment: the service, the data home, the instance and its database."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WEBHOOK_", "DAGSTER_", "METRICS_"))}
+    return env | environ_for(emulator) | pg_env | {
+        "METRICS_HOME": str(home),
+        "DAGSTER_HOME": str(dagster_home),
+        "WEBHOOK_SPOOL_DIR": str(home / "spool"),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def _dagster_home(path: Path) -> Path:
+    path.mkdir(parents=True)
+    shutil.copyfile(DEPLOY_YAML, path / "dagster.yaml")
+    return path
+
+
+def _sqlite_files(dagster_home: Path) -> list[str]:
+    """SQLite files Dagster would have made had the instance fallen back to its default storage."""
+    return [str(p.relative_to(dagster_home)) for p in dagster_home.rglob("*.db")]
+
+
+def test_a_cli_run_is_recorded_in_postgres(postgres, emulator, tmp_path, monkeypatch):
+    pg_env = postgres.create_database("cli_run")
+    home, dagster_home = tmp_path / "home", _dagster_home(tmp_path / "dagster")
+    day = (datetime.now(UTC).date() - timedelta(days=5)).isoformat()
+    env = _environment(emulator, home, dagster_home, pg_env)
+
+    started = time.monotonic()
+    code, output = run_cli(
+        ["run", "--day", day, "--no-latest", "--no-snapshots"], env=env, cwd=tmp_path, log=tmp_path / "run.log"
+    )
+    print(f"\ncli run on postgres: {time.monotonic() - started:.1f}s")
+    assert code == 0, output[-3000:]
+
+    for name, value in pg_env.items():
+        monkeypatch.setenv(name, value)
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        assert type(instance.run_storage).__module__.startswith("dagster_postgres")
+        (run,) = instance.get_runs()
+        assert run.job_name == "usage_daily_job"
+        assert run.status == dg.DagsterRunStatus.SUCCESS
+        event = instance.get_latest_materialization_event(dg.AssetKey(["core", "daily_totals"]))
+        assert event is not None and event.run_id == run.run_id
+        assert event.asset_materialization is not None and event.asset_materialization.partition == day
+
+    # Straight from PostgreSQL's tables, not through Dagster: the rows are there.
+    assert postgres.count("cli_run", "SELECT count(*) FROM runs") == 1
+    materializations = postgres.count(
+        "cli_run", "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'"
+    )
+    assert materializations >= 8  # every usage table, and the serving copy
+    assert _sqlite_files(dagster_home) == []
+
+
+def _sensor_ticks(instance: dg.DagsterInstance, name: str) -> list[Any]:
+    states = [s for s in instance.all_instigator_state() if s.instigator_name == name]
+    return [tick for s in states for tick in instance.get_ticks(s.instigator_origin_id, s.selector_id)]
+
+
+def _run_errors(instance: dg.DagsterInstance, run_id: str) -> str:
+    lines = []
+    for entry in instance.all_logs(run_id):
+        event = entry.dagster_event
+        if event is not None and event.is_failure:
+            lines.append(entry.user_message)
+    return "\n".join(lines)[-3000:]
+
+
+def _stop_group(process: subprocess.Popen[Any]) -> None:
+    """The daemon with its code server and the run workers they launched: one process group."""
+    group = process.pid  # started in a new session: the group's id is the daemon's pid
+    if process.poll() is None:
+        os.killpg(group, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGKILL)  # whatever outlived the daemon (a run worker)
+    process.wait()
+
+
+def test_the_daemon_evaluates_the_spool_sensor_and_runs_its_request(postgres, emulator, tmp_path, monkeypatch):
+    pg_env = postgres.create_database("daemon")
+    home, dagster_home = tmp_path / "home", _dagster_home(tmp_path / "dagster")
+    env = _environment(emulator, home, dagster_home, pg_env) | {"METRICS_AUTOMATION": "on"}
+    for name, value in pg_env.items():
+        monkeypatch.setenv(name, value)
+
+    started = time.monotonic()
+    held = deliver_webhooks(emulator, Emulated(home), env=env, log=tmp_path / "receiver.log", issues=1)
+    assert held == 1, (tmp_path / "receiver.log").read_text()[-2000:]
+    print(f"\none delivery through the receiver into the spool: {time.monotonic() - started:.1f}s")
+
+    daemon_log = tmp_path / "daemon.log"
+    # Opened first, so the tables exist before the daemon's processes all open the instance.
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        started = time.monotonic()
+        with daemon_log.open("w") as out:
+            daemon = subprocess.Popen(
+                [str(DAEMON), "run", "-w", "workspace.yaml"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        try:
+            ticked = run = None
+            deadline = time.monotonic() + DAEMON_WAIT
+            while time.monotonic() < deadline and daemon.poll() is None:
+                if ticked is None and any(t.run_ids for t in _sensor_ticks(instance, SENSOR)):
+                    ticked = time.monotonic() - started
+                runs = instance.get_runs(dg.RunsFilter(tags={"dagster/sensor_name": SENSOR}))
+                run = runs[0] if runs else None
+                if run is not None and run.is_finished:
+                    break
+                time.sleep(1)
+            finished = time.monotonic() - started
+        finally:
+            _stop_group(daemon)
+
+        def explain(what: str) -> str:
+            errors = _run_errors(instance, run.run_id) if run is not None else ""
+            return f"{what}\n{errors}\n--- daemon log (tail) ---\n{daemon_log.read_text()[-4000:]}"
+
+        assert ticked is not None, explain(f"no {SENSOR} tick requested a run within {DAEMON_WAIT}s")
+        assert run is not None, explain(f"no run tagged dagster/sensor_name={SENSOR}")
+        assert run.status == dg.DagsterRunStatus.SUCCESS, explain(f"run {run.run_id}: {run.status}")
+        assert run.job_name == "webhook_events_job"
+        (tick,) = [t for t in _sensor_ticks(instance, SENSOR) if t.run_ids]
+        assert tick.run_ids == [run.run_id]
+        print(f"daemon: sensor tick with a request {ticked:.1f}s, its run succeeded {finished:.1f}s after start")
+
+    assert postgres.count("daemon", "SELECT count(*) FROM job_ticks") >= 1
+    assert postgres.count("daemon", "SELECT count(*) FROM runs") >= 1
+    assert _sqlite_files(dagster_home) == []
+    # The daemon and its run workers are gone: the warehouse is free to open.
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        events = conn.execute("SELECT event, action FROM events.webhook_deliveries").fetchall()
+    assert events == [("issues", "opened")]
