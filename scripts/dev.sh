@@ -11,7 +11,6 @@ cd "$(dirname "$0")/.."
 home="$(realpath -m "${METRICS_HOME:-data/dev}")"
 port="${DAGSTER_PORT:-3000}"
 STOP_SECONDS=60
-mkdir -p "$home/dagster_home"
 creds="$home/credentials.json"
 rm -f "$creds"
 
@@ -60,8 +59,10 @@ env = {"SERVICE_BASE_URL": c["base_url"], "SERVICE_GRAPHQL_URL": c["graphql_url"
 print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
 PY
 )"
-export DAGSTER_HOME="$home/dagster_home"
-cp deploy/dagster.yaml "$DAGSTER_HOME/dagster.yaml"
+# The same data home and Dagster instance `metrics-etl --home "$home" run` records its runs in.
+export METRICS_HOME="$home"
+export DAGSTER_HOME="$home/dagster"
+.venv/bin/metrics-etl init >/dev/null
 export METRICS_START_DAY="${METRICS_START_DAY:-$(date -u -d '35 days ago' +%F)}"
 set -m
 .venv/bin/dagster dev -w workspace.yaml --host 127.0.0.1 --port "$port" &

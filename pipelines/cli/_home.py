@@ -1,0 +1,83 @@
+"""`metrics-etl init`, `migrate` and `backup`: setting up and keeping the data home."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pipelines.cli._base import Failed, load_settings
+
+
+@click.command()
+@click.option(
+    "--instance",
+    type=click.Choice(["local", "postgres"]),
+    default="local",
+    help="The Dagster instance to write when DAGSTER_HOME has no dagster.yaml: SQLite files in "
+    "DAGSTER_HOME (one machine), or PostgreSQL (a team; reads DAGSTER_PG_* from the environment).",
+)
+def init(instance: str) -> None:
+    """Create the data home and the Dagster instance's dagster.yaml; print where everything is."""
+    from pipelines.instance import InstanceKind, ensure_instance
+
+    settings = load_settings()
+    kind: InstanceKind = "postgres" if instance == "postgres" else "local"
+    for directory in (settings.home, settings.logs_dir, settings.raw_dir, settings.webhook_spool_dir):
+        directory.mkdir(parents=True, exist_ok=True)
+    existed = (settings.dagster_home / "dagster.yaml").exists()
+    config = ensure_instance(settings, kind=kind)
+    click.echo(f"data home:        {settings.home}")
+    click.echo(f"warehouse:        {settings.warehouse_path}")
+    click.echo(f"serving database: {settings.serving_path}")
+    click.echo(f"lake:             {settings.lake_path}")
+    click.echo(f"run logs:         {settings.logs_dir}")
+    state = "kept as it was" if existed else f"written ({kind})"
+    click.echo(f"dagster instance: {config} ({state})")
+    click.echo(f"Dagster's own commands (dagster-webserver, dagster-daemon) need: DAGSTER_HOME={settings.dagster_home}")
+
+
+@click.command()
+def migrate() -> None:
+    """Bring the warehouse's schema and views up to this version (after an upgrade).
+
+    Runs do this on their own before their first write; this applies it at a moment you choose,
+    waiting for a run in progress (WAREHOUSE_LOCK_WAIT).
+    """
+    from pipelines.warehouse import migrate as apply_migrations
+    from pipelines.warehouse.lock import WarehouseLocked, connect_for_writing
+
+    settings = load_settings()
+    settings.warehouse_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = connect_for_writing(settings.warehouse_path, config={}, wait=settings.lock_wait)
+    except WarehouseLocked as exc:
+        raise Failed(str(exc)) from None
+    try:
+        applied = apply_migrations(conn)
+    finally:
+        conn.close()
+    if applied:
+        click.echo(f"applied {len(applied)} migrations to {settings.warehouse_path}: {', '.join(applied)}")
+    else:
+        click.echo(f"{settings.warehouse_path} is up to date")
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def backup(directory: Path) -> None:
+    """Copy the warehouse, whole and consistent, into DIRECTORY (warehouse-<UTC time>.duckdb).
+
+    Waits for a run in progress (WAREHOUSE_LOCK_WAIT); runs wait for the copy.
+    """
+    from pipelines.warehouse.backup import back_up
+    from pipelines.warehouse.lock import WarehouseLocked
+
+    settings = load_settings()
+    try:
+        copy = back_up(settings.warehouse_path, into=directory, wait=settings.lock_wait)
+    except (WarehouseLocked, FileNotFoundError) as exc:
+        raise Failed(str(exc)) from None
+    except OSError as exc:
+        raise Failed(f"cannot write the backup into {directory}: {exc.strerror}") from None
+    click.echo(f"backup: {copy} ({copy.stat().st_size:,} bytes)")
