@@ -1,5 +1,6 @@
-"""The README's first `metrics-etl sql` command, exactly as written, answers with rows on the serving
-database `metrics-etl run` publishes from the emulator (the clean reference run, shared)."""
+"""The README's first `metrics-etl sql` command, as written, answers with rows on the serving
+database `metrics-etl run` publishes from the emulator (the clean reference run, shared): its
+`--home` (the demo's) is pointed at that run's home, the one change a test must make."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ def _first_sql_command() -> list[str]:
     """The words of the README's first `metrics-etl sql ...` line of code, its comment left out."""
     for block in _FENCE.findall(README.read_text()):
         for line in block.splitlines():
-            if line.startswith("metrics-etl sql"):
-                return shlex.split(line, comments=True)
+            words = shlex.split(line, comments=True)
+            if words and words[0].endswith("metrics-etl") and "sql" in words:
+                return words
     raise AssertionError("the README shows no `metrics-etl sql` command")
 
 
@@ -29,9 +31,10 @@ def test_the_readmes_first_query_prints_rows_of_a_real_run(
     reference, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     words = _first_sql_command()
-    assert len(words) == 3, f"the README's first query should be one quoted argument: {words}"
-    monkeypatch.chdir(tmp_path)  # as a user would: no .env, the serving database named by SERVING_PATH
-    done = CliRunner().invoke(cli, words[1:], env={"SERVING_PATH": str(reference.place.root / "serving.duckdb")})
+    assert words[1:3] == ["--home", "~/.local/share/metrics-etl-demo"] and words[3] == "sql", words
+    assert len(words) == 5, f"the README's first query should be one quoted argument: {words}"
+    monkeypatch.chdir(tmp_path)  # as a user would: no .env
+    done = CliRunner().invoke(cli, ["--home", str(reference.place.root), *words[3:]])
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
     header_end = next(i for i, line in enumerate(lines) if line.startswith("├"))

@@ -1,0 +1,32 @@
+"""`metrics-etl demo` keeps every file in the demo's own home, never the deployment's, and the
+query it prints at the end answers."""
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = str(Path(sys.executable).parent / "metrics-etl")
+
+
+def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_path):
+    deployment = tmp_path / "deployment"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
+    # A deployment configured in the same shell: the demo must not touch it.
+    env |= {"XDG_DATA_HOME": str(tmp_path / "share"), "METRICS_HOME": str(deployment),
+            "DAGSTER_HOME": str(deployment / "dagster"), "WAREHOUSE_PATH": str(deployment / "w.duckdb")}
+    done = subprocess.run([CLI, "demo", "--days", "3", "--users", "20", "--repos", "2"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    home = tmp_path / "share" / "metrics-etl-demo"
+    assert not deployment.exists(), "the demo touched the deployment's home"
+    assert not list(tmp_path.glob("data*")), "the demo wrote into the working directory"
+    for name in ("warehouse.duckdb", "serving.duckdb", "report.html", "dagster/dagster.yaml", "token"):
+        assert (home / name).exists(), name
+    assert list((home / "logs").glob("run-*.log"))
+    (query_line,) = [line for line in done.stdout.splitlines() if line.startswith("query it: ")]
+    words = shlex.split(query_line.removeprefix("query it: "))
+    answered = subprocess.run([CLI, *words[1:]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert answered.returncode == 0, answered.stderr
+    assert "Codex" in answered.stdout or "Claude" in answered.stdout, answered.stdout
