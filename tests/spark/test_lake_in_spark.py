@@ -30,7 +30,7 @@ def test_spark_over_the_lake_gives_bi_agent_usage_periods_last_28_days(tmp_path)
     # Final days only, so the reports are the platform's last word.
     last = datetime.now(UTC).date() - timedelta(days=5)
     first = last - timedelta(days=HISTORY_DAYS - 1)
-    place = Emulated(tmp_path / "data")  # the docs' paths: data/lake and data/serving.duckdb
+    place = Emulated(tmp_path / "home")  # the docs' paths, from the data home: lake/ and serving.duckdb
     with running_emulator(EmulatorConfig(seed=41, users=40, repos=1, issues_per_repo=2)) as emu:
         done = subprocess.run(
             [CLI, "run", "--from", first.isoformat(), "--to", last.isoformat(), "--no-latest", "--no-snapshots"],
@@ -45,4 +45,4 @@ def test_spark_over_the_lake_gives_bi_agent_usage_periods_last_28_days(tmp_path)
         assert conn.execute("SELECT count(*) FROM bi.agent_usage_periods WHERE period_index = 1").fetchone()[0] > 0
     want = period_0_totals(serving)
     assert {scope for scope, _, _ in want} == {"organization", "enterprise"}
-    assert run_block(block, cwd=tmp_path) == want
+    assert run_block(block, cwd=place.root) == want

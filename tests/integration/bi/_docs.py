@@ -55,7 +55,7 @@ def python_blocks() -> list[Block]:
 
 
 def run_block(block: Block, *, cwd: Path) -> Totals:
-    """Run the example as a script of its own from `cwd` (which holds data/), and return its totals."""
+    """Run the example as a script of its own from `cwd` (a data home), and return its totals."""
     script = block.code + "\nprint(repr(totals))\n"
     done = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"docs/bi.md line {block.line} ({block.heading}):\n{done.stderr[-3000:]}"

@@ -1,5 +1,5 @@
-"""Every Python example of docs/bi.md runs, from a directory holding data/serving.duckdb and
-data/lake, and gives the last 28 days' agent job starts that bi.agent_usage_periods gives."""
+"""Every Python example of docs/bi.md runs, from a data home holding serving.duckdb and
+lake/, and gives the last 28 days' agent job starts that bi.agent_usage_periods gives."""
 
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ ELSEWHERE = [b for b in BLOCKS if b.runs_in is not None]
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
-    """The known warehouse published as the pipeline publishes it: data/lake and data/serving.duckdb."""
+    """The known warehouse published as the pipeline publishes it: a data home with lake/ and serving.duckdb."""
     root = tmp_path_factory.mktemp("bi-docs")
-    data = root / "data"
-    data.mkdir()
+    data = root
     build_warehouse(data / "warehouse.duckdb")
     with duckdb.connect(str(data / "warehouse.duckdb")) as conn:
         publish(conn, lake=data / "lake", serving=data / "serving.duckdb")
@@ -34,7 +33,7 @@ def test_the_docs_have_examples_for_each_engine_that_runs_here():
 
 @pytest.mark.parametrize("block", HERE, ids=lambda b: f"line {b.line}: {b.heading}")
 def test_a_python_example_of_the_bi_docs_gives_the_last_28_days_of_bi_agent_usage_periods(block: Block, published):
-    want = period_0_totals(published / "data" / "serving.duckdb")
+    want = period_0_totals(published / "serving.duckdb")
     # The known warehouse: Alpha, Charlie and Delta in the last 28 days; Bravo only before them.
     assert {agent for _, _, agent in want} == {"a-1", "c-3", "d-4"}
     assert run_block(block, cwd=published) == want
