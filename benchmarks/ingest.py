@@ -36,7 +36,8 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, out) -> None:
     from pipelines.service import ReportRef, ServiceClient
     from pipelines.warehouse import migrate
 
-    settings = Settings(base_url=base_url, token=Secret(token), orgs=("acme",), dialect=dialect)
+    # Every file in the benchmark's work directory, none in the person's data home.
+    settings = Settings(base_url=base_url, token=Secret(token), orgs=("acme",), dialect=dialect, home=Path(work))
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
     migrate(conn)  # before the clock starts: the Dagster resource migrates once per process
     with ServiceClient(config=settings.service_config()) as client:
