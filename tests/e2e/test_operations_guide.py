@@ -230,7 +230,7 @@ def graphql(host: Host, query: str) -> dict[str, Any]:
     return body["data"]
 
 
-_DAEMONS = "{ instance { daemonHealth { allDaemonStatuses { daemonType healthy required } } } }"
+_DAEMONS = "{ instance { daemonHealth { allDaemonStatuses { daemonType healthy lastHeartbeatTime } } } }"
 _RUNS = "{ runsOrError { __typename ... on Runs { results { runId jobName status } } } }"
 _AUTOMATION = (
     "{ repositoriesOrError { __typename ... on RepositoryConnection { nodes { name "
@@ -238,7 +238,9 @@ _AUTOMATION = (
 )
 
 
-def _wait_for_daemon(host: Host) -> float:
+def _wait_for_daemon(host: Host, since: float) -> float:
+    """Healthy by heartbeats of this daemon process (`since`: its start, epoch seconds), not of
+    the one stopped before it."""
     started = time.monotonic()
     deadline = started + _UP_WAIT
     statuses: list[dict[str, Any]] = []
@@ -246,7 +248,7 @@ def _wait_for_daemon(host: Host) -> float:
         daemon = host.units["metrics-etl-daemon.service"]
         assert daemon.poll() is None, f"the daemon exited:\n{_unit_log(host, 'metrics-etl-daemon.service')}"
         statuses = graphql(host, _DAEMONS)["instance"]["daemonHealth"]["allDaemonStatuses"]
-        healthy = {s["daemonType"] for s in statuses if s["healthy"]}
+        healthy = {s["daemonType"] for s in statuses if s["healthy"] and (s["lastHeartbeatTime"] or 0) >= since}
         if {"SCHEDULER", "SENSOR"} <= healthy:
             return time.monotonic() - started
         time.sleep(1)
@@ -266,17 +268,17 @@ def systemd_block(host: Host, block: Block) -> None:
         if action == "enable" and names[0] == "--now.service":
             action, names = "start", names[1:]
         assert action in {"start", "stop", "restart"}, f"block {block.number}: systemctl {action}"
-        started = time.monotonic()
+        started, since = time.monotonic(), time.time()
         for name in names:
             stop_unit(host, name)
             if action != "stop":
                 start_unit(host, name)
         if action != "stop":
-            units_come_up(host, names)
+            units_come_up(host, names, since)
         print(f"block {block.number:2d} (systemctl {action} {len(names)} units): {time.monotonic() - started:.1f}s")
 
 
-def units_come_up(host: Host, names: list[str]) -> None:
+def units_come_up(host: Host, names: list[str], since: float) -> None:
     host.starts += 1
     if "metrics-etl-webhooks.service" in names:
         port = host.ports["metrics-etl-webhooks.service"]
@@ -287,7 +289,7 @@ def units_come_up(host: Host, names: list[str]) -> None:
         took = _wait_for(host, "metrics-etl-webserver.service", f"http://127.0.0.1:{port}/server_info")
         print(f"  webserver answers /server_info after {took:.1f}s")
     if "metrics-etl-daemon.service" in names:
-        print(f"  daemon's scheduler and sensor daemons healthy after {_wait_for_daemon(host):.1f}s")
+        print(f"  daemon's scheduler and sensor daemons healthy after {_wait_for_daemon(host, since):.1f}s")
     if host.starts == 1:
         the_ui_shows_the_cli_run_and_running_automation(host)
 
