@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.e2e._postgres import Postgres, postgres_server
 from tests.e2e.chaos import Emulated, Emulator, Fingerprint, fingerprints, pipeline_env, run_cli, start_emulator, stop
 
 SEED = 7
@@ -68,3 +70,12 @@ def reference(tmp_path_factory: pytest.TempPathFactory, window: Window):
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(int(os.environ.get("CHAOS_SEED", "20261122")))
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL server of this module's own (tests/e2e/_postgres.py)."""
+    with postgres_server() as server:
+        if server is None:
+            pytest.skip("no PostgreSQL server under /usr/lib/postgresql/*/bin (install Debian's `postgresql`)")
+        yield server
