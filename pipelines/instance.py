@@ -5,10 +5,20 @@ DAGSTER_HOME (default `<METRICS_HOME>/dagster`), so a run made from the command 
 the UI beside the scheduled ones. Its `dagster.yaml` is written once, from a template shipped
 with the package (SQLite on one machine, PostgreSQL for a team); an existing one is never
 overwritten, since an operator may have edited it.
+
+A run of `metrics-etl` is tagged with the process that makes it. A process killed mid-run
+(SIGKILL, OOM, a reboot) leaves its run STARTED and its slot in the `service_api` pool taken,
+so every later run would wait for that slot for ever; the next run on the same host finds such
+runs, marks them failed and gives their slots back (`release_orphaned_runs`).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import Literal
@@ -17,9 +27,21 @@ import dagster as dg
 
 from pipelines.config import Settings
 
-__all__ = ["InstanceKind", "ensure_instance", "instance_template", "open_instance"]
+__all__ = [
+    "InstanceKind",
+    "ensure_instance",
+    "instance_template",
+    "open_instance",
+    "process_tags",
+    "release_orphaned_runs",
+]
 
 InstanceKind = Literal["local", "postgres"]
+
+_HOST_TAG = "metrics-etl/host"
+_PID_TAG = "metrics-etl/pid"
+_STARTED_TAG = "metrics-etl/process-started"  # tells a reused PID from the process that ran
+_UNFINISHED = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 
 
 def instance_template(kind: InstanceKind) -> str:
@@ -32,11 +54,75 @@ def ensure_instance(settings: Settings, *, kind: InstanceKind = "local") -> Path
     settings.dagster_home.mkdir(parents=True, exist_ok=True)
     config = settings.dagster_home / "dagster.yaml"
     if not config.exists():
-        config.write_text(instance_template(kind), encoding="utf-8")
+        # Written whole then renamed: a second process never reads half a file.
+        partial = config.with_name(f".dagster.yaml.{os.getpid()}")
+        partial.write_text(instance_template(kind), encoding="utf-8")
+        partial.replace(config)
     return config
+
+
+@contextmanager
+def _opening(dagster_home: Path) -> Iterator[None]:
+    """One process at a time creates the instance's storage: two first runs started together
+    would otherwise both create the same SQLite tables, and one would fail."""
+    with (dagster_home / ".opening.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def open_instance(settings: Settings) -> dg.DagsterInstance:
     """The instance at the settings' DAGSTER_HOME, set up as a local one if it is new."""
     ensure_instance(settings)
-    return dg.DagsterInstance.from_config(str(settings.dagster_home))
+    with _opening(settings.dagster_home):
+        # Opening creates and migrates the storage when it is new.
+        return dg.DagsterInstance.from_config(str(settings.dagster_home))
+
+
+def _process_started(pid: int) -> str:
+    """When process `pid` started, in clock ticks since boot ("" where /proc cannot say)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    # The command name (field 2) may hold spaces and parentheses: count from its end.
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+def process_tags() -> dict[str, str]:
+    """The tags that tie a run to this process, so a later run can tell if it died."""
+    pid = os.getpid()
+    return {_HOST_TAG: socket.gethostname(), _PID_TAG: str(pid), _STARTED_TAG: _process_started(pid)}
+
+
+def _alive(pid: int, started: str) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process: it exists
+    return not started or _process_started(pid) in ("", started)
+
+
+def release_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed the unfinished runs of dead `metrics-etl` processes on this host and free
+    their concurrency slots; one line per run released."""
+    host = socket.gethostname()
+    released = []
+    for record in instance.get_run_records(dg.RunsFilter(statuses=_UNFINISHED, tags={_HOST_TAG: host})):
+        run = record.dagster_run
+        pid = int(run.tags.get(_PID_TAG, "0"))
+        if pid <= 0 or _alive(pid, run.tags.get(_STARTED_TAG, "")):
+            continue
+        message = (
+            f"the process that ran it (PID {pid} on {host}) ended without finishing it "
+            f"(killed or out of memory); marked failed by PID {os.getpid()}"
+        )
+        instance.report_run_failed(run, message=message)
+        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+        line = f"run {run.run_id} ({run.job_name}) was left unfinished by PID {pid}: marked failed, its slot freed"
+        released.append(line)
+    return released

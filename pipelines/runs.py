@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 import duckdb
 
-from pipelines.instance import open_instance
+from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
 
 if TYPE_CHECKING:
@@ -189,8 +189,11 @@ def _execute(
     started = time.monotonic()
     out.write(f"  {label} … ")
     out.flush()
+    tags = process_tags() | kwargs.pop("tags", {})
     with _progress(out) as progress:
-        result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET, **kwargs)
+        result = job.execute_in_process(
+            instance=instance, raise_on_error=False, run_config=_QUIET, tags=tags, **kwargs
+        )
     if progress.interrupted:
         out.write(f"  {label} … ")
     log.write(label, result, instance)
@@ -203,6 +206,12 @@ def _execute(
     return result
 
 
+def _release(instance: dg.DagsterInstance, out: TextIO) -> None:
+    """Runs left STARTED by a killed process hold the rate-limit pool's slot: free them first."""
+    for line in release_orphaned_runs(instance):
+        out.write(f"{line}\n")
+
+
 def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO) -> None:
     """Materialize the plan's days (a week per run), the latest 28-day report and today's snapshot.
 
@@ -213,6 +222,7 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
     defs = build_definitions(settings, start_day=start_day)
     # The instance the UI and the daemon read: every run made here is in their history.
     with open_instance(settings) as instance:
+        _release(instance, out)
         _run_plan(plan, defs=defs, instance=instance, log=RunLog(settings.logs_dir), out=out)
 
 
@@ -277,4 +287,5 @@ def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInPr
 
     job = build_definitions(settings).resolve_job_def(job_name)
     with open_instance(settings) as instance:
+        _release(instance, out)
         return _execute(job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name)
