@@ -144,18 +144,41 @@ class ServiceClient:
 
     def paginate(self, *, path: str, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
         """Items of every page, lazily: follows ``Link: rel="next"``, else stops at an empty page."""
+        for _, items in self._pages(path=path, params=params, items_of=_array_items):
+            yield from items
+
+    def paginate_envelope(
+        self, *, path: str, items_key: str, params: Mapping[str, Any] | None = None
+    ) -> Iterator[tuple[Mapping[str, Any], list[Any]]]:
+        """Pages of a listing that answers an object holding its items under ``items_key``
+        (``{"total_seats": N, "seats": [...]}``): (the page's object, its items), lazily.
+
+        Pages are walked as ``paginate`` walks them (``Link: rel="next"``, else to an empty
+        page), conditionally like every GET; a page that is not such an object raises
+        ServiceError naming the method and URL.
+        """
+        return self._pages(path=path, params=params, items_of=lambda body, url: _envelope_items(body, url, items_key))
+
+    def _pages(
+        self,
+        *,
+        path: str,
+        params: Mapping[str, Any] | None,
+        items_of: Callable[[Any, str], tuple[Any, list[Any]]],
+    ) -> Iterator[tuple[Any, list[Any]]]:
         base = self._url(path)
         page = 1
         query: dict[str, Any] | None = {"per_page": 100, **(params or {}), "page": page}
         url = base
+        first = True
         while True:
             answer = self._request(method="GET", url=url, params=query, conditional=True)
-            items = answer.json()
-            if not isinstance(items, list):
-                raise ServiceError(f"GET {redact_url(answer.url)} did not answer a JSON array")
+            body, items = items_of(answer.json(), answer.url)
+            if items or first:  # an empty listing's first page still says what its envelope says
+                yield body, items
             if not items:
                 return
-            yield from items
+            first = False
             if answer.next_link is not None:
                 url, query = answer.next_link, None
             elif answer.headers.get("link"):
@@ -298,6 +321,19 @@ class ServiceClient:
         if (budget := budget_in(response.headers)) is not None:
             with self._lock:
                 self._budgets[budget.resource or "core"] = budget
+
+
+def _array_items(body: Any, url: str) -> tuple[Any, list[Any]]:
+    if not isinstance(body, list):
+        raise ServiceError(f"GET {redact_url(url)} did not answer a JSON array")
+    return body, body
+
+
+def _envelope_items(body: Any, url: str, key: str) -> tuple[Mapping[str, Any], list[Any]]:
+    items = body.get(key) if isinstance(body, Mapping) else None
+    if not isinstance(items, list):
+        raise ServiceError(f"GET {redact_url(url)} did not answer a JSON object with a {key!r} array")
+    return body, items
 
 
 def _origin(url: str) -> str:

@@ -1,5 +1,6 @@
-"""Repositories, issues, pull requests and members: typed wrappers over REST (spec 4.3, 4.4)
-and the aliased GraphQL repository-stats query (spec 4.5).
+"""Repositories, issues, pull requests, members and seats: typed wrappers over REST (spec 4.3,
+4.4, and the seats extension of docs/extensions.md) and the aliased GraphQL repository-stats
+query (spec 4.5).
 
 The GETs feed the snapshots; the POSTs exist for tests and the demo's seeding (the pipeline
 never writes to the service). Query parameters are constant dicts in one order, so the same
@@ -16,7 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
-from pipelines.service.errors import GraphQLNotFound
+from pipelines.service.errors import GraphQLNotFound, ServiceError
 
 if TYPE_CHECKING:
     from pipelines.service.client import ServiceClient
@@ -47,6 +48,33 @@ def list_issues(client: ServiceClient, *, owner: str, name: str) -> Iterator[Rec
 def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
     """Every member of `org` (`GET /orgs/{org}/members`)."""
     return client.paginate(path=f"/orgs/{_seg(org)}/members", params=_LIST_PARAMS)
+
+
+@dataclass(frozen=True)
+class SeatListing:
+    """An organization's seats: `total_seats` as the first page says it, and every seat listed."""
+
+    total_seats: int
+    seats: list[Record]
+
+
+def list_seats(client: ServiceClient, *, org: str) -> SeatListing:
+    """Every seat of `org` (`GET /orgs/{org}/{product}/billing/seats`), to the last page.
+
+    The listing answers `{"total_seats": N, "seats": [...]}` per page; 403 (no billing
+    permission) and 404 (product not enabled) raise PermissionDenied / NotFound as the client does.
+    """
+    path = f"/orgs/{_seg(org)}/{client.dialect.product}/billing/seats"
+    total: int | None = None
+    seats: list[Record] = []
+    for page, items in client.paginate_envelope(path=path, items_key="seats", params=_LIST_PARAMS):
+        if total is None:
+            value = page.get("total_seats")
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ServiceError(f"GET {client.base_url}{path} answered no total_seats count: {value!r}")
+            total = value
+        seats.extend(items)
+    return SeatListing(total_seats=total or 0, seats=seats)
 
 
 def create_repository(
