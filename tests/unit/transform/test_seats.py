@@ -1,0 +1,113 @@
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.transform import seats as tf
+
+DAY = date(2026, 11, 20)
+
+
+def _seat(user_id: int, **extra):
+    return {"assignee": {"id": user_id, "login": f"u{user_id}", "type": "User"}, "plan_type": "business", **extra}
+
+
+def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
+    frame = tf.seats_frame(
+        records=[
+            _seat(
+                7,
+                assigning_team={"id": 42, "slug": "platform", "name": "Platform"},
+                created_at="2021-08-03T18:00:00-06:00",
+                updated_at="2026-11-01T10:00:00Z",
+                pending_cancellation_date="2026-12-01",
+                last_activity_at="2026-11-19T23:30:00+02:00",
+                last_activity_editor="vscode/1.104.0/assistant-chat/0.31.0",
+                last_authenticated_at="2026-11-19T08:00:00Z",
+                unknown_field=True,
+            )
+        ],
+        day=DAY,
+        org="acme",
+    )
+    assert frame.schema == pl.Schema(tf.SEATS_SCHEMA)
+    assert frame.row(0, named=True) == {
+        "snapshot_day": DAY,
+        "org_login": "acme",
+        "user_id": 7,
+        "login": "u7",
+        "assigning_team_id": 42,
+        "assigning_team_slug": "platform",
+        "plan_type": "business",
+        "created_at": datetime(2021, 8, 4, 0, 0, tzinfo=UTC),
+        "updated_at": datetime(2026, 11, 1, 10, 0, tzinfo=UTC),
+        "pending_cancellation_date": date(2026, 12, 1),
+        "last_activity_at": datetime(2026, 11, 19, 21, 30, tzinfo=UTC),
+        "last_activity_editor": "vscode/1.104.0/assistant-chat/0.31.0",
+        "last_authenticated_at": datetime(2026, 11, 19, 8, 0, tzinfo=UTC),
+    }
+
+
+def test_a_direct_seat_has_no_team_and_a_never_active_one_null_activity():
+    row = tf.seats_frame(records=[_seat(1, assigning_team=None, last_activity_at=None)], day=DAY, org="acme").row(
+        0, named=True
+    )
+    assert (row["assigning_team_id"], row["assigning_team_slug"], row["last_activity_at"]) == (None, None, None)
+    assert row["pending_cancellation_date"] is None
+
+
+def test_no_seats_is_an_empty_frame_of_the_table_s_schema():
+    assert tf.seats_frame(records=[], day=DAY, org="acme").schema == pl.Schema(tf.SEATS_SCHEMA)
+    assert tf.seat_totals_frame(totals={}, day=DAY).schema == pl.Schema(tf.SEAT_TOTALS_SCHEMA)
+
+
+def test_totals_are_one_row_per_organization_zero_included():
+    frame = tf.seat_totals_frame(totals={"globex": 0, "acme": 3}, day=DAY)
+    assert frame.rows() == [(DAY, "acme", 3), (DAY, "globex", 0)]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"plan_type": "business"}, {"assignee": None}, {"assignee": {"login": "ann"}}, {"assignee": {"id": "7"}}],
+    ids=["no_assignee", "null_assignee", "no_id", "id_not_a_number"],
+)
+def test_a_seat_without_an_assignee_id_fails_naming_the_org_and_the_seat_index(bad):
+    with pytest.raises(tf.SeatRecordError, match=r"seat 2 of organization 'acme' has no assignee id"):
+        tf.seats_frame(records=[_seat(1), _seat(2), bad, _seat(4)], day=DAY, org="acme")
+
+
+def test_a_timestamp_that_is_not_one_fails_naming_the_org_the_seat_and_the_field():
+    with pytest.raises(tf.SeatRecordError, match=r"seat 1 of organization 'acme': last_activity_at 'yesterday'"):
+        tf.seats_frame(records=[_seat(1), _seat(2, last_activity_at="yesterday")], day=DAY, org="acme")
+
+
+_offsets = st.integers(-12 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
+_instants = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 1, 1), timezones=_offsets)
+_teams = st.none() | st.tuples(st.integers(1, 5), st.text(max_size=8))
+
+
+@given(
+    seats=st.lists(
+        st.tuples(st.integers(1, 30), st.none() | _instants, _teams),
+        max_size=25,
+    )
+)
+def test_one_row_per_assignee_as_last_listed_with_the_same_instants(seats):
+    records = [
+        _seat(
+            user_id,
+            last_activity_at=None if at is None else at.isoformat(),
+            assigning_team=None if team is None else {"id": team[0], "slug": team[1]},
+        )
+        for user_id, at, team in seats
+    ]
+    frame = tf.seats_frame(records=records, day=DAY, org="acme")
+    last = {user_id: (at, team) for user_id, at, team in seats}
+    assert frame["user_id"].to_list() == sorted(last)
+    for row in frame.iter_rows(named=True):
+        at, team = last[row["user_id"]]
+        assert row["last_activity_at"] == at  # the same instant, now in UTC
+        assert row["last_activity_at"] is None or row["last_activity_at"].tzinfo is not None
+        assert (row["assigning_team_id"], row["assigning_team_slug"]) == (team if team else (None, None))
