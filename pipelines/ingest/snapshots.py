@@ -1,11 +1,12 @@
-"""Collect one snapshot day of the organization's repositories, stats, issues and members.
+"""Collect one snapshot day of the organization's repositories, stats, issues, members and seats.
 
 REST gives the repositories (by id), their issues and the members; GraphQL gives the counts,
 several repositories per call, with a batch size that halves when the service chokes (502,
 504, no answer) and grows back after successes. A repository answering 404 or 403 is skipped
 with a warning, and so is one GraphQL cannot resolve (deleted or renamed since the listing: a
 NOT_FOUND at its alias) while the rest of its batch lands; a failure at organization level, or
-any other GraphQL error, fails the run.
+any other GraphQL error, fails the run. An organization whose seats answer 403 (no billing
+permission) or 404 (the product is not enabled) is a warning (endpoint "seats") too.
 
 Long because it is one collection run: its settings, result and cost types are what its
 REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
@@ -31,6 +32,7 @@ from pipelines.service.errors import (
     ServiceError,
     TransportFailed,
 )
+from pipelines.transform import seats as seats_tf
 from pipelines.transform import snapshots as tf
 from pipelines.warehouse.snapshots import replace_snapshot_day
 
@@ -143,6 +145,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         )
         for org in settings.orgs
     ]
+    seats, seat_totals = _collect_seats(client, orgs=settings.orgs, day=day, warnings=warnings)
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
     requests_after, not_modified_after = _counts(client)
@@ -153,6 +156,8 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
         "issues": issues,
         "org_members": pl.concat(members) if members else tf.org_members_frame(records=[], day=day, org=""),
+        "seats": seats,
+        "seat_totals": seat_totals,
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
     work = requests_after - requests_before
@@ -228,6 +233,25 @@ def _collect_issues(
                 tf.issues_frame(records=records, day=day, repository_id=repo.id, repository_full_name=repo.full_name)
             )
     return tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
+
+
+def _collect_seats(
+    client: ServiceClient, *, orgs: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every organization's seats and total; 403/404 is a warning for that organization."""
+    frames = [seats_tf.seats_frame(records=[], day=day, org="")]
+    totals: dict[str, int] = {}
+    for org in orgs:
+        try:
+            listing = api.list_seats(client, org=org)
+        except (NotFound, PermissionDenied) as exc:
+            warnings.append(SnapshotWarning(org, "seats", exc.status, exc.message))
+            continue
+        except ServiceError as exc:
+            raise SnapshotFailed(f"snapshot of organization {org!r} failed listing its seats: {exc}") from exc
+        frames.append(seats_tf.seats_frame(records=listing.seats, day=day, org=org))
+        totals[org] = listing.total_seats
+    return pl.concat(frames), seats_tf.seat_totals_frame(totals=totals, day=day)
 
 
 def _collect_stats(

@@ -53,7 +53,7 @@ _PARTITIONS: dict[str, Partitioning] = {
     **{f"core.{t}": Partitioning("day", in_file=False)
        for t in ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "agent_days")},
     **{f"snapshots.{t}": Partitioning("snapshot_day", in_file=False)
-       for t in ("repositories", "repository_stats", "issues", "org_members", "warnings")},
+       for t in ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")},
     "events.webhook_deliveries": Partitioning("received_day", in_file=True),
 }
 

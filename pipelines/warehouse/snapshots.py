@@ -10,7 +10,7 @@ import polars as pl
 
 from pipelines.warehouse.sql import rollback, run_sql
 
-SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "warnings")
+SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")
 
 # The name sql/snapshots/replace_*_day.sql read the day's rows from.
 _FRAME_VIEW = "snapshot_frame"

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines.transform import seats as seats_tf
 from pipelines.transform import snapshots as tf
 from pipelines.warehouse import migrate
 from pipelines.warehouse.snapshots import SNAPSHOT_TABLES, SnapshotFrameError, replace_snapshot_day
@@ -22,7 +23,9 @@ def conn(tmp_path):
     connection.close()
 
 
-def _frames(day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2)) -> dict[str, pl.DataFrame]:
+def _frames(
+    day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2), seat_ids=(5, 6)
+) -> dict[str, pl.DataFrame]:
     repo = {"id": 11, "full_name": repo_name, "name": repo_name.split("/")[1], "owner": {"login": "acme", "id": 1}}
     return {
         "repositories": tf.repositories_frame(records=[repo], day=day),
@@ -34,6 +37,16 @@ def _frames(day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2)) -> dict
             repository_full_name=repo_name,
         ),
         "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=day, org="acme"),
+        "seats": seats_tf.seats_frame(
+            records=[
+                {"assignee": {"id": i, "login": f"u{i}"}, "plan_type": "business",
+                 "last_activity_at": "2026-11-19T10:00:00Z"}
+                for i in seat_ids
+            ],
+            day=day,
+            org="acme",
+        ),
+        "seat_totals": seats_tf.seat_totals_frame(totals={"acme": len(seat_ids)}, day=day),
         "warnings": tf.warnings_frame(
             warnings=[{"repository": "acme/gone", "endpoint": "repository", "status": 404, "message": "Not Found"}],
             day=day,
@@ -51,7 +64,10 @@ def test_rerun_of_a_day_replaces_it_and_leaves_identical_tables(conn):
     first = _dump(conn)
     written = replace_snapshot_day(conn, day=DAY, frames=_frames(DAY))
     assert _dump(conn) == first
-    assert written == {"repositories": 1, "repository_stats": 1, "issues": 2, "org_members": 1, "warnings": 1}
+    assert written == {
+        "repositories": 1, "repository_stats": 1, "issues": 2, "org_members": 1, "seats": 2, "seat_totals": 1,
+        "warnings": 1,
+    }
     assert conn.execute("SELECT count(*) FROM snapshots.issues WHERE snapshot_day = ?", [OTHER]).fetchone() == (2,)
 
 
@@ -67,6 +83,28 @@ def test_a_failing_table_rolls_back_the_whole_day(conn):
     broken = _frames(DAY, repo_name="acme/renamed")
     # Two rows for one key break the primary key of the fourth table written.
     broken["org_members"] = pl.concat([broken["org_members"], broken["org_members"]])
+    with pytest.raises(duckdb.ConstraintException):
+        replace_snapshot_day(conn, day=DAY, frames=broken)
+    assert _dump(conn) == before
+
+
+def test_rerun_of_a_day_replaces_its_seats_and_total_and_leaves_other_days(conn):
+    replace_snapshot_day(conn, day=OTHER, frames=_frames(OTHER, seat_ids=(1, 2, 3)))
+    replace_snapshot_day(conn, day=DAY, frames=_frames(DAY, seat_ids=(5, 6, 7)))
+    replace_snapshot_day(conn, day=DAY, frames=_frames(DAY, seat_ids=(6,)))
+    seats = conn.sql("SELECT snapshot_day, user_id FROM snapshots.seats ORDER BY ALL").fetchall()
+    assert seats == [(OTHER, 1), (OTHER, 2), (OTHER, 3), (DAY, 6)]
+    totals = conn.sql("SELECT snapshot_day, total_seats FROM snapshots.seat_totals ORDER BY ALL").fetchall()
+    assert totals == [(OTHER, 3), (DAY, 1)]
+    changed = conn.sql("SELECT DISTINCT table_name FROM meta.lake_changes WHERE day = $d", params={"d": DAY}).fetchall()
+    assert {"snapshots.seats", "snapshots.seat_totals"} <= {t for (t,) in changed}
+
+
+def test_a_failing_seats_table_rolls_back_the_whole_day(conn):
+    replace_snapshot_day(conn, day=DAY, frames=_frames(DAY))
+    before = _dump(conn)
+    broken = _frames(DAY, issue_ids=(9,), seat_ids=(8,))
+    broken["seats"] = pl.concat([broken["seats"], broken["seats"]])  # one seat holder twice: the key breaks
     with pytest.raises(duckdb.ConstraintException):
         replace_snapshot_day(conn, day=DAY, frames=broken)
     assert _dump(conn) == before

@@ -4,18 +4,21 @@ import json
 from datetime import date
 
 import httpx
+import polars as pl
 import pytest
 
 from pipelines.config import Secret, Settings
-from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, collect_snapshot
+from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.service.errors import ConfigError, GraphQLError
+from pipelines.transform.seats import SeatRecordError
 
 DAY = date(2026, 11, 20)
 _REPOS = [
     {"id": 1, "full_name": "acme/open", "name": "open", "owner": {"login": "acme", "id": 9}},
     {"id": 2, "full_name": "acme/locked", "name": "locked", "owner": {"login": "acme", "id": 9}},
 ]
+_SEAT = {"assignee": {"id": 5, "login": "ann"}, "plan_type": "business", "last_activity_at": "2026-11-19T10:00:00Z"}
 _LIMITS = {"resources": {"core": {"remaining": 10}, "graphql": {"remaining": 5}}}
 
 
@@ -28,6 +31,8 @@ def _service(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=_REPOS if page == 1 else [])
     if path == "/orgs/acme/members":
         return httpx.Response(200, json=[{"id": 5, "login": "ann"}] if page == 1 else [])
+    if path == "/orgs/acme/assistant/billing/seats":
+        return httpx.Response(200, json={"total_seats": 1, "seats": [_SEAT] if page == 1 else []})
     if path == "/repos/acme/open/issues":
         return httpx.Response(200, json=[{"id": 70, "number": 1}] if page == 1 else [])
     if path == "/repos/acme/locked/issues":
@@ -128,3 +133,66 @@ def test_settings_come_from_service_org_and_repos():
 def test_settings_without_an_organization_are_refused():
     with pytest.raises(ConfigError, match="SERVICE_ORG"):
         SnapshotSettings.from_settings(Settings())
+
+
+def _collect(tmp_path, service, *, orgs=("acme",)):
+    settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
+        return collect_snapshot(client, settings=SnapshotSettings(orgs=orgs), day=DAY)
+
+
+def test_seats_of_every_org_are_collected_with_their_total(tmp_path):
+    result = _collect(tmp_path, _service)
+    assert result.frames["seats"].select("org_login", "user_id", "login").rows() == [("acme", 5, "ann")]
+    assert result.frames["seat_totals"].select("org_login", "total_seats").rows() == [("acme", 1)]
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(403, "Resource not accessible by integration"), (404, "Not Found")],
+    ids=["no_billing_permission", "product_not_enabled"],
+)
+def test_seats_refused_or_not_enabled_are_a_warning_for_that_org_and_the_rest_lands(tmp_path, status, message):
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/orgs/globex/assistant/billing/seats":
+            return httpx.Response(status, json={"message": message})
+        if request.url.path == "/orgs/globex/members":
+            return httpx.Response(200, json=[{"id": 6, "login": "bob"}] if request.url.params["page"] == "1" else [])
+        if request.url.path == "/orgs/globex/repos":
+            return httpx.Response(200, json=[])
+        return _service(request)
+
+    result = _collect(tmp_path, service, orgs=("acme", "globex"))
+
+    assert SnapshotWarning("globex", "seats", status, message) in result.warnings
+    assert result.frames["warnings"].filter(pl.col("endpoint") == "seats").select("repository", "status").rows() == [
+        ("globex", status)
+    ]
+    assert result.frames["seats"]["org_login"].unique().to_list() == ["acme"]
+    assert result.frames["seat_totals"]["org_login"].to_list() == ["acme"]  # no total for globex, not a 0
+    assert result.frames["org_members"]["org_login"].unique().sort().to_list() == ["acme", "globex"]
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_any_other_seats_failure_fails_the_snapshot_naming_the_org(tmp_path, status):
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/billing/seats"):
+            return httpx.Response(status, json={"message": "nope"})
+        return _service(request)
+
+    with pytest.raises(SnapshotFailed, match=r"organization 'acme' failed listing its seats"):
+        _collect(tmp_path, service)
+
+
+def test_a_seat_without_an_assignee_fails_the_snapshot_naming_the_org_and_the_seat(tmp_path):
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/billing/seats"):
+            page = request.url.params["page"]
+            seats = [_SEAT, {"plan_type": "business"}] if page == "1" else []
+            return httpx.Response(200, json={"total_seats": 2, "seats": seats})
+        return _service(request)
+
+    with pytest.raises(SeatRecordError, match=r"seat 1 of organization 'acme' has no assignee id"):
+        _collect(tmp_path, service)
