@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import dagster as dg
-import duckdb
 
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
+from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
 
 if TYPE_CHECKING:
@@ -259,12 +259,15 @@ def _run_plan(
         )
 
 
-def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
-    """What landed and where: tables with rows, agents with their latest labels."""
+def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0) -> None:
+    """What landed and where: tables with rows, agents with their latest labels.
+
+    Another run writing now holds the file against readers too: wait for it as a run would.
+    """
     if not warehouse.exists():
         out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
         return
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with connect_for_reading(warehouse, wait=lock_wait) as conn:
         out.write(f"\nwarehouse: {warehouse.resolve()}\nserving database for BI tools: {serving.resolve()}\n\n")
         out.write(f"{'table':34} {'rows':>10}\n")
         for schema, table in run_sql(conn, "metadata/select_tables.sql"):
