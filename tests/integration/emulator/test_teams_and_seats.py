@@ -116,6 +116,11 @@ def test_user_teams_report_is_not_available_when_users_1_day_is_not(served: Serv
             response = served.client.get(f"{served.reports(scope)}/{name}", params={"day": day.isoformat()})
             assert response.status_code == status, (name, day)
     assert served.client.get(f"{served.reports(scope)}/user-teams-28-day/latest").status_code == 404
+    served.emu.set_today(TODAY + timedelta(days=1))  # the clock makes today's report available
+    try:
+        assert _report(served, scope, "user-teams-1-day", TODAY)
+    finally:
+        served.emu.set_today(TODAY)
     name = "acme" if scope == "organization" else "acme-corp"
     served.emu.set_policy(scope=scope, name=name, enabled=False)
     try:
