@@ -7,8 +7,9 @@
 -- report: only the 1-day report comes with memberships.
 -- members: listed members that day; reported_users: of them, users in the day's user report;
 -- active_users: of those, users with any activity. team_slug is the team's latest slug
--- (core.dim_team); group on team_id, as slugs change. Agent job starts per agent_id:
--- bi.team_agent_usage_daily.
+-- (core.dim_team); group on team_id, as slugs change. agent_users: members with any
+-- third-party agent job that day. Agent job starts, per agent_id, are in
+-- bi.team_agent_usage_daily: never in a view with the top-level interaction count.
 CREATE OR REPLACE VIEW bi.team_usage_daily AS
 WITH member_days AS (
     SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id,
@@ -37,7 +38,6 @@ WITH member_days AS (
            CAST(sum(m.loc_suggested_to_add_sum) AS BIGINT) AS loc_suggested_to_add_sum,
            CAST(sum(m.loc_added_sum) AS BIGINT) AS loc_added_sum,
            CAST(sum(m.loc_deleted_sum) AS BIGINT) AS loc_deleted_sum,
-           CAST(coalesce(sum(a.agent_job_starts), 0) AS BIGINT) AS agent_job_starts,
            sum(m.ai_credits_used) AS ai_credits_used
     FROM member_days AS m
     LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
@@ -60,7 +60,6 @@ SELECT
     coalesce(t.loc_suggested_to_add_sum, 0) AS loc_suggested_to_add_sum,
     coalesce(t.loc_added_sum, 0) AS loc_added_sum,
     coalesce(t.loc_deleted_sum, 0) AS loc_deleted_sum,
-    coalesce(t.agent_job_starts, 0) AS agent_job_starts,
     coalesce(t.ai_credits_used, 0) AS ai_credits_used
 FROM core.team_days AS l
 LEFT JOIN team_days AS t USING (scope, scope_name, day, team_id)

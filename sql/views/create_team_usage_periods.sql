@@ -37,7 +37,6 @@ WITH bounds AS (
            CAST(sum(m.user_initiated_interaction_count) FILTER (WHERE m.reported) AS BIGINT) AS user_initiated_interaction_count,
            CAST(sum(m.code_generation_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_generation_activity_count,
            CAST(sum(m.code_acceptance_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_acceptance_activity_count,
-           CAST(coalesce(sum(a.agent_job_starts) FILTER (WHERE m.reported), 0) AS BIGINT) AS agent_job_starts,
            sum(m.ai_credits_used) FILTER (WHERE m.reported) AS ai_credits_used
     FROM member_days AS m
     LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
@@ -65,7 +64,6 @@ SELECT
     coalesce(m.user_initiated_interaction_count, 0) AS user_initiated_interaction_count,
     coalesce(m.code_generation_activity_count, 0) AS code_generation_activity_count,
     coalesce(m.code_acceptance_activity_count, 0) AS code_acceptance_activity_count,
-    coalesce(m.agent_job_starts, 0) AS agent_job_starts,
     coalesce(m.ai_credits_used, 0) AS ai_credits_used,
     CASE WHEN pp.period_index IS NOT NULL THEN coalesce(prev.active_users, 0) END AS previous_active_users,
     CASE WHEN pp.period_index IS NOT NULL THEN coalesce(m.active_users, 0) - coalesce(prev.active_users, 0) END

@@ -87,15 +87,15 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, *params: object) -> list[tu
 def test_activity_goes_to_the_team_the_user_was_on_that_day(conn: duckdb.DuckDBPyConnection) -> None:
     rows = _rows(
         conn,
-        "SELECT day, team_id, members, reported_users, user_initiated_interaction_count, agent_users, agent_job_starts"
+        "SELECT day, team_id, members, reported_users, user_initiated_interaction_count, agent_users"
         " FROM bi.team_usage_daily WHERE day IN (?, ?) ORDER BY day, team_id",
         DAYS[0], DAYS[2],
     )
     assert rows == [
-        (DAYS[0], 10, 4, 4, sum(_interactions(u, 0) for u in (1, 2, 3, 4)), 1, 2),  # the mover, before
-        (DAYS[0], 20, 3, 3, sum(_interactions(u, 0) for u in (1, 5, 6)), 0, 0),
-        (DAYS[2], 10, 3, 3, sum(_interactions(u, 2) for u in (1, 2, 3)), 0, 0),
-        (DAYS[2], 20, 4, 4, sum(_interactions(u, 2) for u in (1, 4, 5, 6)), 1, 2),  # and after
+        (DAYS[0], 10, 4, 4, sum(_interactions(u, 0) for u in (1, 2, 3, 4)), 1),  # the mover, before
+        (DAYS[0], 20, 3, 3, sum(_interactions(u, 0) for u in (1, 5, 6)), 0),
+        (DAYS[2], 10, 3, 3, sum(_interactions(u, 2) for u in (1, 2, 3)), 0),
+        (DAYS[2], 20, 4, 4, sum(_interactions(u, 2) for u in (1, 4, 5, 6)), 1),  # and after
     ]
 
 
@@ -120,12 +120,12 @@ def test_a_28_day_user_row_is_never_joined_to_a_membership(conn: duckdb.DuckDBPy
 def test_period_users_are_distinct_over_the_period_with_each_days_team(conn: duckdb.DuckDBPyConnection) -> None:
     rows = _rows(
         conn,
-        "SELECT team_id, members, active_users, agent_users, agent_job_starts, previous_active_users, change"
+        "SELECT team_id, members, active_users, agent_users, previous_active_users, change"
         " FROM bi.team_usage_periods WHERE period_index = 0 ORDER BY team_id",
     )
     assert rows == [
-        (10, 4, 4, 1, 4, 1, "grown"),  # user 4's two days with team 10; user 2 of day 5 is a member only
-        (20, 4, 4, 2, 2 + 2 + 3, 0, "new"),
+        (10, 4, 4, 1, 1, "grown"),  # user 4's agent days were with team 10 first; day 5's user 2: a member only
+        (20, 4, 4, 2, 0, "new"),
     ]
     assert _rows(conn, "SELECT team_id, change FROM bi.team_usage_periods WHERE period_index = 1") == [(10, None)]
 
