@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from pipelines.config import Settings
 
+_SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
@@ -279,6 +281,18 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
         for agent_id, name, first, last, labels, job_starts in agents:
             former = f"  (formerly {labels})" if labels else ""
             out.write(f"  {agent_id:>10}  {name:28} {first} .. {last}  {job_starts:>8,} job starts{former}\n")
+        teams = run_sql(conn, "metadata/select_team_summary.sql")
+        if teams:
+            out.write(
+                f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
+            )
+            shown: Counter[tuple[str, str]] = Counter()
+            for scope, name, slug, members, active, change in teams:
+                shown[(scope, name)] += 1
+                if shown[(scope, name)] <= _SUMMARY_TEAMS:
+                    out.write(f"  {scope} {name}: {slug:28} {members:>6,} members {active:>6,} active  {change or ''}\n")
+            if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
+                out.write("  … the rest: metrics-etl sql \"SELECT * FROM bi.team_usage_periods WHERE period_index = 0\"\n")
 
 
 def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:
