@@ -290,9 +290,11 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
             for scope, name, slug, members, active, change in teams:
                 shown[(scope, name)] += 1
                 if shown[(scope, name)] <= _SUMMARY_TEAMS:
-                    out.write(f"  {scope} {name}: {slug:28} {members:>6,} members {active:>6,} active  {change or ''}\n")
+                    counts = f"{members:>6,} members {active:>6,} active"
+                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or ''}\n")
             if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
-                out.write("  … the rest: metrics-etl sql \"SELECT * FROM bi.team_usage_periods WHERE period_index = 0\"\n")
+                rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
+                out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
 
 
 def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:
