@@ -21,6 +21,8 @@ from emulator.config import fault_spec_from_json
 from emulator.errors import EmulatorError
 from emulator.hooks import Deliveries
 from emulator.reports import Reports, close_connection
+from emulator.seats import DEFAULT_PER_PAGE as SEATS_PER_PAGE
+from emulator.seats import seat_count, seat_records
 from emulator.state import EmulatorState, Principal
 from emulator.world import Account, Repository
 
@@ -55,6 +57,8 @@ def _path_kind(path: str) -> str:
         return "graphql"
     if "/metrics/reports/" in path:
         return "report_metadata"
+    if path.endswith("/billing/seats"):
+        return "seats"
     if path.startswith("/app/"):
         return "app"
     return "rest"
@@ -369,13 +373,24 @@ class _Routes:
         return self._page(request, records)
 
     def _page(self, request: Request, items: list[dict[str, Any]]) -> Response:
+        paging = self._paging(request, default_per_page=30)
+        if isinstance(paging, Response):
+            return paging
+        page, per_page = paging
+        response = _json_response(request, items[(page - 1) * per_page: page * per_page])
+        return self._with_links(request, response, page=page, per_page=per_page, total=len(items))
+
+    def _paging(self, request: Request, *, default_per_page: int) -> tuple[int, int] | Response:
         try:
             page = max(1, int(request.query_params.get("page", "1")))
-            per_page = min(_PER_PAGE_MAX, max(1, int(request.query_params.get("per_page", "30"))))
+            per_page = min(_PER_PAGE_MAX, max(1, int(request.query_params.get("per_page", str(default_per_page)))))
         except ValueError:
             return _message(422, "Validation Failed: 'page' and 'per_page' must be integers")
-        last = max(1, -(-len(items) // per_page))
-        response = _json_response(request, items[(page - 1) * per_page: page * per_page])
+        return page, per_page
+
+    def _with_links(self, request: Request, response: Response, *, page: int, per_page: int,
+                    total: int) -> Response:
+        last = max(1, -(-total // per_page))
         links = []
         params = dict(request.query_params)
 
@@ -392,6 +407,30 @@ class _Routes:
         if links:
             response.headers["link"] = ", ".join(links)
         return response
+
+    async def seats(self, request: Request) -> Response:
+        """The organization's seats (docs/extensions.md), paged by the Link header."""
+        org = request.path_params["org"]
+        data = self.reports.data_for("organization", org)
+        if data is None:
+            return _message(404, "Not Found")
+        principal = self._principal(request)
+        if principal.kind == "anonymous":
+            return _message(401, "Requires authentication")
+        if not (principal.owner or principal.metrics_permission):
+            return _message(403, f"Resource not accessible: you must be an organization owner or "
+                                 f"billing manager of {data.org} to list its {self.state.wire.product} seats")
+        paging = self._paging(request, default_per_page=SEATS_PER_PAGE)
+        if isinstance(paging, Response):
+            return paging
+        page, per_page = paging
+        start = (page - 1) * per_page
+        # The first listing of a day finds every user's last activity (cached per day): off the loop.
+        records = await asyncio.to_thread(seat_records, data, today=self.state.today(),
+                                          base_url=self.base(request), start=start, stop=start + per_page)
+        total = seat_count(data)
+        response = _json_response(request, {"total_seats": total, "seats": records})
+        return self._with_links(request, response, page=page, per_page=per_page, total=total)
 
     async def create_issue(self, request: Request) -> Response:
         return await self._create_issue(request, is_pull=False)
@@ -621,6 +660,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route("/orgs/{org}/members", routes.org_members),
         Route("/orgs/{org}/repos", routes.org_repos),
         Route(f"/orgs/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),
+        Route(f"/orgs/{{org}}/{product}/billing/seats", routes.seats),
         Route(f"/enterprises/{{name}}/{product}/metrics/reports/{{report:path}}",
               routes.report_metadata),
         Route("/_downloads/{key}/{file}", routes.download),

@@ -17,6 +17,11 @@ How a user-day is built (all counts are unscaled integers first, then scaled by 
   aggregate records are exact sums of the user-level records.
 - Third-party agents: several internal apps of one agent are merged into one entry; apps of
   unrecognized agents are used but never reported; an agent is renamed on `rename_day`.
+- Seat holders who do not use the assistant: organization users with u % 20 == 19 are never
+  active; users with u % 20 == 9 are active often until `lapse_day` (first_day + 15) and never
+  after (see NEVER_ACTIVE_* and LAPSED_*).
+- Teams (the user-teams report) are derived on the side by emulator/teams.py; they change no
+  byte of the other reports.
 """
 
 from __future__ import annotations
@@ -34,8 +39,11 @@ from typing import Any
 
 from emulator.dialect import wire_for
 from emulator.errors import EmulatorError
+from emulator.teams import TeamMembership, TeamsModel
 
 SCOPES = ("organization", "enterprise")
+# A seat's last activity is kept this many days (older: null), as on the public service.
+LAST_ACTIVITY_DAYS = 90
 
 # (agent_id, name before the rename); ids are numeric strings as on the public service.
 AGENTS: tuple[tuple[str, str], ...] = (
@@ -50,6 +58,15 @@ RENAMED_AGENT_OLD_NAME = "Codex"
 RENAMED_AGENT_NEW_NAME = "Codex (OpenAI)"
 # The rename takes effect this many days after first_day: a 60-day history shows both names.
 RENAME_OFFSET_DAYS = 30
+
+# Seat holders who do not use the assistant (org users only, by index u): u % 20 == 19 never
+# uses it (every record shows no activity); u % 20 == 9 used it often, then stopped for good
+# LAPSE_OFFSET_DAYS after first_day (with a 60-day history: no activity in the last 45 days).
+NEVER_ACTIVE_EVERY, NEVER_ACTIVE_AT = 20, 19
+LAPSED_EVERY, LAPSED_AT = 20, 9
+LAPSE_OFFSET_DAYS = 15
+_LAPSED_THRESHOLD = 140
+_NO_END = date.max.toordinal() + 1
 
 # Internal apps as users start them: several map to one recognized agent (merged in the
 # report), some to no recognized agent (dropped from the report).
@@ -184,6 +201,7 @@ class _Profile:
     chat_model: str
     agent_model: str
     apps: tuple[int, ...]  # indices into AGENT_APPS
+    active_until: int = _NO_END  # ordinal of the first day the user is never active again
 
 
 @dataclass(slots=True)
@@ -221,6 +239,7 @@ class ReportData:
         self.second_org = f"{org}-labs"
         self.second_org_users = max(1, users // 2)
         self.rename_day = first_day + timedelta(days=RENAME_OFFSET_DAYS)
+        self.lapse_day = first_day + timedelta(days=LAPSE_OFFSET_DAYS)
         self.organization_id = str(100_000 + _key("org", seed, org) % 90_000_000)
         self.enterprise_id = str(1_000 + _key("enterprise", seed, enterprise) % 900_000)
         self._total = users + self.second_org_users
@@ -229,6 +248,12 @@ class ReportData:
         self._day_block = lru_cache(maxsize=512)(self._make_day_block)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
+        self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=self.second_org,
+                                users=users, total=self._total, first_day=first_day,
+                                rename_day=self.rename_day, identity=self._login_and_id)
+        self.team_move_day = self.teams.move_day
+        self.pilot_listed_from = self.teams.pilot_listed_from("organization")
+        self._last_active = lru_cache(maxsize=4)(self._make_last_active)
 
     # ----- public surface -------------------------------------------------------------------
 
@@ -275,6 +300,67 @@ class ReportData:
             internal = self._internal_user_fields(day)
             for u in range(start, stop):
                 yield self._user_line(u, day, c, prefix, internal).encode()
+
+    # ----- teams (docs/extensions.md; emulator/teams.py has the rules) ---------------------------
+
+    def team_members(self, *, scope: str, day: date) -> list[TeamMembership]:
+        """Every (user, team) of the day; `listed` is False for a team under 5 members that day."""
+        self._scope_size(scope)
+        return list(self.teams.members(scope, day))
+
+    def user_teams_lines(self, *, scope: str, day: date) -> Iterator[bytes]:
+        """The user-teams report of the day: one NDJSON line per (user, listed team)."""
+        self._scope_size(scope)
+        return self.teams.lines(scope=scope, day=day, id_field=self._id_field(scope),
+                                id_value=self._scope_id(scope))
+
+    # ----- seats: last activity of the organization's users -------------------------------------
+
+    def identity(self, u: int) -> tuple[str, int]:
+        """(login, user id) of global user u, as in the reports."""
+        return self._login_and_id(u)
+
+    def last_active_days(self, *, today: date) -> tuple[date | None, ...]:
+        """Per organization user, the last day before `today` on which the user was active
+        (final data: the record has activity once the day is final), None when the user was
+        not active in the LAST_ACTIVITY_DAYS days before `today`. Cached per `today`."""
+        return self._last_active(today)
+
+    def editor_on(self, u: int, day: date) -> str:
+        """`{ide}/{ide_version}/{plugin}/{plugin_version}` of user u's activity on `day`."""
+        p = self._profile(u)
+        b = self._day_block(day.toordinal(), u // _BLOCK)
+        ide = p.ides[b[(u % _BLOCK) * _BYTES_PER_USER + 5] % len(p.ides)]
+        return f"{ide}/{p.ide_versions[p.ides.index(ide)]}/{_IDES[ide][2]}/{p.plugin_version}"
+
+    def activity_time(self, u: int) -> str:
+        """The time of day (`THH:MM:SSZ`) of user u's activity."""
+        return self._profile(u).sampled_time[:9] + "Z"
+
+    def _make_last_active(self, today: date) -> tuple[date | None, ...]:
+        # Only the per-day activity byte is read, and a user found active drops out, so a
+        # listing costs one pass over the users for the first days and little after.
+        profiles = [self._profile(u) for u in range(self.users)]
+        found: list[date | None] = [None] * self.users
+        remaining = list(range(self.users))
+        for back in range(1, LAST_ACTIVITY_DAYS + 1):
+            if not remaining:
+                break
+            day = today - timedelta(days=back)
+            ordinal, weekend = day.toordinal(), day.weekday() >= 5
+            blocks: dict[int, bytes] = {}
+            still = []
+            for u in remaining:
+                block = u // _BLOCK
+                b = blocks.get(block)
+                if b is None:
+                    b = blocks[block] = self._make_day_block(ordinal, block)
+                if self._active(profiles[u], b, (u % _BLOCK) * _BYTES_PER_USER, weekend, ordinal):
+                    found[u] = day
+                else:
+                    still.append(u)
+            remaining = still
+        return tuple(found)
 
     # ----- scopes -----------------------------------------------------------------------------
 
@@ -345,11 +431,19 @@ class ReportData:
             chat_features = [_CHAT_FEATURES[pb[18] % 3]]
         agent_user = pb[19] < 115
         apps = tuple(sorted({_APP_TABLE[pb[21 + i]] for i in range((1, 2, 3)[pb[20] % 3])})) if agent_user else ()
+        active_threshold = (200, 200, 200, 200, 200, 140, 140, 140, 140, 140, 140,
+                            70, 70, 70, 70, 70, 20, 20, 20, 20)[pb[0] % 20]
+        active_until = _NO_END
+        if u < self.users and u % NEVER_ACTIVE_EVERY == NEVER_ACTIVE_AT:
+            active_threshold = 0
+        elif u < self.users and u % LAPSED_EVERY == LAPSED_AT:
+            active_threshold = max(active_threshold, _LAPSED_THRESHOLD)
+            active_until = self.lapse_day.toordinal()
         return _Profile(
             user_id=user_id,
             login=login,
-            active_threshold=(200, 200, 200, 200, 200, 140, 140, 140, 140, 140, 140,
-                              70, 70, 70, 70, 70, 20, 20, 20, 20)[pb[0] % 20],
+            active_threshold=active_threshold,
+            active_until=active_until,
             chat_threshold=(20, 60, 120, 180)[pb[28] % 4],
             agent_mode_threshold=(0, 30, 70, 130)[pb[29] % 4],
             cli_threshold=(0, 0, 0, 60, 150)[pb[30] % 5],
@@ -374,10 +468,14 @@ class ReportData:
     def _make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(_key("day", self.seed, ordinal, block)).randbytes(_BLOCK * _BYTES_PER_USER)
 
-    def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool,
-               agents_day: bool) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
+    @staticmethod
+    def _active(p: _Profile, b: bytes, o: int, weekend: bool, ordinal: int) -> bool:
         threshold = p.active_threshold // 4 if weekend else p.active_threshold
-        active = b[o] < threshold
+        return b[o] < threshold and ordinal < p.active_until
+
+    def _flags(self, p: _Profile, b: bytes, o: int, weekend: bool, agents_day: bool,
+               ordinal: int) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
+        active = self._active(p, b, o, weekend, ordinal)
         chat = active and b[o + 1] < p.chat_threshold
         agent_mode = chat and b[o + 2] < p.agent_mode_threshold
         cli = active and b[o + 3] < p.cli_threshold
@@ -397,7 +495,7 @@ class ReportData:
         for u in range(self._total):
             b = self._day_block(ordinal, u // _BLOCK)
             active, chat, agent_mode, _, _, review_active, review_passive = self._flags(
-                self._profile(u), b, (u % _BLOCK) * _BYTES_PER_USER, weekend, agents_day)
+                self._profile(u), b, (u % _BLOCK) * _BYTES_PER_USER, weekend, agents_day, ordinal)
             if active:
                 active_mask |= 1 << u
                 review_active_mask |= review_active << u
@@ -413,7 +511,7 @@ class ReportData:
         b = self._day_block(day.toordinal(), u // _BLOCK)
         o = (u % _BLOCK) * _BYTES_PER_USER
         active, chat, agent_mode, cli, agents, review_active, review_passive = self._flags(
-            p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day))
+            p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day), day.toordinal())
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
             return _UserDay(False, False, False, False, ide, _ZEROS, p.languages, [], None, [], False, False)

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +37,17 @@ REPORT_NAMES = {
         "users-1-day": ("user", "1-day"),
         "organization-28-day/latest": ("aggregate", "28-day"),
         "users-28-day/latest": ("user", "28-day"),
+        "user-teams-1-day": ("user-teams", "1-day"),  # an extension: no 28-day form
     },
     "enterprise": {
         "enterprise-1-day": ("aggregate", "1-day"),
         "users-1-day": ("user", "1-day"),
         "enterprise-28-day/latest": ("aggregate", "28-day"),
         "users-28-day/latest": ("user", "28-day"),
+        "user-teams-1-day": ("user-teams", "1-day"),
     },
 }
+TEAMS_LEVEL = "user-teams"
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,13 @@ class Reports:
                              if config.report_file else None)
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._lock = threading.Lock()
+        self._teams_cache = lru_cache(maxsize=16)(self._make_team_lines)
+
+    def _make_team_lines(self, scope: str, name: str, day: date) -> list[bytes]:
+        data = self.data_for(scope, name)
+        if data is None:  # a signed key names only scopes this emulator serves
+            raise KeyError(name)
+        return list(data.user_teams_lines(scope=scope, day=day))
 
     def _first_day(self, today: date) -> date:
         return today - timedelta(days=self.state.config.history_days)
@@ -231,6 +242,8 @@ class Reports:
             return len(self._report_file.ranges)
         if key.level == "aggregate":
             return 1
+        if key.level == TEAMS_LEVEL:
+            return max(1, math.ceil(len(self._team_lines(key)) / self.state.config.user_lines_per_file))
         users = self._data(key).user_count(scope=key.scope)
         return max(1, math.ceil(users / self._users_per_file(key)))
 
@@ -240,6 +253,11 @@ class Reports:
                 return 1.0
             return completeness(day=day, today=key.today, fetch_no=key.fetch_no)
         return _for
+
+    def _team_lines(self, key: ReportKey) -> list[bytes]:
+        """The user-teams report of a day: membership does not grow with fetches, so every
+        version of a day has the same lines."""
+        return self._teams_cache(key.scope, key.name, key.day)
 
     def _lines(self, key: ReportKey, index: int) -> Iterator[bytes]:
         if self._serves_report_file(key):
@@ -259,6 +277,10 @@ class Reports:
                 second = self._second.aggregate_28_day(scope="enterprise", end_day=key.day,
                                                        completeness_for=completeness_for)
                 yield json.dumps(second, separators=(",", ":")).encode() + b"\n"
+            return
+        if key.level == TEAMS_LEVEL:
+            per_file = self.state.config.user_lines_per_file
+            yield from self._team_lines(key)[index * per_file:(index + 1) * per_file]
             return
         per_file = self._users_per_file(key)
         start = index * per_file

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import dagster as dg
-import duckdb
 
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
+from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from pipelines.config import Settings
 
+_SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
@@ -259,12 +261,15 @@ def _run_plan(
         )
 
 
-def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
-    """What landed and where: tables with rows, agents with their latest labels."""
+def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0) -> None:
+    """What landed and where: tables with rows, agents with their latest labels.
+
+    Another run writing now holds the file against readers too: wait for it as a run would.
+    """
     if not warehouse.exists():
         out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
         return
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with connect_for_reading(warehouse, wait=lock_wait) as conn:
         out.write(f"\nwarehouse: {warehouse.resolve()}\nserving database for BI tools: {serving.resolve()}\n\n")
         out.write(f"{'table':34} {'rows':>10}\n")
         for schema, table in run_sql(conn, "metadata/select_tables.sql"):
@@ -276,6 +281,20 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO) -> None:
         for agent_id, name, first, last, labels, job_starts in agents:
             former = f"  (formerly {labels})" if labels else ""
             out.write(f"  {agent_id:>10}  {name:28} {first} .. {last}  {job_starts:>8,} job starts{former}\n")
+        teams = run_sql(conn, "metadata/select_team_summary.sql")
+        if teams:
+            out.write(
+                f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
+            )
+            shown: Counter[tuple[str, str]] = Counter()
+            for scope, name, slug, members, active, change in teams:
+                shown[(scope, name)] += 1
+                if shown[(scope, name)] <= _SUMMARY_TEAMS:
+                    counts = f"{members:>6,} members {active:>6,} active"
+                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or ''}\n")
+            if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
+                rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
+                out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
 
 
 def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:

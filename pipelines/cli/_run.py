@@ -55,6 +55,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     """Run the jobs against the configured service, through Dagster."""
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
+    from pipelines.warehouse.lock import WarehouseLocked
 
     today = datetime.now(UTC).date()
     days = _run_days(day=day, start=start, end=end, today=today)
@@ -76,7 +77,10 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         run_plan(plan, settings=settings, start_day=start_day, out=sys.stdout)
     except (RunFailed, ServiceError) as exc:
         raise Failed(str(exc)) from None
-    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
+    try:
+        summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait)
+    except WarehouseLocked as exc:
+        raise Failed(f"the run landed; its summary could not be read: {exc}") from None
 
 
 @click.command()

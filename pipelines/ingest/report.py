@@ -14,12 +14,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
+from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import remove_dead_parts
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.parse import Reject
+from pipelines.ingest.teams import fetch_user_teams
 from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.transform import Provenance
 from pipelines.warehouse import ReportLanding, ReportSlice, SharedRecordKeys, land_report
@@ -40,6 +41,8 @@ class IngestResult:
     agents: tuple[str, ...] = ()
     restarts: int = 0
     checks: tuple[CheckOutcome, ...] = ()
+    # The day's user-teams rows landed with a user-level 1-day report; None: no such report.
+    team_rows: int | None = None
 
 
 @dataclass
@@ -48,37 +51,6 @@ class _FileTally:
     breakdowns: int = 0
     agent_activity: int = 0
     quarantined: int = 0
-
-
-def _report_columns(prov: Provenance) -> list[pl.Expr]:
-    """The columns naming the report a raw row belongs to."""
-    return [
-        pl.lit(prov.ref.scope).alias("scope"),
-        pl.lit(prov.ref.scope_name).alias("scope_name"),
-        pl.lit(prov.ref.kind).alias("report_kind"),
-        pl.lit(prov.ref.level).alias("level"),
-        pl.lit(prov.start_day).alias("report_start_day"),
-        pl.lit(prov.end_day).alias("report_end_day"),
-    ]
-
-
-def _quarantine_frame(
-    prov: Provenance, rejects: list[Reject], *, file_index: int, archive_path: str, link: str
-) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "line_number": [r.line_number for r in rejects],
-            "reason": [r.reason for r in rejects],
-            "line_text": [r.line_text for r in rejects],
-        },
-        schema={"line_number": pl.Int64(), "reason": pl.String(), "line_text": pl.String()},
-    ).with_columns(
-        *_report_columns(prov),
-        pl.lit(file_index, dtype=pl.Int32()).alias("file_index"),
-        pl.lit(archive_path).alias("archive_path"),
-        pl.lit(link).alias("link"),
-        pl.lit(prov.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
-    )
 
 
 class _Lander:
@@ -125,23 +97,14 @@ class _Lander:
         archive_path = str(done.archived.path)
         rejects = self._rejects.pop(done.file_index, [])
         if rejects:
-            frame = _quarantine_frame(
+            frame = quarantine_frame(
                 self._prov, rejects, file_index=done.file_index, archive_path=archive_path, link=done.link
             )
             self._landing.insert(table="quarantine", frame=frame, file_index=done.file_index)
-        row = pl.DataFrame(
-            {
-                "file_index": [done.file_index],
-                "bytes": [done.archived.bytes],
-                "sha256": [done.archived.sha256],
-                "records": [tally.records],
-                "quarantined": [tally.quarantined],
-                "archive_path": [archive_path],
-                "link": [done.link],
-                "fetched_at": [self._prov.fetched_at],
-            },
-            schema_overrides={"file_index": pl.Int32(), "fetched_at": pl.Datetime("us", "UTC")},
-        ).select(*_report_columns(self._prov), pl.all())
+        row = file_row(
+            self._prov, done.archived, file_index=done.file_index, records=tally.records,
+            quarantined=tally.quarantined, link=done.link,
+        )
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
 
 
@@ -176,6 +139,10 @@ def ingest_report(
     raw_dir.mkdir(parents=True, exist_ok=True)
     remove_dead_parts(raw_dir)
     report = ReportSlice(ref, metadata.start_day, metadata.end_day)
+    teams = None
+    if ref.level == "user" and ref.kind == "1-day":
+        teams = fetch_user_teams(client, ref, prov=prov, raw_dir=raw_dir)
+    team_rows = None
     with (
         land_report(conn, report) as landing,
         run_stages(client=client, metadata=metadata, raw_dir=raw_dir, prov=prov, batch_rows=batch_rows) as items,
@@ -190,6 +157,8 @@ def ingest_report(
                 lander.file_done(item)
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
+        if teams is not None:
+            team_rows = landing.replace_user_teams(teams)
     tallies = lander.tallies.values()
     totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
     quarantined = sum(t.quarantined for t in tallies)
@@ -200,6 +169,7 @@ def ingest_report(
             "core.breakdowns": sum(t.breakdowns for t in tallies),
             "core.agent_activity": sum(t.agent_activity for t in tallies),
             "raw.quarantine": quarantined,
+            **({"core.user_team_days": team_rows} if team_rows is not None else {}),
         },
         files=len(lander.done),
         bytes=sum(d.archived.bytes for d in lander.done.values()),
@@ -208,4 +178,5 @@ def ingest_report(
         agents=tuple(sorted(set[str]().union(*lander.agents.values()))),
         restarts=lander.restarts,
         checks=tuple(landing.checks),
+        team_rows=team_rows,
     )

@@ -15,6 +15,7 @@ import duckdb
 
 from pipelines.page._document import page_document
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
+from pipelines.page._teams import teams_section
 from pipelines.warehouse.sql import run_sql
 
 _Row = tuple[Any, ...]  # one row of a page/*.sql query
@@ -67,6 +68,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             _periods(period_rows=period_rows, colors=colors),
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
             _assistant(assistant_rows=assistant_rows, days=days),
+            teams_section(conn, scope=main.scope, scope_name=main.name),
         ]
     )
     others = ", ".join(s.label for s in scopes[1:])

@@ -13,7 +13,8 @@ from pipelines.service.errors import ConfigError
 
 Scope = Literal["organization", "enterprise"]
 Kind = Literal["1-day", "28-day"]
-Level = Literal["aggregate", "user"]
+Level = Literal["aggregate", "user", "user-teams"]
+_REPORT_NAMES = {"user": "users", "user-teams": "user-teams"}  # aggregate: the scope's own name
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Dialect:
     def report_path(self, *, scope: Scope, scope_name: str, kind: Kind, level: Level) -> str:
         """The metadata path of one report (``?day=`` is added by the caller for 1-day)."""
         prefix = "orgs" if scope == "organization" else "enterprises"
-        report = f"{scope if level == 'aggregate' else 'users'}-{kind}"
+        report = f"{_REPORT_NAMES.get(level, scope)}-{kind}"
         suffix = "/latest" if kind == "28-day" else ""
         return f"/{prefix}/{scope_name}/{self.product}/metrics/reports/{report}{suffix}"
 

@@ -19,12 +19,14 @@ class ReportRef:
     scope: Literal["organization", "enterprise"]
     scope_name: str
     kind: Literal["1-day", "28-day"]
-    level: Literal["aggregate", "user"]
+    level: Literal["aggregate", "user", "user-teams"]  # user-teams: an extension, 1-day only
     day: date | None = None
 
     def __post_init__(self) -> None:
         if (self.kind == "1-day") != (self.day is not None):
             raise ValueError("a 1-day report needs a day; a 28-day report takes none")
+        if self.level == "user-teams" and self.kind != "1-day":
+            raise ValueError("the user-teams report is 1-day only")
 
 
 @dataclass(frozen=True)

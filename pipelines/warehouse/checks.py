@@ -161,6 +161,25 @@ REPORT_CHECKS: tuple[Check, ...] = (
         "checks/count_agents_missing_from_dim.sql",
         "Every agent_id in core.agent_activity has a row with its latest label.",
     ),
+    _Facts(
+        "user_team_days", "scope, scope name, day, user and team", ("scope", "scope_name", "day", "user_id", "team_id"),
+        ("scope_name", "day", "user_id", "team_id"), (), _USER,
+    ).checks()[0],
+    Check(
+        "members_are_users_of_the_day",
+        ("core", "user_team_days"),
+        "checks/count_team_members_without_user_rows.sql",
+        "Each team member of a day has a record in that day's 1-day user report (else left out of team metrics).",
+        blocking=False,
+        levels=_USER,
+    ),
+    Check(
+        "covers_every_team",
+        ("core", "dim_team"),
+        "checks/count_teams_missing_from_dim.sql",
+        "Every team of core.team_days has a row with its latest slug.",
+        levels=_USER,
+    ),
     Check(
         "keeps_every_label",
         ("core", "agent_names"),

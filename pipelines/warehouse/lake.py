@@ -51,7 +51,8 @@ class Partitioning:
 # Tables partitioned by a day; every other table of SCHEMAS is small and written whole.
 _PARTITIONS: dict[str, Partitioning] = {
     **{f"core.{t}": Partitioning("day", in_file=False)
-       for t in ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "agent_days")},
+       for t in ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "agent_days",
+                 "user_team_days", "team_days")},
     **{f"snapshots.{t}": Partitioning("snapshot_day", in_file=False)
        for t in ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")},
     "events.webhook_deliveries": Partitioning("received_day", in_file=True),

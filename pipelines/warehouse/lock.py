@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-__all__ = ["WarehouseLocked", "connect_for_writing", "is_lock_error"]
+__all__ = ["WarehouseLocked", "connect_for_reading", "connect_for_writing", "is_lock_error"]
 
 _LOG = logging.getLogger(__name__)
 _LOCKED = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
@@ -53,11 +53,35 @@ def connect_for_writing(
 
     Raises WarehouseLocked (naming the holder and the wait) when it is still held after `wait`.
     """
+    return _connect(path, read_only=False, config=config, wait=wait, clock=clock, sleep=sleep)
+
+
+def connect_for_reading(
+    path: str | Path,
+    *,
+    wait: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> duckdb.DuckDBPyConnection:
+    """A read-only connection: a writer in another process holds the file against readers too,
+    so this waits as `connect_for_writing` does."""
+    return _connect(path, read_only=True, config={}, wait=wait, clock=clock, sleep=sleep)
+
+
+def _connect(
+    path: str | Path,
+    *,
+    read_only: bool,
+    config: Mapping[str, Any],
+    wait: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> duckdb.DuckDBPyConnection:
     started = clock()
     said_at: float | None = None
     while True:
         try:
-            conn = duckdb.connect(str(path), read_only=False, config=dict(config))
+            conn = duckdb.connect(str(path), read_only=read_only, config=dict(config))
         except duckdb.Error as exc:
             if not is_lock_error(exc):
                 raise

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
 LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
+TEAM_TABLES = ("core.user_team_days", "core.team_days")  # day-partitioned in the lake
 
 
 def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
@@ -39,6 +40,16 @@ def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /
     for body, names in _statements(name):
         bound = {k: params[k] for k in names}
         conn.execute(body, bound) if bound else conn.execute(body)
+
+
+@dataclass(frozen=True)
+class UserTeams:
+    """A day's user-teams report, parsed: its memberships and its raw.* rows (extension)."""
+
+    ref: ReportRef
+    rows: pl.DataFrame  # core.user_team_days
+    files: pl.DataFrame | None  # raw.report_files
+    quarantine: pl.DataFrame | None  # raw.quarantine
 
 
 class SharedRecordKeys(Exception):
@@ -95,6 +106,23 @@ class ReportLanding:
         batch = frame.to_arrow(compat_level=pl.CompatLevel.newest())
         # The totals' files also record the batch's (day, user) keys under file_index.
         _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch, file_index=file_index)
+
+    def replace_user_teams(self, teams: UserTeams) -> int:
+        """Replace the report's days of memberships with `teams` (after its user rows are in,
+        before its checks); the rows landed."""
+        report, params = self._report, _params(self._report)
+        days = {"scope": params["scope"], "scope_name": params["scope_name"],
+                "start_day": report.start_day, "end_day": report.end_day}
+        run_sql(self._conn, "warehouse/begin_user_teams.sql", **days)
+        frames = {"user_team_days": teams.rows, "report_files": teams.files, "quarantine": teams.quarantine}
+        for name, frame in frames.items():
+            if frame is not None and frame.height:
+                _run_on_batch(self._conn, f"warehouse/insert_{name}.sql", frame.to_arrow(), file_index=-1)
+        run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **(params | {"level": "user-teams"}))
+        run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
+        run_sql(self._conn, "warehouse/mark_lake_changes.sql", tables=list(TEAM_TABLES),
+                start_day=report.start_day, end_day=report.end_day)
+        return teams.rows.height
 
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).

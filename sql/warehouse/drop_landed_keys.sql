@@ -1,1 +1,2 @@
 DROP TABLE IF EXISTS landed_keys;
+DROP TABLE IF EXISTS kept_days;

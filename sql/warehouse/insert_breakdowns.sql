@@ -1,2 +1,3 @@
 -- _land_batch is the Arrow table of one batch, registered by the caller.
-INSERT INTO core.breakdowns BY NAME SELECT * FROM _land_batch;
+-- Days kept from their 1-day report (kept_days, begin_report_landing.sql) are not written.
+INSERT INTO core.breakdowns BY NAME SELECT * FROM _land_batch WHERE day NOT IN (SELECT day FROM kept_days);

@@ -31,6 +31,8 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
     ("raw", "quarantine"): {"fetched_at": "wall-clock time of the download", "link": "names its metadata fetch"},
     ("core", "agent_activity"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
     ("core", "agent_days"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
+    ("core", "user_team_days"): {"fetched_at": "wall-clock time of the download (a slug tie-breaker only)"},
+    ("core", "team_days"): {"fetched_at": "wall-clock time of the download (a slug tie-breaker only)"},
     ("meta", "schema_migrations"): {"applied_at": "wall-clock time the migration ran"},
     ("meta", "view_definitions"): {"created_at": "wall-clock time the views were created"},
     ("events", "webhook_deliveries"): {

@@ -86,6 +86,13 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
     activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
     assert "Acceptance rate" in activity and "Daily active users" in activity
 
+    # Teams (extension): each team's last 28 days, user 101 in both teams.
+    teams = re.search(r"<h2>Teams</h2>(.*?)</section>", dom, re.S).group(1)
+    team_rows = dict(re.findall(r'<tr class="team-row" data-team-id="\d+"><td>([^<]+)</td><td class="num">(\d+)</td>',
+                                teams))
+    assert team_rows == {"platform": "3", "web": "4"}
+    assert "Alpha" in teams
+
 
 def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):
     with duckdb.connect(str(serving), read_only=True) as conn:

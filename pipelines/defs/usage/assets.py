@@ -31,6 +31,9 @@ USAGE_TABLES: tuple[tuple[str, str], ...] = (
     ("core", "agent_days"),
     ("core", "dim_agent"),
     ("core", "agent_names"),
+    ("core", "user_team_days"),
+    ("core", "team_days"),
+    ("core", "dim_team"),
 )
 _DESCRIPTIONS = {
     "report_files": "One row per downloaded report file (archived compressed, with sha256).",
@@ -41,6 +44,9 @@ _DESCRIPTIONS = {
     "agent_days": "Which agent labels were seen on which day, per scope and level (a few rows a day).",
     "dim_agent": "One row per agent_id with its latest label.",
     "agent_names": "Every label an agent_id has carried, with the days it was seen.",
+    "user_team_days": "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
+    "team_days": "Extension: each listed team per day, with its slug and member count (a few rows a day).",
+    "dim_team": "Extension: one row per team_id with its latest slug.",
 }
 
 

@@ -23,6 +23,9 @@ SCOPE, SCOPE_NAME = "organization", "acme"
 USERS = (101, 102, 103, 104, 105, 106)
 TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
 FETCHED = datetime(2026, 4, 1, tzinfo=UTC)
+# Teams (extension): user 101 is on both; every team every day.
+TEAMS_OF = {101: [(1, "platform"), (2, "web")], 102: [(1, "platform")], 103: [(1, "platform")],
+            104: [(2, "web")], 105: [(2, "web")], 106: [(2, "web")]}
 NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
 
 
@@ -107,6 +110,11 @@ def build_warehouse(path: Path) -> Expected:
                     " user_initiated_interaction_count, agent_breakdown_present) VALUES (?, ?, ?, '1-day', ?, ?, ?, ?)",
                     [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", uic, bool(mine)],
                 )
+                for team_id, slug in TEAMS_OF[user_id]:
+                    conn.execute(
+                        "INSERT INTO core.user_team_days VALUES (?, ?, ?, ?, ?, '1', ?, ?, ?)",
+                        [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", team_id, slug, FETCHED],
+                    )
                 for agent_id in mine:
                     conn.execute(
                         "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
@@ -124,6 +132,9 @@ def build_warehouse(path: Path) -> Expected:
                     expected.users.setdefault((day, agent_id), set()).add(user_id)
             expected.user_top_level[day] = user_top
         refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=DAYS - 1), last_day=LAST_DAY)
+        conn.execute("CREATE TEMP TABLE touched_teams (team_id BIGINT)")  # as begin_user_teams.sql leaves it
+        run_sql(conn, "warehouse/refresh_team_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME,
+                start_day=LAST_DAY - timedelta(days=DAYS - 1), end_day=LAST_DAY)
         _snapshot(conn)
     finally:
         conn.close()

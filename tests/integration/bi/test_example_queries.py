@@ -53,3 +53,12 @@ def test_weekly_shares_add_up_to_one_per_week(conn):
     for r in rows:
         weeks[r["week"]] = weeks.get(r["week"], 0) + r["share"]
     assert all(abs(total - 1) < 0.01 for total in weeks.values())
+
+
+def test_team_agent_adoption_counts_members_distinct_over_the_window(conn):
+    rows = _run(conn, SQL_DIR / "queries" / "select_team_agent_adoption.sql")
+    by_team = {(r["team_slug"], r["agent_id"]): (r["agent_users"], r["members"]) for r in rows}
+    # In the last 28 days every user uses Alpha on some day: all members of each team.
+    assert by_team[("platform", "a-1")] == (3, 3)
+    assert by_team[("web", "a-1")] == (4, 4)  # user 101 counts for both teams
+    assert all(0 < r["share_of_members"] <= 1 for r in rows)

@@ -24,6 +24,10 @@ VIEWS = (
     "report_coverage",
     "assistant_activity_daily",
     "repository_activity",
+    "team_usage_daily",
+    "team_agent_usage_daily",
+    "team_usage_periods",
+    "ai_credits_daily",
 )
 
 

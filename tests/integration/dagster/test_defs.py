@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 ASSETS = {
     "raw/report_files", "core/daily_totals", "core/user_daily_totals", "core/breakdowns", "core/agent_activity",
     "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
+    "core/user_team_days", "core/team_days", "core/dim_team",
     "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",
     "events/webhook_deliveries", "serving/warehouse_copy",
 }
@@ -40,6 +41,9 @@ CHECKS = {
     ("core/dim_agent", "covers_every_agent", True),
     ("core/user_daily_totals", "counts_are_non_negative", True),
     ("core/user_daily_totals", "grain_is_unique", True),
+    ("core/user_team_days", "grain_is_unique", True),
+    ("core/user_team_days", "members_are_users_of_the_day", False),
+    ("core/dim_team", "covers_every_team", True),
     ("events/webhook_deliveries", "deliveries_name_event_and_repository", True),
     ("raw/report_files", "quarantine_is_empty", True),
     ("snapshots/issues", "issues_belong_to_known_repositories", True),
@@ -61,6 +65,9 @@ CHECKS = {
     ("core/dim_agent", "whole_history_covers_every_agent", False),
     ("core/user_daily_totals", "whole_history_counts_are_non_negative", False),
     ("core/user_daily_totals", "whole_history_grain_is_unique", False),
+    ("core/user_team_days", "whole_history_grain_is_unique", False),
+    ("core/user_team_days", "whole_history_members_are_users_of_the_day", False),
+    ("core/dim_team", "whole_history_covers_every_team", False),
     ("raw/report_files", "whole_history_quarantine_is_empty", False),
 }
 JOBS = {"usage_daily_job", "usage_latest_job", "snapshots_job", "webhook_events_job", "warehouse_audit_job"}

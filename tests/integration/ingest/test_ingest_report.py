@@ -46,9 +46,12 @@ def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, l
     assert conn.execute(f"SELECT count(DISTINCT day) FROM {table} WHERE scope = ?", [scope]).fetchone()[0] == days
     assert result.rows[table] == conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     files = conn.execute(
-        "SELECT count(*), sum(records), bool_and(link NOT LIKE '%?%') FROM raw.report_files"
+        "SELECT count(*), sum(records), bool_and(link NOT LIKE '%?%') FROM raw.report_files WHERE level = ?", [level]
     ).fetchone()
     assert files[0] == result.files and files[1] == result.rows[table] and files[2]
+    # The day's user-teams report (extension) comes with a 1-day user report, archived beside it.
+    teams = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = 'user-teams'").fetchone()[0]
+    assert teams == (result.team_rows if (level, kind) == ("user", "1-day") else None)
     sessions = conn.execute("SELECT count(session_count), count(*) FROM core.agent_activity").fetchone()
     if level == "user":
         assert sessions[0] == 0  # no session_count at user level: NULL, never 0

@@ -5,7 +5,7 @@ import sys
 import duckdb
 import pytest
 
-from pipelines.warehouse.lock import WarehouseLocked, connect_for_writing
+from pipelines.warehouse.lock import WarehouseLocked, connect_for_reading, connect_for_writing
 
 
 @pytest.fixture
@@ -69,3 +69,23 @@ def test_an_error_that_is_not_a_lock_is_raised_at_once(tmp_path):
     (tmp_path / "dir.duckdb").mkdir()
     with pytest.raises(duckdb.Error):
         connect_for_writing(tmp_path / "dir.duckdb", config={}, wait=60)
+
+
+def test_a_reader_waits_for_a_writer_in_another_process_too(held, caplog):
+    # A summary read right after a run must not fail because the next run writes now.
+    path, holder = held
+    clock = _Clock()
+
+    def sleep(seconds: float) -> None:
+        clock.sleep(seconds)
+        if clock.now >= 2:
+            holder.kill()
+            holder.wait()
+
+    with caplog.at_level(logging.INFO, logger="pipelines"):
+        conn = connect_for_reading(path, wait=30, clock=clock, sleep=sleep)
+    with conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+        with pytest.raises(duckdb.Error):
+            conn.execute("CREATE TABLE t (x INT)")  # read-only
+    assert "got the warehouse" in caplog.records[-1].getMessage()

@@ -1,0 +1,46 @@
+"""The page's teams section (an extension: docs/extensions.md), from bi.team_usage_periods."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from html import escape
+from typing import Any
+
+import duckdb
+
+from pipelines.warehouse.sql import run_sql
+
+_CHANGE = {"new": "new", "grown": "▲ grown", "shrunk": "▼ shrunk", "gone": "gone", "unchanged": "= unchanged"}
+
+
+def _num(value: Any) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str) -> str:
+    """Each team's last 28 days: members, active users and the change, agent apps used."""
+    rows = run_sql(conn, "page/select_team_periods.sql", scope=scope, scope_name=scope_name)
+    if not rows:
+        return ""
+    agents: dict[int, list[str]] = defaultdict(list)
+    for team_id, agent_name, starts in run_sql(conn, "page/select_team_agents.sql", scope=scope, scope_name=scope_name):
+        agents[team_id].append(f"{escape(agent_name)} ({starts:,})")
+    body = []
+    for team_id, slug, _start, _end, members, active, previous, agent_users, interactions, credits, change in rows:
+        body.append(
+            f'<tr class="team-row" data-team-id="{team_id}"><td>{escape(slug)}</td>'
+            f'<td class="num">{_num(members)}</td><td class="num">{_num(active)}</td>'
+            f'<td class="num muted">{_num(previous)}</td><td>{_CHANGE.get(change or "", "no comparison")}</td>'
+            f'<td class="num">{_num(agent_users)}</td><td>{", ".join(agents[team_id]) or "—"}</td>'
+            f'<td class="num">{_num(interactions)}</td><td class="num">{credits or 0:,.2f}</td></tr>'
+        )
+    start, end = rows[0][2], rows[0][3]
+    return (
+        '<section class="card" id="teams"><h2>Teams</h2>'
+        f'<p class="lead">{start} to {end}. Each day counts for the team the user was on that day; a user on two '
+        "teams counts in both, so teams do not add up to the organization. Teams under 5 members on a day are "
+        "not reported for that day.</p>"
+        '<table class="periods"><thead><tr><th>Team</th><th>Members</th><th>Active users</th><th>previous</th>'
+        "<th>Change</th><th>Agent users</th><th>Agent apps (job starts)</th><th>Interactions</th>"
+        f"<th>AI credits</th></tr></thead><tbody>{''.join(body)}</tbody></table></section>"
+    )

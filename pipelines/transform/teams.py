@@ -1,0 +1,130 @@
+"""User-teams report lines into `core.user_team_days` rows (an extension: docs/extensions.md).
+
+A line is one (user, team) of the day. One that is not an object of the right types, names
+another day or another scope's entity, is refused with its reason; the others still land.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import polars as pl
+
+__all__ = ["USER_TEAM_SCHEMA", "TeamLine", "TeamRows", "user_team_rows"]
+
+USER_TEAM_SCHEMA: dict[str, pl.DataType] = {
+    "scope": pl.String(),
+    "scope_name": pl.String(),
+    "day": pl.Date(),
+    "user_id": pl.Int64(),
+    "user_login": pl.String(),
+    "entity_id": pl.String(),
+    "team_id": pl.Int64(),
+    "slug": pl.String(),
+    "fetched_at": pl.Datetime("us", "UTC"),
+}
+_ENTITY_FIELD = {"organization": "organization_id", "enterprise": "enterprise_id"}
+_INT64 = range(-(2**63), 2**63)
+
+
+@dataclass(frozen=True)
+class TeamLine:
+    """A refused line: its number in the file and why."""
+
+    line_number: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class TeamRows:
+    frame: pl.DataFrame  # USER_TEAM_SCHEMA
+    refused: list[TeamLine]
+
+
+def _integer(record: dict[str, Any], name: str) -> int:
+    value = record.get(name)
+    # JSON true is a Python int; an id never is a boolean.
+    if isinstance(value, bool) or not isinstance(value, int) or value not in _INT64:
+        raise ValueError(f"{name} is not an integer id ({json.dumps(value)[:40]})")
+    return value
+
+
+def _text(record: dict[str, Any], name: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} is not a non-empty string ({json.dumps(value)[:40]})")
+    return value
+
+
+def _row(
+    line: bytes, *, scope: str, day: date, entity_id: str | None
+) -> tuple[int, str, str | None, int, str]:
+    try:
+        record = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not JSON ({type(exc).__name__})") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    if record.get("day") != day.isoformat():
+        raise ValueError(f"day {json.dumps(record.get('day'))[:40]} is not the report's day {day}")
+    field = _ENTITY_FIELD[scope]
+    entity = record.get(field)
+    if entity is not None and not isinstance(entity, str | int):
+        raise ValueError(f"{field} is not an id")
+    entity_text = None if entity is None else str(entity)
+    if entity_id is not None and entity_text is not None and entity_text != entity_id:
+        raise ValueError(f"{field} {entity_text} is not this {scope}'s ({entity_id})")
+    login = record.get("user_login")
+    if login is not None and not isinstance(login, str):
+        raise ValueError("user_login is not a string")
+    return _integer(record, "user_id"), login or "", entity_text, _integer(record, "team_id"), _text(record, "slug")
+
+
+def user_team_rows(
+    lines: Iterable[tuple[int, bytes]],
+    *,
+    scope: str,
+    scope_name: str,
+    day: date,
+    entity_id: str | None,
+    fetched_at: datetime,
+) -> TeamRows:
+    """Rows of (line number, line) pairs; `entity_id` None takes any entity id."""
+    users: list[int] = []
+    logins: list[str] = []
+    entities: list[str | None] = []
+    teams: list[int] = []
+    slugs: list[str] = []
+    refused: list[TeamLine] = []
+    seen: set[tuple[int, int]] = set()
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            user_id, login, entity, team_id, slug = _row(line, scope=scope, day=day, entity_id=entity_id)
+        except ValueError as exc:
+            refused.append(TeamLine(number, str(exc)))
+            continue
+        if (user_id, team_id) in seen:
+            refused.append(TeamLine(number, f"user {user_id} on team {team_id} is listed twice"))
+            continue
+        seen.add((user_id, team_id))
+        users.append(user_id)
+        logins.append(login)
+        entities.append(entity)
+        teams.append(team_id)
+        slugs.append(slug)
+    frame = pl.DataFrame(
+        {"user_id": users, "user_login": logins, "entity_id": entities, "team_id": teams, "slug": slugs},
+        schema={k: USER_TEAM_SCHEMA[k] for k in ("user_id", "user_login", "entity_id", "team_id", "slug")},
+    ).with_columns(
+        pl.lit(scope).alias("scope"),
+        pl.lit(scope_name).alias("scope_name"),
+        pl.lit(day, dtype=pl.Date()).alias("day"),
+        pl.lit(fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )
+    return TeamRows(frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused)

@@ -1,0 +1,90 @@
+-- bi.team_usage_periods (extension: docs/extensions.md)
+-- Grain: one row per scope, scope_name, 28-day period and team_id listed in that period or in
+-- the one before. Periods count back from the newest reported day as in bi.agent_usage_periods
+-- (period_index 0 = the last 28 days), so the two line up.
+-- Users are counted DISTINCT over the period (never summed from days), each day through that
+-- day's membership: a user who moved team mid-period counts for both teams, with the activity
+-- of the days on each. listed_days: days the team was in the user-teams report.
+-- change compares active_users with the previous period: new, grown, shrunk, gone, unchanged;
+-- NULL when the scope has no team data in the previous period.
+CREATE OR REPLACE VIEW bi.team_usage_periods AS
+WITH bounds AS (
+    SELECT max(day) AS last_day
+    FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_daily_totals)
+), member_days AS (
+    SELECT t.scope, t.scope_name, (b.last_day - t.day) // 28 AS period_index, t.team_id, t.day, t.user_id,
+           u.user_id IS NOT NULL AS reported,
+           (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
+            OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
+           u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
+           u.ai_credits_used
+    FROM core.user_team_days AS t
+    CROSS JOIN bounds AS b
+    LEFT JOIN core.user_daily_totals AS u
+      ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
+     AND u.report_kind = '1-day'
+), agent_days AS (
+    SELECT scope, scope_name, day, user_id, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
+    FROM core.agent_activity
+    WHERE level = 'user'
+    GROUP BY ALL
+), measured AS (
+    SELECT m.scope, m.scope_name, m.period_index, m.team_id,
+           count(DISTINCT m.day) AS listed_days,
+           count(DISTINCT m.user_id) AS members,
+           count(DISTINCT m.user_id) FILTER (WHERE m.reported AND m.active) AS active_users,
+           count(DISTINCT m.user_id) FILTER (WHERE m.reported AND a.agent_job_starts > 0) AS agent_users,
+           CAST(sum(m.user_initiated_interaction_count) FILTER (WHERE m.reported) AS BIGINT) AS user_initiated_interaction_count,
+           CAST(sum(m.code_generation_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_generation_activity_count,
+           CAST(sum(m.code_acceptance_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_acceptance_activity_count,
+           sum(m.ai_credits_used) FILTER (WHERE m.reported) AS ai_credits_used
+    FROM member_days AS m
+    LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
+    GROUP BY ALL
+), periods AS (
+    SELECT DISTINCT scope, scope_name, period_index FROM member_days
+), rows AS (
+    SELECT scope, scope_name, period_index, team_id FROM measured
+    UNION
+    -- A team listed in the previous period and not in this one: "gone".
+    SELECT p.scope, p.scope_name, p.period_index - 1, p.team_id FROM measured AS p WHERE p.period_index > 0
+)
+SELECT
+    r.scope,
+    r.scope_name,
+    r.period_index,
+    b.last_day - CAST(28 * r.period_index + 27 AS INTEGER) AS period_start,
+    b.last_day - CAST(28 * r.period_index AS INTEGER) AS period_end,
+    r.team_id,
+    coalesce(d.slug, CAST(r.team_id AS VARCHAR)) AS team_slug,
+    coalesce(m.listed_days, 0) AS listed_days,
+    coalesce(m.members, 0) AS members,
+    coalesce(m.active_users, 0) AS active_users,
+    coalesce(m.agent_users, 0) AS agent_users,
+    coalesce(m.user_initiated_interaction_count, 0) AS user_initiated_interaction_count,
+    coalesce(m.code_generation_activity_count, 0) AS code_generation_activity_count,
+    coalesce(m.code_acceptance_activity_count, 0) AS code_acceptance_activity_count,
+    coalesce(m.ai_credits_used, 0) AS ai_credits_used,
+    CASE WHEN pp.period_index IS NOT NULL THEN coalesce(prev.active_users, 0) END AS previous_active_users,
+    CASE WHEN pp.period_index IS NOT NULL THEN coalesce(m.active_users, 0) - coalesce(prev.active_users, 0) END
+        AS active_users_change,
+    CASE
+        WHEN pp.period_index IS NULL THEN NULL
+        WHEN coalesce(prev.active_users, 0) = 0 AND coalesce(m.active_users, 0) = 0 THEN 'unchanged'
+        WHEN coalesce(prev.active_users, 0) = 0 THEN 'new'
+        WHEN coalesce(m.active_users, 0) = 0 THEN 'gone'
+        WHEN m.active_users > prev.active_users THEN 'grown'
+        WHEN m.active_users < prev.active_users THEN 'shrunk'
+        ELSE 'unchanged'
+    END AS change
+FROM rows AS r
+CROSS JOIN bounds AS b
+LEFT JOIN measured AS m USING (scope, scope_name, period_index, team_id)
+LEFT JOIN measured AS prev
+    ON prev.scope = r.scope AND prev.scope_name = r.scope_name AND prev.team_id = r.team_id
+   AND prev.period_index = r.period_index + 1
+LEFT JOIN periods AS pp
+    ON pp.scope = r.scope AND pp.scope_name = r.scope_name AND pp.period_index = r.period_index + 1
+LEFT JOIN core.dim_team AS d ON d.scope = r.scope AND d.scope_name = r.scope_name AND d.team_id = r.team_id;
+
+COMMENT ON VIEW bi.team_usage_periods IS 'Extension. One row per scope, 28-day period (0 = the last 28 days) and team: users counted distinct over the period through each day''s membership, with the change in active users against the previous period.';

@@ -1,0 +1,106 @@
+"""Seats of the emulated organization: consistent with the user-level reports, with inactive,
+never-active and pending-cancellation seats at the usual sizes."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from emulator.reportdata import LAST_ACTIVITY_DAYS, ReportData
+from emulator.seats import seat_count, seat_records
+
+TODAY = date(2026, 11, 20)
+FIRST_DAY = TODAY - timedelta(days=60)
+
+
+def _data(users: int, seed: int = 7) -> ReportData:
+    return ReportData(seed=seed, users=users, org="acme", enterprise="acme-corp", first_day=FIRST_DAY)
+
+
+def _seats(data: ReportData, today: date = TODAY) -> list[dict]:
+    return seat_records(data, today=today, base_url="http://emu", start=0, stop=seat_count(data))
+
+
+def _last_activity(seat: dict) -> date | None:
+    raw = seat["last_activity_at"]
+    return datetime.fromisoformat(raw).date() if raw else None
+
+
+@pytest.mark.parametrize("users", [40, 300])
+@pytest.mark.parametrize("seed", [1, 3, 7, 11])
+def test_inactive_never_active_and_pending_seats_exist(users: int, seed: int) -> None:
+    seats = _seats(_data(users, seed))
+    assert len(seats) == users
+    inactive = [s for s in seats if s["last_activity_at"] and (TODAY - _last_activity(s)).days > 30]
+    never = [s for s in seats if s["last_activity_at"] is None]
+    pending = [s for s in seats if s["pending_cancellation_date"]]
+    assert inactive and never and pending
+    assert all(s["last_activity_editor"] is None for s in never)
+    assert all(date.fromisoformat(s["pending_cancellation_date"]) > TODAY for s in pending)
+    assert {s["plan_type"] for s in seats} == {"business", "enterprise"}
+    assert any(s["assigning_team"] is None for s in seats) and any(s["assigning_team"] for s in seats)
+
+
+def test_last_activity_is_the_last_active_day_of_the_user_records() -> None:
+    data = _data(40)
+    days = [TODAY - timedelta(days=back) for back in range(LAST_ACTIVITY_DAYS, 0, -1)]
+    last: dict[int, dict] = {}
+    for line in data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0, start=0, stop=40):
+        record = json.loads(line)
+        if record["code_generation_activity_count"] or record["user_initiated_interaction_count"]:
+            last[record["user_id"]] = record
+    for seat in _seats(data):
+        record = last.get(seat["assignee"]["id"])
+        if record is None:
+            assert seat["last_activity_at"] is None and seat["last_activity_editor"] is None
+            continue
+        assert seat["last_activity_at"].startswith(record["day"] + "T")
+        [ide] = record["totals_by_ide"]
+        assert seat["last_activity_editor"] == "/".join((
+            ide["ide"], ide["last_known_ide_version"]["ide_version"],
+            ide["last_known_plugin_version"]["plugin"], ide["last_known_plugin_version"]["plugin_version"]))
+
+
+def test_fast_activity_scan_agrees_with_the_day_flags() -> None:
+    data = _data(300)
+    last = data.last_active_days(today=TODAY)
+    for u in range(300):
+        expected = next((TODAY - timedelta(days=b) for b in range(1, LAST_ACTIVITY_DAYS + 1)
+                         if data._day_flags(TODAY - timedelta(days=b))[0] >> u & 1), None)
+        assert last[u] == expected, u
+
+
+def test_never_active_users_show_no_activity_and_lapsed_users_stop_on_the_lapse_day() -> None:
+    data = _data(40)
+    days = [FIRST_DAY - timedelta(days=30) + timedelta(days=i) for i in range(90)]
+    active_days: dict[int, list[str]] = {}
+    for line in data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0, start=0, stop=40):
+        record = json.loads(line)
+        if record["totals_by_ide"]:
+            active_days.setdefault(record["user_id"], []).append(record["day"])
+    for u in (19, 39):
+        assert data.identity(u)[1] not in active_days
+    for u in (9, 29):
+        seen = active_days[data.identity(u)[1]]
+        assert seen and max(seen) < data.lapse_day.isoformat()
+
+
+def test_assigning_team_is_the_squad_of_today_and_seats_follow_the_clock() -> None:
+    data = _data(40)
+    later = TODAY + timedelta(days=40)
+    for today in (TODAY, later):
+        for u, seat in enumerate(_seats(data, today)):
+            if u % 3 == 0:
+                assert seat["assigning_team"] is None
+                continue
+            squad = data.teams.squad_of(u, today)
+            assert seat["assigning_team"]["id"] == squad.team_id
+            assert seat["assigning_team"]["slug"] == squad.slug_on(today, data.rename_day)
+            assert {"id", "node_id", "slug", "name", "description", "privacy", "url", "html_url"} <= \
+                set(seat["assigning_team"])
+    assert _seats(data) == _seats(data)
+    # Lapsed users fall out of the 90-day window as the clock moves on.
+    far = FIRST_DAY + timedelta(days=15 + LAST_ACTIVITY_DAYS + 1)
+    assert _seats(data, far)[9]["last_activity_at"] is None
