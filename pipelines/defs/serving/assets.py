@@ -21,6 +21,7 @@ _UPSTREAM = [
     ["snapshots", "repository_stats"],
     ["snapshots", "issues"],
     ["snapshots", "org_members"],
+    ["snapshots", "seats"],
     ["events", "webhook_deliveries"],
     ["usage", "latest_28_day_report"],
 ]

@@ -1,4 +1,4 @@
-"""Daily snapshots of the organization's repositories, their counts, issues and members."""
+"""Daily snapshots of the organization's repositories, their counts, issues, members and seats."""
 
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -20,6 +20,10 @@ SNAPSHOT_TABLES = {
     "repository_stats": "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
     "issues": "Every issue and pull request (REST), labels kept.",
     "org_members": "The organization's members (REST).",
+    "seats": (
+        "Extension: every organization's seats (REST billing/seats): holder, assigning team, plan, "
+        "last activity, pending cancellation; total_seats per organization in snapshots.seat_totals."
+    ),
 }
 
 
@@ -62,6 +66,12 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
                 }
                 if table == "repositories":
                     metadata |= {"skipped_repositories": len(result.warnings), **cost}
+                if table == "seats":
+                    totals = result.frames["seat_totals"]
+                    metadata |= {
+                        "total_seats": dg.MetadataValue.int(int(totals["total_seats"].sum())),
+                        "organizations_without_seats": sum(w.endpoint == "seats" for w in result.warnings),
+                    }
                 yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
             outcomes = run_checks(conn, SNAPSHOT_CHECKS)
         yield from check_results(SNAPSHOT_CHECKS, outcomes)

@@ -10,7 +10,7 @@ snapshots_job = dg.define_asset_job(
     SNAPSHOT_JOB,
     selection=dg.AssetSelection.assets(*(dg.AssetKey(["snapshots", table]) for table in SNAPSHOT_TABLES))
     | dg.AssetSelection.assets(["serving", "warehouse_copy"]),
-    description="Take today's snapshot of repositories, counts, issues and members.",
+    description="Take today's snapshot of repositories, counts, issues, members and seats.",
 )
 
 
@@ -20,7 +20,7 @@ def build_snapshot_automation(automation: Automation) -> dg.ScheduleDefinition:
     @dg.schedule(
         job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC",
         default_status=automation.schedule_status,
-        description="05:00 UTC: today's snapshot of repositories, counts, issues and members.",
+        description="05:00 UTC: today's snapshot of repositories, counts, issues, members and seats.",
     )
     def snapshots_daily_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
         day = context.scheduled_execution_time.date().isoformat()

@@ -40,4 +40,17 @@ SNAPSHOT_CHECKS: tuple[Check, ...] = (
         _SQL / "count_days_without_members.sql",
         "Each snapshot day lists at least one organization member.",
     ),
+    Check(
+        "seat_snapshot_complete",
+        ("snapshots", "seats"),
+        _SQL / "count_incomplete_seat_snapshots.sql",
+        "Each snapshot day and organization with a seat total holds exactly total_seats seats.",
+    ),
+    Check(
+        "seats_visible",
+        ("snapshots", "seats"),
+        _SQL / "count_seat_warnings.sql",
+        "No organization's seats were refused (403) or not enabled (404) on the newest snapshot day.",
+        blocking=False,
+    ),
 )

@@ -1,0 +1,93 @@
+"""The snapshot checks over seats, on a warehouse whose seat rows and totals are set by hand."""
+
+from datetime import UTC, date, datetime
+
+import dagster as dg
+import duckdb
+import polars as pl
+import pytest
+
+from pipelines.config import Settings
+from pipelines.definitions import build_definitions
+from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
+from pipelines.transform import seats as seats_tf
+from pipelines.transform import snapshots as tf
+from pipelines.warehouse import migrate
+from pipelines.warehouse.checks import run_checks
+from pipelines.warehouse.snapshots import replace_snapshot_day
+from tests.integration.dagster._checks import check_results
+
+DAY = date(2026, 11, 20)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    connection = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(connection)
+    yield connection
+    connection.close()
+
+
+def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=()) -> None:
+    repo = {"id": 1, "full_name": "acme/api", "name": "api", "owner": {"login": "acme", "id": 9}}
+    seat_frames = [
+        seats_tf.seats_frame(records=[{"assignee": {"id": i}} for i in range(n)], day=DAY, org=org)
+        for org, n in seats.items()
+    ]
+    replace_snapshot_day(conn, day=DAY, frames={
+        "repositories": tf.repositories_frame(records=[repo], day=DAY),
+        "repository_stats": tf.repository_stats_frame(nodes=[(1, "acme/api", {})], day=DAY),
+        "issues": tf.issues_frame(records=[], day=DAY, repository_id=1, repository_full_name="acme/api"),
+        "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme"),
+        "seats": pl.concat([seats_tf.seats_frame(records=[], day=DAY, org=""), *seat_frames]),
+        "seat_totals": seats_tf.seat_totals_frame(totals=totals, day=DAY),
+        "warnings": tf.warnings_frame(warnings=list(warnings), day=DAY),
+    })
+
+
+def _outcome(conn, name: str):
+    return next(o for o in run_checks(conn, SNAPSHOT_CHECKS) if o.check.name == name)
+
+
+def test_seat_snapshot_complete_passes_when_every_org_holds_its_total(conn):
+    _land(conn, seats={"acme": 3}, totals={"acme": 3, "globex": 0})
+    outcome = _outcome(conn, "seat_snapshot_complete")
+    assert outcome.passed and outcome.check.blocking
+
+
+@pytest.mark.parametrize(
+    ("seats", "totals", "detail"),
+    [
+        ({"acme": 2}, {"acme": 3}, "acme 2026-11-20: 2 seats of 3"),
+        ({"acme": 4}, {"acme": 3}, "acme 2026-11-20: 4 seats of 3"),
+        ({}, {"acme": 2}, "acme 2026-11-20: 0 seats of 2"),
+    ],
+    ids=["fewer_rows", "more_rows", "no_rows"],
+)
+def test_seat_snapshot_complete_fails_when_rows_differ_from_total_seats(conn, seats, totals, detail):
+    _land(conn, seats=seats, totals=totals)
+    outcome = _outcome(conn, "seat_snapshot_complete")
+    assert (outcome.failures, outcome.detail) == (1, detail)
+
+
+def test_an_org_whose_seats_were_refused_warns_in_seats_visible_not_in_the_repository_check(conn):
+    refused = {"repository": "globex", "endpoint": "seats", "status": 403, "message": "Must have admin rights"}
+    _land(conn, seats={"acme": 1}, totals={"acme": 1}, warnings=[refused])
+    seats_visible = _outcome(conn, "seats_visible")
+    assert (seats_visible.failures, seats_visible.detail) == (1, "globex 403: Must have admin rights")
+    assert not seats_visible.check.blocking
+    assert _outcome(conn, "no_skipped_repositories").passed
+    assert _outcome(conn, "seat_snapshot_complete").passed  # no total for globex: nothing to compare
+
+
+def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_check(emulator, pipeline_env, instance):
+    defs = build_definitions(Settings.from_env())
+    today = datetime.now(UTC).date().isoformat()
+    result = defs.resolve_job_def("snapshots_job").execute_in_process(instance=instance, partition_key=today)
+    assert result.success
+    (seats,) = [m for m in result.asset_materializations_for_node("snapshots_daily")
+                if m.asset_key == dg.AssetKey(["snapshots", "seats"])]
+    users = 25  # the dagster conftest's emulator
+    assert seats.metadata["dagster/row_count"].value == users
+    assert seats.metadata["total_seats"].value == users
+    assert check_results(result)["snapshots/seats:seat_snapshot_complete"] is True
