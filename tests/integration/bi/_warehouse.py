@@ -136,6 +136,7 @@ def build_warehouse(path: Path) -> Expected:
         run_sql(conn, "warehouse/refresh_team_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME,
                 start_day=LAST_DAY - timedelta(days=DAYS - 1), end_day=LAST_DAY)
         _snapshot(conn)
+        _seats(conn)
     finally:
         conn.close()
     return expected
@@ -174,3 +175,43 @@ def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:
                 None if closed is None else datetime.combine(snap, datetime.min.time(), UTC) - timedelta(days=closed),
             ],
         )
+
+
+# Seats (extension). SEAT_DAY is the newest snapshot day; its seats are
+# (user_id, team (id, slug) or None for direct, plan, last activity before SEAT_DAY's 00:00 UTC
+# or None for never, created before it, pending cancellation date):
+SEAT_DAY = LAST_DAY + timedelta(days=1)
+OLDER_SEAT_DAY = SEAT_DAY - timedelta(days=7)
+SEATS = (
+    (101, (1, "platform"), "business", timedelta(days=7), timedelta(days=200), None),  # active_7d, at its edge
+    (102, (1, "platform"), "business", timedelta(days=10, hours=-15), timedelta(days=200), None),  # active_30d
+    (103, None, "business", timedelta(days=45), timedelta(days=300), date(2026, 4, 5)),  # inactive, pending
+    (104, None, "enterprise", None, timedelta(days=100), None),  # never active
+    (105, (2, "web"), "business", None, timedelta(days=5), None),  # never active, assigned 5 days ago
+    (106, (1, "platform"), "business", timedelta(days=30, hours=1), timedelta(days=120), date(2026, 4, 3)),
+)
+# The older day: 107 held a seat then (never active), and globex had one; globex has none now.
+OLDER_SEATS = (
+    ("acme", 101, None, "business", timedelta(days=1), timedelta(days=193), None),
+    ("acme", 107, None, "business", None, timedelta(days=300), None),
+    ("globex", 201, None, "business", None, timedelta(days=300), None),
+)
+
+
+def _seats(conn: duckdb.DuckDBPyConnection) -> None:
+    rows = [(SEAT_DAY, "acme", *seat) for seat in SEATS] + [(OLDER_SEAT_DAY, *seat) for seat in OLDER_SEATS]
+    for day, org, user_id, team, plan, active_before, created_before, pending in rows:
+        start = datetime.combine(day, datetime.min.time(), UTC)
+        conn.execute(
+            "INSERT INTO snapshots.seats (snapshot_day, org_login, user_id, login, assigning_team_id,"
+            " assigning_team_slug, plan_type, created_at, updated_at, pending_cancellation_date, last_activity_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                day, org, user_id, f"dev-{user_id}", team and team[0], team and team[1], plan,
+                start - created_before, start - created_before, pending,
+                None if active_before is None else start - active_before,
+            ],
+        )
+    totals = [(SEAT_DAY, "acme", len(SEATS)), (SEAT_DAY, "globex", 0), (OLDER_SEAT_DAY, "acme", 2),
+              (OLDER_SEAT_DAY, "globex", 1)]
+    conn.executemany("INSERT INTO snapshots.seat_totals VALUES (?, ?, ?)", totals)

@@ -62,3 +62,11 @@ def test_team_agent_adoption_counts_members_distinct_over_the_window(conn):
     assert by_team[("platform", "a-1")] == (3, 3)
     assert by_team[("web", "a-1")] == (4, 4)  # user 101 counts for both teams
     assert all(0 < r["share_of_members"] <= 1 for r in rows)
+
+
+def test_seats_unused_30_days_are_the_seats_held_a_month_without_activity_longest_first(conn):
+    rows = _run(conn, SQL_DIR / "queries" / "select_seats_unused_30_days.sql")
+    # dev-105 was assigned 5 days ago and never used: not 30 days yet.
+    assert [(r["login"], r["days_inactive"], r["never_active"], r["assigned_through"]) for r in rows] == [
+        ("dev-104", 100, True, "(direct)"), ("dev-103", 45, False, "(direct)"), ("dev-106", 31, False, "platform"),
+    ]

@@ -28,6 +28,8 @@ VIEWS = (
     "team_agent_usage_daily",
     "team_usage_periods",
     "ai_credits_daily",
+    "seat_utilization",
+    "inactive_seats",
 )
 
 
