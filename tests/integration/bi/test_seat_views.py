@@ -1,11 +1,13 @@
 """bi.seat_utilization and bi.inactive_seats (extension) on the hand-built warehouse's seats,
 counted by hand from tests/integration/bi/_warehouse.py's SEATS and OLDER_SEATS."""
 
+import re
 from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import pytest
 
+from tests.integration.bi._docs import BI_DOCS
 from tests.integration.bi._warehouse import OLDER_SEAT_DAY, SEAT_DAY, build_warehouse
 
 COUNTS = ("seats", "active_7d", "active_30d", "inactive_30d", "never_active", "pending_cancellation")
@@ -112,3 +114,10 @@ def test_the_seat_views_measure_days_in_utc_whatever_the_session_time_zone(tmp_p
                 conn.execute("SELECT user_id, days_inactive FROM bi.inactive_seats ORDER BY ALL").fetchall(),
             ))
     assert answers[1] == answers[0] and answers[2] == answers[0]
+
+
+def test_the_seat_example_of_the_bi_docs_gives_the_share_of_seats_used_in_30_days(conn):
+    blocks = re.findall(r"^```sql\n(.*?)^```", BI_DOCS.read_text(), re.M | re.S)
+    (example,) = [b for b in blocks if "bi.seat_utilization" in b]
+    # acme's newest day: 6 seats, 101 and 102 active in the last 30 days.
+    assert conn.execute(example).fetchall() == [("acme", 6, 2, 0.33)]
