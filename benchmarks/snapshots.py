@@ -36,11 +36,12 @@ PER_PAGE = 100
 
 
 def _pages_needed(result: SnapshotResult, *, repos: int, members: int) -> int:
-    """REST pages a client that knew the sizes would need: listings of 100 per page."""
+    """REST pages a client that knew the sizes would need: listings of 100 per page (seats too)."""
     issues_per_repo = result.frames["issues"].group_by("repository_id").len()["len"].to_list()
     empty_repos = repos - len(issues_per_repo)
     issue_pages = sum(math.ceil(n / PER_PAGE) for n in issues_per_repo) + empty_repos
-    return issue_pages + math.ceil(repos / PER_PAGE) + math.ceil(members / PER_PAGE)
+    seat_pages = max(1, math.ceil(result.frames["seats"].height / PER_PAGE))
+    return issue_pages + math.ceil(repos / PER_PAGE) + math.ceil(members / PER_PAGE) + seat_pages
 
 
 def _run(emu, *, cache: Path, conn: duckdb.DuckDBPyConnection) -> tuple[SnapshotResult, float]:
