@@ -63,13 +63,13 @@ def _seats_service(total: int, *, per_page_seen: list[str] | None = None, etags:
 @pytest.mark.parametrize(("dialect", "product"), [("service", "assistant"), ("github", "copilot")])
 def test_list_seats_asks_the_dialects_billing_path_and_follows_link_next(tmp_path, dialect, product):
     asked: list[str] = []
+    per_page: list[str] = []
+    serve = _seats_service(5, per_page_seen=per_page)
 
     def handler(request: httpx.Request) -> httpx.Response:
         asked.append(request.url.path)
         return serve(request)
 
-    per_page: list[str] = []
-    serve = _seats_service(5, per_page_seen=per_page)
     with _client(handler, tmp_path, dialect=dialect) as client:
         listing = list_seats(client, org="acme")
     assert listing.total_seats == 5
