@@ -1,4 +1,8 @@
-"""Runs the Dagster jobs in-process for `metrics-etl run`, `demo` and `webhooks load`, with progress."""
+"""Runs the Dagster jobs in-process for `metrics-etl run`, `demo` and `webhooks load`, with progress.
+
+Long because it is the whole command-line run: the plan, the progress lines, the one-line
+failure with its run log, and the summary a person reads after it.
+"""
 
 from __future__ import annotations
 
