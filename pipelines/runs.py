@@ -285,6 +285,11 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
         for agent_id, name, first, last, labels, job_starts in agents:
             former = f"  (formerly {labels})" if labels else ""
             out.write(f"  {agent_id:>10}  {name:28} {first} .. {last}  {job_starts:>8,} job starts{former}\n")
+        for org, day, seats, active, inactive, never, pending in run_sql(conn, "metadata/select_seat_summary.sql"):
+            out.write(
+                f"\nseats of {org} on {day}: {seats:,}, {active:,} active in 30 days, {inactive:,} not "
+                f"({never:,} never active), {pending:,} pending cancellation: SELECT * FROM bi.inactive_seats\n"
+            )
         teams = run_sql(conn, "metadata/select_team_summary.sql")
         if teams:
             out.write(

@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from pipelines.page._document import page_document
+from pipelines.page._seats import seats_section
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart, spark_bar
 from pipelines.page._teams import teams_section
 from pipelines.warehouse.sql import run_sql
@@ -69,6 +70,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
             _assistant(assistant_rows=assistant_rows, days=days),
             teams_section(conn, scope=main.scope, scope_name=main.name),
+            seats_section(conn),
         ]
     )
     others = ", ".join(s.label for s in scopes[1:])

@@ -25,6 +25,10 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     for name in ("warehouse.duckdb", "serving.duckdb", "report.html", "dagster/dagster.yaml", "token"):
         assert (home / name).exists(), name
     assert list((home / "logs").glob("run-*.log"))
+    # Teams and seats (extensions) land and are shown: in the summary and on the page.
+    assert "teams in the last 28 days" in done.stdout and "seats of acme on " in done.stdout, done.stdout[-3000:]
+    page = (home / "report.html").read_text()
+    assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page
     (query_line,) = [line for line in done.stdout.splitlines() if line.startswith("query it: ")]
     words = shlex.split(query_line.removeprefix("query it: "))
     answered = subprocess.run([CLI, *words[1:]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
