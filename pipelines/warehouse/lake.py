@@ -59,6 +59,12 @@ _PARTITIONS: dict[str, Partitioning] = {
 }
 
 
+# Published after the other tables (see publish): rows that detail a day's report rows.
+_DETAIL_TABLES = frozenset(
+    {"core.agent_activity", "core.agent_days", "core.breakdowns", "core.user_team_days", "core.team_days"}
+)
+
+
 @dataclass(frozen=True)
 class LakeTable:
     schema: str
@@ -190,7 +196,10 @@ def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path) -> Pu
     full = REWRITE_ALL in changes or not lake.is_dir()
     tables = lake_tables(conn)
     written = removed = whole = 0
-    for table in tables:
+    # A reader querying mid-publish sees a day's report rows before the detail rows that hang
+    # off them: then a detail is missing (the views show that day's agents once they land),
+    # never a detail whose report row is not there yet (which the views would read as a gap).
+    for table in sorted(tables, key=lambda t: t.name in _DETAIL_TABLES):
         if table.partitioning is None:
             _write(conn, table, lake / table.name, table.select(), None)
             whole += 1
