@@ -7,6 +7,7 @@ import hashlib
 import json
 import time
 from datetime import date
+from email.utils import formatdate
 from typing import Any
 from urllib.parse import urlencode
 
@@ -76,6 +77,20 @@ def _json_response(request: Request, data: Any, status: int = 200) -> Response:
     return Response(body, media_type="application/json; charset=utf-8", headers={"etag": etag})
 
 
+def _dated(send: Send, state: EmulatorState) -> Send:
+    """Every answer carries the emulated clock's Date header, as the real service's carry its
+    own: a client judges whether a day was final on the service's clock (uvicorn's own Date
+    header, the host's clock, is turned off in server.py)."""
+
+    async def send_dated(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            stamp = formatdate(state.now().timestamp(), usegmt=True).encode()
+            message = {**message, "headers": [*message.get("headers", []), (b"date", stamp)]}
+        await send(message)
+
+    return send_dated
+
+
 class _Gate:
     """Pure ASGI wrapper: sees the raw connection, so it can drop it or cut a body short."""
 
@@ -89,6 +104,7 @@ class _Gate:
             return
         cycle = getattr(send, "__self__", None)
         scope["emulator.transport"] = getattr(cycle, "transport", None)
+        send = _dated(send, self.state)
         path: str = scope["path"]
         if path.startswith("/_emulator/"):
             await self.inner(scope, receive, send)

@@ -103,7 +103,7 @@ def running_emulator(config: EmulatorConfig | None = None, *, port: int = 0,
     deliveries = Deliveries(wire=state.wire, seed=config.seed)
     server = uvicorn.Server(uvicorn.Config(
         build_app(state, deliveries), host="127.0.0.1", port=port, http="httptools", lifespan="off",
-        log_level="warning", access_log=False, timeout_graceful_shutdown=2))
+        log_level="warning", access_log=False, timeout_graceful_shutdown=2, date_header=False))
     thread = threading.Thread(target=server.run, name="emulator-uvicorn", daemon=True)
     with tempfile.TemporaryDirectory(prefix="emulator-") as scratch:
         thread.start()

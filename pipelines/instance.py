@@ -25,6 +25,7 @@ from typing import Literal
 
 import dagster as dg
 
+from pipelines._process import pid_alive
 from pipelines.config import Settings
 
 __all__ = [
@@ -98,13 +99,8 @@ def process_tags() -> dict[str, str]:
 
 
 def _alive(pid: int, started: str) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # another user's process: it exists
-    return not started or _process_started(pid) in ("", started)
+    """The process that ran: alive, and not another one that was given its PID since."""
+    return pid_alive(pid) and (not started or _process_started(pid) in ("", started))
 
 
 def release_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:

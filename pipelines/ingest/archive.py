@@ -19,6 +19,7 @@ from pathlib import Path
 
 import zstandard
 
+from pipelines._process import pid_alive
 from pipelines.ingest.parse import LINE_TEXT_LIMIT, Reject, truncate_line
 from pipelines.ingest.screen import line_problems, line_spans
 
@@ -244,20 +245,10 @@ def remove_dead_parts(raw_dir: Path) -> list[Path]:
     removed = []
     for path in raw_dir.rglob(".*.part"):
         match = _PART.fullmatch(path.name)
-        if match and not _alive(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def archive_stream(

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
 from pipelines.ingest._rows import file_row, quarantine_frame
@@ -23,6 +24,7 @@ from pipelines.ingest.parse import Reject
 from pipelines.ingest.teams import fetch_user_teams
 from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.transform import Provenance
+from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.warehouse import ReportLanding, ReportSlice, SharedRecordKeys, land_report
 from pipelines.warehouse.checks import CheckOutcome
 from pipelines.warehouse.sql import run_sql
@@ -65,6 +67,8 @@ class _Lander:
         self.agents: dict[int, set[str]] = {}
         self.done: dict[int, FileDone] = {}
         self.restarts = 0
+        # What each file carried per day, for raw.report_fetches.
+        self._fetched: dict[int, list[pl.DataFrame]] = {}
         # Quarantine rows wait for the file's archive path, known when the file completes.
         self._rejects: dict[int, list[Reject]] = {}
 
@@ -74,7 +78,7 @@ class _Lander:
             self._landing.discard_file(file_index=file_index)
         except SharedRecordKeys as exc:
             raise IngestError(f"cannot fetch a report file again: {exc}; run the report again") from None
-        for book in (self.tallies, self.days, self.agents, self._rejects):
+        for book in (self.tallies, self.days, self.agents, self._rejects, self._fetched):
             book.pop(file_index, None)
 
     def land(self, parsed: Parsed) -> None:
@@ -88,6 +92,9 @@ class _Lander:
         tally.agent_activity += result.agent_activity.height
         tally.quarantined += len(parsed.rejects)
         self._rejects.setdefault(file_index, []).extend(parsed.rejects)
+        self._fetched.setdefault(file_index, []).append(
+            day_tallies(totals=result.totals, agent_activity=result.agent_activity, level=self._prov.ref.level)
+        )
         self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
         self.agents.setdefault(file_index, set()).update(result.agent_activity["agent_id"].unique().to_list())
 
@@ -106,6 +113,11 @@ class _Lander:
             quarantined=tally.quarantined, link=done.link,
         )
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
+
+    def record_fetch(self) -> None:
+        """The fetch's row per day it carried, once every file is in."""
+        tallies = [frame for frames in self._fetched.values() for frame in frames]
+        self._landing.insert(table="report_fetches", frame=fetch_rows(tallies, self._prov), file_index=-1)
 
 
 def ingest_report(
@@ -133,6 +145,7 @@ def ingest_report(
         start_day=metadata.start_day,
         end_day=metadata.end_day,
         fetched_at=datetime.now(UTC),
+        served_at=metadata.served_at,  # the service's clock decides whether a day was final
         dialect=client.dialect.name,
         entity_id=known[0][0] if known else None,
     )
@@ -157,6 +170,7 @@ def ingest_report(
                 lander.file_done(item)
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
+        lander.record_fetch()
         if teams is not None:
             team_rows = landing.replace_user_teams(teams)
     tallies = lander.tallies.values()

@@ -107,7 +107,7 @@ def fetch_user_teams(
         parsed = [
             user_team_rows(
                 _lines(segment), scope=ref.scope, scope_name=ref.scope_name, day=user_ref.day,
-                entity_id=prov.entity_id, fetched_at=prov.fetched_at,
+                entity_id=prov.entity_id, fetched_at=prov.fetched_at, served_at=prov.served_at,
             )
             for segment in fetched.segments
         ]
@@ -136,7 +136,7 @@ def fetch_user_teams(
         ref=ref,
         rows=pl.concat(rows) if rows else user_team_rows(
             (), scope=ref.scope, scope_name=ref.scope_name, day=user_ref.day, entity_id=None,
-            fetched_at=prov.fetched_at,
+            fetched_at=prov.fetched_at, served_at=prov.served_at,
         ).frame,
         files=pl.concat(files) if files else None,
         quarantine=pl.concat(quarantine) if quarantine else None,

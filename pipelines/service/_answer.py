@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -35,6 +37,15 @@ class Answer:
                 message=f"the answer is not JSON ({kind}, {len(self.body):,} bytes)",
                 advice="Check SERVICE_BASE_URL: a proxy or login page may be answering instead of the API.",
             ) from None
+
+    @property
+    def served_at(self) -> datetime | None:
+        """The service's clock when it answered (the HTTP ``Date`` header); None if absent or unreadable."""
+        try:
+            served = parsedate_to_datetime(self.headers.get("date") or "")
+        except (TypeError, ValueError, IndexError):
+            return None
+        return served.astimezone(UTC) if served.tzinfo else served.replace(tzinfo=UTC)
 
     @property
     def next_link(self) -> str | None:

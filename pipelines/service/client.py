@@ -137,7 +137,11 @@ class ServiceClient:
 
     def get_json(self, *, path: str, params: Mapping[str, Any] | None = None, conditional: bool = True) -> Any:
         """GET a path (or absolute URL) and decode JSON; None for 204. Conditional by default."""
-        return self._request(method="GET", url=self._url(path), params=params, conditional=conditional).json()
+        return self.get(path=path, params=params, conditional=conditional).json()
+
+    def get(self, *, path: str, params: Mapping[str, Any] | None = None, conditional: bool = True) -> Answer:
+        """GET a path (or absolute URL): the whole answer, for callers that read its headers too."""
+        return self._request(method="GET", url=self._url(path), params=params, conditional=conditional)
 
     def post_json(self, *, path: str, json: Any = None) -> Any:
         return self._request(method="POST", url=self._url(path), json=json).json()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 import httpx
@@ -35,12 +35,15 @@ class ReportMetadata:
     start_day: date
     end_day: date
     links: tuple[str, ...]
+    # The service's clock when it answered (its Date header): whether a day was final when
+    # fetched is judged on the service's clock, not on a local one that may be skewed.
+    served_at: datetime | None = None
 
     def __repr__(self) -> str:
         # The links are signed: show how many, never their queries.
         return (
             f"ReportMetadata(ref={self.ref!r}, start_day={self.start_day}, end_day={self.end_day}, "
-            f"links=<{len(self.links)} signed>)"
+            f"links=<{len(self.links)} signed>, served_at={self.served_at})"
         )
 
 
@@ -79,11 +82,12 @@ def fetch_report_metadata(client: ServiceClient, ref: ReportRef) -> ReportMetada
     params = {"day": ref.day.isoformat()} if ref.day is not None else None
     try:
         # Never conditional: links are short-lived and a 304 would hand back expired ones.
-        body = client.get_json(path=path, params=params, conditional=False)
+        answer = client.get(path=path, params=params, conditional=False)
     except NotFound:
         if ref.kind == "1-day":
             return None
         raise
+    body = answer.json()
     if body is None:
         return None
     try:
@@ -96,7 +100,7 @@ def fetch_report_metadata(client: ServiceClient, ref: ReportRef) -> ReportMetada
     except (KeyError, TypeError, ValueError) as exc:
         problem = f"{type(exc).__name__}: {exc}"
         raise ServiceError(f"GET {client.base_url}{path}: unexpected report metadata ({problem})") from None
-    return ReportMetadata(ref=ref, start_day=start, end_day=end, links=links)
+    return ReportMetadata(ref=ref, start_day=start, end_day=end, links=links, served_at=answer.served_at)
 
 
 @contextmanager

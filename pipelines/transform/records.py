@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipelines.transform.finality import finality_columns
 from pipelines.transform.rules import reasons
 from pipelines.transform.schema import (
     ACTIVITY_COUNTS,
@@ -78,6 +79,8 @@ class Provenance:
     # The id of the scope's entity (`organization_id` or `enterprise_id`); a record naming
     # another is rejected. None until known: then every record is taken.
     entity_id: str | None = None
+    # The service's clock when it answered the metadata request (its Date header); None: unknown.
+    served_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
         *objects,
         pl.col(AGENT_FIELD).is_not_null().alias("agent_breakdown_present"),
         pl.col(EXTRA).alias("extra"),
+        *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
     )
 
 
@@ -190,7 +194,7 @@ def _breakdowns(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     combined = pl.concat(frames, how="vertical")
     counts = combined.columns[-len(BREAKDOWN_COUNTS) - len(VERSION_COLUMNS) : -len(VERSION_COLUMNS)]
     assert counts == list(BREAKDOWN_COUNTS)
-    return combined
+    return combined.with_columns(finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at))
 
 
 def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
@@ -217,7 +221,7 @@ def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
         # Rule 2: the nested count is agent job starts, a measure of its own.
         entry.struct.field("user_initiated_interaction_count").alias("agent_job_starts"),
         session.alias("session_count"),
-        pl.lit(prov.fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+        *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
     )
 
 

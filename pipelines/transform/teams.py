@@ -14,6 +14,8 @@ from typing import Any
 
 import polars as pl
 
+from pipelines.transform.finality import finality_columns
+
 __all__ = ["USER_TEAM_SCHEMA", "TeamLine", "TeamRows", "user_team_rows"]
 
 USER_TEAM_SCHEMA: dict[str, pl.DataType] = {
@@ -26,6 +28,7 @@ USER_TEAM_SCHEMA: dict[str, pl.DataType] = {
     "team_id": pl.Int64(),
     "slug": pl.String(),
     "fetched_at": pl.Datetime("us", "UTC"),
+    "is_final": pl.Boolean(),
 }
 _ENTITY_FIELD = {"organization": "organization_id", "enterprise": "enterprise_id"}
 _INT64 = range(-(2**63), 2**63)
@@ -92,6 +95,7 @@ def user_team_rows(
     day: date,
     entity_id: str | None,
     fetched_at: datetime,
+    served_at: datetime | None = None,
 ) -> TeamRows:
     """Rows of (line number, line) pairs; `entity_id` None takes any entity id."""
     users: list[int] = []
@@ -125,6 +129,5 @@ def user_team_rows(
         pl.lit(scope).alias("scope"),
         pl.lit(scope_name).alias("scope_name"),
         pl.lit(day, dtype=pl.Date()).alias("day"),
-        pl.lit(fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
-    )
+    ).with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
     return TeamRows(frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused)

@@ -56,6 +56,7 @@ _PARTITIONS: dict[str, Partitioning] = {
     **{f"snapshots.{t}": Partitioning("snapshot_day", in_file=False)
        for t in ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")},
     "events.webhook_deliveries": Partitioning("received_day", in_file=True),
+    "raw.report_fetches": Partitioning("day", in_file=False),
 }
 
 

@@ -25,7 +25,9 @@ from pipelines.warehouse.sql import _statements, rollback, run_sql
 if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
-LANDED_TABLES = ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files")
+LANDED_TABLES = (
+    "daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files", "report_fetches",
+)
 TEAM_TABLES = ("core.user_team_days", "core.team_days")  # day-partitioned in the lake
 
 
@@ -84,7 +86,7 @@ def _params(report: ReportSlice) -> dict[str, Any]:
 def _lake_tables(report: ReportSlice) -> list[str]:
     """The day-partitioned tables whose partitions of the report's days it rewrites."""
     totals = "core.user_daily_totals" if report.ref.level == "user" else "core.daily_totals"
-    return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days"]
+    return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days", "raw.report_fetches"]
 
 
 class ReportLanding:
@@ -117,7 +119,7 @@ class ReportLanding:
         frames = {"user_team_days": teams.rows, "report_files": teams.files, "quarantine": teams.quarantine}
         for name, frame in frames.items():
             if frame is not None and frame.height:
-                _run_on_batch(self._conn, f"warehouse/insert_{name}.sql", frame.to_arrow(), file_index=-1)
+                _run_on_batch(self._conn, f"warehouse/insert_{name}.sql", frame.to_arrow())
         run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **(params | {"level": "user-teams"}))
         run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
         run_sql(self._conn, "warehouse/mark_lake_changes.sql", tables=list(TEAM_TABLES),

@@ -7,6 +7,8 @@
 -- array (a gap, never a zero). agent_job_starts is the nested count: it is a different measure
 -- from the top-level interaction count in bi.assistant_activity_daily and must not be added to it.
 -- There is no user-level session column: user-level entries carry none (spec 2.1).
+-- is_final: every report row of the day, of either level, was fetched after the day was final
+-- (more than three full UTC days old); a provisional day is still filling in, not a drop.
 CREATE OR REPLACE VIEW bi.agent_usage_daily AS
 WITH aggregate_level AS (
     SELECT scope, scope_name, day, agent_id,
@@ -21,11 +23,11 @@ WITH aggregate_level AS (
     WHERE level = 'user'
     GROUP BY scope, scope_name, day, agent_id
 ), aggregate_arrays AS (
-    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried
+    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried, bool_and(is_final) AS final
     FROM core.daily_totals
     GROUP BY scope, scope_name, day
 ), user_arrays AS (
-    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried
+    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried, bool_and(is_final) AS final
     FROM core.user_daily_totals
     GROUP BY scope, scope_name, day
 ), keys AS (
@@ -41,7 +43,8 @@ SELECT
     coalesce(d.agent_name, k.agent_id) AS agent_name,
     CASE WHEN a.agent_id IS NOT NULL THEN a.agent_job_starts WHEN aa.carried THEN 0 END AS agent_job_starts,
     CASE WHEN a.agent_id IS NOT NULL THEN a.agent_sessions WHEN aa.carried THEN 0 END AS agent_sessions,
-    CASE WHEN u.agent_id IS NOT NULL THEN u.agent_users WHEN ua.carried THEN 0 END AS agent_users
+    CASE WHEN u.agent_id IS NOT NULL THEN u.agent_users WHEN ua.carried THEN 0 END AS agent_users,
+    coalesce(aa.final, TRUE) AND coalesce(ua.final, TRUE) AS is_final
 FROM keys AS k
 LEFT JOIN aggregate_level AS a USING (scope, scope_name, day, agent_id)
 LEFT JOIN user_level AS u USING (scope, scope_name, day, agent_id)
@@ -49,4 +52,4 @@ LEFT JOIN aggregate_arrays AS aa USING (scope, scope_name, day)
 LEFT JOIN user_arrays AS ua USING (scope, scope_name, day)
 LEFT JOIN core.dim_agent AS d USING (agent_id);
 
-COMMENT ON VIEW bi.agent_usage_daily IS 'One row per scope, day and agent_id: agent job starts and sessions (aggregate report), users with the agent (user-level report). NULL = no report or no agent array, never 0. Never add agent_job_starts to the top-level interaction count.';
+COMMENT ON VIEW bi.agent_usage_daily IS 'One row per scope, day and agent_id: agent job starts and sessions (aggregate report), users with the agent (user-level report). NULL = no report or no agent array, never 0. is_final = false: the day was still filling in when fetched. Never add agent_job_starts to the top-level interaction count.';

@@ -2,7 +2,7 @@
 -- Grain: one row per scope, scope_name, day and user of the user-level report, with the AI
 -- credits the user's record carries (a usage signal in credits, not a billed amount; exact to
 -- six decimals, so sums are exact) and the teams the user was on that day (team_ids and their
--- latest slugs; empty when on no listed team). Sum ai_credits_used over users for a scope; for
+-- latest slugs; empty when on no listed team). is_final: the day was final when fetched. Sum ai_credits_used over users for a scope; for
 -- credits by team use bi.team_usage_daily.ai_credits_used (a user on two teams counts in both).
 CREATE OR REPLACE VIEW bi.ai_credits_daily AS
 WITH teams AS (
@@ -20,6 +20,7 @@ SELECT
     u.user_id,
     u.user_login,
     u.ai_credits_used,
+    u.is_final,
     coalesce(t.team_ids, []) AS team_ids,
     coalesce(t.team_slugs, []) AS team_slugs
 FROM core.user_daily_totals AS u

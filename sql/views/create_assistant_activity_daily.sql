@@ -3,13 +3,15 @@
 -- The assistant's own top-level measures: user_initiated_interaction_count is the top-level
 -- count (explicit prompts), NOT agent job starts; this view deliberately has no agent column,
 -- and the two must never be added up (spec 2.1). acceptance_rate = acceptances / generations
--- (NULL when there were no generations). Every column is typed under one name whatever the
+-- (NULL when there were no generations). is_final: the day was final (more than three full UTC
+-- days old) when its report was fetched; a provisional day is still filling in. Every column is typed under one name whatever the
 -- dialect's wire name (the public service's `*_by_copilot` lands in `*_by_assistant`).
 CREATE OR REPLACE VIEW bi.assistant_activity_daily AS
 SELECT
     scope,
     scope_name,
     day,
+    is_final,
     user_initiated_interaction_count,
     code_generation_activity_count,
     code_acceptance_activity_count,

@@ -6,16 +6,18 @@
 -- when there is no report). users_with_agent_array: user-level records carrying the array (NULL
 -- when there is no user-level report). agent_job_starts: the day's aggregate agent job starts,
 -- NULL when the array is missing: an omitted array means "nothing recognized", not zero.
+-- is_final: every report of the day was fetched after the day was final (NULL: no report).
 -- status reads: 'agents reported', 'no agent array', 'user level only', or 'no report'.
 CREATE OR REPLACE VIEW bi.report_coverage AS
 WITH aggregate_level AS (
-    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried
+    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried, bool_and(is_final) AS final
     FROM core.daily_totals
     GROUP BY scope, scope_name, day
 ), user_level AS (
     SELECT scope, scope_name, day,
            count(*) AS user_records,
-           count(*) FILTER (WHERE agent_breakdown_present) AS users_with_agent_array
+           count(*) FILTER (WHERE agent_breakdown_present) AS users_with_agent_array,
+           bool_and(is_final) AS final
     FROM core.user_daily_totals
     GROUP BY scope, scope_name, day
 ), job_starts AS (
@@ -42,6 +44,8 @@ SELECT
     u.user_records,
     u.users_with_agent_array,
     CASE WHEN a.carried THEN coalesce(j.agent_job_starts, 0) END AS agent_job_starts,
+    CASE WHEN a.day IS NOT NULL OR u.day IS NOT NULL
+         THEN coalesce(a.final, TRUE) AND coalesce(u.final, TRUE) END AS is_final,
     CASE
         WHEN a.carried THEN 'agents reported'
         WHEN a.day IS NOT NULL THEN 'no agent array'

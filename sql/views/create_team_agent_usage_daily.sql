@@ -4,6 +4,7 @@
 -- that day's memberships. agent_users: distinct members with the agent; agent_job_starts: their
 -- job starts (the nested count, never to be added to the top-level interaction count).
 -- Labelled with the latest team slug and agent name; group on team_id and agent_id.
+-- is_final: the day was final when its user-level report was fetched.
 CREATE OR REPLACE VIEW bi.team_agent_usage_daily AS
 SELECT
     t.scope,
@@ -14,7 +15,8 @@ SELECT
     a.agent_id,
     coalesce(da.agent_name, a.agent_id) AS agent_name,
     count(DISTINCT a.user_id) AS agent_users,
-    CAST(sum(a.agent_job_starts) AS BIGINT) AS agent_job_starts
+    CAST(sum(a.agent_job_starts) AS BIGINT) AS agent_job_starts,
+    bool_and(u.is_final) AS is_final
 FROM core.user_team_days AS t
 JOIN core.user_daily_totals AS u
   ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id

@@ -10,6 +10,7 @@
 -- (core.dim_team); group on team_id, as slugs change. agent_users: members with any
 -- third-party agent job that day. Agent job starts, per agent_id, are in
 -- bi.team_agent_usage_daily: never in a view with the top-level interaction count.
+-- is_final: the day was final when its user-level report was fetched (NULL: no member reported).
 CREATE OR REPLACE VIEW bi.team_usage_daily AS
 WITH member_days AS (
     SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id,
@@ -17,7 +18,7 @@ WITH member_days AS (
             OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
            u.used_agent, u.user_initiated_interaction_count, u.code_generation_activity_count,
            u.code_acceptance_activity_count, u.loc_suggested_to_add_sum, u.loc_added_sum, u.loc_deleted_sum,
-           u.ai_credits_used
+           u.ai_credits_used, u.is_final
     FROM core.user_team_days AS t
     JOIN core.user_daily_totals AS u
       ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
@@ -38,7 +39,8 @@ WITH member_days AS (
            CAST(sum(m.loc_suggested_to_add_sum) AS BIGINT) AS loc_suggested_to_add_sum,
            CAST(sum(m.loc_added_sum) AS BIGINT) AS loc_added_sum,
            CAST(sum(m.loc_deleted_sum) AS BIGINT) AS loc_deleted_sum,
-           sum(m.ai_credits_used) AS ai_credits_used
+           sum(m.ai_credits_used) AS ai_credits_used,
+           bool_and(m.is_final) AS is_final
     FROM member_days AS m
     LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
     GROUP BY ALL
@@ -60,7 +62,8 @@ SELECT
     coalesce(t.loc_suggested_to_add_sum, 0) AS loc_suggested_to_add_sum,
     coalesce(t.loc_added_sum, 0) AS loc_added_sum,
     coalesce(t.loc_deleted_sum, 0) AS loc_deleted_sum,
-    coalesce(t.ai_credits_used, 0) AS ai_credits_used
+    coalesce(t.ai_credits_used, 0) AS ai_credits_used,
+    t.is_final
 FROM core.team_days AS l
 LEFT JOIN team_days AS t USING (scope, scope_name, day, team_id)
 LEFT JOIN core.dim_team AS d USING (scope, scope_name, team_id);

@@ -29,6 +29,9 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
     # scan proves no link keeps its signed query.
     ("raw", "report_files"): {"fetched_at": "wall-clock time of the download", "link": "names its metadata fetch"},
     ("raw", "quarantine"): {"fetched_at": "wall-clock time of the download", "link": "names its metadata fetch"},
+    ("core", "daily_totals"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
+    ("core", "user_daily_totals"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
+    ("core", "breakdowns"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
     ("core", "agent_activity"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
     ("core", "agent_days"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
     ("core", "user_team_days"): {"fetched_at": "wall-clock time of the download (a slug tie-breaker only)"},
@@ -43,7 +46,8 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
 }
 # Bookkeeping of one warehouse's history, not data: which lake partitions wait for the next
 # publish depends on where a killed run stopped.
-_SKIPPED = {("meta", "lake_changes")}
+# raw.report_fetches records every fetch: a killed run's re-run fetched its reports again.
+_SKIPPED = {("meta", "lake_changes"), ("raw", "report_fetches")}
 # Compared after removing what is specific to one run's place: the archive lives under each
 # warehouse's own RAW_DIR; the file's path inside the archive (scope, day, index, sha256) is
 # compared.

@@ -27,6 +27,15 @@ FETCHED = datetime(2026, 4, 1, tzinfo=UTC)
 TEAMS_OF = {101: [(1, "platform"), (2, "web")], 102: [(1, "platform")], 103: [(1, "platform")],
             104: [(2, "web")], 105: [(2, "web")], 106: [(2, "web")]}
 NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
+# Hand-built rows name their columns: tables gain columns (is_final, …) that such rows leave NULL.
+INSERT_AGENT_ACTIVITY = (
+    "INSERT INTO core.agent_activity (scope, scope_name, level, day, user_id, user_login, agent_id, agent_name,"
+    " agent_job_starts, session_count, fetched_at) VALUES"
+)
+INSERT_USER_TEAM_DAY = (
+    "INSERT INTO core.user_team_days (scope, scope_name, day, user_id, user_login, entity_id, team_id, slug,"
+    " fetched_at) VALUES"
+)
 
 
 def _agents_of(day_index: int) -> dict[str, int]:
@@ -93,7 +102,7 @@ def build_warehouse(path: Path) -> Expected:
                 sessions = starts + 1
                 name = "Alpha (beta)" if agent_id == "a-1" and i < 20 else NAMES[agent_id]
                 conn.execute(
-                    "INSERT INTO core.agent_activity VALUES (?, ?, 'aggregate', ?, NULL, NULL, ?, ?, ?, ?, ?)",
+                    INSERT_AGENT_ACTIVITY + " (?, ?, 'aggregate', ?, NULL, NULL, ?, ?, ?, ?, ?)",
                     [SCOPE, SCOPE_NAME, day, agent_id, name, starts, sessions, FETCHED],
                 )
                 expected.job_starts[(day, agent_id)] = starts
@@ -112,12 +121,12 @@ def build_warehouse(path: Path) -> Expected:
                 )
                 for team_id, slug in TEAMS_OF[user_id]:
                     conn.execute(
-                        "INSERT INTO core.user_team_days VALUES (?, ?, ?, ?, ?, '1', ?, ?, ?)",
+                        INSERT_USER_TEAM_DAY + " (?, ?, ?, ?, ?, '1', ?, ?, ?)",
                         [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", team_id, slug, FETCHED],
                     )
                 for agent_id in mine:
                     conn.execute(
-                        "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
+                        INSERT_AGENT_ACTIVITY + " (?, ?, 'user', ?, ?, ?, ?, ?, 1, NULL, ?)",
                         [
                             SCOPE,
                             SCOPE_NAME,

@@ -17,6 +17,7 @@ import pytest
 
 from pipelines.warehouse import migrate
 from pipelines.warehouse.sql import run_sql
+from tests.integration.bi._warehouse import INSERT_AGENT_ACTIVITY, INSERT_USER_TEAM_DAY
 
 SCOPE, NAME = "organization", "acme"
 D1 = date(2026, 3, 1)
@@ -55,7 +56,7 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
 
     def member(day: date, user: int, team: int, slug: str) -> None:
         conn.execute(
-            "INSERT INTO core.user_team_days VALUES (?, ?, ?, ?, ?, '1', ?, ?, ?)",
+            INSERT_USER_TEAM_DAY + " (?, ?, ?, ?, ?, '1', ?, ?, ?)",
             [SCOPE, NAME, day, user, f"u{user}", team, slug, FETCHED],
         )
 
@@ -67,7 +68,7 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
         agents = [(4, 2)] + ([(5, 3)] if index == 3 else [])
         for user, starts in agents:
             conn.execute(
-                "INSERT INTO core.agent_activity VALUES (?, ?, 'user', ?, ?, ?, 'x-1', 'Xagent', ?, NULL, ?)",
+                INSERT_AGENT_ACTIVITY + " (?, ?, 'user', ?, ?, ?, 'x-1', 'Xagent', ?, NULL, ?)",
                 [SCOPE, NAME, day, user, f"u{user}", starts, FETCHED],
             )
     user_row(D5, 2, "28-day", 999)

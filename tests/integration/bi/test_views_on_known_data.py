@@ -11,6 +11,7 @@ from pipelines.warehouse import migrate
 from tests.integration.bi._warehouse import (
     DAYS,
     FETCHED,
+    INSERT_AGENT_ACTIVITY,
     LAST_DAY,
     NAMES,
     USERS,
@@ -30,6 +31,7 @@ VIEWS = (
     "ai_credits_daily",
     "seat_utilization",
     "inactive_seats",
+    "report_drift",
 )
 
 
@@ -132,7 +134,7 @@ def test_a_missing_day_is_a_calendar_row_without_report(tmp_path):
     assert row == [{
         "scope": "organization", "scope_name": "acme", "day": missing, "aggregate_report": False,
         "aggregate_agent_array": None, "user_report": False, "user_records": None, "users_with_agent_array": None,
-        "agent_job_starts": None, "status": "no report",
+        "agent_job_starts": None, "is_final": None, "status": "no report",
     }]
 
 
@@ -202,7 +204,7 @@ def test_a_partial_previous_period_is_compared_per_reported_day(tmp_path):
                 [day],
             )
             conn.execute(
-                "INSERT INTO core.agent_activity VALUES ('organization', 'acme', 'aggregate', ?, NULL, NULL,"
+                INSERT_AGENT_ACTIVITY + " ('organization', 'acme', 'aggregate', ?, NULL, NULL,"
                 " 'x-1', 'Xagent', ?, 1, ?)",
                 [day, starts, FETCHED],
             )
