@@ -1,4 +1,4 @@
-from datetime import date
+from datetime import UTC, date, datetime
 
 import httpx
 import pytest
@@ -61,3 +61,19 @@ def test_a_body_shorter_than_its_content_length_is_truncated(tmp_path) -> None:
         assert stream.expected_bytes == 100
         list(stream.iter_bytes())
     assert (info.value.expected, info.value.received) == (100, 10)
+
+
+def test_metadata_carries_the_service_clock_from_its_date_header(tmp_path) -> None:
+    dated = {"Date": "Fri, 20 Nov 2026 07:30:00 GMT"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        day = request.url.params["day"]
+        headers = dated if day == "2026-11-19" else {"Date": "yesterday-ish"}
+        return httpx.Response(200, headers=headers, json={"download_links": [], "report_day": day})
+
+    with _client(handler, tmp_path) as client:
+        meta = fetch_report_metadata(client, ReportRef("organization", "a", "1-day", "user", date(2026, 11, 19)))
+        assert meta is not None and meta.served_at == datetime(2026, 11, 20, 7, 30, tzinfo=UTC)
+        # An unreadable Date is no clock: the caller falls back on its own.
+        odd = fetch_report_metadata(client, ReportRef("organization", "a", "1-day", "user", date(2026, 11, 18)))
+        assert odd is not None and odd.served_at is None
