@@ -7,6 +7,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 import pytest
 
+from emulator import EmulatorConfig
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
 from tests.integration.ingest.conftest import TODAY
@@ -14,8 +15,16 @@ from tests.integration.ingest.conftest import TODAY
 YESTERDAY = TODAY - timedelta(days=1)
 
 
+@pytest.fixture(params=["service", "github"])
+def emulator_config(request) -> EmulatorConfig:
+    """Both dialects: the Date header and the growth of a provisional day are the service's, in either."""
+    return EmulatorConfig(seed=11, users=12, today=TODAY, user_lines_per_file=100, dialect=request.param)
+
+
 def test_answers_carry_the_emulated_clock_in_their_date_header(emu):
-    answer = httpx.get(f"{emu.base_url}/_emulator/stats")
+    token = emu.credentials["token"]
+    answer = httpx.get(f"{emu.base_url}/rate_limit", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200
     served = parsedate_to_datetime(answer.headers["date"])
     assert served.date() == TODAY  # the emulated day, not this machine's
     assert len(answer.headers.get_list("date")) == 1
