@@ -114,10 +114,12 @@ class _Lander:
         )
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
 
-    def record_fetch(self) -> None:
-        """The fetch's row per day it carried, once every file is in."""
+    def record_fetch(self) -> int:
+        """The fetch's row per day it carried, once every file is in; how many."""
         tallies = [frame for frames in self._fetched.values() for frame in frames]
-        self._landing.insert(table="report_fetches", frame=fetch_rows(tallies, self._prov), file_index=-1)
+        rows = fetch_rows(tallies, self._prov)
+        self._landing.insert(table="report_fetches", frame=rows, file_index=-1)
+        return rows.height
 
 
 def ingest_report(
@@ -170,7 +172,7 @@ def ingest_report(
                 lander.file_done(item)
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
-        lander.record_fetch()
+        fetch_rows_landed = lander.record_fetch()
         if teams is not None:
             team_rows = landing.replace_user_teams(teams)
     tallies = lander.tallies.values()
@@ -183,6 +185,7 @@ def ingest_report(
             "core.breakdowns": sum(t.breakdowns for t in tallies),
             "core.agent_activity": sum(t.agent_activity for t in tallies),
             "raw.quarantine": quarantined,
+            "raw.report_fetches": fetch_rows_landed,
             **({"core.user_team_days": team_rows} if team_rows is not None else {}),
         },
         files=len(lander.done),

@@ -24,6 +24,7 @@ POOL = "service_api"
 # refreshed with the facts so the latest label can never lag behind them.
 USAGE_TABLES: tuple[tuple[str, str], ...] = (
     ("raw", "report_files"),
+    ("raw", "report_fetches"),
     ("core", "daily_totals"),
     ("core", "user_daily_totals"),
     ("core", "breakdowns"),
@@ -37,6 +38,7 @@ USAGE_TABLES: tuple[tuple[str, str], ...] = (
 )
 _DESCRIPTIONS = {
     "report_files": "One row per downloaded report file (archived compressed, with sha256).",
+    "report_fetches": "Every fetch of a day: what it carried, and whether the day was final then.",
     "daily_totals": "Aggregate-level report records: one row per scope and day.",
     "user_daily_totals": "User-level report records: one row per scope, day and user.",
     "breakdowns": "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",

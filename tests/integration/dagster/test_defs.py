@@ -19,7 +19,8 @@ from pipelines.service import ConfigError
 ROOT = Path(__file__).resolve().parents[3]
 
 ASSETS = {
-    "raw/report_files", "core/daily_totals", "core/user_daily_totals", "core/breakdowns", "core/agent_activity",
+    "raw/report_files", "raw/report_fetches", "core/daily_totals", "core/user_daily_totals", "core/breakdowns",
+    "core/agent_activity",
     "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
     "core/user_team_days", "core/team_days", "core/dim_team",
     "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",

@@ -1,5 +1,6 @@
 -- Row counts of the usage tables, for materialization metadata.
 SELECT 'raw.report_files', count(*) FROM raw.report_files
+UNION ALL SELECT 'raw.report_fetches', count(*) FROM raw.report_fetches
 UNION ALL SELECT 'core.daily_totals', count(*) FROM core.daily_totals
 UNION ALL SELECT 'core.user_daily_totals', count(*) FROM core.user_daily_totals
 UNION ALL SELECT 'core.breakdowns', count(*) FROM core.breakdowns
