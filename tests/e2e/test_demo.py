@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
+
 CLI = str(Path(sys.executable).parent / "metrics-etl")
 
 
@@ -29,6 +31,13 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     assert "teams in the last 28 days" in done.stdout and "seats of acme on " in done.stdout, done.stdout[-3000:]
     page = (home / "report.html").read_text()
     assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page
+    # bi.reconciliation explains every difference between the demo's reports.
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        unexplained = conn.execute(
+            "SELECT count(*) FROM bi.reconciliation"
+            " WHERE difference <> 0 AND (reason IS NULL OR status = 'unexplained')"
+        ).fetchone()
+    assert unexplained == (0,)
     (query_line,) = [line for line in done.stdout.splitlines() if line.startswith("query it: ")]
     words = shlex.split(query_line.removeprefix("query it: "))
     answered = subprocess.run([CLI, *words[1:]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)

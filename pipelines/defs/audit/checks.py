@@ -18,7 +18,9 @@ from pipelines.warehouse.checks import REPORT_CHECKS, WHOLE_HISTORY, run_checks
 
 AUDIT_PREFIX = "whole_history_"
 # The run checks the audit repeats over everything (the quarantine: every line still open).
-_RUN_CHECKS = tuple(c for c in RUN_CHECKS if c.name in ("quarantine_is_empty", "days_without_agent_array"))
+_RUN_CHECKS = tuple(
+    c for c in RUN_CHECKS if c.name in ("quarantine_is_empty", "days_without_agent_array", "reconciliation_holds")
+)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SQL = Path(__file__).parent / "sql"
 

@@ -28,6 +28,14 @@ RUN_CHECKS: tuple[Check, ...] = (
         blocking=False,
     ),
     Check(
+        "reconciliation_holds",
+        ("core", "daily_totals"),
+        _SQL / "count_unreconciled_days.sql",
+        "On the run's final days, the aggregate report agrees with the sum of the user-level report (and an "
+        "organization stays within its enterprise) to 1%, or bi.reconciliation names the reason they differ.",
+        blocking=False,
+    ),
+    Check(
         "fresh_against_available_day",
         ("core", "daily_totals"),
         _SQL / "count_stale_usage_days.sql",

@@ -32,6 +32,7 @@ VIEWS = (
     "seat_utilization",
     "inactive_seats",
     "report_drift",
+    "reconciliation",
 )
 
 

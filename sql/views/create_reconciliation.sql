@@ -1,0 +1,184 @@
+-- bi.reconciliation
+-- Grain: one row per scope, scope_name, day, comparison and measure. Two comparisons:
+--   'aggregate vs users': the aggregate report (core.daily_totals) against the sum of the
+--     same day's user-level records (core.user_daily_totals) for the counters that should
+--     agree, agent job starts at each level (core.agent_activity), and daily_active_users
+--     against the user rows with interactions or code generation (active_users).
+--   'enterprise vs organization': an organization's aggregate report against that of its
+--     enterprise (the enterprise whose user-level report lists the organization's users on the
+--     organization's newest user day, or the only enterprise in the warehouse).
+-- reported: the aggregate (or enterprise) value, compared: the user sum (or organization's),
+-- difference = reported - compared, difference_share = difference / reported.
+-- status: 'agrees', 'explained' (reason says why it may differ), 'unexplained' (a final day
+-- differing by more than tolerance_share, 1%: the warning check reconciliation_holds counts
+-- these), or 'not comparable' (one side has no report, or no agent array that day).
+-- Reasons the public service documents: a day finalizes within three full UTC days and files
+-- exported earlier lag, so reports fetched at different times differ until the day is final;
+-- lines refused at ingest (raw.quarantine) are missing from the user sum, small differences
+-- between the aggregate and user-level reports are expected, an enterprise counts all of its
+-- organizations. Users with IDE telemetry off are missing from every report alike: no difference.
+CREATE OR REPLACE VIEW bi.reconciliation AS
+WITH settings AS (
+    SELECT CAST(0.01 AS DOUBLE) AS tolerance_share
+), aggregate_days AS (
+    SELECT scope, scope_name, day, is_final, fetched_at, agent_breakdown_present,
+           user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
+           loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum,
+           daily_active_users AS active_users
+    FROM core.daily_totals
+), user_days AS (
+    SELECT scope, scope_name, day,
+           bool_and(is_final) AS is_final,
+           max(fetched_at) AS fetched_at,
+           bool_or(agent_breakdown_present) AS agent_breakdown_present,
+           CAST(sum(user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
+           CAST(sum(code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
+           CAST(sum(code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
+           CAST(sum(loc_suggested_to_add_sum) AS BIGINT) AS loc_suggested_to_add_sum,
+           CAST(sum(loc_suggested_to_delete_sum) AS BIGINT) AS loc_suggested_to_delete_sum,
+           CAST(sum(loc_added_sum) AS BIGINT) AS loc_added_sum,
+           CAST(sum(loc_deleted_sum) AS BIGINT) AS loc_deleted_sum,
+           count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0)
+               AS active_users
+    FROM core.user_daily_totals
+    GROUP BY ALL
+), agent_days AS (
+    SELECT scope, scope_name, level, day, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
+    FROM core.agent_activity
+    GROUP BY ALL
+), quarantined AS (
+    -- A refused user line's day: its own "day" field when readable, else its 1-day report's day.
+    SELECT scope, scope_name, day, count(*) AS lines
+    FROM (SELECT scope, scope_name,
+                 coalesce(CASE WHEN json_valid(line_text) THEN TRY_CAST(line_text ->> '$.day' AS DATE) END,
+                          CASE WHEN report_start_day = report_end_day THEN report_start_day END) AS day
+          FROM raw.quarantine
+          WHERE level = 'user')
+    WHERE day IS NOT NULL
+    GROUP BY ALL
+), sides AS (
+    SELECT a.scope, a.scope_name, a.day, a.is_final AS reported_final, a.fetched_at AS reported_fetched_at,
+           u.is_final AS compared_final, u.fetched_at AS compared_fetched_at, u.day IS NOT NULL AS compared_present,
+           a.agent_breakdown_present AND coalesce(u.agent_breakdown_present, FALSE) AS both_arrays,
+           -- The measures in the order of `measures` below, as lists: one row each further down.
+           [a.user_initiated_interaction_count, a.code_generation_activity_count, a.code_acceptance_activity_count,
+            a.loc_suggested_to_add_sum, a.loc_suggested_to_delete_sum, a.loc_added_sum, a.loc_deleted_sum,
+            a.active_users, ja.agent_job_starts] AS reported,
+           [u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
+            u.loc_suggested_to_add_sum, u.loc_suggested_to_delete_sum, u.loc_added_sum, u.loc_deleted_sum,
+            u.active_users, ju.agent_job_starts] AS compared
+    FROM aggregate_days AS a
+    LEFT JOIN user_days AS u USING (scope, scope_name, day)
+    LEFT JOIN agent_days AS ja ON ja.level = 'aggregate' AND ja.scope = a.scope AND ja.scope_name = a.scope_name
+                              AND ja.day = a.day
+    LEFT JOIN agent_days AS ju ON ju.level = 'user' AND ju.scope = a.scope AND ju.scope_name = a.scope_name
+                              AND ju.day = a.day
+), membership AS (
+    -- The enterprise of an organization: the one whose user report lists the organization's
+    -- users on the organization's newest user day (one day read, whatever the history).
+    SELECT DISTINCT o.scope_name AS organization, e.scope_name AS enterprise
+    FROM core.user_daily_totals AS o
+    JOIN core.user_daily_totals AS e ON e.scope = 'enterprise' AND e.day = o.day AND e.user_id = o.user_id
+    WHERE o.scope = 'organization'
+      AND o.day = (SELECT max(day) FROM core.user_daily_totals AS n
+                    WHERE n.scope = 'organization' AND n.scope_name = o.scope_name)
+    UNION
+    -- Without user-level data, the only enterprise there is.
+    SELECT o.scope_name, e.scope_name
+    FROM (SELECT DISTINCT scope_name FROM core.daily_totals WHERE scope = 'organization') AS o,
+         (SELECT DISTINCT scope_name FROM core.daily_totals WHERE scope = 'enterprise') AS e
+    WHERE (SELECT count(DISTINCT scope_name) FROM core.daily_totals WHERE scope = 'enterprise') = 1
+), enterprise_sides AS (
+    SELECT e.scope, e.scope_name, e.day, e.reported_final, e.reported_fetched_at,
+           o.reported_final AS compared_final, o.reported_fetched_at AS compared_fetched_at,
+           TRUE AS compared_present,
+           e.reported[9] IS NOT NULL AND o.reported[9] IS NOT NULL AS both_arrays,  -- agent job starts
+           e.reported, o.reported AS compared, o.scope_name AS organization
+    FROM sides AS e
+    JOIN membership AS m ON m.enterprise = e.scope_name
+    JOIN sides AS o ON o.scope = 'organization' AND o.scope_name = m.organization AND o.day = e.day
+    WHERE e.scope = 'enterprise'
+), paired AS (
+    SELECT 'aggregate vs users' AS comparison, scope, scope_name, NULL AS organization, day,
+           reported_final, reported_fetched_at, compared_final, compared_fetched_at, compared_present,
+           both_arrays, reported, compared
+    FROM sides
+    UNION ALL
+    SELECT 'enterprise vs organization', scope, scope_name, organization, day,
+           reported_final, reported_fetched_at, compared_final, compared_fetched_at, compared_present,
+           both_arrays, reported, compared
+    FROM enterprise_sides
+), measured AS (
+    SELECT p.* EXCLUDE (reported, compared),
+           unnest(['user_initiated_interaction_count', 'code_generation_activity_count',
+                   'code_acceptance_activity_count', 'loc_suggested_to_add_sum', 'loc_suggested_to_delete_sum',
+                   'loc_added_sum', 'loc_deleted_sum', 'active_users', 'agent_job_starts']) AS measure,
+           unnest(p.reported) AS reported_value,
+           unnest(p.compared) AS compared_value
+    FROM paired AS p
+), judged AS (
+    SELECT m.*,
+           m.reported_value - m.compared_value AS difference,
+           CASE WHEN m.reported_value > 0
+                THEN (m.reported_value - m.compared_value) / m.reported_value END AS difference_share,
+           coalesce(m.reported_final, FALSE) AND coalesce(m.compared_final, FALSE) AS is_final,
+           coalesce(q.lines, 0) AS quarantined_user_lines,
+           s.tolerance_share
+    FROM measured AS m
+    CROSS JOIN settings AS s
+    LEFT JOIN quarantined AS q
+      ON m.comparison = 'aggregate vs users' AND q.scope = m.scope AND q.scope_name = m.scope_name AND q.day = m.day
+)
+SELECT
+    scope,
+    scope_name,
+    day,
+    comparison,
+    organization,
+    measure,
+    is_final,
+    reported_value,
+    compared_value,
+    difference,
+    difference_share,
+    tolerance_share,
+    CASE
+        WHEN NOT compared_present OR (measure = 'agent_job_starts' AND NOT both_arrays)
+             OR reported_value IS NULL OR compared_value IS NULL THEN 'not comparable'
+        WHEN difference = 0 THEN 'agrees'
+        WHEN comparison = 'enterprise vs organization' AND difference > 0 THEN 'explained'
+        WHEN NOT is_final THEN 'explained'
+        WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0 THEN 'explained'
+        WHEN abs(difference_share) <= tolerance_share THEN 'explained'
+        ELSE 'unexplained'
+    END AS status,
+    CASE
+        WHEN NOT compared_present THEN 'no user-level report landed for this day'
+        WHEN measure = 'agent_job_starts' AND NOT both_arrays
+            THEN 'a report of this day carried no agent array: a gap, not zero, so nothing to compare'
+        WHEN reported_value IS NULL OR compared_value IS NULL THEN 'the measure is missing from one of the reports'
+        WHEN difference = 0 THEN NULL
+        WHEN comparison = 'enterprise vs organization' AND difference > 0
+            THEN 'the enterprise also counts its other organizations, so it is at least the organization'
+        WHEN NOT is_final
+            THEN 'provisional: the day was not final (three full UTC days old) when '
+                 || CASE WHEN NOT coalesce(reported_final, FALSE) AND NOT coalesce(compared_final, FALSE)
+                         THEN 'either report was fetched'
+                         WHEN NOT coalesce(reported_final, FALSE) THEN 'the ' || split_part(comparison, ' vs ', 1)
+                              || ' report was fetched'
+                         ELSE 'the ' || split_part(comparison, ' vs ', 2) || ' report was fetched' END
+                 || ', and files exported before a day is final lag: reports fetched at different times differ'
+        WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0
+            THEN quarantined_user_lines || ' user-level line(s) of this day were refused at ingest '
+                 || '(metrics-etl quarantine list): their users are missing from the user sum'
+        WHEN abs(difference_share) <= tolerance_share
+            THEN 'within ' || CAST(round(tolerance_share * 100) AS INTEGER) || '%: the service documents small '
+                 || 'differences between its aggregate and user-level reports'
+        WHEN comparison = 'enterprise vs organization'
+            THEN 'unexplained: the organization exceeds its enterprise on a final day'
+        ELSE 'unexplained: a final day differs by more than '
+             || CAST(round(tolerance_share * 100) AS INTEGER) || '%, not explained by provisional data or refused lines: compare its fetches in bi.report_drift'
+    END AS reason
+FROM judged;
+
+COMMENT ON VIEW bi.reconciliation IS 'One row per scope, day, comparison (aggregate vs users, enterprise vs organization) and measure: both values, the difference and its share, and why they may differ (status agrees, explained, unexplained or not comparable).';
