@@ -5,8 +5,10 @@
 -- Users are counted DISTINCT over the period (never summed from days), each day through that
 -- day's membership: a user who moved team mid-period counts for both teams, with the activity
 -- of the days on each. listed_days: days the team was in the user-teams report.
--- change compares active_users with the previous period: new, grown, shrunk, gone, unchanged;
--- NULL when the scope has no team data in the previous period.
+-- compared_days: the period's final days with team data (a provisional day, fetched before it was
+-- final, is still filling in). change compares active_users with the previous period: new,
+-- grown, shrunk, gone, unchanged; NULL (comparable = false) unless both periods have at least 14
+-- compared days: distinct users of 28 days against those of 7 are no change.
 CREATE OR REPLACE VIEW bi.team_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -17,7 +19,7 @@ WITH bounds AS (
            (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
             OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
            u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
-           u.ai_credits_used
+           u.ai_credits_used, coalesce(t.is_final, TRUE) AS final
     FROM core.user_team_days AS t
     CROSS JOIN bounds AS b
     LEFT JOIN core.user_daily_totals AS u
@@ -42,7 +44,9 @@ WITH bounds AS (
     LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
     GROUP BY ALL
 ), periods AS (
-    SELECT DISTINCT scope, scope_name, period_index FROM member_days
+    SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE final) AS compared_days
+    FROM member_days
+    GROUP BY ALL
 ), rows AS (
     SELECT scope, scope_name, period_index, team_id FROM measured
     UNION
@@ -68,8 +72,11 @@ SELECT
     CASE WHEN pp.period_index IS NOT NULL THEN coalesce(prev.active_users, 0) END AS previous_active_users,
     CASE WHEN pp.period_index IS NOT NULL THEN coalesce(m.active_users, 0) - coalesce(prev.active_users, 0) END
         AS active_users_change,
+    tp.compared_days,
+    pp.compared_days AS previous_compared_days,
+    coalesce(tp.compared_days >= 14 AND pp.compared_days >= 14, FALSE) AS comparable,
     CASE
-        WHEN pp.period_index IS NULL THEN NULL
+        WHEN pp.period_index IS NULL OR tp.compared_days < 14 OR pp.compared_days < 14 THEN NULL
         WHEN coalesce(prev.active_users, 0) = 0 AND coalesce(m.active_users, 0) = 0 THEN 'unchanged'
         WHEN coalesce(prev.active_users, 0) = 0 THEN 'new'
         WHEN coalesce(m.active_users, 0) = 0 THEN 'gone'
@@ -83,8 +90,10 @@ LEFT JOIN measured AS m USING (scope, scope_name, period_index, team_id)
 LEFT JOIN measured AS prev
     ON prev.scope = r.scope AND prev.scope_name = r.scope_name AND prev.team_id = r.team_id
    AND prev.period_index = r.period_index + 1
+LEFT JOIN periods AS tp
+    ON tp.scope = r.scope AND tp.scope_name = r.scope_name AND tp.period_index = r.period_index
 LEFT JOIN periods AS pp
     ON pp.scope = r.scope AND pp.scope_name = r.scope_name AND pp.period_index = r.period_index + 1
 LEFT JOIN core.dim_team AS d ON d.scope = r.scope AND d.scope_name = r.scope_name AND d.team_id = r.team_id;
 
-COMMENT ON VIEW bi.team_usage_periods IS 'Extension. One row per scope, 28-day period (0 = the last 28 days) and team: users counted distinct over the period through each day''s membership, with the change in active users against the previous period.';
+COMMENT ON VIEW bi.team_usage_periods IS 'Extension. One row per scope, 28-day period (0 = the last 28 days) and team: users counted distinct over the period through each day''s membership, with the change in active users against the previous period (NULL unless both periods have 14 final days with team data).';

@@ -124,10 +124,13 @@ def test_period_users_are_distinct_over_the_period_with_each_days_team(conn: duc
         "SELECT team_id, members, active_users, agent_users, previous_active_users, change"
         " FROM bi.team_usage_periods WHERE period_index = 0 ORDER BY team_id",
     )
+    # 5 days against 1: distinct users of periods that short are no change, whatever the counts say.
     assert rows == [
-        (10, 4, 4, 1, 1, "grown"),  # user 4's agent days were with team 10 first; day 5's user 2: a member only
-        (20, 4, 4, 2, 0, "new"),
+        (10, 4, 4, 1, 1, None),  # user 4's agent days were with team 10 first; day 5's user 2: a member only
+        (20, 4, 4, 2, 0, None),
     ]
+    assert _rows(conn, "SELECT DISTINCT compared_days, previous_compared_days, comparable FROM bi.team_usage_periods"
+                 " WHERE period_index = 0") == [(5, 1, False)]
     assert _rows(conn, "SELECT team_id, change FROM bi.team_usage_periods WHERE period_index = 1") == [(10, None)]
 
 

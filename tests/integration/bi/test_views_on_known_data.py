@@ -192,25 +192,59 @@ def test_views_survive_a_second_migration_run(tmp_path):
         assert conn.execute("SELECT count(*) FROM bi.agent_usage_daily").fetchone() == before
 
 
-def test_a_partial_previous_period_is_compared_per_reported_day(tmp_path):
-    """28 days at 10 job starts a day after 7 days at 20: more in total, but a decline."""
+def _periods_of(tmp_path, days: dict[int, tuple[int | None, bool]]) -> dict:
+    """Period 0 of one agent on a warehouse whose day `offset` (0 = the newest) has the job starts
+    given (None: the report carried no agent array) and is final or not."""
     with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
         migrate(conn)
-        for offset in range(35):
+        for offset, (starts, final) in days.items():
             day = LAST_DAY - timedelta(days=offset)
-            starts = 10 if offset < 28 else 20
             conn.execute(
-                "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
-                " VALUES ('organization', 'acme', ?, '1-day', true)",
-                [day],
+                "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present, is_final)"
+                " VALUES ('organization', 'acme', ?, '1-day', ?, ?)",
+                [day, starts is not None, final],
             )
-            conn.execute(
-                INSERT_AGENT_ACTIVITY + " ('organization', 'acme', 'aggregate', ?, NULL, NULL,"
-                " 'x-1', 'Xagent', ?, 1, ?)",
-                [day, starts, FETCHED],
-            )
-        refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=34), last_day=LAST_DAY)
+            if starts is not None:
+                conn.execute(
+                    INSERT_AGENT_ACTIVITY + " ('organization', 'acme', 'aggregate', ?, NULL, NULL,"
+                    " 'x-1', 'Xagent', ?, 1, ?)",
+                    [day, starts, FETCHED],
+                )
+        refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=max(days)), last_day=LAST_DAY)
         (row,) = _rows(conn, "SELECT * FROM bi.agent_usage_periods WHERE period_index = 0")
+    return row
+
+
+def test_a_short_previous_period_gets_rates_and_day_counts_but_no_change(tmp_path):
+    """28 days at 10 job starts a day after 7 days at 20: more in total, half per day, and 7
+    days are too few to call it."""
+    row = _periods_of(tmp_path, {offset: (10 if offset < 28 else 20, True) for offset in range(35)})
     assert (row["agent_job_starts"], row["report_days"]) == (280, 28)
     assert (row["previous_agent_job_starts"], row["previous_report_days"]) == (140, 7)
-    assert row["change"] == "shrunk"
+    assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (10, 20)
+    assert (row["compared_days"], row["previous_compared_days"]) == (28, 7)
+    assert (row["change"], row["comparable"], row["job_starts_per_day_change"]) == (None, False, None)
+
+
+def test_gap_days_and_provisional_days_never_dilute_the_rate_a_change_is_called_on(tmp_path):
+    """Every 7th day of the newer period carried no agent array (a gap, not zero) and its last
+    3 days are still filling in (low): per reported day it looks like a decline (8.3 vs 9), per
+    final day with agent data it is 10 vs 9."""
+    days = {}
+    for offset in range(56):
+        if offset >= 28:
+            days[offset] = (9, True)
+        elif offset < 3:
+            days[offset] = (2, False)  # provisional: the newest days, still filling in
+        elif offset % 7 == 3:
+            days[offset] = (None, True)  # no agent array: a gap
+        else:
+            days[offset] = (10, True)
+    row = _periods_of(tmp_path, days)
+    assert (row["report_days"], row["agent_data_days"], row["provisional_days"], row["compared_days"]) == (
+        28, 24, 3, 21
+    )
+    assert row["agent_job_starts"] == 21 * 10 + 3 * 2
+    assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (10, 9)
+    assert row["change"] == "grown" and row["comparable"]
+    assert abs(row["job_starts_per_day_change"] - (10 / 9 - 1)) < 1e-9
