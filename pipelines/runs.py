@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pipelines.config import Settings
 
 _SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
+_MIN_COMPARED_DAYS = 14  # as bi.agent_usage_periods: no change called on fewer final days with agent data
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
@@ -280,9 +281,11 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
             # Names come from DuckDB's own catalog, quoted; no value is formatted into SQL.
             (rows,) = conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone() or (0,)
             out.write(f"{schema + '.' + table:34} {rows:>10,}\n")
+        out.write(_headline(run_sql(conn, "metadata/select_agent_headline.sql")))
         agents = run_sql(conn, "metadata/select_agent_summary.sql")
-        out.write(f"\nthird-party agents ({len(agents)}), by agent_id with the latest label:\n")
-        for agent_id, name, first, last, labels, job_starts in agents:
+        whose = f"; job starts of {agents[0][6]}, every day landed" if agents and agents[0][6] else ""
+        out.write(f"\nthird-party agents ({len(agents)}), by agent_id with the latest label{whose}:\n")
+        for agent_id, name, first, last, labels, job_starts, _scope in agents:
             former = f"  (formerly {labels})" if labels else ""
             out.write(f"  {agent_id:>10}  {name:28} {first} .. {last}  {job_starts:>8,} job starts{former}\n")
         for org, day, seats, active, inactive, never, pending in run_sql(conn, "metadata/select_seat_summary.sql"):
@@ -300,10 +303,33 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
                 shown[(scope, name)] += 1
                 if shown[(scope, name)] <= _SUMMARY_TEAMS:
                     counts = f"{members:>6,} members {active:>6,} active"
-                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or ''}\n")
+                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or 'no comparison'}\n")
             if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
                 rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
                 out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
+
+
+def _headline(periods: list[tuple[Any, ...]]) -> str:
+    """The summary's first figures, naming their scope: the last 28 days' agent job starts, per
+    final day with agent data against the 28 days before (no change called on fewer than 14)."""
+    if not periods or periods[0][1] != 0:
+        return ""
+    scope, _, start, end, provisional, compared, job_starts, compared_starts = periods[0]
+    rate = compared_starts / compared if compared else None
+    line = f"\nheadline, {scope}, last 28 days ({start} .. {end}): {job_starts:,} agent job starts"
+    if rate is None:
+        return line + f", no final day with agent data yet ({provisional} provisional)\n"
+    line += f"; {rate:,.1f} a day over {compared} final days with agent data ({provisional} provisional, not counted)"
+    before = periods[1] if len(periods) > 1 else None
+    if before is None or not before[5]:
+        return line + "; nothing earlier to compare with\n"
+    previous = before[7] / before[5]
+    if compared < _MIN_COMPARED_DAYS or before[5] < _MIN_COMPARED_DAYS:
+        return line + (
+            f"; no comparison: {compared} vs {before[5]} final days with agent data (fewer than {_MIN_COMPARED_DAYS})\n"
+        )
+    change = f"{(rate / previous - 1) * 100:+.0f}%" if previous else "new"
+    return line + f"; {change} per day against the 28 days before ({compared} vs {before[5]} days)\n"
 
 
 def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:

@@ -23,6 +23,8 @@ main { max-width: 1200px; margin: 0 auto; padding: 20px 24px 40px; }
 .tile-note { color: #6b7280; font-size: 12px; }
 .up { color: #047857; font-weight: 600; } .down { color: #b91c1c; font-weight: 600; }
 .period-note { color: #6b7280; font-size: 12px; margin: 6px 2px 0; }
+.headline-scope { color: #374151; margin: 4px 2px 10px; }
+.muted { color: #9ca3af; } .day-count { white-space: nowrap; }
 figure { margin: 0; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
 .grid3 { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }

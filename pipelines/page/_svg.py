@@ -10,6 +10,7 @@ from html import escape
 
 PALETTE = ("#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#4d7c0f", "#9333ea", "#475569")
 _GAP_FILL = "#e5e7eb"
+_PROVISIONAL_FILL = "#fde68a"  # amber: a day still filling in, not a drop
 _AXIS = "#9ca3af"
 _TEXT = "#374151"
 
@@ -48,13 +49,24 @@ def line_chart(
     series: Sequence[Series],
     gaps: frozenset[date] = frozenset(),
     gap_label: str = "no data reported",
+    provisional: frozenset[date] = frozenset(),
+    provisional_label: str = "provisional: still filling in, not a drop",
     y_format: Callable[[float], str] = _fmt_number,
     y_max: float | None = None,
     width: int = 560,
     height: int = 260,
 ) -> str:
-    """A daily line chart; None values break the line, `gaps` days are shaded and labelled."""
+    """A line chart over days (or weeks); None values break the line, `gaps` points are shaded
+    grey and `provisional` points amber, each labelled."""
     left, right, top, bottom = 48, 16, 34, 66
+    marks = [(gap_label, _GAP_FILL)] if gaps & set(days) else []
+    if provisional & set(days):
+        marks.append((provisional_label, _PROVISIONAL_FILL))
+    legend = [(s.name, s.color, _TEXT) for s in series] + [(label, fill, _AXIS) for label, fill in marks]
+    layout = _legend_layout([name for name, _, _ in legend], x=left, width=width)
+    # Room for every legend line past the two the chart is drawn for, below an unchanged plot.
+    extra = 16 * max(0, (max((line for _, line in layout), default=0) + 1) - 2)
+    height, bottom = height + extra, bottom + extra
     plot_w, plot_h = width - left - right, height - top - bottom
     numbers = [v for s in series for v in s.values.values() if v is not None]
     top_value = y_max if y_max is not None else _nice_max(max(numbers, default=0))
@@ -71,11 +83,14 @@ def line_chart(
         f"{escape(title)}</text>",
     ]
     band = max(step, 3)
-    for day in sorted(gaps & set(days)):
-        parts.append(
-            f'<rect class="gap" x="{x_of[day] - band / 2:.1f}" y="{top}" width="{band:.1f}" height="{plot_h}" '
-            f'fill="{_GAP_FILL}"><title>{day}: {escape(gap_label)}</title></rect>'
-        )
+    for css, fill, label, marked in (
+        ("gap", _GAP_FILL, gap_label, gaps), ("provisional", _PROVISIONAL_FILL, provisional_label, provisional)
+    ):
+        for day in sorted(marked & set(days)):
+            parts.append(
+                f'<rect class="{css}" x="{x_of[day] - band / 2:.1f}" y="{top}" width="{band:.1f}" height="{plot_h}" '
+                f'fill="{fill}"><title>{day}: {escape(label)}</title></rect>'
+            )
     for i in range(5):
         value = top_value * i / 4
         y = y_of(value)
@@ -105,9 +120,7 @@ def line_chart(
                     f'<circle cx="{x_of[d]:.1f}" cy="{y_of(v):.1f}" r="2.5" fill="{s.color}">'
                     f"<title>{escape(s.name)}, {d}: {y_format(v)}</title></circle>"
                 )
-    parts.append(
-        _legend(series=series, gaps=bool(gaps & set(days)), gap_label=gap_label, x=left, y=height - 30, width=width)
-    )
+    parts.append(_legend(legend, layout, y=height - 30 - extra))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -124,20 +137,25 @@ def _runs(days: Sequence[date], values: Mapping[date, float | None]) -> list[lis
     return [run for run in runs if run]
 
 
-def _legend(*, series: Sequence[Series], gaps: bool, gap_label: str, x: int, y: int, width: int) -> str:
-    items = [(s.name, s.color, _TEXT) for s in series]
-    if gaps:
-        items.append((gap_label, _GAP_FILL, _AXIS))
-    parts = ['<g class="legend">']
+def _legend_layout(names: Sequence[str], *, x: int, width: int) -> list[tuple[float, int]]:
+    """Where each legend item goes: (x, line), wrapping at the chart's width."""
+    layout = []
     cursor, line = float(x), 0
-    for name, color, ink in items:
+    for name in names:
         size = 22 + 6.2 * len(name)
         if cursor + size > width and cursor > x:
             cursor, line = float(x), line + 1
+        layout.append((cursor, line))
+        cursor += size
+    return layout
+
+
+def _legend(items: Sequence[tuple[str, str, str]], layout: Sequence[tuple[float, int]], *, y: int) -> str:
+    parts = ['<g class="legend">']
+    for (name, color, ink), (cursor, line) in zip(items, layout, strict=True):
         row_y = y + 16 * line
         parts.append(f'<rect x="{cursor:.0f}" y="{row_y - 9}" width="10" height="10" rx="2" fill="{color}"/>')
         parts.append(f'<text x="{cursor + 14:.0f}" y="{row_y}" font-size="11" fill="{ink}">{escape(name)}</text>')
-        cursor += size
     parts.append("</g>")
     return "".join(parts)
 
@@ -216,8 +234,8 @@ def _green(share: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def spark_bar(*, current: float | None, previous: float | None, scale: float, color: str) -> str:
-    """Two thin bars (this period over the previous) for a table cell."""
+def spark_bar(*, current: float | None, previous: float | None, scale: float, color: str, unit: str = "") -> str:
+    """Two thin bars (this period over the previous) for a table cell; `unit` names what they measure."""
     width = 120
 
     def bar(value: float | None, y: int, fill: str, label: str) -> str:
@@ -226,7 +244,7 @@ def spark_bar(*, current: float | None, previous: float | None, scale: float, co
 
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="spark" viewBox="0 0 {width} 18" width="{width}" height="18">'
-        + bar(current, 1, color, f"this period: {_fmt_number(current or 0)}")
-        + bar(previous, 10, "#cbd5e1", f"previous period: {_fmt_number(previous or 0)}")
+        + bar(current, 1, color, f"this period: {_fmt_number(current or 0)}{unit}")
+        + bar(previous, 10, "#cbd5e1", f"previous period: {_fmt_number(previous or 0)}{unit}")
         + "</svg>"
     )

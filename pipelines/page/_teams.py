@@ -26,7 +26,7 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
     for team_id, agent_name, starts in run_sql(conn, "page/select_team_agents.sql", scope=scope, scope_name=scope_name):
         agents[team_id].append(f"{escape(agent_name)} ({starts:,})")
     body = []
-    for team_id, slug, _start, _end, members, active, previous, agent_users, interactions, credits, change in rows:
+    for team_id, slug, _start, _end, members, active, previous, agent_users, interactions, credits, change, *_ in rows:
         body.append(
             f'<tr class="team-row" data-team-id="{team_id}"><td>{escape(slug)}</td>'
             f'<td class="num">{_num(members)}</td><td class="num">{_num(active)}</td>'
@@ -34,12 +34,15 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
             f'<td class="num">{_num(agent_users)}</td><td>{", ".join(agents[team_id]) or "—"}</td>'
             f'<td class="num">{_num(interactions)}</td><td class="num">{credits or 0:,.2f}</td></tr>'
         )
-    start, end = rows[0][2], rows[0][3]
+    start, end, compared, previous_compared = rows[0][2], rows[0][3], rows[0][11], rows[0][12]
+    basis = f"{compared} final days with team data against {previous_compared}" if previous_compared else (
+        f"{compared} final days with team data, no earlier period"
+    )
     return (
         '<section class="card" id="teams"><h2>Teams</h2>'
         f'<p class="lead">{start} to {end}. Each day counts for the team the user was on that day; a user on two '
         "teams counts in both, so teams do not add up to the organization. Teams under 5 members on a day are "
-        "not reported for that day.</p>"
+        f"not reported for that day. Compared on {basis}: no change is called unless both periods have 14.</p>"
         '<table class="periods"><thead><tr><th>Team</th><th>Members</th><th>Active users</th><th>previous</th>'
         "<th>Change</th><th>Agent users</th><th>Agent apps (job starts)</th><th>Interactions</th>"
         f"<th>AI credits</th></tr></thead><tbody>{''.join(body)}</tbody></table></section>"

@@ -1,6 +1,10 @@
--- Period-over-period rows of one scope, newest period first, busiest agent first.
-SELECT period_index, period_start, period_end, agent_id, agent_name, report_days, previous_report_days,
-       agent_job_starts, previous_agent_job_starts, agent_users, previous_agent_users, change
+-- Period-over-period rows of one scope, newest period first, busiest agent first: totals, day
+-- counts and the per-day rates every comparison is made on.
+SELECT period_index, period_start, period_end, agent_id, agent_name,
+       report_days, agent_data_days, provisional_days, compared_days, previous_compared_days,
+       agent_job_starts, job_starts_per_day, previous_job_starts_per_day,
+       agent_users, users_per_day, previous_users_per_day,
+       comparable, job_starts_per_day_change, change
 FROM bi.agent_usage_periods
 WHERE scope = $scope AND scope_name = $scope_name
 ORDER BY period_index, agent_job_starts DESC NULLS LAST, agent_id;

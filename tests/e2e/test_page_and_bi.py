@@ -6,12 +6,13 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tests.integration.bi._warehouse import NAMES, build_warehouse
+from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, build_warehouse
 
 _CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
@@ -71,9 +72,21 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
         assert f'data-series="{name}"' in adoption
     assert "Alpha (beta)" not in dom
     assert re.search(r'class="gap"', adoption)  # the days without agent array are shaded
+    # The newest 3 days are provisional: shaded amber on every daily chart, named in the legend.
+    assert len(re.findall(r'<rect class="provisional"', adoption)) == 2 * 3
+    assert "provisional: still filling in, not a drop" in adoption
+    activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
+    assert len(re.findall(r'<rect class="provisional"', activity)) == 3 * 3
+    # The headline says whose figures they are, and compares per final day with agent data.
+    assert "Headline figures of <strong>organization acme</strong>" in dom
+    assert "per day with agent data</span> vs the previous 28 days (22 vs 25 final days)" in dom
 
     periods = re.search(r"Period over period(.*?)</section>", dom, re.S).group(1)
     last_28_days = periods.split("</table>")[0]
+    # Day counts of the period: 28 reported, 25 with agent data, 3 provisional, 22 compared.
+    for count in ("25 with agent data", "3 provisional", "compared on 22 final days",
+                  "previous period: 25 final days with agent data"):
+        assert count in last_28_days, count
     rows = re.findall(r'<tr class="period-row" data-agent-id="([^"]+)">(.*?)</tr>', last_28_days, re.S)
     assert sorted(agent for agent, _ in rows) == sorted(NAMES)
     badges = {agent: re.search(r'class="badge [^"]+">([^<]+)<', cells).group(1) for agent, cells in rows}
@@ -83,7 +96,6 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
     states = re.findall(r'data-state="([^"]+)"', coverage)
     assert states.count("no array") >= 7 and states.count("agents") > 40
 
-    activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
     assert "Acceptance rate" in activity and "Daily active users" in activity
 
     # Teams (extension): each team's last 28 days, user 101 in both teams.
@@ -92,6 +104,31 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
                                 teams))
     assert team_rows == {"platform": "3", "web": "4"}
     assert "Alpha" in teams
+
+
+@pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_chromium_renders_a_window_over_60_days_as_weekly_charts(tmp_path):
+    serving = tmp_path / "serving.duckdb"
+    build_warehouse(serving)
+    first = LAST_DAY - timedelta(days=DAYS - 1)
+    with duckdb.connect(str(serving)) as conn:  # 35 more days before the 56: a 91-day window
+        for table in ("core.daily_totals", "core.user_daily_totals", "core.agent_activity"):
+            conn.execute(f"INSERT INTO {table} SELECT * REPLACE (day - 35 AS day) FROM {table} WHERE day < ?",
+                         [first + timedelta(days=35)])
+    out = tmp_path / "page.html"
+    assert _cli("report", "--out", str(out), serving=serving, cwd=tmp_path).returncode == 0
+    dom = _dump_dom(out, tmp_path / "chromium-profile")
+
+    adoption = re.search(r"Agent adoption over time(.*?)</section>", dom, re.S).group(1)
+    assert "Agent job starts per day (weekly mean per day with data)" in adoption
+    weeks = {(first - timedelta(days=35) + timedelta(days=n)).isocalendar()[:2] for n in range(DAYS + 35)}
+    alpha_points = re.findall(r"<circle[^>]*><title>Alpha, ", adoption.split("</svg>")[0])
+    assert len(alpha_points) == len(weeks)  # one point a week, not 91 a chart
+    # The weeks holding the 3 provisional days are shaded, in both charts.
+    provisional_weeks = {(LAST_DAY - timedelta(days=n)).isocalendar()[:2] for n in range(3)}
+    assert len(re.findall(r'<rect class="provisional"', adoption)) == 2 * len(provisional_weeks)
+    activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
+    assert activity.count("(weekly mean per day with data)") == 2 * 3  # title and label of each chart
 
 
 def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):

@@ -2,7 +2,8 @@
 
 Two 28-day periods of one organization: Alpha is renamed half-way and grows, Bravo is only in the
 older period (gone), Charlie only in the newer one (new), Delta shrinks. Every 9th day the
-aggregate and user-level reports omit the agent array. Top-level counts are ~1,000,000 and agent
+aggregate and user-level reports omit the agent array, and the newest 3 days were fetched before
+they were final (provisional, still filling in). Top-level counts are ~1,000,000 and agent
 job starts small, so any sum of the two lands on a number no honest column can hold.
 """
 
@@ -19,6 +20,7 @@ from pipelines.warehouse.sql import run_sql
 
 LAST_DAY = date(2026, 3, 31)
 DAYS = 56
+PROVISIONAL_DAYS = 3
 SCOPE, SCOPE_NAME = "organization", "acme"
 USERS = (101, 102, 103, 104, 105, 106)
 TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
@@ -57,6 +59,7 @@ class Expected:
     sessions: dict[tuple[date, str], int] = field(default_factory=dict)
     users: dict[tuple[date, str], set[int]] = field(default_factory=dict)
     gap_days: set[date] = field(default_factory=set)
+    provisional_days: set[date] = field(default_factory=set)
     top_level: dict[date, int] = field(default_factory=dict)
     user_top_level: dict[date, int] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
@@ -92,11 +95,15 @@ def build_warehouse(path: Path) -> Expected:
                 expected.gap_days.add(day)
             top = TOP_LEVEL + 1000 * i
             expected.top_level[day] = top
+            # The newest PROVISIONAL_DAYS were fetched before they were final: still filling in.
+            final = i < DAYS - PROVISIONAL_DAYS
+            if not final:
+                expected.provisional_days.add(day)
             conn.execute(
                 "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, user_initiated_interaction_count,"
                 " code_generation_activity_count, code_acceptance_activity_count, daily_active_users,"
-                " agent_breakdown_present) VALUES (?, ?, ?, '1-day', ?, 200, 50, 6, ?)",
-                [SCOPE, SCOPE_NAME, day, top, not gap],
+                " agent_breakdown_present, is_final) VALUES (?, ?, ?, '1-day', ?, 200, 50, 6, ?, ?)",
+                [SCOPE, SCOPE_NAME, day, top, not gap, final],
             )
             for agent_id, starts in agents.items():
                 sessions = starts + 1
@@ -116,8 +123,9 @@ def build_warehouse(path: Path) -> Expected:
                 user_top += uic
                 conn.execute(
                     "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, user_login,"
-                    " user_initiated_interaction_count, agent_breakdown_present) VALUES (?, ?, ?, '1-day', ?, ?, ?, ?)",
-                    [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", uic, bool(mine)],
+                    " user_initiated_interaction_count, agent_breakdown_present, is_final)"
+                    " VALUES (?, ?, ?, '1-day', ?, ?, ?, ?, ?)",
+                    [SCOPE, SCOPE_NAME, day, user_id, f"dev-{user_id}", uic, bool(mine), final],
                 )
                 for team_id, slug in TEAMS_OF[user_id]:
                     conn.execute(

@@ -1,0 +1,181 @@
+"""The page's headline tiles and period-over-period tables, from bi.agent_usage_periods.
+
+Every comparison is a per-day rate over the final days that carried agent data (a day without
+the array is a gap, a provisional day is still filling in), and no change is called unless
+both periods have at least 14 such days: a 28-day total against a 7-day one is no comparison.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date
+from html import escape
+from typing import Any
+
+from pipelines.page._svg import spark_bar
+
+MIN_COMPARED_DAYS = 14  # bi.agent_usage_periods calls no change on fewer
+_CHANGE_BADGE = {
+    "new": ("new", "badge-new"),
+    "grown": ("▲ grown", "badge-up"),
+    "shrunk": ("▼ shrunk", "badge-down"),
+    "gone": ("gone", "badge-gone"),
+    "unchanged": ("= unchanged", "badge-flat"),
+}
+
+
+@dataclass(frozen=True)
+class PeriodRow:
+    """One row of page/select_agent_periods.sql."""
+
+    period_index: int
+    period_start: date
+    period_end: date
+    agent_id: str
+    agent_name: str
+    report_days: int
+    agent_data_days: int
+    provisional_days: int
+    compared_days: int
+    previous_compared_days: int | None
+    agent_job_starts: int | None
+    job_starts_per_day: float | None
+    previous_job_starts_per_day: float | None
+    agent_users: int | None
+    users_per_day: float | None
+    previous_users_per_day: float | None
+    comparable: bool
+    job_starts_per_day_change: float | None
+    change: str | None
+
+
+def period_rows(rows: list[tuple[Any, ...]]) -> list[PeriodRow]:
+    return [PeriodRow(*row) for row in rows]
+
+
+def _days(n: int | None, what: str = "day") -> str:
+    return f"{n or 0} {what}{'' if n == 1 else 's'}"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.1f}"
+
+
+def _num(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def _why_no_comparison(compared: int, previous: int | None) -> str:
+    if previous is None:
+        return "no previous period to compare with"
+    short = [f"this period has {_days(compared, 'final day')}"] if compared < MIN_COMPARED_DAYS else []
+    if previous < MIN_COMPARED_DAYS:
+        short.append(f"the previous period has {_days(previous, 'final day')}")
+    return f"no comparison: {' and '.join(short)} with agent data, fewer than {MIN_COMPARED_DAYS}"
+
+
+def summary_section(rows: list[PeriodRow], *, scope_label: str) -> str:
+    """The headline tiles of the last 28 days of one scope, which the tiles name."""
+    latest = [r for r in rows if r.period_index == 0]
+    if not latest:
+        return ""
+    first = latest[0]
+    active = [r for r in latest if (r.agent_job_starts or 0) > 0]
+    job_starts = sum(r.agent_job_starts or 0 for r in latest)
+    per_day = sum(r.job_starts_per_day or 0 for r in latest)
+    previous = sum(r.previous_job_starts_per_day or 0 for r in latest)
+    top = max(active, key=lambda r: r.agent_job_starts or 0, default=None)
+    users = max((r.agent_users or 0 for r in latest), default=0)
+    basis = f"{_rate(per_day)} a day over {_days(first.compared_days, 'final day')} with agent data"
+    if first.comparable and previous > 0:
+        pct = (per_day / previous - 1) * 100
+        delta = (
+            f'<span class="{"up" if pct >= 0 else "down"}">{pct:+.0f}% per day with agent data</span> '
+            f"vs the previous 28 days ({first.compared_days} vs {first.previous_compared_days} final days)"
+        )
+    else:
+        delta = escape(_why_no_comparison(first.compared_days, first.previous_compared_days))
+    tiles = [
+        ("Agent apps in use", f"{len(active)}", f"of {len(latest)} seen"),
+        ("Agent job starts", f"{job_starts:,}", f"{basis}; {delta}"),
+        ("Most used agent", escape(top.agent_name) if top else "—",
+         f"{top.agent_job_starts:,} job starts" if top and top.agent_job_starts else ""),
+        ("Largest user base", f"{users:,}", "users of a single agent app"),
+    ]
+    cells = "".join(
+        f'<div class="tile"><div class="tile-label">{label}</div><div class="tile-value">{value}</div>'
+        f'<div class="tile-note">{note}</div></div>'
+        for label, value, note in tiles
+    )
+    provisional = (
+        f" {_days(first.provisional_days)} still provisional (fetched before final): shaded below, never compared."
+        if first.provisional_days
+        else ""
+    )
+    return (
+        f'<p class="headline-scope">Headline figures of <strong>{escape(scope_label)}</strong>, '
+        f"last 28 days: {first.period_start} to {first.period_end}.{provisional}</p>"
+        f'<section class="tiles" aria-label="summary of {escape(scope_label)}">{cells}</section>'
+    )
+
+
+def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]) -> str:
+    """One table per 28-day period: per-day rates against the previous period, with day counts."""
+    if not rows:
+        return ""
+    scale = max((max(r.job_starts_per_day or 0, r.previous_job_starts_per_day or 0) for r in rows), default=0)
+    groups: dict[int, list[PeriodRow]] = defaultdict(list)
+    for row in rows:
+        groups[row.period_index].append(row)
+    tables = []
+    for index in sorted(groups):
+        group = groups[index]
+        first = group[0]
+        caption = (
+            f"{first.period_start} to {first.period_end} · {_days(first.report_days, 'reported day')} · "
+            f'<span class="day-count">{first.agent_data_days} with agent data</span> · '
+            f'<span class="day-count">{first.provisional_days} provisional</span> · '
+            f'<span class="day-count">compared on {_days(first.compared_days, "final day")}</span>'
+        )
+        if first.previous_compared_days is not None:
+            caption += f" · previous period: {_days(first.previous_compared_days, 'final day')} with agent data"
+        body = []
+        for r in group:
+            color = colors.get(r.agent_id, (r.agent_name, "#64748b"))[1]
+            if r.comparable:
+                label, css = _CHANGE_BADGE.get(r.change or "", ("no comparison", "badge-none"))
+                share = r.job_starts_per_day_change
+                badge = f'<span class="badge {css}">{label}</span>' + (
+                    f' <span class="muted">{share * 100:+.0f}%/day</span>' if share is not None else ""
+                )
+            else:
+                why = _why_no_comparison(first.compared_days, first.previous_compared_days)
+                badge = f'<span class="badge badge-none" title="{escape(why)}">no comparison</span>'
+            bar = spark_bar(current=r.job_starts_per_day, previous=r.previous_job_starts_per_day, scale=scale,
+                            color=color, unit=" job starts a day")
+            body.append(
+                f'<tr class="period-row" data-agent-id="{escape(r.agent_id)}">'
+                f'<td><span class="swatch" style="background:{color}"></span>{escape(r.agent_name)}</td>'
+                f'<td class="num">{_num(r.agent_job_starts)}</td>'
+                f'<td class="num">{_rate(r.job_starts_per_day)}</td>'
+                f'<td class="num muted">{_rate(r.previous_job_starts_per_day)}</td><td>{bar}</td>'
+                f'<td class="num">{_num(r.agent_users)}</td><td class="num">{_rate(r.users_per_day)}</td>'
+                f'<td class="num muted">{_rate(r.previous_users_per_day)}</td><td>{badge}</td></tr>'
+            )
+        title = "Last 28 days" if index == 0 else f"{index * 28}\u2013{index * 28 + 27} days before the newest day"
+        tables.append(
+            f'<table class="periods"><caption><strong>{title}</strong> · {caption}</caption>'
+            "<thead><tr><th>Agent app</th><th>Job starts</th><th>per day</th><th>previous per day</th><th></th>"
+            "<th>Users</th><th>users a day</th><th>previous</th><th>Change per day</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>"
+        )
+    return (
+        '<section class="card"><h2>Period over period</h2>'
+        '<p class="lead">Each 28-day period against the one before, per agent app, as rates per final day that '
+        "carried agent data: a day without agent data is a gap, not a zero, and a provisional day is still "
+        f"filling in, so neither counts. No change is called unless both periods have {MIN_COMPARED_DAYS} such "
+        "days. Job starts and users are the period's totals (users distinct); the bars compare job starts per "
+        "day. “—” means no agent data.</p>"
+        f"{''.join(tables)}</section>"
+    )
