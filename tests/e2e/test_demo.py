@@ -31,6 +31,10 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     assert "teams in the last 28 days" in done.stdout and "seats of acme on " in done.stdout, done.stdout[-3000:]
     page = (home / "report.html").read_text()
     assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page
+    # The headline figures, printed and on the page, say which scope they are of.
+    (headline,) = [line for line in done.stdout.splitlines() if line.startswith("headline, ")]
+    assert headline.startswith("headline, enterprise acme-corp, last 28 days"), headline
+    assert "Headline figures of <strong>enterprise acme-corp</strong>" in page
     # bi.reconciliation explains every difference between the demo's reports.
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         unexplained = conn.execute(

@@ -1,10 +1,14 @@
-"""The one-line failure of `metrics-etl run`: the real cause, never DuckDB's caret line."""
+"""`metrics-etl run`: the one-line failure (the real cause, never DuckDB's caret line) and the summary."""
+
+import io
+from datetime import timedelta
 
 import duckdb
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.runs import describe_error
+from pipelines.runs import describe_error, summarize
+from tests.integration.bi._warehouse import LAST_DAY, build_warehouse
 
 
 def _info(exc: BaseException):
@@ -75,3 +79,22 @@ def test_a_warehouse_locked_by_another_process_says_who_holds_it_and_what_to_do(
     text = describe_error(_info(caught.value))
     assert text.startswith("another process holds the warehouse open for writing")
     assert "IOException: IO Error: Could not set lock on file" in text
+
+
+def test_the_summary_headline_names_its_scope_and_compares_per_final_day_with_agent_data(tmp_path):
+    warehouse = tmp_path / "w.duckdb"
+    expected = build_warehouse(warehouse)
+    out = io.StringIO()
+    summarize(warehouse, serving=tmp_path / "serving.duckdb", out=out)
+    newer = LAST_DAY - timedelta(days=27)
+    total = sum(v for (d, _), v in expected.job_starts.items() if d >= newer)
+    compared = {d for (d, _) in expected.job_starts if d >= newer and d not in expected.provisional_days}
+    rate = sum(v for (d, _), v in expected.job_starts.items() if d in compared) / len(compared)
+    previous = sum(v for (d, _), v in expected.job_starts.items() if d < newer) / 25
+    (headline,) = [line for line in out.getvalue().splitlines() if line.startswith("headline")]
+    assert headline == (
+        f"headline, organization acme, last 28 days ({newer} .. {LAST_DAY}): {total:,} agent job starts; "
+        f"{rate:,.1f} a day over {len(compared)} final days with agent data (3 provisional, not counted); "
+        f"{(rate / previous - 1) * 100:+.0f}% per day against the 28 days before ({len(compared)} vs 25 days)"
+    )
+    assert "job starts of organization acme, every day landed:" in out.getvalue()
