@@ -46,6 +46,7 @@ bench: install
 	$(VENV)/bin/python -m benchmarks.snapshots
 	$(VENV)/bin/python -m benchmarks.webhooks
 	$(VENV)/bin/python -m benchmarks.history
+	$(VENV)/bin/python -m benchmarks.views
 
 # The fault-injection proof at full length (CI runs a shorter version inside `make test`).
 chaos: install

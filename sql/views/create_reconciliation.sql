@@ -73,15 +73,15 @@ WITH settings AS (
                               AND ja.day = a.day
     LEFT JOIN agent_days AS ju ON ju.level = 'user' AND ju.scope = a.scope AND ju.scope_name = a.scope_name
                               AND ju.day = a.day
+), newest_user_day AS (
+    SELECT scope_name, max(day) AS day FROM core.user_daily_totals WHERE scope = 'organization' GROUP BY ALL
 ), membership AS (
     -- The enterprise of an organization: the one whose user report lists the organization's
     -- users on the organization's newest user day (one day read, whatever the history).
-    SELECT DISTINCT o.scope_name AS organization, e.scope_name AS enterprise
-    FROM core.user_daily_totals AS o
-    JOIN core.user_daily_totals AS e ON e.scope = 'enterprise' AND e.day = o.day AND e.user_id = o.user_id
-    WHERE o.scope = 'organization'
-      AND o.day = (SELECT max(day) FROM core.user_daily_totals AS n
-                    WHERE n.scope = 'organization' AND n.scope_name = o.scope_name)
+    SELECT DISTINCT n.scope_name AS organization, e.scope_name AS enterprise
+    FROM newest_user_day AS n
+    JOIN core.user_daily_totals AS o ON o.scope = 'organization' AND o.scope_name = n.scope_name AND o.day = n.day
+    JOIN core.user_daily_totals AS e ON e.scope = 'enterprise' AND e.day = n.day AND e.user_id = o.user_id
     UNION
     -- Without user-level data, the only enterprise there is.
     SELECT o.scope_name, e.scope_name
@@ -109,13 +109,15 @@ WITH settings AS (
            both_arrays, reported, compared
     FROM enterprise_sides
 ), measured AS (
-    SELECT p.* EXCLUDE (reported, compared),
-           unnest(['user_initiated_interaction_count', 'code_generation_activity_count',
-                   'code_acceptance_activity_count', 'loc_suggested_to_add_sum', 'loc_suggested_to_delete_sum',
-                   'loc_added_sum', 'loc_deleted_sum', 'active_users', 'agent_job_starts']) AS measure,
-           unnest(p.reported) AS reported_value,
-           unnest(p.compared) AS compared_value
+    -- A join, not an unnest in the select list: a filter on day reaches the base tables.
+    SELECT p.* EXCLUDE (reported, compared), m.measure,
+           p.reported[m.position] AS reported_value,
+           p.compared[m.position] AS compared_value
     FROM paired AS p
+    CROSS JOIN (VALUES (1, 'user_initiated_interaction_count'), (2, 'code_generation_activity_count'),
+                       (3, 'code_acceptance_activity_count'), (4, 'loc_suggested_to_add_sum'),
+                       (5, 'loc_suggested_to_delete_sum'), (6, 'loc_added_sum'), (7, 'loc_deleted_sum'),
+                       (8, 'active_users'), (9, 'agent_job_starts')) AS m(position, measure)
 ), judged AS (
     SELECT m.*,
            m.reported_value - m.compared_value AS difference,
