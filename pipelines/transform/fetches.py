@@ -13,19 +13,12 @@ import polars as pl
 
 from pipelines.transform.finality import finality_columns
 from pipelines.transform.records import Provenance
+from pipelines.transform.schema import ACTIVITY_COUNTS
 
 __all__ = ["COUNTERS", "day_tallies", "fetch_rows"]
 
-# The counters summed per day; the same in both levels' records.
-COUNTERS = (
-    "user_initiated_interaction_count",
-    "code_generation_activity_count",
-    "code_acceptance_activity_count",
-    "loc_suggested_to_add_sum",
-    "loc_suggested_to_delete_sum",
-    "loc_added_sum",
-    "loc_deleted_sum",
-)
+# The counters summed per day: the scalar counts of both levels' records.
+COUNTERS = ACTIVITY_COUNTS
 _TALLY_SCHEMA: dict[str, pl.DataType] = {
     "day": pl.Date(),
     "records": pl.Int64(),
