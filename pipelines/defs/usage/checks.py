@@ -36,6 +36,14 @@ RUN_CHECKS: tuple[Check, ...] = (
         blocking=False,
     ),
     Check(
+        "provisional_days_fetched_again",
+        ("raw", "report_fetches"),
+        _SQL / "count_days_still_provisional.sql",
+        "Every day old enough to be final (more than three full UTC days) was fetched again once final; "
+        "a day whose newest fetch was provisional keeps its early, lagging numbers until `metrics-etl run --day D`.",
+        blocking=False,
+    ),
+    Check(
         "fresh_against_available_day",
         ("core", "daily_totals"),
         _SQL / "count_stale_usage_days.sql",

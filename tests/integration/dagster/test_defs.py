@@ -39,6 +39,7 @@ CHECKS = {
     ("core/daily_totals", "counts_are_non_negative", True),
     ("core/daily_totals", "days_without_agent_array", False),
     ("core/daily_totals", "reconciliation_holds", False),
+    ("raw/report_fetches", "provisional_days_fetched_again", False),
     ("core/daily_totals", "fresh_against_available_day", False),
     ("core/daily_totals", "grain_is_unique", True),
     ("core/dim_agent", "covers_every_agent", True),

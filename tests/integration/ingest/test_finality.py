@@ -8,8 +8,10 @@ import httpx
 import pytest
 
 from emulator import EmulatorConfig
+from pipelines.defs.usage.checks import RUN_CHECKS
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef
+from pipelines.warehouse.checks import run_checks
 from tests.integration.ingest.conftest import TODAY
 
 YESTERDAY = TODAY - timedelta(days=1)
@@ -86,3 +88,18 @@ def test_a_28_day_report_marks_only_its_last_three_days_provisional(client, conn
         "SELECT count(*), count(*) FILTER (WHERE NOT is_final), count(DISTINCT fetched_at) FROM raw.report_fetches"
     ).fetchone()
     assert recorded == (28, 3, 1)
+
+
+def test_a_day_left_provisional_past_its_finality_is_named_by_the_warning_check(client, conn, tmp_path, emu):
+    check = next(c for c in RUN_CHECKS if c.name == "provisional_days_fetched_again")
+    ref = ReportRef("organization", "acme", "1-day", "aggregate", YESTERDAY)
+    ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "raw")  # provisional
+    (fresh,) = run_checks(conn, [check], available_day=YESTERDAY)
+    assert fresh.passed  # still within its three days
+    (late,) = run_checks(conn, [check], available_day=YESTERDAY + timedelta(days=4))
+    assert not late.passed and not check.blocking
+    assert late.detail == f"organization acme aggregate {YESTERDAY}"
+    emu.state.set_today(YESTERDAY + timedelta(days=4))  # fetched again once final: the warning clears
+    ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "raw")
+    (again,) = run_checks(conn, [check], available_day=YESTERDAY + timedelta(days=4))
+    assert again.passed
