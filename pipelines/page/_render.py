@@ -126,19 +126,25 @@ def _adoption(
 def _coverage(*, coverage_rows: list[_Row], scopes: list[_Scope]) -> str:
     aggregate: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
     users: dict[tuple[str, str], dict[date, CoverageCell]] = defaultdict(dict)
-    for scope, name, day, status, starts, user_records, users_with_array, _final in coverage_rows:
-        key = (scope, name)
+    for scope, name, day, status, starts, user_records, users_with_array, final in coverage_rows:
+        key, provisional = (scope, name), final is False
         if status == "agents reported":
-            aggregate[key][day] = CoverageCell(day, "agents", starts, f"agent array, {starts:,} agent job starts")
+            aggregate[key][day] = CoverageCell(
+                day, "agents", starts, f"agent array, {starts:,} agent job starts", provisional
+            )
         elif status == "no agent array":
-            aggregate[key][day] = CoverageCell(day, "no array", None, "report without agent array (gap, not zero)")
+            aggregate[key][day] = CoverageCell(
+                day, "no array", None, "report without agent array (gap, not zero)", provisional
+            )
         if user_records is None:
             continue
         if users_with_array:
             note = f"{users_with_array:,} of {user_records:,} users carried the agent array"
-            users[key][day] = CoverageCell(day, "agents", users_with_array, note)
+            users[key][day] = CoverageCell(day, "agents", users_with_array, note, provisional)
         else:
-            users[key][day] = CoverageCell(day, "no array", None, f"{user_records:,} users, none with agent array")
+            users[key][day] = CoverageCell(
+                day, "no array", None, f"{user_records:,} users, none with agent array", provisional
+            )
     first = min(s.first_day for s in scopes)
     last = max(s.last_day for s in scopes)
     days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
@@ -152,6 +158,7 @@ def _coverage(*, coverage_rows: list[_Row], scopes: list[_Scope]) -> str:
         '<section class="card"><h2>Report coverage</h2>'
         '<p class="lead">One square per day and report. Green: the report carried the agent array (darker = '
         "more activity). Grey: a report without agent data, which means nothing recognized, not zero. "
+        "An amber edge: provisional, fetched before the day was final. "
         f"{missing} scope-day{'s' if missing != 1 else ''} without agent data in this window.</p>"
         f"<figure>{calendar}</figure></section>"
     )

@@ -11,6 +11,7 @@ from html import escape
 PALETTE = ("#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#4d7c0f", "#9333ea", "#475569")
 _GAP_FILL = "#e5e7eb"
 _PROVISIONAL_FILL = "#fde68a"  # amber: a day still filling in, not a drop
+_PROVISIONAL_EDGE = "#f59e0b"
 _AXIS = "#9ca3af"
 _TEXT = "#374151"
 
@@ -166,6 +167,7 @@ class CoverageCell:
     state: str  # "agents" (the report carried the agent array), "no array", or "no report"
     value: float | None
     note: str
+    provisional: bool = False  # fetched before the day was final: still filling in
 
 
 _STATE_FILL = {"no array": "#d1d5db", "no report": "#ffffff"}
@@ -204,16 +206,19 @@ def coverage_calendar(
         for i, day in enumerate(days):
             c = cells.get(day) or CoverageCell(day, "no report", None, "no report")
             fill = _green((c.value or 0) / busiest) if c.state == "agents" else _STATE_FILL[c.state]
-            stroke = "#f87171" if c.state == "no report" else "#ffffff"
+            stroke = "#f87171" if c.state == "no report" else _PROVISIONAL_EDGE if c.provisional else "#ffffff"
+            note = f"{c.note}; provisional, still filling in" if c.provisional else c.note
             parts.append(
-                f'<rect class="day" data-state="{escape(c.state)}" x="{label_w + i * pitch:.1f}" y="{y:.1f}" '
-                f'width="{cell:.1f}" height="{cell:.1f}" rx="2" fill="{fill}" stroke="{stroke}">'
-                f"<title>{escape(label)}, {day:%a %Y-%m-%d}: {escape(c.note)}</title></rect>"
+                f'<rect class="day" data-state="{escape(c.state)}" data-provisional="{str(c.provisional).lower()}" '
+                f'x="{label_w + i * pitch:.1f}" y="{y:.1f}" width="{cell:.1f}" height="{cell:.1f}" rx="2" '
+                f'fill="{fill}" stroke="{stroke}" stroke-width="{2 if c.provisional else 1}">'
+                f"<title>{escape(label)}, {day:%a %Y-%m-%d}: {escape(note)}</title></rect>"
             )
     legend_y = height - 12
     items = [("agent array reported (darker = more activity)", _green(0.8), "#ffffff"),
              ("report without agent array: a gap, not zero", _STATE_FILL["no array"], "#ffffff"),
-             ("no report", "#ffffff", "#f87171")]
+             ("no report", "#ffffff", "#f87171"),
+             ("provisional: still filling in", "#ffffff", _PROVISIONAL_EDGE)]
     cursor = float(label_w)
     for text, fill, stroke in items:
         parts.append(

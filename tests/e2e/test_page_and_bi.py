@@ -95,6 +95,8 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
     coverage = re.search(r"Report coverage(.*?)</section>", dom, re.S).group(1)
     states = re.findall(r'data-state="([^"]+)"', coverage)
     assert states.count("no array") >= 7 and states.count("agents") > 40
+    # The 3 provisional days have an amber edge in both rows (aggregate and user level).
+    assert re.findall(r'data-provisional="([a-z]+)"', coverage).count("true") == 2 * 3
 
     assert "Acceptance rate" in activity and "Daily active users" in activity
 
