@@ -132,6 +132,8 @@ SELECT
         WHEN prev.compared_days IS NULL OR m.compared_days < 14 OR prev.compared_days < 14 THEN NULL
         WHEN prev.job_starts_per_day = 0 AND m.job_starts_per_day = 0 THEN 'unchanged'
         WHEN prev.job_starts_per_day = 0 THEN 'new'
+        -- Job starts only on provisional days: not gone, just not comparable yet.
+        WHEN m.job_starts_per_day = 0 AND m.agent_job_starts > 0 THEN NULL
         WHEN m.job_starts_per_day = 0 THEN 'gone'
         WHEN m.job_starts_per_day = prev.job_starts_per_day THEN 'unchanged'
         WHEN m.job_starts_per_day > prev.job_starts_per_day THEN 'grown'

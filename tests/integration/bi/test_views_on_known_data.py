@@ -248,3 +248,11 @@ def test_gap_days_and_provisional_days_never_dilute_the_rate_a_change_is_called_
     assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (10, 9)
     assert row["change"] == "grown" and row["comparable"]
     assert abs(row["job_starts_per_day_change"] - (10 / 9 - 1)) < 1e-9
+
+
+def test_an_agent_seen_only_on_provisional_days_is_not_called_gone(tmp_path):
+    """Used every day of the previous period, then only on the newest (provisional) days."""
+    days = {offset: (5 if offset >= 28 or offset < 3 else 0, offset >= 3) for offset in range(56)}
+    row = _periods_of(tmp_path, days)
+    assert (row["job_starts_per_day"], row["previous_job_starts_per_day"], row["comparable"]) == (0, 5, True)
+    assert row["agent_job_starts"] == 15 and row["change"] is None
