@@ -31,7 +31,7 @@ test-spark: install
 	$(UV) sync --frozen --inexact --group spark
 	$(PYTEST) tests/spark $(PYTEST_ARGS)
 
-# The main job on the emulator: 35 days of reports, the latest 28-day report, today's snapshot.
+# The main job on the emulator: 56 days of reports, the latest 28-day report, today's snapshot.
 demo: install
 	$(VENV)/bin/metrics-etl demo
 

@@ -16,7 +16,7 @@ from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
-_DEMO_DAYS = 35
+_DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
 _DEMO_HOME = "metrics-etl-demo"  # beside the default data home, never inside a deployment's
 _FIRST_QUERY = (
     "SELECT scope, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
@@ -89,7 +89,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
 @click.option("--repos", type=int, default=12, help="Repositories of the emulated organization.")
 @click.option("--seed", type=int, default=42, help="Seed of everything the emulator generates.")
 def demo(days: int, users: int, repos: int, seed: int) -> None:
-    """Start the emulator and run every asset for the last 35 days, in the demo's own data home.
+    """Start the emulator and run every asset for the last 56 days, in the demo's own data home.
 
     The demo's home is ~/.local/share/metrics-etl-demo (or the root's --home): never the
     deployment's METRICS_HOME, so demo data cannot mix with real data.
