@@ -3,10 +3,11 @@ lazily built entry point workspace.yaml and `dagster dev -m pipelines.definition
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines._memory import bound_malloc_arenas
 from pipelines.config import Settings
 from pipelines.defs._automation import Automation
@@ -32,7 +33,7 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
     Raises ConfigError when a secret of `settings` is not in the process environment under its
     variable: Dagster resolves secrets there at run time and never stores their values.
     """
-    start = start_day or settings.start_day(today=datetime.now(UTC).date())
+    start = start_day or settings.start_day(today=utc_today())
     automation = Automation(running=settings.automation, trailing_days=settings.trailing_days)
     usage_schedules, usage_sensors = build_usage_automation(automation)
     return dg.Definitions(

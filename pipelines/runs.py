@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
@@ -260,9 +261,10 @@ def _run_plan(
         _execute(defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, log=log, label="latest")
     if plan.snapshots:
         out.write("repository, issue and member snapshot\n")
+        today = utc_today()
         _execute(
             defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log,
-            label=f"snapshot {date.today()}", partition_key=date.today().isoformat(),
+            label=f"snapshot {today}", partition_key=today.isoformat(),
         )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.config import Settings
-from pipelines.warehouse.sql import run_sql
+from pipelines.warehouse.sql import connect, run_sql
 
 
 class BiError(Exception):
@@ -51,7 +51,7 @@ def open_bi(*, sources: BiSources) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the serving database (or the warehouse if there is no copy yet)."""
     path = sources.path()
     try:
-        conn = duckdb.connect(str(path), read_only=True)
+        conn = connect(path, read_only=True)
     except duckdb.IOException as exc:
         raise BiError(f"cannot open {path} read-only: {str(exc).splitlines()[0]}") from None
     try:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from pipelines._clock import utc_today
 from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     from pipelines.service.errors import ServiceError
     from pipelines.warehouse.lock import WarehouseLocked
 
-    today = datetime.now(UTC).date()
+    today = utc_today()
     days = _run_days(day=day, start=start, end=end, today=today)
     if isinstance(days, str):
         raise Refused(days)
@@ -104,7 +105,7 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
     home = (home_option() or default_data_dir() / _DEMO_HOME).expanduser().absolute()
     if home == load_settings().home and home_option() is None:
         raise Refused(f"the demo's home {home} is METRICS_HOME: give the demo another one with --home")
-    today = date.today()
+    today = utc_today()
     plan = RunPlan(first_day=today - timedelta(days=days), last_day=today - timedelta(days=1))
     config = EmulatorConfig(seed=seed, users=users, repos=repos, history_days=max(60, days + 5))
     with running_emulator(config) as emu:

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse.sql import run_sql
+from pipelines.warehouse.sql import connect, run_sql
 
 SCHEMAS = ("core", "raw", "snapshots", "events")
 DATA_FILE = "data.parquet"
@@ -241,7 +241,7 @@ def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
-    with duckdb.connect(str(staging)) as serving:
+    with connect(staging) as serving:
         for schema in (*SCHEMAS, "bi"):
             serving.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         for table in tables:

@@ -17,6 +17,8 @@ from typing import Any
 
 import duckdb
 
+from pipelines.warehouse.sql import connect
+
 __all__ = ["WarehouseLocked", "connect_for_reading", "connect_for_writing", "is_lock_error"]
 
 _LOG = logging.getLogger(__name__)
@@ -81,7 +83,7 @@ def _connect(
     said_at: float | None = None
     while True:
         try:
-            conn = duckdb.connect(str(path), read_only=read_only, config=dict(config))
+            conn = connect(path, read_only=read_only, config=config)
         except duckdb.Error as exc:
             if not is_lock_error(exc):
                 raise

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 
 from pipelines.warehouse import migrate
-from pipelines.warehouse.sql import rollback, run_sql
+from pipelines.warehouse.sql import connect, rollback, run_sql
 
 
 class QuarantineError(Exception):
@@ -133,7 +133,7 @@ def open_warehouse(path: Path, *, write: bool) -> Iterator[duckdb.DuckDBPyConnec
     if not path.exists():
         raise QuarantineError(f"nothing landed yet ({path.resolve()} does not exist)")
     try:
-        conn = duckdb.connect(str(path), read_only=not write)
+        conn = connect(path, read_only=not write)
     except duckdb.Error as exc:
         raise QuarantineError(_open_failure(path, exc)) from None
     try:

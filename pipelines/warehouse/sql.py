@@ -42,6 +42,17 @@ def _statements(
     return tuple(out)
 
 
+def connect(
+    path: str | Path, *, read_only: bool = False, config: Mapping[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection on UTC: `now()` stored into a TIMESTAMP column and every date DuckDB
+    derives are UTC, as the partitions are, whatever the host's time zone."""
+    conn = duckdb.connect(str(path), read_only=read_only, config=dict(config or {}))
+    # A setting, not connect-time config: DuckDB accepts TimeZone only once ICU is loaded.
+    conn.execute("SET TimeZone = 'UTC'")
+    return conn
+
+
 def run_sql(
     conn: duckdb.DuckDBPyConnection,
     name: str | Path,

@@ -1,10 +1,10 @@
 """Sensors: load new spool records, then refresh the snapshot of the repositories they name."""
 
 import hashlib
-from datetime import UTC, datetime
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.defs._automation import Automation
 from pipelines.defs.events.assets import DELIVERIES
 from pipelines.defs.resources import StorageResource
@@ -60,7 +60,7 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         names = [str(name) for name in value] if isinstance(value, list) else []
         if not names:
             return dg.SkipReason("the loaded deliveries named no repository")
-        today = datetime.now(UTC).date().isoformat()
+        today = utc_today().isoformat()
         return dg.RunRequest(
             run_key=f"refresh-{asset_event.run_id}",
             partition_key=today,

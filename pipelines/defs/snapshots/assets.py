@@ -1,11 +1,12 @@
 """Daily snapshots of the organization's repositories, their counts, issues, members and seats."""
 
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.resources import ServiceResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
@@ -44,7 +45,7 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
     ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
         """The service's current state, recorded as today's snapshot (re-running today replaces it)."""
         day = date.fromisoformat(context.partition_key)
-        today = datetime.now(UTC).date()
+        today = utc_today()
         if day != today:
             # The API answers with the state of now: filing it under another day would be false.
             raise dg.Failure(

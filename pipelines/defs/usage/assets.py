@@ -8,6 +8,7 @@ from typing import Any
 import dagster as dg
 import duckdb
 
+from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.defs.usage._reports import ReportKind, Tally, ingest_all, raise_failures, report_refs, unavailable_lines
@@ -85,7 +86,7 @@ def _materializations(
         "first_day": days[0].isoformat() if days else None,
         "last_day": days[-1].isoformat() if days else None,
         "not_available": dg.MetadataValue.json(
-            unavailable_lines(tally.not_available, today=datetime.now(UTC).date())
+            unavailable_lines(tally.not_available, today=utc_today())
         ),
     }
     for schema, table in USAGE_TABLES:
@@ -130,7 +131,7 @@ def _run(
         tally = ingest_all(context, client=client, conn=conn, raw_dir=storage.raw_path, refs=refs)
         service_metadata = _client_metadata(client, before)
         yield from _materializations(conn, tally, service_metadata)
-        available_day = date.today() - timedelta(days=1)
+        available_day = utc_today() - timedelta(days=1)
         outcomes = run_checks(
             conn, RUN_CHECKS, since=started, start_day=min(days), end_day=max(days),
             available_day=available_day.isoformat(),
@@ -203,7 +204,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
                 "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
                 "agents_seen": dg.MetadataValue.int(len(tally.agents)),
                 "not_available": dg.MetadataValue.json(
-                    unavailable_lines(tally.not_available, today=datetime.now(UTC).date())
+                    unavailable_lines(tally.not_available, today=utc_today())
                 ),
                 **metadata,
             },

@@ -1,10 +1,11 @@
 """The daily schedules and the report-availability sensor of the usage reports."""
 
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.defs._automation import Automation
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.partitions import trailing_days
@@ -70,7 +71,7 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
         available day is never requested twice and a quiet tick costs one metadata request.
         """
         settings = service.settings()
-        today = datetime.now(UTC).date()
+        today = utc_today()
         requested = date.fromisoformat(context.cursor) if context.cursor else today - timedelta(days=2)
         probe = [requested + timedelta(days=n) for n in range(1, (today - requested).days)]
         if not probe:
