@@ -3,6 +3,11 @@
 Three ways in: the QUERY argument; SQL on stdin (`metrics-etl sql < sql/queries/x.sql`); or,
 from a terminal, a prompt where a statement ends with `;` and may span lines. The serving
 database's views name the lake by absolute path, so it answers from any directory.
+
+Read-only means more than opening the file read-only: DuckDB can write any file (COPY), attach
+the warehouse read-write, read any file the user can (the token) and fetch extensions. So the
+shell runs only statements that read, lets DuckDB touch no file outside the lake, and locks
+its settings so no statement can lift that.
 """
 
 from __future__ import annotations
@@ -29,13 +34,17 @@ Format = Literal["table", "csv", "json"]
 PROMPT = "metrics> "
 _MORE = "    ...> "  # a statement's further lines, until its `;`
 _QUIT = (".quit", ".exit")
-# Statement types whose rows are the answer; any other (SET, a temporary table) prints nothing.
+# Statement types whose rows are the answer. SET (a variable; settings are locked) prints
+# nothing; MULTI is how DuckDB parses PIVOT. Every other type writes or attaches: refused.
 _ANSWERS = frozenset({"SELECT", "PRAGMA", "CALL", "EXPLAIN"})
-# DuckDB refuses a CREATE, DROP or ALTER on a read-only database saying so ("read-only mode");
-# rows written into the database's objects, all views, meet "not a table" instead.
-_ROW_CHANGES = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE_INTO", "COPY"})
-_NOT_A_TABLE = re.compile(r"base table|is not an? table")
-_READ_ONLY = "the serving database is read-only (the pipeline publishes it)"
+_ALLOWED = _ANSWERS | {"SET", "MULTI"}
+# What DuckDB says when the lock below stops a statement: a file outside the lake, a setting,
+# an extension, a write into the read-only database.
+_REFUSED = re.compile(
+    r"Permission Error|configuration has been locked|read-only mode|base table|is not an? table"
+    r"|disabled (by|through) configuration"
+)
+_READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
 _BATCH_ROWS = 10_000
 
 
@@ -51,7 +60,7 @@ def sql(query: str | None, fmt: Format, max_rows: int) -> None:
     At the prompt a statement ends with `;` and may span lines; `.quit` or Ctrl-D leaves.
     """
     path = _serving_path()
-    with _connect(path) as conn:
+    with _connect(path, lake=load_settings().lake_path) as conn:
         shell = _Shell(conn, fmt=fmt, max_rows=max_rows)
         if query is not None:
             shell.run_or_fail(query)
@@ -76,17 +85,32 @@ def _serving_path() -> Path:
 
 
 @contextlib.contextmanager
-def _connect(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def _connect(path: Path, *, lake: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     import duckdb
 
-    from pipelines.warehouse.sql import first_meaningful_line
+    from pipelines.warehouse.sql import connect, first_meaningful_line
 
     try:
-        conn = duckdb.connect(str(path), read_only=True)
+        conn = connect(path, read_only=True)
     except duckdb.Error as exc:
         raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
     with conn:
+        _lock_down(conn, lake=lake)
         yield conn
+
+
+def _lock_down(conn: duckdb.DuckDBPyConnection, *, lake: Path) -> None:
+    """Files: the lake's only, to read (COPY is refused by statement type); no extension; locked."""
+    # The views name the lake by its resolved path; a symlinked LAKE_PATH is allowed as given too.
+    lakes = sorted({f"{lake.absolute()}{os.sep}", f"{lake.resolve()}{os.sep}"})
+    conn.execute("SET allowed_directories = $dirs", {"dirs": lakes})
+    for statement in (
+        "SET enable_external_access = false",
+        "SET autoinstall_known_extensions = false",
+        "SET autoload_known_extensions = false",
+        "SET lock_configuration = true",
+    ):
+        conn.execute(statement)
 
 
 class _Failure(Exception):
@@ -115,16 +139,18 @@ class _Shell:
         try:
             statements = duckdb.extract_statements(text)
         except duckdb.Error as exc:
-            raise _Failure(_describe(exc, kind="")) from None
+            raise _Failure(_describe(exc)) from None
         for statement in statements:
-            kind = statement.type.name
+            kind = _kind(statement)
+            if kind not in _ALLOWED:
+                raise _Failure(f"{_READ_ONLY} ({kind.replace('_', ' ')} statements are refused)")
             try:
                 if kind in _ANSWERS:
                     self._print(self.conn.sql(_without_terminator(statement.query)))
                 else:
                     self.conn.execute(statement.query)
             except duckdb.Error as exc:
-                raise _Failure(_describe(exc, kind=kind)) from None
+                raise _Failure(_describe(exc)) from None
 
     def prompt(self, path: Path) -> None:
         """Statements typed at `metrics> ` until `.quit` or Ctrl-D; a failure is one line, then the prompt."""
@@ -178,6 +204,13 @@ class _Shell:
                 sys.stdout.writelines(json.dumps(row, default=str) + "\n" for row in batch.to_pylist())
 
 
+def _kind(statement: duckdb.Statement) -> str:
+    try:
+        return statement.type.name
+    except ValueError:  # a type the Python binding has no name for (UPDATE EXTENSIONS): not a read
+        return statement.query.split(maxsplit=1)[0].upper()
+
+
 def _silence_stdout() -> None:
     # What is left in stdout's buffer would fail again when Python flushes it on exit.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -185,14 +218,12 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
-def _describe(exc: Exception, *, kind: str) -> str:
-    """DuckDB's first meaningful line, after what it means when the statement would write."""
+def _describe(exc: Exception) -> str:
+    """DuckDB's first meaningful line, after what it means when the lock-down refused it."""
     from pipelines.warehouse.sql import first_meaningful_line
 
     line = first_meaningful_line(str(exc))
-    if "read-only mode" in line or (kind in _ROW_CHANGES and _NOT_A_TABLE.search(line)):
-        return f"{_READ_ONLY}: {line}"
-    return line
+    return f"{_READ_ONLY} ({line})" if _REFUSED.search(line) else line
 
 
 def _statement_ends(text: str) -> bool:

@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Iterator
@@ -310,14 +311,45 @@ def the_ui_shows_the_cli_run_and_running_automation(host: Host) -> None:
     print(f"  the UI lists {len(runs)} run(s) of the CLI; {len(schedules)} schedules, {len(sensors)} sensors RUNNING")
 
 
+def readers_see_only_bi(host: Host) -> None:
+    """The modes the guide sets: the BI group reads bi/ (the serving database, the lake) and
+    nothing else of the home; others nothing at all. (This test runs as one user, so it checks
+    the mode and group bits that decide what another user could read.)"""
+    bi = host.home / "bi"
+    assert bi.stat().st_mode & stat.S_ISGID, "bi/ must hand its group on to what is written in it"
+    published = [bi / "serving.duckdb", *(bi / "lake").rglob("*")]
+    assert len(published) > 10
+    for path in published:
+        mode = path.stat().st_mode
+        assert path.stat().st_gid == bi.stat().st_gid and mode & stat.S_IRGRP, f"{path}: {oct(mode)}"
+    private = [host.home / "warehouse.duckdb", *(host.home / "raw").rglob("*"), *(host.home / "logs").rglob("*")]
+    for path in private:
+        mode = path.stat().st_mode
+        assert not mode & stat.S_IRWXO, f"{path} is open to others: {oct(mode)}"
+        assert path.stat().st_gid != bi.stat().st_gid or not mode & stat.S_IRGRP, f"{path} is readable by BI readers"
+    assert not (host.home / "serving.duckdb").exists() and not (host.home / "lake").exists()
+
+
+def _bi_group() -> int | None:
+    """A group for bi/ other than this test's own, standing in for metrics-etl-bi (the guide's
+    `install -g`, which the test leaves out); None if this user can give none."""
+    if os.geteuid() == 0:
+        return 65534
+    return next((gid for gid in os.getgroups() if gid != os.getgid()), None)
+
+
 def after_block(host: Host, block: Block, output: str) -> None:
     """What each step of the guide promises, checked where it happens."""
+    bi = host.home / "bi"
+    if "install -d" in block.text and bi.is_dir() and (gid := _bi_group()) is not None:
+        os.chown(bi, -1, gid)
     if "metrics-etl run --from" in block.text:
-        serving = host.home / "serving.duckdb"
+        serving = host.home / "bi" / "serving.duckdb"
         with duckdb.connect(str(serving), read_only=True) as conn:
             rows = conn.execute("SELECT count(*) FROM bi.assistant_activity_daily").fetchone()[0]
         assert rows > 0, output[-3000:]
         print(f"  the backfill landed: bi.assistant_activity_daily has {rows} rows")
+        readers_see_only_bi(host)
     if "metrics-etl migrate" in block.text:
         assert "is up to date" in output, output[-3000:]
     if "metrics-etl backup" in block.text:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from pipelines.cli import _sql, cli
 from pipelines.cli._sql import PROMPT, _statement_ends, _without_terminator
 
-READ_ONLY = "metrics-etl sql: the serving database is read-only (the pipeline publishes it): "
+READ_ONLY = "metrics-etl sql: the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else ("
 
 
 @pytest.fixture
@@ -46,6 +46,7 @@ def runner(serving: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cl
         if name.startswith(("SERVICE_", "WAREHOUSE_", "SERVING_", "METRICS_", "LAKE_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("SERVING_PATH", str(serving))
+    monkeypatch.setenv("LAKE_PATH", str(tmp_path / "lake"))
     return CliRunner()
 
 
@@ -90,8 +91,8 @@ def test_json_prints_one_object_per_row(runner: CliRunner) -> None:
 def test_without_a_query_the_sql_on_stdin_runs_statement_after_statement(runner: CliRunner) -> None:
     script = (
         "-- a file of sql/queries/ starts with its question\n"
-        "SET threads = 1;\n"
-        "SELECT agent_id FROM bi.agents WHERE agent_name = 'Alpha';  -- the first answer\n"
+        "SET VARIABLE wanted = 'Alpha';\n"
+        "SELECT agent_id FROM bi.agents WHERE agent_name = getvariable('wanted');  -- the first answer\n"
         "SELECT 'a;b' AS literal\n;\n"
     )
     done = runner.invoke(cli, ["sql", "--format", "csv"], input=script)
@@ -144,6 +145,10 @@ def test_ctrl_d_leaves_the_prompt(runner: CliRunner, monkeypatch: pytest.MonkeyP
         "DELETE FROM bi.agents",
         "CREATE TABLE bi.copy AS SELECT * FROM bi.agents",
         "DROP VIEW bi.agents",
+        "CREATE TEMP TABLE t AS SELECT 1 AS n",
+        "SET threads = 1",
+        "SET enable_external_access = true",
+        "UPDATE EXTENSIONS",
     ],
 )
 def test_a_write_fails_in_one_line_saying_the_database_is_read_only(
@@ -155,14 +160,6 @@ def test_a_write_fails_in_one_line_saying_the_database_is_read_only(
     (line,) = done.stderr.splitlines()
     assert line.startswith(READ_ONLY) and done.stdout == ""
     assert serving.read_bytes() == before
-
-
-def test_a_temporary_table_of_ones_own_is_no_write(runner: CliRunner) -> None:
-    done = runner.invoke(
-        cli, ["sql", "--format", "csv", "CREATE TEMP TABLE t AS SELECT 1 AS n; INSERT INTO t VALUES (2); FROM t"]
-    )
-    assert done.exit_code == 0, done.output
-    assert done.stdout.splitlines() == ["n", "1", "2"]
 
 
 def test_a_sql_error_is_duckdb_s_first_meaningful_line_with_exit_1(runner: CliRunner) -> None:
@@ -223,3 +220,69 @@ def test_a_statement_ends_at_a_semicolon_outside_quotes_and_comments(text: str, 
 def test_the_closing_semicolon_is_dropped_and_nothing_else() -> None:
     assert _without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
     assert _without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
+
+
+@pytest.fixture
+def home(tmp_path: Path, serving: Path) -> Path:
+    """A data home like a deployment's: the warehouse and the token beside the lake."""
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
+        conn.execute("CREATE TABLE daily_totals AS SELECT 1 AS n")
+    (tmp_path / "token").write_text("tok-secret-value")
+    return tmp_path
+
+
+def _refused(runner: CliRunner, statement: str) -> str:
+    done = runner.invoke(cli, ["sql", statement])
+    assert done.exit_code == 1, done.output
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(READ_ONLY), line
+    assert "Traceback" not in done.output and done.stdout == ""
+    return line
+
+
+def test_the_warehouse_cannot_be_attached_or_changed(runner: CliRunner, home: Path) -> None:
+    warehouse = home / "warehouse.duckdb"
+    before = warehouse.read_bytes()
+    _refused(runner, f"ATTACH '{warehouse}' AS w (READ_WRITE); DELETE FROM w.daily_totals")
+    _refused(runner, f"ATTACH '{warehouse}' AS w (READ_ONLY)")
+    _refused(runner, f"COPY (SELECT 'gone') TO '{warehouse}'")
+    assert warehouse.read_bytes() == before
+
+
+def test_no_file_is_written_not_even_inside_the_lake(runner: CliRunner, home: Path) -> None:
+    lake_file = home / "lake" / "agents.parquet"
+    before = lake_file.read_bytes()
+    _refused(runner, f"COPY (SELECT 1 AS n) TO '{lake_file}' (FORMAT parquet)")
+    _refused(runner, f"COPY (SELECT 1 AS n) TO '{home / 'lake' / 'new.parquet'}' (FORMAT parquet)")
+    _refused(runner, f"EXPORT DATABASE '{home / 'export'}'")
+    assert lake_file.read_bytes() == before
+    assert sorted(p.name for p in (home / "lake").iterdir()) == ["agents.parquet"]
+    assert not (home / "export").exists()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM read_text('{home}/token')",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM glob('/etc/*')",
+        "SELECT * FROM read_csv('{home}/lake/../token')",
+        "SELECT * FROM read_parquet('https://example.com/x.parquet')",
+    ],
+)
+def test_nothing_outside_the_lake_is_read(runner: CliRunner, home: Path, query: str) -> None:
+    line = _refused(runner, query.format(home=home))
+    assert "tok-secret-value" not in line
+
+
+@pytest.mark.parametrize("statement", ["INSTALL httpfs", "LOAD httpfs", "SET autoload_known_extensions = true"])
+def test_no_extension_is_installed_or_loaded(runner: CliRunner, home: Path, statement: str) -> None:
+    _refused(runner, statement)
+
+
+def test_the_lake_and_the_views_still_answer_under_the_lock(runner: CliRunner, home: Path) -> None:
+    lake_file = home / "lake" / "agents.parquet"
+    done = runner.invoke(cli, ["sql", "--format", "csv", f"SELECT count(*) AS n FROM read_parquet('{lake_file}')"
+                                                        " UNION ALL SELECT count(*) FROM bi.agents"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == ["n", "3", "3"]
