@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
+from pipelines.service._redaction import register_secrets
 from pipelines.service._secret import Secret
 from pipelines.service.errors import AuthenticationFailed
 
@@ -60,6 +61,8 @@ def oauth_login(
     follow it with httpx). Returns the token file's path; the token itself is never returned
     to the caller's output paths.
     """
+    # The token endpoint may echo the secret it was sent.
+    register_secrets(client_secret)
     server = _CallbackServer(("127.0.0.1", 0), _CallbackHandler)
     server.timeout = timeout
     redirect_uri = f"http://127.0.0.1:{server.server_address[1]}/callback"
@@ -83,6 +86,8 @@ def oauth_login(
             message="the authorization did not come back with a matching state and a code",
             advice="Run `metrics-etl login` again and approve the request in the browser.",
         )
+    # Good for one exchange, which a refusing server may quote back.
+    register_secrets(Secret(query["code"][0]))
     with httpx.Client(transport=transport, timeout=30.0) as http:
         response = http.post(
             f"{oauth_url.rstrip('/')}/login/oauth/access_token",
@@ -107,6 +112,8 @@ def oauth_login(
             message=str(message or "no access_token in the answer"),
             advice="Check SERVICE_CLIENT_ID and SERVICE_CLIENT_SECRET.",
         )
+    # A credential too: nothing this process shows later may repeat it.
+    register_secrets(Secret(token))
     _write_private(token_file, token)
     return token_file
 

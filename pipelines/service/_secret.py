@@ -11,6 +11,14 @@ class Secret:
 
     _value: str = field(repr=False)
 
+    def __post_init__(self) -> None:
+        # Every credential the process holds is known to the one redactor from its creation on
+        # (the settings' token, app key, client secret and webhook secret included), so no
+        # error text or log line can carry it, whichever part of an answer echoed it.
+        from pipelines.service._redaction import register_secrets
+
+        register_secrets(self)
+
     def reveal(self) -> str:
         return self._value
 

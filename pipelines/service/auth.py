@@ -5,6 +5,9 @@ from inside its own auth flow (the exchange request is yielded like any other), 
 token until shortly before ``expires_at``, and exchanges anew, once, when the service refuses
 it with a 401 (a token can be revoked before its expiry). A failed exchange ends the flow with
 the exchange's own answer, so the client maps it to an error like any other answer.
+
+Each flow registers every credential it holds or makes (token, key, JWT, installation token)
+with the redactor before sending it, so no error text or log record can repeat it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from datetime import datetime
 import httpx
 import jwt
 
+from pipelines.service._redaction import register_secrets
 from pipelines.service._secret import Secret
 from pipelines.service.errors import ConfigError, MalformedResponse, ServiceError, redact_url
 
@@ -40,6 +44,7 @@ class TokenAuth(httpx.Auth):
 
     def __init__(self, *, token: Secret) -> None:
         self._token = token
+        register_secrets(token)
         # A stable hash naming who is asking (keys the ETag cache); never the secret.
         self.identity = _digest("token", token.reveal())
 
@@ -67,6 +72,7 @@ class AppAuth(httpx.Auth):
         self.app_id = app_id
         self.installation_id = installation_id
         self._private_key = private_key
+        register_secrets(private_key)
         self._exchange_url = f"{base_url.rstrip('/')}/app/installations/{installation_id}/access_tokens"
         self._clock = clock
         self._renew_before = renew_before
@@ -89,10 +95,13 @@ class AppAuth(httpx.Auth):
         issued = int(self._clock()) - JWT_BACKDATE_SECONDS
         claims = {"iat": issued, "exp": issued + JWT_LIFETIME_SECONDS, "iss": self.app_id}
         try:
-            return jwt.encode(claims, self._private_key.reveal(), algorithm="RS256")
+            token = jwt.encode(claims, self._private_key.reveal(), algorithm="RS256")
         except (ValueError, TypeError, jwt.PyJWTError):
             # The library's message may quote the key material: say only what is wrong.
             raise ConfigError("the app private key is not a valid RSA PEM key") from None
+        # A credential for its 10 minutes: an exchange that echoes it must not show it.
+        register_secrets(Secret(token))
+        return token
 
     def sync_auth_flow(self, request: httpx.Request) -> _Flow:
         # Overridden whole (not auth_flow) so httpx closes this very generator, releasing the lock.
@@ -139,6 +148,7 @@ class AppAuth(httpx.Auth):
         if not isinstance(token, str) or not token:
             raise ServiceError(f"{where}: the installation token answer carried no token")
         self._token = Secret(token)
+        register_secrets(self._token)
         self._expires_at = _parse_expiry(body.get("expires_at"), fallback=self._clock() + _DEFAULT_TOKEN_LIFETIME)
         self.exchanges += 1
 

@@ -20,62 +20,53 @@
         └── GraphQLNotFound(data, not_found)  every error was NOT_FOUND at a path; the rest resolved
 
 Every URL held or shown by these errors has passed through :func:`redact_url`, so no signed
-query string, token or authorization code ever reaches a message, a repr or a log line.
+query string, token or authorization code ever reaches a message, a repr or a log line; and
+every text they hold (message, details, advice, GraphQL messages) and their ``args`` have
+passed through the secrets redactor (``register_secrets``), so a body that echoes a credential
+is shown, logged and stored by Dagster without it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-# Query parameters whose values grant access: signed links, OAuth codes, tokens.
-_SENSITIVE_PARAMS = frozenset(
-    {
-        "signature",
-        "sig",
-        "expires",
-        "token",
-        "access_token",
-        "code",
-        "state",
-        "client_secret",
-        "x-amz-signature",
-        "x-amz-credential",
-        "x-amz-security-token",
-        "se",
-        "sp",
-        "sv",
-        "st",
-        "skoid",
-        "sktid",
-    }
-)
+from pipelines.service._redaction import redact_secrets, redact_url
 
-
-def redact_url(url: object, *, keep_query: bool = True) -> str:
-    """The URL without credentials: sensitive query values dropped, or the whole query.
-
-    Download links are signed in their query, so callers pass ``keep_query=False`` for them;
-    for API URLs the harmless parameters (``page``, ``day``) stay, which helps debugging.
-    """
-    parts = urlsplit(str(url))
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    if not keep_query or not parts.query:
-        query = ""
-    else:
-        pairs = parse_qsl(parts.query, keep_blank_values=True)
-        kept = [(k, v) for k, v in pairs if k.lower() not in _SENSITIVE_PARAMS]
-        query = urlencode(kept)
-        if len(kept) != len(pairs):
-            query = f"{query}&[redacted]" if query else "[redacted]"
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+__all__ = [
+    "AuthenticationFailed",
+    "ConfigError",
+    "ErrorDetail",
+    "GraphQLError",
+    "GraphQLNotFound",
+    "LinkExpired",
+    "MalformedResponse",
+    "Misdirected",
+    "NotFound",
+    "PermissionDenied",
+    "RateLimited",
+    "RequestFailed",
+    "SecondaryRateLimited",
+    "ServerError",
+    "ServiceError",
+    "TransportFailed",
+    "TruncatedDownload",
+    "Unreachable",
+    "VersionRejected",
+    "redact_url",
+]
 
 
 class ServiceError(Exception):
-    """Root of every error raised by ``pipelines.service``."""
+    """Root of every error raised by ``pipelines.service``; no registered secret is in its ``args``.
+
+    ``args`` is what ``str``, tracebacks, pickling and Dagster's run storage read.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_secrets(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(ServiceError):
@@ -96,6 +87,14 @@ class ErrorDetail:
         what = self.message or self.code or "invalid"
         return f"{where} {what}" if where else what
 
+    def redacted(self) -> ErrorDetail:
+        """The detail with every registered secret replaced (the server wrote every field)."""
+        return replace(self, **{f.name: _redacted(getattr(self, f.name)) for f in fields(self)})
+
+
+def _redacted(text: str | None) -> str | None:
+    return redact_secrets(text) if text is not None else None
+
 
 class RequestFailed(ServiceError):
     """The service answered with an error status."""
@@ -112,17 +111,18 @@ class RequestFailed(ServiceError):
         details: Sequence[ErrorDetail] = (),
     ) -> None:
         self.method = method
-        self.url = redact_url(url)
+        self.url = redact_secrets(redact_url(url))
         self.status = status
-        self.message = message
-        self.advice = advice
-        self.documentation_url = documentation_url
-        self.details = tuple(details)
+        # The server wrote these: any of them may repeat the request's credentials.
+        self.message = redact_secrets(message)
+        self.advice = redact_secrets(advice)
+        self.documentation_url = _redacted(documentation_url)
+        self.details = tuple(d.redacted() for d in details)
         super().__init__(self._text())
 
     def advise(self, advice: str) -> None:
         """Replace the advice (the retry policy knows some causes only when it gives up)."""
-        self.advice = advice
+        self.advice = redact_secrets(advice)
         self.args = (self._text(),)
 
     def _text(self) -> str:
@@ -196,11 +196,11 @@ class TransportFailed(ServiceError):
 
     def __init__(self, *, method: str, url: object, reason: str, may_have_arrived: bool = False) -> None:
         self.method = method
-        self.url = redact_url(url)
-        self.reason = reason
+        self.url = redact_secrets(redact_url(url))
+        self.reason = redact_secrets(reason)
         # True when the request may have reached the server (a write must not be repeated).
         self.may_have_arrived = may_have_arrived
-        super().__init__(f"{method} {self.url} got no answer: {reason}")
+        super().__init__(f"{method} {self.url} got no answer: {self.reason}")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(method={self.method!r}, url={self.url!r})"
@@ -247,9 +247,9 @@ class GraphQLError(ServiceError):
     """The GraphQL answer carried an ``errors`` array (even with HTTP 200)."""
 
     def __init__(self, *, url: object, messages: tuple[str, ...]) -> None:
-        self.url = redact_url(url)
-        self.messages = messages
-        super().__init__(f"POST {self.url} GraphQL errors: " + "; ".join(messages))
+        self.url = redact_secrets(redact_url(url))
+        self.messages = tuple(redact_secrets(m) for m in messages)
+        super().__init__(f"POST {self.url} GraphQL errors: " + "; ".join(self.messages))
 
     def __repr__(self) -> str:
         return f"GraphQLError(method='POST', url={self.url!r}, messages={self.messages!r})"
@@ -268,5 +268,5 @@ class GraphQLNotFound(GraphQLError):
         not_found: Mapping[tuple[str | int, ...], str],
     ) -> None:
         self.data = data
-        self.not_found = not_found
+        self.not_found = {path: redact_secrets(message) for path, message in not_found.items()}
         super().__init__(url=url, messages=messages)
