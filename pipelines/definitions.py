@@ -17,7 +17,7 @@ from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import build_events_automation, events_job
 from pipelines.defs.partitions import snapshot_days, usage_days
 from pipelines.defs.resources import build_resources
-from pipelines.defs.serving.assets import serving_copy
+from pipelines.defs.serving.assets import publish_job, serving_copy
 from pipelines.defs.snapshots.assets import build_snapshot_assets
 from pipelines.defs.snapshots.automation import build_snapshot_automation, snapshots_job
 from pipelines.defs.usage.assets import build_usage_assets
@@ -44,7 +44,7 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             serving_copy,
         ],
         asset_checks=[warehouse_audit],
-        jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job],
+        jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job],
         schedules=[*usage_schedules, build_snapshot_automation(automation), build_audit_automation(automation)],
         sensors=[*usage_sensors, *build_events_automation(automation)],
         resources=build_resources(settings),

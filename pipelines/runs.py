@@ -184,10 +184,11 @@ def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
     for event in result.all_events:
         if event.event_type_value != "ASSET_MATERIALIZATION":
             continue
-        value = event.materialization.metadata.get("not_available")
-        lines = value.value if value is not None else None
-        if isinstance(lines, list):
-            notes += [line for line in lines if isinstance(line, str) and line not in notes]
+        for key in ("not_available", "warnings"):
+            value = event.materialization.metadata.get(key)
+            lines = value.value if value is not None else None
+            if isinstance(lines, list):
+                notes += [line for line in lines if isinstance(line, str) and line not in notes]
     return notes
 
 
@@ -198,9 +199,10 @@ def _execute(
     out.write(f"  {label} … ")
     out.flush()
     tags = process_tags() | kwargs.pop("tags", {})
+    run_config = _QUIET | {"ops": kwargs.pop("ops", {})}
     with _progress(out) as progress:
         result = job.execute_in_process(
-            instance=instance, raise_on_error=False, run_config=_QUIET, tags=tags, **kwargs
+            instance=instance, raise_on_error=False, run_config=run_config, tags=tags, **kwargs
         )
     if progress.interrupted:
         out.write(f"  {label} … ")
@@ -334,14 +336,17 @@ def _headline(periods: list[tuple[Any, ...]]) -> str:
     return line + f"; {change} per day against the 28 days before ({compared} vs {before[5]} days)\n"
 
 
-def run_job(job_name: str, *, settings: Settings, out: TextIO) -> dg.ExecuteInProcessResult:
+def run_job(
+    job_name: str, *, settings: Settings, out: TextIO, ops: dict[str, Any] | None = None
+) -> dg.ExecuteInProcessResult:
     """Run one job of the definitions once, unpartitioned, with a progress line; its result.
 
-    Raises RunFailed as `run_plan` does; the run is kept where `run_plan` keeps its runs.
+    `ops` is the run config's ops section (an asset's config). Raises RunFailed as `run_plan`
+    does; the run is kept where `run_plan` keeps its runs.
     """
     from pipelines.definitions import build_definitions
 
     job = build_definitions(settings).resolve_job_def(job_name)
     with open_instance(settings) as instance:
         _release(instance, out)
-        return _execute(job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name)
+        return _execute(job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name, ops=ops or {})

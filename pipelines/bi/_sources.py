@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.config import Settings
+from pipelines.warehouse.lake import unreadable_lake_file
 from pipelines.warehouse.sql import connect, run_sql
 
 
@@ -56,6 +57,11 @@ def open_bi(*, sources: BiSources) -> Iterator[duckdb.DuckDBPyConnection]:
         raise BiError(f"cannot open {path} read-only: {str(exc).splitlines()[0]}") from None
     try:
         yield conn
+    except duckdb.Error as exc:
+        damaged = unreadable_lake_file(str(exc))
+        if damaged is None:
+            raise
+        raise BiError(damaged) from None
     finally:
         conn.close()
 

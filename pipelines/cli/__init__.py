@@ -17,7 +17,7 @@ import click
 from pipelines.cli._access import check, login
 from pipelines.cli._base import Refused
 from pipelines.cli._emulator import emulator
-from pipelines.cli._home import backup, init, migrate
+from pipelines.cli._home import backup, init, migrate, publish
 from pipelines.cli._page import export, report
 from pipelines.cli._quarantine import quarantine
 from pipelines.cli._run import demo, run
@@ -96,7 +96,9 @@ def cli(home: Path | None) -> None:
     load_dotenv(Path(".env"), override=False)
 
 
-for _command in (demo, init, run, check, login, migrate, backup, report, export, sql, quarantine, webhooks, emulator):
+for _command in (
+    demo, init, run, check, login, migrate, backup, publish, report, export, sql, quarantine, webhooks, emulator
+):
     cli.add_command(_command)
 
 

@@ -1,7 +1,8 @@
-"""`metrics-etl init`, `migrate` and `backup`: setting up and keeping the data home."""
+"""`metrics-etl init`, `migrate`, `backup` and `publish`: setting up and keeping the data home."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -81,3 +82,28 @@ def backup(directory: Path) -> None:
     except OSError as exc:
         raise Failed(f"cannot write the backup into {directory}: {exc.strerror}") from None
     click.echo(f"backup: {copy} ({copy.stat().st_size:,} bytes)")
+
+
+@click.command()
+@click.option("--full", is_flag=True, help="Write every partition of the lake again from the warehouse, not only "
+              "the changed ones and those not as the last publish left them.")
+def publish(full: bool) -> None:
+    """Publish the lake and the serving database from the warehouse now, through Dagster.
+
+    Every run does this at its end; run it after repairing or restoring the warehouse by hand.
+    A publish already writes again any lake file that is not as this warehouse last published
+    it (a restored backup, a damaged file), and says so.
+    """
+    from pipelines.defs.serving.assets import PUBLISH_JOB, SERVING_OP
+    from pipelines.runs import RunFailed, run_job
+    from pipelines.service.errors import ConfigError
+
+    settings = load_settings()
+    if not settings.warehouse_path.is_file():
+        raise Failed(f"nothing to publish: {settings.warehouse_path} does not exist (run `metrics-etl run` first)")
+    try:
+        run_job(PUBLISH_JOB, settings=settings, out=sys.stdout, ops={SERVING_OP: {"config": {"full": full}}})
+    except (RunFailed, ConfigError) as exc:
+        raise Failed(str(exc)) from None
+    click.echo(f"serving database for BI tools: {settings.serving_path.resolve()}")
+    click.echo(f"Parquet lake: {settings.lake_path.resolve()}")

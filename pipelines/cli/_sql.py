@@ -220,10 +220,13 @@ def _silence_stdout() -> None:
 
 def _describe(exc: Exception) -> str:
     """DuckDB's first meaningful line, after what it means when the lock-down refused it."""
+    from pipelines.warehouse.lake import unreadable_lake_file
     from pipelines.warehouse.sql import first_meaningful_line
 
     line = first_meaningful_line(str(exc))
-    return f"{_READ_ONLY} ({line})" if _REFUSED.search(line) else line
+    if _REFUSED.search(line):
+        return f"{_READ_ONLY} ({line})"
+    return unreadable_lake_file(line) or line
 
 
 def _statement_ends(text: str) -> bool:

@@ -8,10 +8,8 @@ partition, never half a file. Writers mark the partitions they change in meta.la
 their own transactions), and a publish rewrites only those and the small unpartitioned tables:
 its cost follows what the run changed, not what the warehouse holds.
 
-The serving database (SERVING_PATH) holds views only: each table reading through to the lake,
-typed as in the warehouse, and the bi.* views over them. It is a few hundred KB, rebuilt and
-renamed into place on each publish; a reader holding it open reads the lake's newest files on
-its next query, since the views list the files when they run.
+The serving database (SERVING_PATH) of views over the lake is built by `_serving`; what the
+lake holds is checked against what this warehouse last published into it by `_published`.
 
 Each partitioned table also holds a zero-row file with its schema in the partition Hive names
 for NULL (`day=__HIVE_DEFAULT_PARTITION__/data.parquet`). So a table's glob matches from the first
@@ -23,6 +21,7 @@ Polars, PyArrow, Spark and Trino read that partition as NULL and find no rows in
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -33,11 +32,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines._paths import SQL_DIR
-from pipelines.warehouse.sql import connect, run_sql
+from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
+from pipelines.warehouse._serving import SCHEMAS, build_serving
+from pipelines.warehouse.sql import run_sql
 
-SCHEMAS = ("core", "raw", "snapshots", "events")
-DATA_FILE = "data.parquet"
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
 EMPTY_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's name for a NULL partition value
 
@@ -122,6 +120,38 @@ class PublishResult:
     partitions_removed: int
     tables_written: int
     serving_path: Path
+    # Lake files that were not as this warehouse last published them, written again from it.
+    repaired: tuple[str, ...] = ()
+
+    def warning(self) -> str | None:
+        """The one line a person sees when the lake had to be repaired, else None."""
+        if not self.repaired:
+            return None
+        shown = ", ".join(self.repaired[:3]) + (f" and {len(self.repaired) - 3} more" if len(self.repaired) > 3 else "")
+        return (
+            f"lake: {len(self.repaired)} partition files were not as this warehouse last published them "
+            f"(the warehouse was restored or replaced, or a file was changed or damaged outside the pipeline); "
+            f"written again from the warehouse: {shown}"
+        )
+
+
+# A lake file DuckDB failed to read names itself, quoted, in the error's first line.
+_LAKE_FILE = re.compile(r"""['"](?P<path>[^'"]+\.parquet)['"]""")
+
+
+def unreadable_lake_file(error: str) -> str | None:
+    """One line for a read that failed on a damaged lake file, with what to do; else None."""
+    from pipelines.warehouse.sql import first_meaningful_line
+
+    line = first_meaningful_line(error)
+    match = _LAKE_FILE.search(line)
+    if match is None:
+        return None
+    said = line[: match.start()].strip() or line  # DuckDB's words before the path
+    return (
+        f"cannot read the lake file {match.group('path')} ({said}): run `metrics-etl publish`, which writes a "
+        "damaged lake file again from the warehouse"
+    )
 
 
 def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
@@ -144,15 +174,26 @@ def _write(
     return True
 
 
-def _write_empty_partition(conn: duckdb.DuckDBPyConnection, table: LakeTable, root: Path) -> None:
-    """The zero-row file every partitioned table keeps, written again only when its schema changed."""
+def _write_empty_partition(
+    conn: duckdb.DuckDBPyConnection, table: LakeTable, root: Path, written: Written, *, force: bool
+) -> None:
+    """The zero-row file every partitioned table keeps, written again when its schema changed,
+    when it cannot be read, or when it is not as the last publish left it (`force`)."""
     p = table.partitioning
     assert p is not None
     rows = conn.sql(table.no_rows()).to_arrow_table()
     directory = root / f"{p.column}={EMPTY_PARTITION}"
     path = directory / DATA_FILE
-    if not path.is_file() or not pq.read_schema(path).equals(rows.schema, check_metadata=False):
+    if force or not _has_schema(path, rows.schema):
         _write_file(rows, directory)
+    written.wrote(path)
+
+
+def _has_schema(path: Path, schema: pa.Schema) -> bool:
+    try:
+        return bool(pq.read_schema(path).equals(schema, check_metadata=False))
+    except (OSError, pa.ArrowException):  # missing, or not Parquet any more: written again
+        return False
 
 
 def _write_file(rows: pa.Table, directory: Path) -> None:
@@ -166,37 +207,65 @@ def _write_file(rows: pa.Table, directory: Path) -> None:
 
 
 def _write_partitions(
-    conn: duckdb.DuckDBPyConnection, table: LakeTable, lake: Path, days: set[date], *, full: bool
+    conn: duckdb.DuckDBPyConnection,
+    table: LakeTable,
+    lake: Path,
+    days: set[date],
+    written: Written,
+    *,
+    full: bool,
+    drifted: set[str],
 ) -> tuple[int, int]:
+    """Write the partitions of `days`, and those whose files drifted (values of `drifted`)."""
     p = table.partitioning
     assert p is not None
     root = lake / table.name
-    _write_empty_partition(conn, table, root)
+    _write_empty_partition(conn, table, root, written, force=EMPTY_PARTITION in drifted)
     if full:
         days = {row[0] for row in conn.execute(table.partition_values()).fetchall()}
         kept = {EMPTY_PARTITION} | {x.isoformat() for x in days}
         stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in kept]
         for directory in stale:
             shutil.rmtree(directory)
+            written.removed(directory / DATA_FILE)
+    for value in drifted - {EMPTY_PARTITION}:
+        try:
+            days.add(date.fromisoformat(value))
+        except ValueError:  # not a partition this pipeline writes: nothing of the warehouse's
+            shutil.rmtree(root / f"{p.column}={value}", ignore_errors=True)
+            written.removed(root / f"{p.column}={value}" / DATA_FILE)
     sql = table.select()
-    written = removed = 0
+    count = removed = 0
     for day in sorted(days):
-        if _write(conn, table, root / f"{p.column}={day.isoformat()}", sql, table.partition_params(day)):
-            written += 1
+        directory = root / f"{p.column}={day.isoformat()}"
+        if _write(conn, table, directory, sql, table.partition_params(day)):
+            written.wrote(directory / DATA_FILE)
+            count += 1
         else:
+            written.removed(directory / DATA_FILE)
             removed += 1
-    return written, removed
+    return count, removed
 
 
-def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path) -> PublishResult:
-    """Write the changed partitions and the small tables to the lake, then the serving database."""
+def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False) -> PublishResult:
+    """Write the changed partitions and the small tables to the lake, then the serving database.
+
+    Partition files that are not as this warehouse last published them are written again from
+    it too (and named in the result); `full` writes every partition again.
+    """
     run_sql(conn, "warehouse/limit_publish.sql")
     changes: dict[str, set[date]] = {}
     for name, day in run_sql(conn, "warehouse/select_lake_changes.sql"):
         changes.setdefault(name, set()).add(day)
-    full = REWRITE_ALL in changes or not lake.is_dir()
+    full = full or REWRITE_ALL in changes or not lake.is_dir()
     tables = lake_tables(conn)
-    written = removed = whole = 0
+    drifted = drifted_files(conn, lake, tables)
+    by_table: dict[str, set[str]] = {}
+    for path in drifted:
+        name, partition, _ = path.split("/")
+        by_table.setdefault(name, set()).add(partition.split("=", 1)[1])
+    written = Written(lake, {}, set())
+    count = removed = whole = 0
     # A reader querying mid-publish sees a day's report rows before the detail rows that hang
     # off them: then a detail is missing (the views show that day's agents once they land),
     # never a detail whose report row is not there yet (which the views would read as a gap).
@@ -206,50 +275,12 @@ def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path) -> Pu
             whole += 1
             continue
         days = {d for d in changes.get(table.name, set()) if d is not None}
-        w, r = _write_partitions(conn, table, lake, days, full=full)
-        written, removed = written + w, removed + r
-    # Every partition asked for is written: forget the marks (this process is the only writer).
-    run_sql(conn, "warehouse/clear_lake_changes.sql")
+        w, r = _write_partitions(
+            conn, table, lake, days, written, full=full, drifted=by_table.get(table.name, set())
+        )
+        count, removed = count + w, removed + r
+    record(conn, written, whole=full)
     build_serving(tables, lake=lake, target=serving)
-    return PublishResult(written, removed, whole, serving)
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _view(table: LakeTable, lake: Path) -> str:
-    """The table as a view over its lake files, cast to the warehouse's types."""
-    columns = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in table.columns)
-    root = lake.resolve() / table.name
-    p = table.partitioning
-    # publish wrote every table's file (partitioned ones: at least the empty partition's) first.
-    if p is None:
-        source = f"read_parquet({_literal(str(root / DATA_FILE))})"
-    else:
-        hive_type = "" if p.in_file else f", hive_types = {{'{p.column}': 'DATE'}}"
-        source = f"read_parquet({_literal(str(root / '*' / DATA_FILE))}, hive_partitioning = true{hive_type})"
-    return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source}'
-
-
-def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
-    """The serving database: one view per lake table and the bi.* views, renamed into place.
-
-    View definitions are DDL: the lake's paths are written into them as quoted literals (a view
-    cannot hold bound parameters), so the serving database names the lake by absolute path.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.next")
-    staging.unlink(missing_ok=True)
-    with connect(staging) as serving:
-        for schema in (*SCHEMAS, "bi"):
-            serving.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-        for table in tables:
-            serving.execute(_view(table, lake))
-        for path in sorted((SQL_DIR / "views").glob("*.sql")):
-            run_sql(serving, f"views/{path.name}")
-        serving.execute("CHECKPOINT")
-    with staging.open("rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(staging, target)
-    return target
+    # A whole rewrite was asked for (or the lake is new): no file of it is a surprise.
+    repaired = () if full else tuple(path for path in drifted if not asked(path, changes))
+    return PublishResult(count, removed, whole, serving, repaired)

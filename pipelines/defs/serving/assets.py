@@ -27,17 +27,27 @@ _UPSTREAM = [
 ]
 
 
+class PublishConfig(dg.Config):
+    full: bool = False  # write every partition of the lake again from the warehouse
+
+
 @dg.asset(
     key=["serving", "warehouse_copy"],
     group_name="serving",
     deps=[dg.AssetKey(key) for key in _UPSTREAM],
     kinds={"duckdb", "parquet"},
 )
-def serving_copy(warehouse: WarehouseResource, storage: StorageResource) -> dg.MaterializeResult[None]:
+def serving_copy(
+    context: dg.AssetExecutionContext, config: PublishConfig, warehouse: WarehouseResource, storage: StorageResource
+) -> dg.MaterializeResult[None]:
     """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
-    it (SERVING_PATH) for BI tools, each file replaced atomically."""
+    it (SERVING_PATH) for BI tools, each file replaced atomically. Lake files that are not as
+    this warehouse last published them (a restored warehouse, a damaged file) are written again."""
     with warehouse.get_connection() as conn:
-        result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path))
+        result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full)
+    warning = result.warning()
+    if warning:
+        context.log.warning(warning)
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(result.serving_path.resolve())),
@@ -45,5 +55,13 @@ def serving_copy(warehouse: WarehouseResource, storage: StorageResource) -> dg.M
             "partitions_written": dg.MetadataValue.int(result.partitions_written),
             "partitions_removed": dg.MetadataValue.int(result.partitions_removed),
             "tables_written_whole": dg.MetadataValue.int(result.tables_written),
+            "partitions_repaired": dg.MetadataValue.int(len(result.repaired)),
+            "warnings": dg.MetadataValue.json([warning] if warning else []),
         }
     )
+
+
+# `metrics-etl publish`: the lake and the serving database alone, e.g. `--full` after an incident.
+PUBLISH_JOB = "serving_publish_job"
+SERVING_OP = "serving__warehouse_copy"  # the asset's op, whose config takes `full`
+publish_job = dg.define_asset_job(PUBLISH_JOB, selection=[dg.AssetKey(["serving", "warehouse_copy"])])

@@ -77,7 +77,10 @@ CHECKS = {
     ("core/dim_team", "whole_history_covers_every_team", False),
     ("raw/report_files", "whole_history_quarantine_is_empty", False),
 }
-JOBS = {"usage_daily_job", "usage_latest_job", "snapshots_job", "webhook_events_job", "warehouse_audit_job"}
+JOBS = {
+    "usage_daily_job", "usage_latest_job", "snapshots_job", "webhook_events_job", "warehouse_audit_job",
+    "serving_publish_job",
+}
 SCHEDULES = {
     ("usage_daily_schedule", "0 6 * * *", "usage_daily_job"),
     ("usage_latest_schedule", "30 6 * * *", "usage_latest_job"),

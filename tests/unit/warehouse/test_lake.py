@@ -1,3 +1,4 @@
+import shutil
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -112,3 +113,77 @@ def test_the_empty_partition_survives_a_full_rewrite_and_reads_as_no_rows(conn, 
     files = lake / "core.agent_activity" / "**" / "*.parquet"
     assert pl.scan_parquet(files, hive_partitioning=True).collect().height == 0
     reader.close()
+
+
+def _days_served(serving: Path) -> list[tuple[date, int]]:
+    with duckdb.connect(str(serving), read_only=True) as bi:
+        return bi.execute(
+            "SELECT day, sum(agent_job_starts) FROM core.agent_activity GROUP BY day ORDER BY day"
+        ).fetchall()
+
+
+def test_a_restored_warehouse_is_published_as_it_is_not_as_the_lake_was(conn, tmp_path):
+    lake, serving = tmp_path / "lake", tmp_path / "serving.duckdb"
+    d1, d2, d3 = date(2026, 11, 1), date(2026, 11, 2), date(2026, 11, 3)
+    _land(conn, d1, {"1": 5})
+    publish(conn, lake=lake, serving=serving)
+    conn.execute("CHECKPOINT")
+    backup = tmp_path / "backup.duckdb"
+    backup.write_bytes((tmp_path / "w.duckdb").read_bytes())
+    _land(conn, d1, {"1": 6})  # a later fetch changed day 1
+    _land(conn, d2, {"1": 7})
+    publish(conn, lake=lake, serving=serving)
+    assert _days_served(serving) == [(d1, 6), (d2, 7)]
+    with duckdb.connect(str(backup)) as restored:  # the backup copied back, then one more day
+        _land(restored, d3, {"1": 9})
+        result = publish(restored, lake=lake, serving=serving)
+    assert _days_served(serving) == [(d1, 5), (d3, 9)]
+    assert "core.agent_activity/day=2026-11-02/data.parquet" in result.repaired
+    assert "core.agent_activity/day=2026-11-01/data.parquet" in result.repaired
+    line = result.warning()
+    assert line is not None and "\n" not in line and "restored or replaced" in line
+
+
+def test_a_damaged_partition_is_written_again_by_the_next_publish(conn, tmp_path):
+    lake, serving = tmp_path / "lake", tmp_path / "serving.duckdb"
+    d1, d2 = date(2026, 11, 1), date(2026, 11, 2)
+    _land(conn, d1, {"1": 5, "2": 1})
+    _land(conn, d2, {"1": 7})
+    publish(conn, lake=lake, serving=serving)
+    damaged = lake / "core.agent_activity" / "day=2026-11-01" / "data.parquet"
+    damaged.write_bytes(b"not parquet any more")
+    empty = lake / "core.agent_activity" / "day=__HIVE_DEFAULT_PARTITION__" / "data.parquet"
+    empty.write_bytes(b"PAR1 torn")
+    result = publish(conn, lake=lake, serving=serving)  # nothing changed in the warehouse
+    assert set(result.repaired) == {
+        "core.agent_activity/day=2026-11-01/data.parquet",
+        "core.agent_activity/day=__HIVE_DEFAULT_PARTITION__/data.parquet",
+    }
+    assert _days_served(serving) == [(d1, 6), (d2, 7)]
+    assert publish(conn, lake=lake, serving=serving).repaired == ()
+
+
+def test_a_partition_the_warehouse_never_published_is_removed(conn, tmp_path):
+    lake, serving = tmp_path / "lake", tmp_path / "serving.duckdb"
+    _land(conn, date(2026, 11, 1), {"1": 5})
+    publish(conn, lake=lake, serving=serving)
+    foreign = lake / "core.agent_activity" / "day=2026-10-01"
+    foreign.mkdir()
+    shutil.copy2(lake / "core.agent_activity" / "day=2026-11-01" / "data.parquet", foreign / "data.parquet")
+    result = publish(conn, lake=lake, serving=serving)
+    assert result.repaired == ("core.agent_activity/day=2026-10-01/data.parquet",)
+    assert not foreign.exists()
+    assert _days_served(serving) == [(date(2026, 11, 1), 5)]
+
+
+def test_full_writes_every_partition_again_without_a_warning(conn, tmp_path):
+    lake, serving = tmp_path / "lake", tmp_path / "serving.duckdb"
+    _land(conn, date(2026, 11, 1), {"1": 5})
+    _land(conn, date(2026, 11, 2), {"1": 5})
+    publish(conn, lake=lake, serving=serving)
+    before = _mtimes(lake)
+    result = publish(conn, lake=lake, serving=serving, full=True)
+    after = _mtimes(lake)
+    assert result.partitions_written >= 4 and result.repaired == () and result.warning() is None
+    dated = [path for path in before if "day=2026" in path]
+    assert dated and all(after[path] != before[path] for path in dated)

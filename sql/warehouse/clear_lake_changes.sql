@@ -1,1 +1,0 @@
-DELETE FROM meta.lake_changes;
