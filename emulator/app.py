@@ -356,6 +356,20 @@ class _Routes:
                                                    auto_init=bool(body.get("auto_init"))))
         return _json_response(request, record, status=201)
 
+    async def organization(self, request: Request) -> Response:
+        """GET /orgs/{org}: the organization, its login spelled as it was created, whatever the
+        case asked for (both dialects: the path has no product segment)."""
+        account = self.state.world.find_org(request.path_params["org"])
+        if account is None:
+            return _message(404, "Not Found")
+        base = self.base(request)
+        return JSONResponse({
+            "login": account.login, "id": account.id, "node_id": f"O_{account.id}",
+            "url": f"{base}/orgs/{account.login}", "repos_url": f"{base}/orgs/{account.login}/repos",
+            "members_url": f"{base}/orgs/{account.login}/members{{/member}}", "description": None,
+            "type": "Organization",
+        })
+
     async def org_members(self, request: Request) -> Response:
         org = request.path_params["org"]
         if not self.state.world.has_org(org):
@@ -673,6 +687,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route("/repos/{owner}/{repo}/issues", routes.list_issues, methods=["GET"]),
         Route("/repos/{owner}/{repo}/issues", routes.create_issue, methods=["POST"]),
         Route("/repos/{owner}/{repo}/pulls", routes.create_pull, methods=["POST"]),
+        Route("/orgs/{org}", routes.organization),
         Route("/orgs/{org}/members", routes.org_members),
         Route("/orgs/{org}/repos", routes.org_repos),
         Route(f"/orgs/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),

@@ -257,7 +257,11 @@ class World:
             return repo
 
     def has_org(self, org: str) -> bool:
-        return any(account.login.lower() == org.lower() for account in self.orgs)
+        return self.find_org(org) is not None
+
+    def find_org(self, name: str) -> Account | None:
+        """The organization whose login is `name` in any case (logins are case-insensitive)."""
+        return next((account for account in self.orgs if account.login.lower() == name.lower()), None)
 
     def delete_repo(self, *, owner: str, name: str) -> Repository | None:
         """Remove a repository with its issues; its name answers 404 from then on."""

@@ -15,7 +15,7 @@ REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.ingest._batch import AdaptiveBatch
+from pipelines.service import canonical_scopes
 from pipelines.service import repos as api
 from pipelines.service.errors import (
     ConfigError,
@@ -132,6 +133,9 @@ class _Repo:
 def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
     """Fetch everything for `day` and shape it into one frame per snapshot table."""
     requests_at_start, _ = _counts(client)
+    # As the reports do: each organization under the service's spelling of its login.
+    orgs = tuple(name for _, name in canonical_scopes(client, [("organization", org) for org in settings.orgs]))
+    settings = replace(settings, orgs=orgs)
     budget_before = _budget(client)
     requests_before, not_modified_before = _counts(client)
     warnings: list[SnapshotWarning] = []

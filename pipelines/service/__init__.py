@@ -36,6 +36,7 @@ from pipelines.service.errors import (
     redact_url,
 )
 from pipelines.service.reports import ReportMetadata, ReportRef, ReportStream, fetch_report_metadata, open_report_file
+from pipelines.service.scopes import canonical_scopes
 
 __all__ = [
     "DIALECTS",
@@ -74,6 +75,7 @@ __all__ = [
     "TruncatedDownload",
     "Unreachable",
     "VersionRejected",
+    "canonical_scopes",
     "check_access",
     "fetch_report_metadata",
     "get_dialect",

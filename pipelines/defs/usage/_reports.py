@@ -19,22 +19,34 @@ import duckdb
 from pipelines.config import ENV_VARS, Settings
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.report import IngestResult, ingest_report
-from pipelines.service import ConfigError, NotFound, ReportRef, ServiceClient, ServiceError, fetch_report_metadata
+from pipelines.service import (
+    ConfigError,
+    NotFound,
+    ReportRef,
+    ServiceClient,
+    ServiceError,
+    canonical_scopes,
+    fetch_report_metadata,
+)
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 
 ReportKind = Literal["1-day", "28-day"]
 
 
-def report_refs(settings: Settings, *, kind: ReportKind, day: date | None) -> list[ReportRef]:
-    """Every report of `kind` for the configured scopes, aggregate and user level."""
-    refs = [
+def report_refs(
+    settings: Settings, *, kind: ReportKind, days: Iterable[date | None], client: ServiceClient
+) -> list[ReportRef]:
+    """Every report of `kind` for each of `days` and the configured scopes, aggregate and user
+    level; each scope named as the service spells it (one organization, one name)."""
+    if not settings.scopes:
+        raise ConfigError(f"no report scope: set {ENV_VARS['orgs']}, {ENV_VARS['enterprises']} or both")
+    scopes = canonical_scopes(client, settings.scopes)
+    return [
         ReportRef(scope=scope, scope_name=name, kind=kind, level=level, day=day)
-        for scope, name in settings.scopes
+        for day in days
+        for scope, name in scopes
         for level in ("aggregate", "user")
     ]
-    if not refs:
-        raise ConfigError(f"no report scope: set {ENV_VARS['orgs']}, {ENV_VARS['enterprises']} or both")
-    return refs
 
 
 @dataclass

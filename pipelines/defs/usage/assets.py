@@ -124,10 +124,10 @@ def _run(
     days: list[date],
 ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
     settings = service.settings()
-    refs = [ref for day in days for ref in report_refs(settings, kind=kind, day=day)]
     started = datetime.now(UTC)
     with service.client() as client, warehouse.get_connection() as conn:
         before = client.rate_limit()["resources"]["core"]["remaining"]
+        refs = report_refs(settings, kind=kind, days=days, client=client)
         tally = ingest_all(context, client=client, conn=conn, raw_dir=storage.raw_path, refs=refs)
         service_metadata = _client_metadata(client, before)
         yield from _materializations(conn, tally, service_metadata)
@@ -189,7 +189,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
         with service.client() as client, warehouse.get_connection() as conn:
             tally = ingest_all(
                 context, client=client, conn=conn, raw_dir=storage.raw_path,
-                refs=report_refs(settings, kind="28-day", day=None),
+                refs=report_refs(settings, kind="28-day", days=[None], client=client),
             )
             metadata = _client_metadata(client, None)
         raise_failures(tally)

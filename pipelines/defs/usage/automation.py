@@ -68,7 +68,8 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
         """Requests a day's run as soon as its report is available, once per day.
 
         The cursor is the newest day already requested; only days after it are probed, so an
-        available day is never requested twice and a quiet tick costs one metadata request.
+        available day is never requested twice and a quiet tick costs one metadata request (and one
+        conditional request for the organization's name).
         """
         settings = service.settings()
         today = utc_today()
@@ -78,8 +79,9 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
             return dg.SkipReason(f"already requested {requested}, the newest possible day")
         newly_available: list[date] = []
         with service.client() as client:
+            refs = report_refs(settings, kind="1-day", days=probe, client=client)
             for day in probe:
-                ref: ReportRef = report_refs(settings, kind="1-day", day=day)[0]
+                ref: ReportRef = next(r for r in refs if r.day == day)
                 if fetch_report_metadata(client, ref) is None:
                     break
                 newly_available.append(day)
