@@ -27,7 +27,9 @@ from dotenv import dotenv_values
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
-__all__ = ["DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "Secret", "Settings", "default_data_dir"]
+__all__ = [
+    "DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "ConfigError", "Secret", "Settings", "default_data_dir",
+]
 
 DEFAULT_API_VERSION = "2026-03-10"
 _APP_DIR = "metrics-etl"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ from typing import Literal
 import dagster as dg
 
 from pipelines._process import pid_alive
-from pipelines.config import Settings
+from pipelines.config import ConfigError, Settings
 
 __all__ = [
     "InstanceKind",
@@ -62,6 +63,24 @@ def ensure_instance(settings: Settings, *, kind: InstanceKind = "local") -> Path
     return config
 
 
+# Dagster names its SQLite files by URL (sqlite:///<path>): a `?` ends the path there, and a
+# `%` with two hex digits is read as an escaped character, so the files land elsewhere.
+_NOT_IN_A_SQLITE_URL = re.compile(r"\?|%[0-9A-Fa-f]{2}")
+_POSTGRES_STORAGE = re.compile(r"^storage:\s*\n(?:\s*#.*\n)*\s+postgres:", re.MULTILINE)
+
+
+def _refuse_unusable_sqlite_path(config: Path) -> None:
+    if _POSTGRES_STORAGE.search(config.read_text(encoding="utf-8")) or not _NOT_IN_A_SQLITE_URL.search(
+        str(config.parent)
+    ):
+        return
+    raise ConfigError(
+        f"DAGSTER_HOME {config.parent} has a '?' or a '%' and two hex digits in its path, which Dagster's "
+        "SQLite storage cannot take: choose a data home without them (METRICS_HOME or --home), set "
+        "DAGSTER_HOME elsewhere, or use the PostgreSQL instance (metrics-etl init --instance postgres)"
+    )
+
+
 @contextmanager
 def _opening(dagster_home: Path) -> Iterator[None]:
     """One process at a time creates the instance's storage: two first runs started together
@@ -76,7 +95,8 @@ def _opening(dagster_home: Path) -> Iterator[None]:
 
 def open_instance(settings: Settings) -> dg.DagsterInstance:
     """The instance at the settings' DAGSTER_HOME, set up as a local one if it is new."""
-    ensure_instance(settings)
+    config = ensure_instance(settings)
+    _refuse_unusable_sqlite_path(config)
     with _opening(settings.dagster_home):
         # Opening creates and migrates the storage when it is new.
         return dg.DagsterInstance.from_config(str(settings.dagster_home))

@@ -7,6 +7,7 @@ loading Dagster. A command returns None, or the exit code when it reports its ow
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,9 +51,27 @@ class _Root(click.Group):
             code = _say(f"{path}: {exc.format_message()}", exc.exit_code)
         except click.Abort:
             code = _say(f"{self.name}: interrupted", _INTERRUPTED)
+        except OSError as exc:
+            if exc.errno not in _UNWRITABLE:
+                raise
+            code = _say(f"{self.name}: {_unwritable_line(exc)}", 1)
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+# A file the command must write cannot be: the whole data home is read-only, another user's, or full.
+_UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+
+
+def _unwritable_line(exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"cannot write{where}: {exc.strerror}: free space in the data home, then run again"
+    return (
+        f"cannot write{where}: {exc.strerror}: this user must be able to write there (for the data home: run "
+        "as the user that owns it, or give another home with --home or METRICS_HOME)"
+    )
 
 
 def _usage_line(exc: click.UsageError) -> str:

@@ -46,13 +46,13 @@ def migrate() -> None:
     waiting for a run in progress (WAREHOUSE_LOCK_WAIT).
     """
     from pipelines.warehouse import migrate as apply_migrations
-    from pipelines.warehouse.lock import WarehouseLocked, connect_for_writing
+    from pipelines.warehouse.lock import WarehouseUnavailable, connect_for_writing
 
     settings = load_settings()
     settings.warehouse_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         conn = connect_for_writing(settings.warehouse_path, config={}, wait=settings.lock_wait)
-    except WarehouseLocked as exc:
+    except WarehouseUnavailable as exc:
         raise Failed(str(exc)) from None
     try:
         applied = apply_migrations(conn)
@@ -72,12 +72,12 @@ def backup(directory: Path) -> None:
     Waits for a run in progress (WAREHOUSE_LOCK_WAIT); runs wait for the copy.
     """
     from pipelines.warehouse.backup import back_up
-    from pipelines.warehouse.lock import WarehouseLocked
+    from pipelines.warehouse.lock import WarehouseUnavailable
 
     settings = load_settings()
     try:
         copy = back_up(settings.warehouse_path, into=directory, wait=settings.lock_wait)
-    except (WarehouseLocked, FileNotFoundError) as exc:
+    except (WarehouseUnavailable, FileNotFoundError) as exc:
         raise Failed(str(exc)) from None
     except OSError as exc:
         raise Failed(f"cannot write the backup into {directory}: {exc.strerror}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Mapping
 from datetime import date, timedelta
@@ -56,7 +57,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     """Run the jobs against the configured service, through Dagster."""
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
-    from pipelines.warehouse.lock import WarehouseLocked
+    from pipelines.warehouse.lock import WarehouseUnavailable
 
     today = utc_today()
     days = _run_days(day=day, start=start, end=end, today=today)
@@ -80,7 +81,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         raise Failed(str(exc)) from None
     try:
         summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait)
-    except WarehouseLocked as exc:
+    except WarehouseUnavailable as exc:
         raise Failed(f"the run landed; its summary could not be read: {exc}") from None
 
 
@@ -118,8 +119,9 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
             raise Failed(str(exc)) from None
     summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
     page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
-    click.echo(f"\nreport: {page}  (agent adoption at a glance; `metrics-etl --home {home} report` rewrites it)")
-    click.echo(f'query it: metrics-etl --home {home} sql "{_FIRST_QUERY}"')
+    where = shlex.quote(str(home))  # printed commands run as printed, whatever the home's name
+    click.echo(f"\nreport: {page}  (agent adoption at a glance; `metrics-etl --home {where} report` rewrites it)")
+    click.echo(f'query it: metrics-etl --home {where} sql "{_FIRST_QUERY}"')
 
 
 def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:

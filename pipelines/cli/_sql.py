@@ -101,8 +101,12 @@ def _connect(path: Path, *, lake: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
 def _lock_down(conn: duckdb.DuckDBPyConnection, *, lake: Path) -> None:
     """Files: the lake's only, to read (COPY is refused by statement type); no extension; locked."""
-    # The views name the lake by its resolved path; a symlinked LAKE_PATH is allowed as given too.
-    lakes = sorted({f"{lake.absolute()}{os.sep}", f"{lake.resolve()}{os.sep}"})
+    from pipelines.warehouse.lake import glob_literal
+
+    # The views name the lake by its resolved path, as a file pattern (a `[` in it escaped); a
+    # symlinked LAKE_PATH is allowed as given too.
+    roots = {str(lake.absolute()), str(lake.resolve())}
+    lakes = sorted({f"{root}{os.sep}" for root in roots} | {f"{glob_literal(root)}{os.sep}" for root in roots})
     conn.execute("SET allowed_directories = $dirs", {"dirs": lakes})
     for statement in (
         "SET enable_external_access = false",

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 SCHEMAS = ("core", "raw", "snapshots", "events")
 
 
+def glob_literal(path: str) -> str:
+    """The path as a DuckDB file pattern matching only itself: `[`, `?` and `*` in a directory's
+    name (a data home called `team [eu]`) would otherwise be read as pattern characters."""
+    return "".join(f"[{char}]" if char in "[?*" else char for char in path)
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -28,14 +34,14 @@ def _literal(text: str) -> str:
 def _view(table: LakeTable, lake: Path) -> str:
     """The table as a view over its lake files, cast to the warehouse's types."""
     columns = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in table.columns)
-    root = lake.resolve() / table.name
+    root = glob_literal(str(lake.resolve() / table.name))
     p = table.partitioning
     # publish wrote every table's file (partitioned ones: at least the empty partition's) first.
     if p is None:
-        source = f"read_parquet({_literal(str(root / DATA_FILE))})"
+        source = f"read_parquet({_literal(f'{root}/{DATA_FILE}')})"
     else:
         hive_type = "" if p.in_file else f", hive_types = {{'{p.column}': 'DATE'}}"
-        source = f"read_parquet({_literal(str(root / '*' / DATA_FILE))}, hive_partitioning = true{hive_type})"
+        source = f"read_parquet({_literal(f'{root}/*/{DATA_FILE}')}, hive_partitioning = true{hive_type})"
     return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source}'
 
 

@@ -33,8 +33,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
-from pipelines.warehouse._serving import SCHEMAS, build_serving
+from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
 from pipelines.warehouse.sql import run_sql
+
+__all__ = [
+    "DATA_FILE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
+    "unreadable_lake_file",
+]
 
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
 EMPTY_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's name for a NULL partition value

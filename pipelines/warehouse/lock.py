@@ -17,9 +17,11 @@ from typing import Any
 
 import duckdb
 
-from pipelines.warehouse.sql import connect
+from pipelines.warehouse.sql import connect, first_meaningful_line
 
-__all__ = ["WarehouseLocked", "connect_for_reading", "connect_for_writing", "is_lock_error"]
+__all__ = [
+    "WarehouseLocked", "WarehouseUnavailable", "connect_for_reading", "connect_for_writing", "is_lock_error",
+]
 
 _LOG = logging.getLogger(__name__)
 _LOCKED = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
@@ -28,8 +30,35 @@ _POLL = 0.5  # seconds between attempts: a run that ends is followed within half
 _SAY_EVERY = 10.0  # seconds between "still waiting" lines
 
 
-class WarehouseLocked(Exception):
+class WarehouseUnavailable(Exception):
+    """The warehouse cannot be opened; the message is one line: the cause and what to do."""
+
+
+class WarehouseLocked(WarehouseUnavailable):
     """The warehouse stayed held by another process for the whole wait."""
+
+
+# Opening failures a person fixes, with what to do: (what DuckDB says, the advice).
+_UNUSABLE = (
+    (
+        re.compile(r"not a valid DuckDB database file|database file with version number", re.IGNORECASE),
+        "it is not a DuckDB warehouse this version reads: point WAREHOUSE_PATH at the warehouse, or move "
+        "this file away and copy a backup in its place (`metrics-etl backup` makes them)",
+    ),
+    (
+        re.compile(r"Read-only file system|Permission denied", re.IGNORECASE),
+        "the data home must be readable and writable by this user: run as the user that owns it, or give "
+        "another home (--home or METRICS_HOME)",
+    ),
+)
+
+
+def _unusable(path: str | Path, exc: duckdb.Error) -> WarehouseUnavailable | None:
+    line = first_meaningful_line(str(exc))
+    for pattern, advice in _UNUSABLE:
+        if pattern.search(line):
+            return WarehouseUnavailable(f"cannot open the warehouse {path} ({line}): {advice}")
+    return None
 
 
 def is_lock_error(exc: BaseException) -> bool:
@@ -86,7 +115,10 @@ def _connect(
             conn = connect(path, read_only=read_only, config=config)
         except duckdb.Error as exc:
             if not is_lock_error(exc):
-                raise
+                unusable = _unusable(path, exc)
+                if unusable is None:
+                    raise
+                raise unusable from None
             waited = clock() - started
             holder = _holder(exc)
             if waited >= wait:
