@@ -99,15 +99,14 @@ def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
     return "; ".join(failed)
 
 
+_OUT_OF_MEMORY = re.compile(r"Out of Memory Error|OutOfMemory", re.I)
+# What to do when DuckDB runs out of memory in a run of days (a job may say what applies to it).
+RUN_MEMORY_ADVICE = "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again"
 # The real cause, in words a person acts on: (pattern in the error, what to do).
 _REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(r"No space left on device|disk is full", re.I),
         "the disk is full: free space where the warehouse and RAW_DIR live, then run again",
-    ),
-    (
-        re.compile(r"Out of Memory Error|OutOfMemory", re.I),
-        "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again",
     ),
     (
         re.compile(r"Could not set lock on file|Conflicting lock", re.I),
@@ -124,25 +123,25 @@ def _root_error(error: SerializableErrorInfo) -> SerializableErrorInfo:
     return error
 
 
-def describe_error(error: SerializableErrorInfo) -> str:
+def describe_error(error: SerializableErrorInfo, *, memory_advice: str = RUN_MEMORY_ADVICE) -> str:
     """`Type: first meaningful line`, plus what to do when the cause is one we know."""
     root = _root_error(error)
     # Dagster's message repeats the class name, sometimes module-qualified (`_duckdb.X: ...`).
     message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(root.cls_name or '')}: ", "", root.message)
     line = first_meaningful_line(message)
     text = f"{root.cls_name}: {line}" if root.cls_name else line
-    for pattern, remedy in _REMEDIES:
+    for pattern, remedy in ((_OUT_OF_MEMORY, memory_advice), *_REMEDIES):
         if pattern.search(root.message):
             return f"{remedy} ({text})"
     return text
 
 
-def _failure(result: dg.ExecuteInProcessResult) -> str:
+def _failure(result: dg.ExecuteInProcessResult, *, memory_advice: str = RUN_MEMORY_ADVICE) -> str:
     checks = _failed_checks(result)
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE":
             error = event.step_failure_data.error
-            reason = checks or (describe_error(error) if error else "failed")
+            reason = checks or (describe_error(error, memory_advice=memory_advice) if error else "failed")
             return f"step {event.step_key}: {reason}"
     return checks or "run failed"
 
@@ -193,7 +192,14 @@ def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
 
 
 def _execute(
-    job: dg.JobDefinition, *, instance: dg.DagsterInstance, out: TextIO, log: RunLog, label: str, **kwargs: Any
+    job: dg.JobDefinition,
+    *,
+    instance: dg.DagsterInstance,
+    out: TextIO,
+    log: RunLog,
+    label: str,
+    memory_advice: str = RUN_MEMORY_ADVICE,
+    **kwargs: Any,
 ) -> dg.ExecuteInProcessResult:
     started = time.monotonic()
     out.write(f"  {label} … ")
@@ -209,7 +215,8 @@ def _execute(
     log.write(label, result, instance)
     if not result.success:
         out.write("failed\n")
-        raise RunFailed(f"{label}: {_failure(result)} (run {result.run_id}; {log.where()})")
+        reason = _failure(result, memory_advice=memory_advice)
+        raise RunFailed(f"{label}: {reason} (run {result.run_id}; {log.where()})")
     out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
     for note in _notes(result):
         out.write(f"    {note}\n")
@@ -337,16 +344,25 @@ def _headline(periods: list[tuple[Any, ...]]) -> str:
 
 
 def run_job(
-    job_name: str, *, settings: Settings, out: TextIO, ops: dict[str, Any] | None = None
+    job_name: str,
+    *,
+    settings: Settings,
+    out: TextIO,
+    ops: dict[str, Any] | None = None,
+    memory_advice: str = RUN_MEMORY_ADVICE,
 ) -> dg.ExecuteInProcessResult:
     """Run one job of the definitions once, unpartitioned, with a progress line; its result.
 
-    `ops` is the run config's ops section (an asset's config). Raises RunFailed as `run_plan`
-    does; the run is kept where `run_plan` keeps its runs.
+    `ops` is the run config's ops section (an asset's config); `memory_advice` what the failure
+    line says to do when DuckDB runs out of memory. Raises RunFailed as `run_plan` does; the run
+    is kept where `run_plan` keeps its runs.
     """
     from pipelines.definitions import build_definitions
 
     job = build_definitions(settings).resolve_job_def(job_name)
     with open_instance(settings) as instance:
         _release(instance, out)
-        return _execute(job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name, ops=ops or {})
+        return _execute(
+            job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name, ops=ops or {},
+            memory_advice=memory_advice,
+        )

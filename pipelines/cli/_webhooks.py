@@ -12,6 +12,13 @@ from pipelines.cli._base import Failed, Refused, load_settings
 if TYPE_CHECKING:
     import dagster as dg
 
+# A load has no days to choose (the run's advice is fewer days at once); its memory is the
+# loader's own bound (docs/webhooks.md, "Loader memory"), so its failure line says what applies.
+_LOAD_MEMORY_ADVICE = (
+    "DuckDB ran out of memory loading webhook deliveries: free memory (a load takes up to {limit} for DuckDB, "
+    "docs/webhooks.md), then run again; deliveries not loaded yet stay in the spool"
+)
+
 
 @click.group()
 def webhooks() -> None:
@@ -57,6 +64,7 @@ def load() -> None:
     from pipelines.defs.events.automation import EVENTS_JOB
     from pipelines.runs import RunFailed, run_job
     from pipelines.service.errors import ConfigError
+    from pipelines.webhooks.load import LOAD_MEMORY_LIMIT
     from pipelines.webhooks.segments import segments
 
     try:
@@ -72,7 +80,8 @@ def load() -> None:
             click.echo(f"spool empty: nothing to load ({spool.resolve()})")
             return
         click.echo(f"webhook deliveries from {spool.resolve()}")
-        result = run_job(EVENTS_JOB, settings=settings, out=sys.stdout)
+        advice = _LOAD_MEMORY_ADVICE.format(limit=LOAD_MEMORY_LIMIT.replace("MB", " MB"))
+        result = run_job(EVENTS_JOB, settings=settings, out=sys.stdout, memory_advice=advice)
     except (RunFailed, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(_loaded(result))

@@ -161,6 +161,10 @@ def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | Non
         parsed = json.loads(document.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError):
         return None
+    except RecursionError:
+        # The parser recurses once per level of nesting and stops at the interpreter's limit (about
+        # 1,000 levels): the sender's document, not the receiver, is at fault.
+        raise _Refused("bad_request", _answer(400, "payload is nested too deeply")) from None
     return document if isinstance(parsed, dict) else None
 
 

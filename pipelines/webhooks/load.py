@@ -1,14 +1,23 @@
-"""Spool → `events.webhook_deliveries`, exactly once.
+"""Spool → `events.webhook_deliveries`, exactly once, in bounded memory.
 
 The position reached in each segment is stored in `events.spool_offsets` in the same DuckDB
 transaction as the rows it covers: a crash before the commit loses the rows and the position
 together (the next run reads them again), a crash after it keeps both. A redelivery that
 reached the spool twice is skipped by its delivery id.
+
+Memory (docs/webhooks.md, "Loader memory"): a batch holds at most `_MAX_BATCH_BYTES` of payload
+(a larger delivery is a batch of its own) and the loader runs under `LOAD_MEMORY_LIMIT`, measured
+to hold such a batch of any shape and a webhook-shaped delivery at the receiver's body limit. A
+batch that fails anyway for what a delivery holds is split until the one delivery that fails
+alone is set aside in `events.webhook_quarantine` with the error and its position passed, so it
+never blocks the deliveries behind it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -16,12 +25,19 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from pipelines.warehouse.sql import rollback, run_sql
+from pipelines.warehouse.sql import first_meaningful_line, rollback, run_sql
 from pipelines.webhooks.segments import SpooledRecord, read_segment, segments, writer_gone
 
 _BATCH_VIEW = "webhook_batch"
-# Payloads can be up to the receiver's body limit each: cap a batch's bytes, not only its count.
-_MAX_BATCH_BYTES = 64 << 20
+# Payload bytes a batch holds. Parsed, JSON takes 7 (webhook-shaped) to 33 (an array of digits)
+# times its size in DuckDB: 8 MiB of any shape needs at most 263 MB, half the limit below.
+_MAX_BATCH_BYTES = 8 << 20
+# The loader's DuckDB bound, measured (docs/webhooks.md, "Loader memory"): a webhook-shaped
+# delivery at the receiver's 25 MB body limit needs 200 MB, so 2.5 times that fits.
+LOAD_MEMORY_LIMIT = "512MB"
+# Out of memory while committing (a large string written out) is a TransactionException that
+# says so only in its text.
+_OUT_OF_MEMORY = re.compile(r"Out of Memory|could not allocate", re.I)
 _BATCH_SCHEMA = pa.schema(
     [
         ("delivery_id", pa.string()),
@@ -43,6 +59,18 @@ class LoadResult:
     delivery_ids: tuple[str, ...] = ()
 
 
+@dataclass
+class _Tally:
+    duplicates: int = 0
+    quarantined: int = 0
+    inserted: list[tuple[str, str | None]] = field(default_factory=list)
+
+    def add(self, batch: list[SpooledRecord], inserted: list[tuple[str, str | None]], set_aside: int) -> None:
+        self.inserted += inserted
+        self.quarantined += set_aside
+        self.duplicates += len(batch) - len(inserted) - set_aside
+
+
 def load_spool(
     conn: duckdb.DuckDBPyConnection,
     spool_dir: Path,
@@ -50,29 +78,24 @@ def load_spool(
     batch_size: int = 1000,
     max_batches: int | None = None,
 ) -> LoadResult:
-    """Load every complete spool record not loaded yet, `batch_size` per transaction.
+    """Load every complete spool record not loaded yet, at most `batch_size` per transaction.
 
     `max_batches` bounds one call's work (a sensor tick); the next call resumes where it stopped.
+    Sets the connection's memory limit to `LOAD_MEMORY_LIMIT`, as each phase sets its own.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    run_sql(conn, "webhooks/limit_load.sql", memory_limit=LOAD_MEMORY_LIMIT)
     offsets: dict[str, int] = dict(run_sql(conn, "webhooks/select_spool_offsets.sql"))
-    loaded = duplicates = quarantined = 0
-    repositories: set[str] = set()
-    delivery_ids: list[str] = []
+    tally = _Tally()
     for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
-        inserted, set_aside = _commit_batch(conn, segment, batch)
-        loaded += len(inserted)
-        delivery_ids.extend(delivery_id for delivery_id, _ in inserted)
-        quarantined += set_aside
-        duplicates += len(batch) - len(inserted) - set_aside
-        repositories.update(repo for _, repo in inserted if repo)
+        _load_batch(conn, segment, batch, tally)
     return LoadResult(
-        loaded=loaded,
-        duplicates=duplicates,
-        repositories=frozenset(repositories),
-        quarantined=quarantined,
-        delivery_ids=tuple(delivery_ids),
+        loaded=len(tally.inserted),
+        duplicates=tally.duplicates,
+        repositories=frozenset(repo for _, repo in tally.inserted if repo),
+        quarantined=tally.quarantined,
+        delivery_ids=tuple(delivery_id for delivery_id, _ in tally.inserted),
     )
 
 
@@ -101,17 +124,54 @@ def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
 def _batches(
     spool_dir: Path, offsets: dict[str, int], batch_size: int
 ) -> Iterator[tuple[str, list[SpooledRecord]]]:
+    """Runs of records in spool order: at most `batch_size` of them and `_MAX_BATCH_BYTES` of
+    payload, or one record larger than that alone."""
     for segment in segments(spool_dir):
         batch: list[SpooledRecord] = []
         batch_bytes = 0
         for spooled in read_segment(segment, offset=offsets.get(segment.name, 0)):
-            batch.append(spooled)
-            batch_bytes += len(spooled.record.payload)
-            if len(batch) == batch_size or batch_bytes >= _MAX_BATCH_BYTES:
+            size = len(spooled.record.payload)
+            if batch and (len(batch) == batch_size or batch_bytes + size > _MAX_BATCH_BYTES):
                 yield segment.name, batch
                 batch, batch_bytes = [], 0
+            batch.append(spooled)
+            batch_bytes += size
         if batch:
             yield segment.name, batch
+
+
+def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord], tally: _Tally) -> None:
+    """Commit the batch; if a delivery's content fails it, each half on its own, down to the one
+    delivery that fails alone, which is set aside. Halves commit in spool order, so the segment's
+    offset only moves forward and always covers exactly what was committed."""
+    try:
+        inserted, set_aside = _commit_batch(conn, segment, batch)
+    except duckdb.Error as exc:
+        if not _delivery_may_cause(exc):
+            raise
+        if len(batch) > 1:
+            middle = len(batch) // 2
+            _load_batch(conn, segment, batch[:middle], tally)
+            _load_batch(conn, segment, batch[middle:], tally)
+            return
+        # A delivery no larger than a batch fits under the limit whatever its shape (measured):
+        # out of memory alone, it says the process is short of memory, not that it is poisoned.
+        if _out_of_memory(exc) and len(batch[0].record.payload) <= _MAX_BATCH_BYTES:
+            raise
+        inserted, set_aside = [], _quarantine(conn, segment, batch[0], exc)
+    tally.add(batch, inserted, set_aside)
+
+
+def _out_of_memory(error: duckdb.Error) -> bool:
+    return isinstance(error, duckdb.OutOfMemoryException) or (
+        isinstance(error, duckdb.TransactionException) and _OUT_OF_MEMORY.search(str(error)) is not None
+    )
+
+
+def _delivery_may_cause(error: duckdb.Error) -> bool:
+    """What a delivery's own content can make DuckDB raise: its size or shape (out of memory), a
+    value it cannot convert. Anything else (disk, lock, schema) fails the load, rows and offset unmoved."""
+    return isinstance(error, (duckdb.ConversionException, duckdb.InvalidInputException)) or _out_of_memory(error)
 
 
 def _commit_batch(
@@ -120,6 +180,47 @@ def _commit_batch(
     """Insert the batch and advance the segment's offset in one transaction.
 
     Returns the (delivery id, repository) of rows inserted and how many were quarantined.
+    """
+    with _registered(conn, batch):
+        try:
+            conn.begin()
+            try:
+                inserted = run_sql(conn, "webhooks/insert_webhook_deliveries.sql")
+                finished = run_sql(
+                    conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset
+                )
+                conn.commit()
+            except BaseException:
+                rollback(conn)
+                raise
+        finally:
+            run_sql(conn, "webhooks/drop_webhook_batch_checked.sql")
+    return inserted, len(finished)
+
+
+def _quarantine(conn: duckdb.DuckDBPyConnection, segment: str, spooled: SpooledRecord, error: duckdb.Error) -> int:
+    """Set aside one delivery that failed alone, with the error as its reason, and pass it."""
+    reason = f"failed to load even alone: {type(error).__name__}: {first_meaningful_line(str(error))}"
+    with _registered(conn, [spooled]):
+        conn.begin()
+        try:
+            rows = run_sql(
+                conn, "webhooks/quarantine_webhook_delivery.sql",
+                segment=segment, offset=spooled.end_offset, reason=reason,
+            )
+            conn.commit()
+        except BaseException:
+            rollback(conn)
+            raise
+    return len(rows)
+
+
+@contextmanager
+def _registered(conn: duckdb.DuckDBPyConnection, batch: list[SpooledRecord]) -> Iterator[None]:
+    """The batch as the Arrow view `webhook_batch` for the statements run inside the block.
+
+    DuckDB reads an Arrow string column in place: the payloads are not copied to be scanned, and
+    they live in Python's memory, outside DuckDB's limit.
     """
     records = [spooled.record for spooled in batch]
     table = pa.table(
@@ -134,16 +235,6 @@ def _commit_batch(
     )
     conn.register(_BATCH_VIEW, table)
     try:
-        conn.begin()
-        try:
-            inserted = run_sql(conn, "webhooks/insert_webhook_deliveries.sql")
-            finished = run_sql(conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset)
-            set_aside = len(finished)
-            conn.commit()
-        except BaseException:
-            rollback(conn)
-            raise
+        yield
     finally:
-        run_sql(conn, "webhooks/drop_webhook_batch_checked.sql")
         conn.unregister(_BATCH_VIEW)
-    return inserted, set_aside

@@ -11,7 +11,7 @@ SELECT
     $segment,
     spool_offset,
     problem,
-    payload,
+    COALESCE(payload, CAST(document AS VARCHAR)),
     now()
 FROM webhook_batch_checked
 WHERE problem IS NOT NULL

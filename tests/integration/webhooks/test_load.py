@@ -13,6 +13,7 @@ import duckdb
 import httpx
 import pytest
 
+from pipelines.webhooks import load
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool, prune_spool
 from pipelines.webhooks.segments import SpoolRecord, encode_record, segments
@@ -84,13 +85,108 @@ def test_torn_tail_waits_until_the_record_is_complete(spool_dir, warehouse):
     assert _ids(warehouse) == ["d-1", "d-2"]
 
 
-def test_failed_batch_rolls_back_rows_and_offset_together(spool_dir, warehouse):
-    bad = SpoolRecord(delivery_id="bad", event="issues", received_at="not a time", payload=b"{}")
-    _write_segment(spool_dir, "0001", [_record(1), _record(2), bad])
-    with pytest.raises(duckdb.Error):
+def test_a_failure_no_delivery_causes_rolls_back_rows_and_offset_together(spool_dir, warehouse):
+    # The position cannot be written (as on a broken warehouse): not a delivery's fault, so
+    # nothing is split or set aside, and the rows go with the offset.
+    warehouse.execute("DROP TABLE events.spool_offsets")
+    warehouse.execute(
+        'CREATE TABLE events.spool_offsets (segment VARCHAR PRIMARY KEY, "offset" BIGINT NOT NULL CHECK ("offset" < 0),'
+        " updated_at TIMESTAMPTZ NOT NULL)"
+    )
+    _write_segment(spool_dir, "0001", [_record(1), _record(2), _record(3)])
+    changes = warehouse.execute("SELECT * FROM meta.lake_changes").fetchall()
+    with pytest.raises(duckdb.ConstraintException):
         load_spool(warehouse, spool_dir, batch_size=3)
     assert _ids(warehouse) == []
-    assert warehouse.execute("SELECT count(*) FROM events.spool_offsets").fetchone() == (0,)
+    assert warehouse.execute("SELECT count(*) FROM events.webhook_quarantine").fetchone() == (0,)
+    assert warehouse.execute("SELECT * FROM meta.lake_changes").fetchall() == changes
+
+
+def test_poisoned_delivery_does_not_block_the_rest(spool_dir, warehouse):
+    # A record no batch can insert (its received_at is no time): its batch is split until it
+    # fails alone, is set aside with the error, and its position is passed.
+    poison = SpoolRecord(delivery_id="poison", event="issues", received_at="not a time",
+                         payload=json.dumps(_payload("opened")).encode())
+    before, after = [_record(i) for i in range(6)], [_record(i) for i in range(6, 12)]
+    segment = _write_segment(spool_dir, "0001", [*before, poison, *after])
+    result = load_spool(warehouse, spool_dir, batch_size=100)
+    assert (result.loaded, result.quarantined, result.duplicates) == (12, 1, 0)
+    assert _ids(warehouse) == sorted(r.delivery_id for r in before + after)
+    ((delivery_id, offset, reason, payload),) = warehouse.execute(
+        "SELECT delivery_id, spool_offset, reason, payload_text FROM events.webhook_quarantine"
+    ).fetchall()
+    assert (delivery_id, offset) == ("poison", sum(len(encode_record(r)) for r in before))
+    assert reason.startswith("failed to load even alone: ConversionException: ") and "not a time" in reason
+    assert payload == poison.payload.decode()
+    # Later loads move on: the poison is not tried again, what follows it loads.
+    with segment.open("ab") as f:
+        f.write(encode_record(_record(12)))
+    again = load_spool(warehouse, spool_dir, batch_size=100)
+    assert (again.loaded, again.quarantined, again.duplicates) == (1, 0, 0)
+    offsets = dict(warehouse.execute('SELECT segment, "offset" FROM events.spool_offsets').fetchall())
+    assert offsets == {"0001.seg": segment.stat().st_size}
+
+
+def _push(size: int) -> bytes:
+    """A push delivery of about `size` bytes: as many commits as it takes."""
+    commit = {
+        "id": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "tree_id": "f9d2a07e9488b91af2641b26b9407fe22a451433",
+        "distinct": True, "message": "Turn the widget the other way", "timestamp": "2026-11-22T10:00:00Z",
+        "url": "https://example.com/acme/widgets/commit/6113728f27ae82c7b1a177c8d03f9e96e0adf246",
+        "author": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
+        "committer": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
+        "added": ["src/a.py"], "removed": [], "modified": ["src/b.py", "README.md"],
+    }
+    payload = {"ref": "refs/heads/main", "repository": {"full_name": "acme/widgets"}, "pusher": {"name": "octocat"}}
+    payload["commits"] = [commit] * max(1, size // len(json.dumps(commit)))
+    return json.dumps(payload).encode()
+
+
+def _pushes(prefix: str, count: int, payload: bytes) -> list[SpoolRecord]:
+    return [SpoolRecord(delivery_id=f"{prefix}-{i}", event="push", received_at="2026-11-22T10:00:00+00:00",
+                        payload=payload) for i in range(count)]
+
+
+def test_batches_are_bounded_by_bytes_and_a_larger_delivery_goes_alone(spool_dir, warehouse):
+    small = _push(50_000)
+    per_batch = load._MAX_BATCH_BYTES // len(small)
+    large = _push(load._MAX_BATCH_BYTES + 1)
+    _write_segment(spool_dir, "0001", [*_pushes("a", per_batch + 1, small), *_pushes("big", 1, large),
+                                       *_pushes("b", 2, small)])
+    assert [load_spool(warehouse, spool_dir, max_batches=1).loaded for _ in range(4)] == [per_batch, 1, 1, 2]
+
+
+def test_a_delivery_too_large_for_the_loaders_memory_is_set_aside_and_the_rest_load(
+    spool_dir, warehouse, monkeypatch
+):
+    # The loader's bound made small, so that a 12 MB delivery does not fit in it as a 25 MB one
+    # of the worst shape does not fit in the real one.
+    monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "64MB")
+    large = _push(12_000_000)
+    records = [*_pushes("a", 5, _push(50_000)), *_pushes("big", 1, large), *_pushes("b", 5, _push(50_000))]
+    segment = _write_segment(spool_dir, "0001", records)
+    result = load_spool(warehouse, spool_dir)
+    assert (result.loaded, result.quarantined) == (10, 1)
+    ((delivery_id, reason, payload_length),) = warehouse.execute(
+        "SELECT delivery_id, reason, length(payload_text) FROM events.webhook_quarantine"
+    ).fetchall()
+    assert (delivery_id, payload_length) == ("big-0", len(large))
+    assert reason.startswith("failed to load even alone: OutOfMemoryException: Out of Memory Error")
+    offsets = dict(warehouse.execute('SELECT segment, "offset" FROM events.spool_offsets').fetchall())
+    assert offsets == {"0001.seg": segment.stat().st_size}
+
+
+def test_a_small_delivery_out_of_memory_fails_the_load_instead_of_being_set_aside(spool_dir, warehouse, monkeypatch):
+    # Whatever its shape, a delivery within a batch's bytes fits the real bound: failing alone
+    # says the process is short of memory, and setting every delivery aside would be wrong.
+    monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "4MB")
+    _write_segment(spool_dir, "0001", _pushes("a", 20, _push(50_000)))
+    with pytest.raises(duckdb.OutOfMemoryException):
+        load_spool(warehouse, spool_dir)
+    monkeypatch.undo()
+    for table in ("webhook_deliveries", "webhook_quarantine", "spool_offsets"):
+        assert warehouse.execute(f"SELECT count(*) FROM events.{table}").fetchone() == (0,), table
+    assert load_spool(warehouse, spool_dir).loaded == 20
 
 
 def test_rows_loaded_but_offset_lost_are_not_loaded_twice(spool_dir, warehouse):

@@ -3,6 +3,7 @@ each delivery once, the serving database republished, the run kept in DAGSTER_HO
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from pipelines.cli import cli
+from pipelines.webhooks import load
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.segments import SpoolRecord, encode_record
 
@@ -115,3 +117,31 @@ def test_a_damaged_segment_fails_the_load_in_one_line_naming_it(place):
     assert line.startswith("metrics-etl webhooks load: webhook_events_job: step ")
     assert "SpoolCorrupt" in line and "0001.seg at byte 0" in line and "Traceback" not in done.output
     assert [run.status for run in _runs()] == [dg.DagsterRunStatus.FAILURE]
+
+
+def test_out_of_memory_is_one_line_with_advice_for_a_load_and_the_next_load_lands_everything(place, monkeypatch):
+    spool = place / "spool"
+    spool.mkdir()
+    payload = json.dumps(ISSUE | {"body": "x" * 50_000}).encode()
+    (spool / "0001.seg").write_bytes(b"".join(
+        encode_record(SpoolRecord(delivery_id=f"d-{n}", event="issues", received_at="2026-11-22T10:00:00+00:00",
+                                  payload=payload))
+        for n in range(20)
+    ))
+    # The loader's bound made too small for even one delivery: DuckDB really runs out of memory.
+    bound = load.LOAD_MEMORY_LIMIT
+    monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "4MB")
+    done = _load()
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(
+        "metrics-etl webhooks load: webhook_events_job: step events__webhook_deliveries: DuckDB ran out of memory "
+        "loading webhook deliveries: free memory (a load takes up to 4 MB for DuckDB, docs/webhooks.md), then run "
+        "again; deliveries not loaded yet stay in the spool (OutOfMemoryException: Out of Memory Error: "
+    )
+    assert "--from/--to" not in line and "fewer days" not in line
+    monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", bound)
+    again = _load()
+    assert again.exit_code == 0, again.output
+    assert "loaded 20 deliveries into events.webhook_deliveries (0 redeliveries skipped)" in again.stdout
+    assert _delivery_ids(place / "warehouse.duckdb") == sorted(f"d-{n}" for n in range(20))

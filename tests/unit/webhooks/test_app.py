@@ -3,10 +3,11 @@
 import json
 from urllib.parse import urlencode
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.webhooks.app import _payload_document
+from pipelines.webhooks.app import _payload_document, _Refused
 
 FORM = "application/x-www-form-urlencoded"
 _json_values = st.recursive(
@@ -35,3 +36,12 @@ def test_utf16_json_is_refused():
 def test_form_without_a_payload_field_is_refused():
     assert _payload_document(FORM, urlencode({"other": "{}"}).encode()) is None
     assert _payload_document(FORM, b"%%%") is None
+
+
+def test_a_document_nested_deeper_than_the_parser_goes_is_refused_400_in_either_encoding():
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    for content_type, body in [("application/json", deep.encode()), (FORM, urlencode({"payload": deep}).encode())]:
+        with pytest.raises(_Refused) as refused:
+            _payload_document(content_type, body)
+        assert (refused.value.outcome, refused.value.answer.status_code) == ("bad_request", 400)
+        assert json.loads(refused.value.answer.body) == {"message": "payload is nested too deeply"}
