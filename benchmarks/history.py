@@ -11,7 +11,7 @@ command a child process reaped with wait4 for its own peak RSS. The emulator's t
 machine's and the probe day P is five days before it, so every day is final and serves the same bytes on
 every fetch. The history is the --days days before P, built oldest first in commands of at most
 --chunk-days days into one home (warehouse, lake, serving database, raw archive, ETag cache, Dagster
-storage with deploy/dagster.yaml, telemetry off; LAKE_PATH too); at each checkpoint `run --day P` runs twice
+storage of the local instance, telemetry off; LAKE_PATH too); at each checkpoint `run --day P` runs twice
 and the faster counts. The baseline is the same two runs of P in a fresh home, two rounds
 before the history and one after (the machine's load drifts: min and median are printed;
 ratios use the median). From the second run on, P is
@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+from pipelines.instance import instance_template
+
 # The emulator's today is the machine's (UTC): `run` refuses days after it.
 TODAY = datetime.now(UTC).date()
 PROBE_DAY = TODAY - timedelta(days=5)
@@ -52,7 +54,6 @@ PUBLISH_STEP = "serving__warehouse_copy"
 TARGET_RATIO = 1.3
 TARGET_RSS_MB = 1024
 METRICS_ETL = Path(sys.executable).parent / "metrics-etl"
-DAGSTER_YAML = Path(__file__).resolve().parents[1] / "deploy" / "dagster.yaml"
 # Variables of the pipeline's configuration: only the benchmark's own reach the commands.
 _PIPELINE_VARS = (
     "SERVICE_",
@@ -93,9 +94,10 @@ class Home:
         return self.root / "dagster"
 
     def create(self) -> Home:
-        # The production instance settings; telemetry off, so nothing leaves the loopback.
+        # The instance of one machine (SQLite; the production one needs a PostgreSQL server) with
+        # the production concurrency settings; telemetry off, so nothing leaves the loopback.
         self.dagster.mkdir(parents=True)
-        (self.dagster / "dagster.yaml").write_text(DAGSTER_YAML.read_text() + "telemetry:\n  enabled: false\n")
+        (self.dagster / "dagster.yaml").write_text(instance_template("local"))
         return self
 
     def environment(self, creds: dict[str, str], *, start: date) -> dict[str, str]:

@@ -11,7 +11,7 @@ import threading
 from datetime import date
 from pathlib import Path
 
-from emulator.config import EmulatorConfig, parse_fault_spec
+from emulator.config import EmulatorConfig, parse_fault_spec, parse_record_drift
 from emulator.errors import EmulatorError
 from emulator.server import running_emulator
 
@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--second-enterprise-in-28-day", action="store_true",
                         help="the enterprise 28-day file also holds another enterprise's wrapper line")
     parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
+    parser.add_argument("--record-drift", default="",
+                        help="records a changed service sends, e.g. undeclared_field=totals_by_future_widget,"
+                             "mistyped_every=3")
     parser.add_argument("--credentials-out", type=Path, default=None,
                         help="write the credentials JSON here (the app key goes next to it)")
 
@@ -47,6 +50,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         report_file=args.report_file, report_file_day=args.report_file_day,
         second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
+        record_drift=parse_record_drift(args.record_drift),
     )
 
 

@@ -100,6 +100,49 @@ def parse_fault_spec(text: str) -> FaultSpec:
 
 
 @dataclass(frozen=True)
+class RecordDrift:
+    """Records as a service that changed under a client sends them (off by default): a field no
+    client declares yet on every record, and values of declared fields in another JSON type."""
+
+    undeclared_field: str | None = None  # e.g. totals_by_future_widget, an object on every record
+    # Every Nth user record (0: none) carries ai_credits_used as a string, used_agent as 1,
+    # loc_added_sum as a string and chat_panel_agent_mode as an integer.
+    mistyped_every: int = 0
+
+    def apply(self, record: dict[str, Any], *, user_index: int | None) -> dict[str, Any]:
+        if self.undeclared_field:
+            record[self.undeclared_field] = {"widgets": 3, "kind": "future"}
+        if user_index is not None and self.mistyped_every and user_index % self.mistyped_every == 0:
+            for name, value in MISTYPED.items():
+                if name in record:
+                    record[name] = value(record[name])
+        return record
+
+
+# How RecordDrift mistypes a user record's fields: each value as another JSON type.
+MISTYPED: dict[str, Callable[[Any], Any]] = {
+    "ai_credits_used": str,
+    "used_agent": int,
+    "loc_added_sum": str,
+    "chat_panel_agent_mode": int,
+}
+
+
+def parse_record_drift(text: str) -> RecordDrift:
+    """The CLI form `undeclared_field=totals_by_future_widget,mistyped_every=3`."""
+    values: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, raw = part.partition("=")
+        if name == "undeclared_field":
+            values[name] = raw
+        elif name == "mistyped_every":
+            values[name] = int(raw)
+        else:
+            raise EmulatorError(f"bad record drift setting {part!r}; known: undeclared_field, mistyped_every")
+    return RecordDrift(**values)
+
+
+@dataclass(frozen=True)
 class EmulatorConfig:
     """The world the emulator serves; everything in it follows from `seed`."""
 
@@ -120,6 +163,7 @@ class EmulatorConfig:
     # The public example: the enterprise 28-day file also holds a second enterprise's wrapper.
     second_enterprise_in_28_day: bool = False
     faults: FaultSpec = field(default_factory=FaultSpec)
+    record_drift: RecordDrift = field(default_factory=RecordDrift)
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import math
 import tempfile
@@ -20,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from emulator.config import RecordDrift
 from emulator.crypto import link_signature, link_signature_ok
 from emulator.reportdata import ReportData, completeness
 from emulator.state import EmulatorState
@@ -272,6 +274,9 @@ class Reports:
             else:
                 record = self._data(key).aggregate_28_day(scope=key.scope, end_day=key.day,
                                                     completeness_for=completeness_for)
+            drift = self.state.config.record_drift
+            if drift != RecordDrift():
+                record = drift.apply(copy.deepcopy(record), user_index=None)
             yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
             if key.kind == "28-day" and key.scope == "enterprise" and self._second is not None:
                 second = self._second.aggregate_28_day(scope="enterprise", end_day=key.day,
@@ -286,8 +291,12 @@ class Reports:
         start = index * per_file
         data = self._data(key)
         stop = min(start + per_file, data.user_count(scope=key.scope))
-        for line in data.user_lines(scope=key.scope, days=key.days(),
-                                         completeness_for=completeness_for, start=start, stop=stop):
+        drift = self.state.config.record_drift
+        lines = data.user_lines(scope=key.scope, days=key.days(), completeness_for=completeness_for,
+                                start=start, stop=stop)
+        for number, line in enumerate(lines, start=start):
+            if drift != RecordDrift():
+                line = json.dumps(drift.apply(json.loads(line), user_index=number), separators=(",", ":")).encode()
             yield line if line.endswith(b"\n") else line + b"\n"
 
     # downloads

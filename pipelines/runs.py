@@ -318,6 +318,19 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
             if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
                 rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
                 out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
+        out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
+
+
+def _drift_line(paths: list[tuple[Any, ...]]) -> str:
+    """The service sent what the schema does not declare (or not in its type): said, not silent."""
+    if not paths:
+        return ""
+    named = ", ".join(f"{path} {drift} in {records:,} records" for path, drift, _, records, _, _ in paths[:3])
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return (
+        f"\nfields beyond the schema in the last 28 days: {named}{more}; their values are in each row's extra "
+        "(metrics-etl fields)\n"
+    )
 
 
 def _headline(periods: list[tuple[Any, ...]]) -> str:

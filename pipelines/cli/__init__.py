@@ -18,6 +18,7 @@ import click
 from pipelines.cli._access import check, login
 from pipelines.cli._base import Refused
 from pipelines.cli._emulator import emulator
+from pipelines.cli._fields import fields
 from pipelines.cli._home import backup, init, migrate, publish
 from pipelines.cli._page import export, report
 from pipelines.cli._quarantine import quarantine
@@ -116,7 +117,8 @@ def cli(home: Path | None) -> None:
 
 
 for _command in (
-    demo, init, run, check, login, migrate, backup, publish, report, export, sql, quarantine, webhooks, emulator
+    demo, init, run, check, login, migrate, backup, publish, report, export, sql, fields, quarantine, webhooks,
+    emulator,
 ):
     cli.add_command(_command)
 

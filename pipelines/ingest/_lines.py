@@ -1,8 +1,11 @@
 """The line parse path: each line decoded and type-checked on its own.
 
 About nine times slower than the fast path (`_fast.py`), it reads only the small pieces around
-the lines the fast path refuses: bad lines become rejects with their line number and reason,
-the good ones still land.
+the lines the fast path refuses. Types are tolerant where the row does not depend on them: a
+value of the wrong JSON type in a field outside the row's key lands as NULL, its raw value kept
+in `_extra` under the field's path (and counted as drift when the report lands). Only a line
+that is not JSON, or whose key (day, the scope's entity id, user id and login) is mistyped,
+becomes a reject with its line number and reason; the other lines still land.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import polars as pl
 
 from pipelines.ingest._wire import ELEMENT_KEYS, Wire, canonical, dtype_of, wire_of
 from pipelines.transform.records import EXTRA, LINE, empty_records
-from pipelines.transform.schema import DAY_TOTALS_WRAPPER
+from pipelines.transform.schema import DAY_TOTALS_WRAPPER, KEY_FIELDS
 
 LINE_TEXT_LIMIT = 2000
 
@@ -35,36 +38,83 @@ class _TypeMismatch(ValueError):
     pass
 
 
-def _check(value: object, dtype: pl.DataType, where: str) -> None:
-    if value is None:
-        return
-    ok: bool
+_MISSING = object()  # a typed value with no place in `_extra` (nothing was mistyped)
+
+
+def scalar_fits(value: object, dtype: pl.DataType) -> bool:
     if isinstance(dtype, pl.Int64):
-        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
-    elif isinstance(dtype, pl.Float64):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    elif isinstance(dtype, pl.Decimal):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and _fits(value, dtype)
-    elif isinstance(dtype, pl.Boolean):
-        ok = isinstance(value, bool)
-    elif isinstance(dtype, pl.String):
-        ok = isinstance(value, str)
-    elif isinstance(dtype, pl.Date):
-        ok = isinstance(value, str) and _is_date(value)
-    elif isinstance(dtype, pl.List):
-        ok = isinstance(value, list)
-        if isinstance(value, list):
-            for i, item in enumerate(value):
-                _check(item, dtype_of(dtype.inner), f"{where}[{i}]")
-    elif isinstance(dtype, pl.Struct):
-        ok = isinstance(value, dict)
-        if isinstance(value, dict):
-            for f in dtype.fields:
-                _check(value.get(f.name), dtype_of(f.dtype), f"{where}.{f.name}")
-    else:
-        ok = False
-    if not ok:
+        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+    if isinstance(dtype, pl.Float64):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(dtype, pl.Decimal):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and _fits(value, dtype)
+    if isinstance(dtype, pl.Boolean):
+        return isinstance(value, bool)
+    if isinstance(dtype, pl.String):
+        return isinstance(value, str)
+    if isinstance(dtype, pl.Date):
+        return isinstance(value, str) and _is_date(value)
+    return False
+
+
+def _check_key(value: object, dtype: pl.DataType, where: str) -> None:
+    """A key field's value fits its type, or the line cannot land: a reject."""
+    if value is not None and not scalar_fits(value, dtype):
         raise _TypeMismatch(f"field {where}: expected {dtype}, got {type(value).__name__} {str(value)[:40]!r}")
+
+
+def _tolerant(value: object, dtype: pl.DataType, *, keys: tuple[str, ...] = ()) -> tuple[object, object]:
+    """(the value as its type can hold it, what did not fit as raw JSON, else _MISSING).
+
+    A mistyped leaf becomes None and is kept whole; a struct keeps its fitting members; a list
+    element whose key fields (`keys`) do not fit is left out of the typed value and kept whole,
+    and one with mistyped members is kept as its keys and those members, as `_extra` carries
+    unknown members of known elements.
+    """
+    if value is None:
+        return None, _MISSING
+    if isinstance(dtype, pl.Struct):
+        if not isinstance(value, dict):
+            return None, value
+        typed: dict[str, object] = {}
+        kept: dict[str, object] = {}
+        for f in dtype.fields:
+            typed[f.name], raw = _tolerant(value.get(f.name), dtype_of(f.dtype))
+            if raw is not _MISSING:
+                kept[f.name] = raw
+        return typed, kept or _MISSING
+    if isinstance(dtype, pl.List):
+        if not isinstance(value, list):
+            return None, value
+        inner = dtype_of(dtype.inner)
+        items: list[object] = []
+        kept_items: list[object] = []
+        for item in value:
+            if keys and isinstance(inner, pl.Struct) and isinstance(item, dict):
+                members = {f.name: dtype_of(f.dtype) for f in inner.fields}
+                if not all(item.get(k) is None or scalar_fits(item.get(k), members[k]) for k in keys):
+                    kept_items.append({k: v for k, v in item.items() if v is not None})
+                    continue
+            typed_item, raw = _tolerant(item, inner)
+            items.append(typed_item)
+            if raw is not _MISSING:
+                kept_items.append({**{k: item.get(k) for k in keys}, **raw} if isinstance(raw, dict) else raw)
+        return items, kept_items or _MISSING
+    if scalar_fits(value, dtype):
+        return value, _MISSING
+    return None, value
+
+
+def _merged(into: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """`_extra`'s unknown members and its mistyped ones in one object (objects merged, lists joined)."""
+    for name, value in more.items():
+        if isinstance(value, dict) and isinstance(into.get(name), dict):
+            into[name] = _merged(dict(into[name]), value)
+        elif isinstance(value, list) and isinstance(into.get(name), list):
+            into[name] = [*into[name], *value]
+        else:
+            into[name] = value
+    return into
 
 
 def _fits(value: float, dtype: pl.Decimal) -> bool:
@@ -115,19 +165,24 @@ def read_lines(
         try:
             records = _records_of(json.loads(text))
             for record in records:
-                for name, dtype in wire.dtypes.items():
-                    _check(record.get(name), dtype, name)
+                for name in KEY_FIELDS:
+                    _check_key(record.get(name), wire.dtypes[name], name)
         except (ValueError, _TypeMismatch) as exc:
             reason = f"malformed JSON: {exc}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             rejects.append(Reject(number, reason, truncate_line(text)))
             continue
         for record in records:
-            unknown = _unknown_parts(record, wire)
-            row: dict[str, Any] = {name: _known_value(record.get(name), dtype) for name, dtype in wire.dtypes.items()}
+            extra = _unknown_parts(record, wire)
+            row: dict[str, Any] = {}
+            for name, dtype in wire.dtypes.items():
+                typed, kept = _tolerant(_known_value(record.get(name), dtype), dtype, keys=ELEMENT_KEYS.get(name, ()))
+                row[name] = typed
+                if kept is not _MISSING:
+                    extra = _merged(extra, {name: kept})
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
             row[LINE] = number
-            row[EXTRA] = json.dumps(unknown, separators=(",", ":")) if unknown else None
+            row[EXTRA] = json.dumps(extra, separators=(",", ":")) if extra else None
             rows.append(row)
         if len(rows) >= batch_rows:
             yield _frame(rows, wire), rejects

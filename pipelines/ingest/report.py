@@ -19,6 +19,7 @@ import polars as pl
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
 from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import remove_dead_parts
+from pipelines.ingest.drift import DriftTally
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.parse import Reject
 from pipelines.ingest.teams import fetch_user_teams
@@ -45,6 +46,8 @@ class IngestResult:
     checks: tuple[CheckOutcome, ...] = ()
     # The day's user-teams rows landed with a user-level 1-day report; None: no such report.
     team_rows: int | None = None
+    # What the records carried beyond the schema: path -> (drift, records carrying it).
+    drift: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +74,8 @@ class _Lander:
         self._fetched: dict[int, list[pl.DataFrame]] = {}
         # Quarantine rows wait for the file's archive path, known when the file completes.
         self._rejects: dict[int, list[Reject]] = {}
+        # What each file's records carried beyond the schema, for raw.field_drift.
+        self._drift: dict[int, DriftTally] = {}
 
     def restart(self, file_index: int) -> None:
         self.restarts += 1
@@ -78,7 +83,7 @@ class _Lander:
             self._landing.discard_file(file_index=file_index)
         except SharedRecordKeys as exc:
             raise IngestError(f"cannot fetch a report file again: {exc}; run the report again") from None
-        for book in (self.tallies, self.days, self.agents, self._rejects, self._fetched):
+        for book in (self.tallies, self.days, self.agents, self._rejects, self._fetched, self._drift):
             book.pop(file_index, None)
 
     def land(self, parsed: Parsed) -> None:
@@ -95,6 +100,7 @@ class _Lander:
         self._fetched.setdefault(file_index, []).append(
             day_tallies(totals=result.totals, agent_activity=result.agent_activity, level=self._prov.ref.level)
         )
+        self._drift.setdefault(file_index, DriftTally(self._prov.dialect)).add(result.totals)
         self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
         self.agents.setdefault(file_index, set()).update(result.agent_activity["agent_id"].unique().to_list())
 
@@ -113,6 +119,21 @@ class _Lander:
             quarantined=tally.quarantined, link=done.link,
         )
         self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
+
+    def record_drift(self) -> pl.DataFrame:
+        """The report's raw.field_drift rows, once every file is in (landed; also returned)."""
+        tally = DriftTally(self._prov.dialect)
+        for part in self._drift.values():
+            tally.records.update(part.records)
+            tally.types = part.types | tally.types
+        ref = self._prov.ref
+        rows = tally.frame().with_columns(
+            pl.lit(ref.scope).alias("scope"), pl.lit(ref.scope_name).alias("scope_name"),
+            pl.lit(ref.level).alias("level"), pl.lit(ref.kind).alias("report_kind"),
+            pl.lit(self._prov.fetched_at).alias("fetched_at"),
+        )
+        self._landing.insert(table="field_drift", frame=rows, file_index=-1)
+        return rows
 
     def record_fetch(self) -> int:
         """The fetch's row per day it carried, once every file is in; how many."""
@@ -173,6 +194,7 @@ def ingest_report(
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
         fetch_rows_landed = lander.record_fetch()
+        drift = lander.record_drift()
         if teams is not None:
             team_rows = landing.replace_user_teams(teams)
     tallies = lander.tallies.values()
@@ -186,6 +208,7 @@ def ingest_report(
             "core.agent_activity": sum(t.agent_activity for t in tallies),
             "raw.quarantine": quarantined,
             "raw.report_fetches": fetch_rows_landed,
+            "raw.field_drift": drift.height,
             **({"core.user_team_days": team_rows} if team_rows is not None else {}),
         },
         files=len(lander.done),
@@ -196,4 +219,8 @@ def ingest_report(
         restarts=lander.restarts,
         checks=tuple(landing.checks),
         team_rows=team_rows,
+        drift={
+            path: (kind, records)
+            for path, kind, records in drift.group_by("path", "drift").agg(pl.col("records").sum()).iter_rows()
+        },
     )

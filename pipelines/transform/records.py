@@ -27,12 +27,12 @@ from pipelines.transform.schema import (
     CLI_FIELD,
     CLI_TOKEN_USAGE,
     RECORD_OBJECTS,
-    RECORD_SCALARS,
     TIMESTAMP_COLUMNS,
     TIMESTAMP_FORMAT,
     VERSION_COLUMNS,
     VERSION_SOURCES,
     record_dtype,
+    totals_columns,
 )
 
 if TYPE_CHECKING:
@@ -40,32 +40,6 @@ if TYPE_CHECKING:
 
 LINE = "_line"
 EXTRA = "_extra"
-
-_USER_COLUMNS = (
-    "user_id",
-    "user_login",
-    "organization_id",
-    "enterprise_id",
-    "used_agent",
-    "used_chat",
-    "used_cli",
-    "ai_credits_used",
-    *(name for name in RECORD_SCALARS if name.startswith("chat_panel_")),
-    "used_assistant_code_review_active",
-    "used_assistant_code_review_passive",
-)
-_AGGREGATE_COLUMNS = (
-    "organization_id",
-    "enterprise_id",
-    "daily_active_users",
-    "weekly_active_users",
-    "monthly_active_users",
-    "monthly_active_chat_users",
-    "monthly_active_agent_users",
-    "daily_active_cli_users",
-    *(name for name in RECORD_SCALARS if name.endswith("_assistant_code_review_users")),
-)
-
 
 @dataclass(frozen=True)
 class Provenance:
@@ -114,27 +88,26 @@ def _user_columns(prov: Provenance) -> list[pl.Expr]:
 
 
 def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
-    level_columns = _USER_COLUMNS if prov.ref.level == "user" else _AGGREGATE_COLUMNS
-    objects = (
-        []
-        if prov.ref.level == "user"
-        else [
-            pl.col(name).struct.field(member).alias(f"{name}_{member}")
-            for name, members in RECORD_OBJECTS.items()
-            for member in members
-        ]
-    )
+    # Every declared column of the level's table (schema.totals_columns): a scalar as it is, an
+    # object's member flattened. A field declared there lands; nothing is listed twice.
+    columns = [
+        pl.col(name).struct.field(member).alias(f"{name}_{member}") if member else pl.col(name)
+        for name, member in _column_sources(prov.ref.level)
+    ]
     return records.select(
         *_context_columns(prov, with_level=False),
-        pl.col("day"),
         pl.lit(prov.ref.kind).alias("report_kind"),
-        *[pl.col(c) for c in level_columns],
-        *[pl.col(c) for c in ACTIVITY_COUNTS],
-        *objects,
+        *columns,
         pl.col(AGENT_FIELD).is_not_null().alias("agent_breakdown_present"),
         pl.col(EXTRA).alias("extra"),
         *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
     )
+
+
+def _column_sources(level: str) -> list[tuple[str, str | None]]:
+    """(record field, object member or None) of each totals column of `level`, in table order."""
+    objects = {f"{name}_{member}": (name, member) for name, members in RECORD_OBJECTS.items() for member in members}
+    return [objects.get(column, (column, None)) for column in totals_columns(level)]
 
 
 def _breakdown_frame(

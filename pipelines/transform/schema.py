@@ -24,34 +24,54 @@ ACTIVITY_COUNTS: tuple[str, ...] = (
     "loc_deleted_sum",
 )
 
-# Top-level scalar fields of a daily record (user or aggregate level) and their types.
-RECORD_SCALARS: dict[str, pl.DataType] = {
-    "day": pl.Date(),
-    "organization_id": pl.String(),
-    "enterprise_id": pl.String(),
-    "user_id": pl.Int64(),
-    "user_login": pl.String(),
-    "used_agent": pl.Boolean(),
-    "used_chat": pl.Boolean(),
-    "used_cli": pl.Boolean(),
-    **{name: pl.Int64() for name in ACTIVITY_COUNTS},
-    "daily_active_users": pl.Int64(),
-    "weekly_active_users": pl.Int64(),
-    "monthly_active_users": pl.Int64(),
-    "monthly_active_chat_users": pl.Int64(),
-    "monthly_active_agent_users": pl.Int64(),
-    "daily_active_cli_users": pl.Int64(),
-    **{f"{window}_{kind}_assistant_code_review_users": pl.Int64()
+USER, AGGREGATE = "user", "aggregate"
+_BOTH = frozenset({USER, AGGREGATE})
+_USER = frozenset({USER})
+_AGGREGATE = frozenset({AGGREGATE})
+
+# Top-level scalar fields of a daily record: each one's type and the report levels whose totals
+# table (core.user_daily_totals, core.daily_totals) carries it as a column. One line declares a
+# field: the reader reads it, the transform lands it, and `migrate` adds its column (nullable)
+# to the tables of its levels.
+RECORD_FIELDS: dict[str, tuple[pl.DataType, frozenset[str]]] = {
+    "day": (pl.Date(), _BOTH),
+    "organization_id": (pl.String(), _BOTH),
+    "enterprise_id": (pl.String(), _BOTH),
+    "user_id": (pl.Int64(), _USER),
+    "user_login": (pl.String(), _USER),
+    "used_agent": (pl.Boolean(), _USER),
+    "used_chat": (pl.Boolean(), _USER),
+    "used_cli": (pl.Boolean(), _USER),
+    **{name: (pl.Int64(), _BOTH) for name in ACTIVITY_COUNTS},
+    "daily_active_users": (pl.Int64(), _AGGREGATE),
+    "weekly_active_users": (pl.Int64(), _AGGREGATE),
+    "monthly_active_users": (pl.Int64(), _AGGREGATE),
+    "monthly_active_chat_users": (pl.Int64(), _AGGREGATE),
+    "monthly_active_agent_users": (pl.Int64(), _AGGREGATE),
+    "daily_active_cli_users": (pl.Int64(), _AGGREGATE),
+    **{f"{window}_{kind}_assistant_code_review_users": (pl.Int64(), _AGGREGATE)
        for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")},
     # A usage signal in credits, not a bill: read as a JSON number and kept exact to six
     # decimals (docs/ingest.md, "ai_credits_used").
-    "ai_credits_used": pl.Decimal(18, 6),
-    **{f"chat_panel_{mode}_mode": pl.Boolean() for mode in ("agent", "ask", "custom", "edit", "plan", "unknown")},
-    "used_assistant_code_review_active": pl.Boolean(),
-    "used_assistant_code_review_passive": pl.Boolean(),
+    "ai_credits_used": (pl.Decimal(18, 6), _USER),
+    **{f"chat_panel_{mode}_mode": (pl.Boolean(), _USER)
+       for mode in ("agent", "ask", "custom", "edit", "plan", "unknown")},
+    "used_assistant_code_review_active": (pl.Boolean(), _USER),
+    "used_assistant_code_review_passive": (pl.Boolean(), _USER),
 }
+RECORD_SCALARS: dict[str, pl.DataType] = {name: dtype for name, (dtype, _) in RECORD_FIELDS.items()}
 
-# Known objects whose scalar members become `<object>_<member>` columns.
+# Fields the service sends for its own bookkeeping: known, so never drift, and never columns;
+# their values stay in `extra`.
+INTERNAL_FIELDS: frozenset[str] = frozenset({"etl_id", "day_partition", "entity_id_partition"})
+
+# The fields a row is keyed by (the same wire name in every dialect): a line whose key does not
+# fit its type cannot land and is quarantined; any other field that does not fit lands as NULL,
+# its raw value kept in `extra` (docs/ingest.md, "Types").
+KEY_FIELDS: tuple[str, ...] = ("day", "organization_id", "enterprise_id", "user_id", "user_login")
+
+# Known objects of aggregate records, whose scalar members become `<object>_<member>` columns
+# of core.daily_totals.
 RECORD_OBJECTS: dict[str, dict[str, pl.DataType]] = {
     "pull_requests": {
         "total_created": pl.Int64(),
@@ -170,6 +190,26 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     )
     fields[AGENT_FIELD] = pl.List(pl.Struct(AGENT_ENTRY))
     return fields
+
+def totals_columns(level: str) -> dict[str, pl.DataType]:
+    """The record's columns in the totals table of `level`, beside the row's context (scope,
+    report kind, extra, finality): its scalars of that level and, at aggregate level, the
+    objects' members as `<object>_<member>`."""
+    columns = {name: dtype for name, (dtype, levels) in RECORD_FIELDS.items() if level in levels}
+    if level == AGGREGATE:
+        columns |= {f"{obj}_{m}": dtype for obj, members in RECORD_OBJECTS.items() for m, dtype in members.items()}
+    return columns
+
+
+_DUCKDB_TYPES = {pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN", pl.String: "VARCHAR", pl.Date: "DATE"}
+
+
+def duckdb_type(dtype: pl.DataType) -> str:
+    """The warehouse column type of a declared scalar."""
+    if isinstance(dtype, pl.Decimal):
+        return f"DECIMAL({dtype.precision},{dtype.scale})"  # as DuckDB spells it
+    return _DUCKDB_TYPES[type(dtype)]
+
 
 # Flat counts of core.breakdowns, in column order.
 BREAKDOWN_COUNTS: tuple[str, ...] = (

@@ -60,6 +60,7 @@ _PARTITIONS: dict[str, Partitioning] = {
        for t in ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")},
     "events.webhook_deliveries": Partitioning("received_day", in_file=True),
     "raw.report_fetches": Partitioning("day", in_file=False),
+    "raw.field_drift": Partitioning("day", in_file=False),
 }
 
 

@@ -15,6 +15,7 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
+from pipelines.transform.schema import AGGREGATE, USER, duckdb_type, totals_columns
 from pipelines.warehouse.sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -46,12 +47,41 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             rollback(conn)
             raise
         done.append(name)
+    done += _declared_columns(conn)
     if done:
         run_sql(conn, "migrations/mark_lake_rewrite.sql")
     checksum = _views_checksum()
     if done or run_sql(conn, "migrations/select_view_checksum.sql") != [(checksum,)]:
         _create_views(conn, checksum)
     return done
+
+
+def _declared_columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """Add each declared record field's column that its totals tables lack; what was added.
+
+    Additive and nullable, so rows already landed are not rewritten: they read NULL there (the
+    field was not declared when they landed; its value, if any, is in their `extra`).
+    """
+    added = []
+    for schema, table, level in (("core", "daily_totals", AGGREGATE), ("core", "user_daily_totals", USER)):
+        have = {row[0] for row in run_sql(conn, "migrations/select_table_columns.sql", schema=schema, table=table)}
+        for column, dtype in totals_columns(level).items():
+            if column in have:
+                continue
+            kind = duckdb_type(dtype)
+            conn.execute("BEGIN TRANSACTION")
+            try:
+                run_sql(
+                    conn, "migrations/add_declared_column.sql",
+                    identifiers={"schema": schema, "table": table, "column": column, "type": kind},
+                    table_name=f"{schema}.{table}", column_name=column, data_type=kind,
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                rollback(conn)
+                raise
+            added.append(f"column {schema}.{table}.{column} {kind}")
+    return added
 
 
 def _views_checksum() -> str:

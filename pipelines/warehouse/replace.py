@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 LANDED_TABLES = (
     "daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files", "report_fetches",
+    "field_drift",
 )
 TEAM_TABLES = ("core.user_team_days", "core.team_days")  # day-partitioned in the lake
 
@@ -86,7 +87,9 @@ def _params(report: ReportSlice) -> dict[str, Any]:
 def _lake_tables(report: ReportSlice) -> list[str]:
     """The day-partitioned tables whose partitions of the report's days it rewrites."""
     totals = "core.user_daily_totals" if report.ref.level == "user" else "core.daily_totals"
-    return [totals, "core.breakdowns", "core.agent_activity", "core.agent_days", "raw.report_fetches"]
+    return [
+        totals, "core.breakdowns", "core.agent_activity", "core.agent_days", "raw.report_fetches", "raw.field_drift",
+    ]
 
 
 class ReportLanding:

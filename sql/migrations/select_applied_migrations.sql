@@ -10,4 +10,12 @@ CREATE TABLE IF NOT EXISTS meta.view_definitions (
     checksum    VARCHAR NOT NULL,
     created_at  TIMESTAMP NOT NULL DEFAULT now()
 );
+-- Columns `migrate` added to a table because a record field was declared (schema.RECORD_FIELDS).
+CREATE TABLE IF NOT EXISTS meta.declared_columns (
+    table_name   VARCHAR NOT NULL,
+    column_name  VARCHAR NOT NULL,
+    data_type    VARCHAR NOT NULL,
+    added_at     TIMESTAMP NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_name, column_name)
+);
 SELECT version FROM meta.schema_migrations ORDER BY version;

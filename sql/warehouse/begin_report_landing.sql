@@ -34,6 +34,9 @@ DELETE FROM core.agent_activity
 DELETE FROM raw.report_files
  WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
    AND report_start_day = $start_day AND report_end_day = $end_day;
+DELETE FROM raw.field_drift
+ WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
+   AND day BETWEEN $start_day AND $end_day;
 -- Cleared lines stay: keep_cleared_quarantine.sql, at the end, keeps them cleared if served again.
 DELETE FROM raw.quarantine
  WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level

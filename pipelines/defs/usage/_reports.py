@@ -61,6 +61,7 @@ class Tally:
     not_available: list[ReportRef] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
+    drift: dict[str, tuple[str, int]] = field(default_factory=dict)  # path -> (drift, records)
 
     def add(self, ref: ReportRef, result: IngestResult) -> None:
         if not result.available:
@@ -74,6 +75,8 @@ class Tally:
         self.days.update(result.days)
         self.agents.update(result.agents)
         self.checks.extend(result.checks)
+        for path, (drift, records) in result.drift.items():
+            self.drift[path] = (drift, self.drift.get(path, (drift, 0))[1] + records)
 
 
 # A day's report is final three full UTC days after it ends; one still missing then never comes.

@@ -26,6 +26,7 @@ POOL = "service_api"
 USAGE_TABLES: tuple[tuple[str, str], ...] = (
     ("raw", "report_files"),
     ("raw", "report_fetches"),
+    ("raw", "field_drift"),
     ("core", "daily_totals"),
     ("core", "user_daily_totals"),
     ("core", "breakdowns"),
@@ -40,6 +41,7 @@ USAGE_TABLES: tuple[tuple[str, str], ...] = (
 _DESCRIPTIONS = {
     "report_files": "One row per downloaded report file (archived compressed, with sha256).",
     "report_fetches": "Every fetch of a day: what it carried, and whether the day was final then.",
+    "field_drift": "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day.",
     "daily_totals": "Aggregate-level report records: one row per scope and day.",
     "user_daily_totals": "User-level report records: one row per scope, day and user.",
     "breakdowns": "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
@@ -76,10 +78,16 @@ def _newest_day_preview(conn: duckdb.DuckDBPyConnection) -> dg.MetadataValue:
     return dg.MetadataValue.md("\n".join(lines))
 
 
+def _row_count(conn: duckdb.DuckDBPyConnection, schema: str, table: str) -> int:
+    ((rows,),) = run_sql(conn, _SQL / "count_rows.sql", identifiers={"schema": schema, "table": table})
+    return int(rows)
+
+
 def _materializations(
     conn: duckdb.DuckDBPyConnection, tally: Tally, service_metadata: dict[str, Any]
 ) -> Iterator[dg.MaterializeResult[None]]:
-    table_rows = {name: count for name, count in run_sql(conn, _SQL / "count_usage_rows.sql")}
+    # From USAGE_TABLES itself: a table added there is counted (a list of its own drifted once).
+    table_rows = {f"{schema}.{table}": _row_count(conn, schema, table) for schema, table in USAGE_TABLES}
     days = sorted(tally.days)
     common = {
         "days_covered": dg.MetadataValue.int(len(days)),
@@ -111,6 +119,10 @@ def _materializations(
             }
         if table == "daily_totals":
             metadata["newest_day"] = _newest_day_preview(conn)
+        if table == "field_drift":
+            metadata["paths_seen"] = dg.MetadataValue.json(
+                {path: {"drift": drift, "records": records} for path, (drift, records) in sorted(tally.drift.items())}
+            )
         yield dg.MaterializeResult(asset_key=dg.AssetKey([schema, table]), metadata=metadata)
 
 

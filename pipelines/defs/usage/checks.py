@@ -44,6 +44,14 @@ RUN_CHECKS: tuple[Check, ...] = (
         blocking=False,
     ),
     Check(
+        "fields_are_declared",
+        ("raw", "field_drift"),
+        _SQL / "count_field_drift.sql",
+        "The reports this run fetched carried no field the schema does not declare, and every declared field "
+        "in its type; such values land as NULL with the raw value in the row's `extra` (`metrics-etl fields`).",
+        blocking=False,
+    ),
+    Check(
         "fresh_against_available_day",
         ("core", "daily_totals"),
         _SQL / "count_stale_usage_days.sql",

@@ -33,6 +33,7 @@ VIEWS = (
     "inactive_seats",
     "report_drift",
     "reconciliation",
+    "field_drift",
 )
 
 

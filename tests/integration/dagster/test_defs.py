@@ -19,8 +19,8 @@ from pipelines.service import ConfigError
 ROOT = Path(__file__).resolve().parents[3]
 
 ASSETS = {
-    "raw/report_files", "raw/report_fetches", "core/daily_totals", "core/user_daily_totals", "core/breakdowns",
-    "core/agent_activity",
+    "raw/report_files", "raw/report_fetches", "raw/field_drift", "core/daily_totals", "core/user_daily_totals",
+    "core/breakdowns", "core/agent_activity",
     "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
     "core/user_team_days", "core/team_days", "core/dim_team",
     "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",
@@ -40,6 +40,7 @@ CHECKS = {
     ("core/daily_totals", "days_without_agent_array", False),
     ("core/daily_totals", "reconciliation_holds", False),
     ("raw/report_fetches", "provisional_days_fetched_again", False),
+    ("raw/field_drift", "fields_are_declared", False),
     ("core/daily_totals", "fresh_against_available_day", False),
     ("core/daily_totals", "grain_is_unique", True),
     ("core/dim_agent", "covers_every_agent", True),

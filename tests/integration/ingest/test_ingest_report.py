@@ -155,7 +155,8 @@ def bad_report_file(tmp_path: Path) -> Path:
     lines[4] = lines[4][:-7]  # malformed JSON
     lines[9] = json.dumps({k: v for k, v in json.loads(lines[9]).items() if k != "day"}).encode()
     lines[14] = json.dumps(record | {"user_id": 9999, "loc_added_sum": -3}).encode()
-    lines[19] = json.dumps(record | {"user_id": 9998, "loc_added_sum": "many"}).encode()
+    lines[19] = json.dumps(record | {"user_id": "9998"}).encode()  # a key of the wrong type
+    lines[24] = json.dumps(record | {"user_id": 9997, "loc_added_sum": "many"}).encode()  # lands, NULL
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
 
@@ -181,10 +182,15 @@ def test_malformed_lines_are_quarantined_and_good_lines_land(tmp_path, bad_repor
     assert [(r[2] * 12 + r[0]) for r in rows] == [5, 10, 15, 20]
     reasons = [r[1] for r in rows]
     assert reasons[0].startswith("malformed JSON") and reasons[1] == "missing day"
-    assert reasons[2] == "negative count" and "loc_added_sum" in reasons[3]
+    assert reasons[2] == "negative count" and "field user_id" in reasons[3]
     assert result.quarantined == 4
     assert conn.execute("SELECT count(*) FROM core.user_daily_totals").fetchone()[0] == 30 - 4
     assert conn.execute("SELECT sum(quarantined) FROM raw.report_files").fetchone()[0] == 4
+    # A count of the wrong type outside the key: the line lands, the count NULL, its value in extra.
+    assert conn.execute(
+        "SELECT loc_added_sum, extra->>'loc_added_sum' FROM core.user_daily_totals WHERE user_id = 9997"
+    ).fetchall() == [(None, "many")]
+    assert result.drift == {"loc_added_sum": ("mistyped", 1)}
 
 
 def test_a_failure_while_parsing_rolls_back_to_the_previous_state(client, conn, tmp_path, monkeypatch):

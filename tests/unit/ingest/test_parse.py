@@ -64,12 +64,14 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
     assert rejects[0].line_text == bad.decode()
 
 
-def test_line_path_rejects_a_fraction_where_a_count_belongs():
+def test_a_fraction_where_a_count_belongs_lands_as_null_and_is_kept_in_extra():
     bad = b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 1.5}]}'
     (frame, rejects), = list(read_lines([bad], first_line=7, batch_rows=10, dialect="service"))
-    assert frame.height == 0
-    assert rejects[0].line_number == 7
-    assert "field totals_by_ide[0].loc_added_sum" in rejects[0].reason
+    assert rejects == []
+    assert frame["_line"].to_list() == [7]
+    (element,) = frame["totals_by_ide"][0]
+    assert element["ide"] == "x" and element["loc_added_sum"] is None
+    assert json.loads(frame["_extra"][0]) == {"totals_by_ide": [{"ide": "x", "loc_added_sum": 1.5}]}
 
 
 def test_day_totals_wrapper_gives_its_daily_records_and_keeps_its_own_fields():
@@ -137,24 +139,64 @@ def test_failed_stream_leaves_no_partial_archive(tmp_path: Path):
 @pytest.mark.parametrize(
     "bad",
     [
-        b'{"day": "2026-11-01", "user_id": 9, "used_agent": "yes"}',
-        b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": 1.5}',
         b'{"day": "2026-11-01", "user_id": "12"}',
         b'{"day": "2026-11-01", "user_id": 9, "user_login": 5}',
         b'{"day": "2026/11/01", "user_id": 9}',
-        b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 2.5}]}',
-        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}',
-        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": true}',
-        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 1e13}',
+        b'{"day": "2026-11-01", "user_id": 9, "organization_id": 4711}',
     ],
 )
-def test_fast_path_refuses_what_the_line_path_rejects(bad: bytes):
+def test_a_mistyped_key_is_refused_by_the_fast_path_and_rejected_by_the_line_path(bad: bytes):
     data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
         read_fast(data, first_line=1, lines=4, dialect="service")
     (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 3]
     assert [r.line_number for r in rejects] == [4]
+
+
+@pytest.mark.parametrize(
+    ("bad", "column", "kept"),
+    [
+        (b'{"day": "2026-11-01", "user_id": 9, "used_agent": "yes"}', "used_agent", {"used_agent": "yes"}),
+        (b'{"day": "2026-11-01", "user_id": 9, "used_agent": 1}', "used_agent", {"used_agent": 1}),
+        (b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": 1.5}', "loc_added_sum", {"loc_added_sum": 1.5}),
+        (b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": "7"}', "loc_added_sum", {"loc_added_sum": "7"}),
+        (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}', "ai_credits_used",
+         {"ai_credits_used": "12.5"}),
+        (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": true}', "ai_credits_used", {"ai_credits_used": True}),
+        (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 1e13}', "ai_credits_used", {"ai_credits_used": 1e13}),
+        (b'{"day": "2026-11-01", "user_id": 9, "chat_panel_agent_mode": 1}', "chat_panel_agent_mode",
+         {"chat_panel_agent_mode": 1}),
+        (b'{"day": "2026-11-01", "user_id": 9, "pull_requests": "none"}', "pull_requests", {"pull_requests": "none"}),
+        (b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": {"ide": "x"}}', "totals_by_ide",
+         {"totals_by_ide": {"ide": "x"}}),
+    ],
+)
+def test_a_mistyped_field_outside_the_key_lands_as_null_with_its_raw_value_in_extra(
+    bad: bytes, column: str, kept: dict[str, object]
+):
+    data = b"\n".join([*_lines(3), bad]) + b"\n"
+    with pytest.raises(FastPathRefused):
+        read_fast(data, first_line=1, lines=4, dialect="service")
+    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
+    assert rejects == []
+    assert frame["_line"].to_list() == [1, 2, 3, 4]
+    assert frame[column][3] is None and frame["user_id"][3] == 9
+    assert json.loads(frame["_extra"][3]) == kept
+
+
+def test_an_element_whose_key_is_mistyped_is_kept_whole_in_extra_and_the_others_land():
+    bad = (b'{"day": "2026-11-01", "user_id": 9, "totals_by_3rd_party_agent": ['
+           b'{"agent_id": 7, "user_initiated_interaction_count": 2},'
+           b'{"agent_id": "a-1", "user_initiated_interaction_count": "3"}]}')
+    (frame, rejects), = list(read_lines([bad], first_line=1, batch_rows=10, dialect="service"))
+    assert rejects == []
+    (agent,) = frame["totals_by_3rd_party_agent"][0]
+    assert agent["agent_id"] == "a-1" and agent["user_initiated_interaction_count"] is None
+    assert json.loads(frame["_extra"][0]) == {"totals_by_3rd_party_agent": [
+        {"agent_id": 7, "user_initiated_interaction_count": 2},
+        {"agent_id": "a-1", "user_initiated_interaction_count": "3"},
+    ]}
 
 
 def test_nested_unknown_members_are_kept_alike_by_both_paths_at_any_depth():
