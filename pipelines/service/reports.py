@@ -6,20 +6,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal
 
 import httpx
 
 from pipelines.service.client import ServiceClient
+from pipelines.service.dialect import Kind, Level, Scope
 from pipelines.service.errors import NotFound, ServiceError, TruncatedDownload, redact_url
 
 
 @dataclass(frozen=True)
 class ReportRef:
-    scope: Literal["organization", "enterprise"]
+    scope: Scope
     scope_name: str
-    kind: Literal["1-day", "28-day"]
-    level: Literal["aggregate", "user", "user-teams"]  # user-teams: an extension, 1-day only
+    kind: Kind
+    level: Level  # user-teams: an extension, 1-day only
     day: date | None = None
 
     def __post_init__(self) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.transform.schema import ACTIVITY_COUNTS
+from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
@@ -117,27 +117,13 @@ class _Facts:
 
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
-_FACTS = (
+# The report fact tables with a grain and counters in the catalog, as the templates need them.
+_FACTS = tuple(
     _Facts(
-        "daily_totals", "scope, scope name and day", ("scope", "scope_name", "day"), ("scope_name", "day"),
-        (*ACTIVITY_COUNTS, "daily_active_users", "weekly_active_users", "monthly_active_users",
-         "monthly_active_chat_users", "monthly_active_agent_users"),
-        _AGGREGATE,
-    ),
-    _Facts(
-        "user_daily_totals", "scope, scope name, day and user", ("scope", "scope_name", "day", "user_id"),
-        ("scope_name", "day", "user_id"), ACTIVITY_COUNTS, _USER,
-    ),
-    _Facts(
-        "breakdowns", "scope, level, day, user, breakdown kind and keys",
-        ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
-        ("scope_name", "day", "kind"), (*ACTIVITY_COUNTS, "session_count", "request_count", "prompt_count"), _BOTH,
-    ),
-    _Facts(
-        "agent_activity", "scope, level, day, user and agent_id",
-        ("scope", "scope_name", "level", "day", "user_id", "agent_id"), ("scope_name", "day", "agent_id"),
-        ("agent_job_starts", "session_count"), _BOTH,
-    ),
+        t.table, ", ".join(c.replace("_", " ") for c in t.grain), t.grain, t.label, t.counters, t.levels,
+    )
+    for t in TABLES
+    if t.writer == "report" and t.counters
 )
 
 # Checked in every report's transaction over the report's slice (and by the audit over all).

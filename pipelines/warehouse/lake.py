@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
+from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
@@ -51,23 +52,13 @@ class Partitioning:
     in_file: bool  # False: the table's own column, kept in the path only (hive style)
 
 
-# Tables partitioned by a day; every other table of SCHEMAS is small and written whole.
+# Tables partitioned by a day (the catalog's); every other table of SCHEMAS is small and written whole.
 _PARTITIONS: dict[str, Partitioning] = {
-    **{f"core.{t}": Partitioning("day", in_file=False)
-       for t in ("daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "agent_days",
-                 "user_team_days", "team_days")},
-    **{f"snapshots.{t}": Partitioning("snapshot_day", in_file=False)
-       for t in ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")},
-    "events.webhook_deliveries": Partitioning("received_day", in_file=True),
-    "raw.report_fetches": Partitioning("day", in_file=False),
-    "raw.field_drift": Partitioning("day", in_file=False),
+    t.name: Partitioning(t.partition, in_file=t.partition_in_file) for t in TABLES if t.partition is not None
 }
 
-
 # Published after the other tables (see publish): rows that detail a day's report rows.
-_DETAIL_TABLES = frozenset(
-    {"core.agent_activity", "core.agent_days", "core.breakdowns", "core.user_team_days", "core.team_days"}
-)
+_DETAIL_TABLES = frozenset(t.name for t in TABLES if t.detail)
 
 
 @dataclass(frozen=True)

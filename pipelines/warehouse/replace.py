@@ -19,17 +19,17 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 from pipelines.warehouse.sql import _statements, rollback, run_sql
 
 if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
-LANDED_TABLES = (
-    "daily_totals", "user_daily_totals", "breakdowns", "agent_activity", "quarantine", "report_files", "report_fetches",
-    "field_drift",
-)
-TEAM_TABLES = ("core.user_team_days", "core.team_days")  # day-partitioned in the lake
+# What a report's landing inserts (sql/warehouse/insert_<table>.sql), and what the user-teams
+# report it carries writes: the catalog's, by writer.
+LANDED_TABLES = tuple(t.table for t in tables(writer="report"))
+TEAM_TABLES = tuple(t.name for t in tables(writer="user-teams", partitioned=True))
 
 
 def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
@@ -85,11 +85,10 @@ def _params(report: ReportSlice) -> dict[str, Any]:
 
 
 def _lake_tables(report: ReportSlice) -> list[str]:
-    """The day-partitioned tables whose partitions of the report's days it rewrites."""
-    totals = "core.user_daily_totals" if report.ref.level == "user" else "core.daily_totals"
-    return [
-        totals, "core.breakdowns", "core.agent_activity", "core.agent_days", "raw.report_fetches", "raw.field_drift",
-    ]
+    """The day-partitioned tables whose partitions of the report's days it rewrites: those the
+    landing writes at the report's level, and the agent days refreshed from them."""
+    written = [t.name for t in tables(writer="report", partitioned=True) if report.ref.level in t.levels]
+    return [*written, *(t.name for t in tables(writer="derived", partitioned=True))]
 
 
 class ReportLanding:

@@ -8,9 +8,10 @@ from datetime import date
 import duckdb
 import polars as pl
 
+from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.sql import rollback, run_sql
 
-SNAPSHOT_TABLES = ("repositories", "repository_stats", "issues", "org_members", "seats", "seat_totals", "warnings")
+SNAPSHOT_TABLES = tuple(t.table for t in tables(writer="snapshot"))
 
 # The name sql/snapshots/replace_*_day.sql read the day's rows from.
 _FRAME_VIEW = "snapshot_frame"

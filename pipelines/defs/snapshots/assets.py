@@ -11,21 +11,15 @@ from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.resources import ServiceResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
+from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.checks import run_checks
 
 GROUP = "snapshots"
 POOL = "service_api"
 
-SNAPSHOT_TABLES = {
-    "repositories": "Every repository of the organization (REST), keyed by numeric id.",
-    "repository_stats": "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
-    "issues": "Every issue and pull request (REST), labels kept.",
-    "org_members": "The organization's members (REST).",
-    "seats": (
-        "Extension: every organization's seats (REST billing/seats): holder, assigning team, plan, "
-        "last activity, pending cancellation; total_seats per organization in snapshots.seat_totals."
-    ),
-}
+# The snapshot assets: the catalog's tables of this concern (seat_totals and warnings are landed
+# with them and shown in their metadata).
+SNAPSHOT_TABLES = {t.table: t.description for t in tables(asset=GROUP)}
 
 
 def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:

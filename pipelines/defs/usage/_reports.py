@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Literal
 
 import dagster as dg
 import duckdb
@@ -28,13 +27,13 @@ from pipelines.service import (
     canonical_scopes,
     fetch_report_metadata,
 )
+from pipelines.service.dialect import Kind
+from pipelines.transform.finality import FINAL_AFTER_DAYS
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
-
-ReportKind = Literal["1-day", "28-day"]
 
 
 def report_refs(
-    settings: Settings, *, kind: ReportKind, days: Iterable[date | None], client: ServiceClient
+    settings: Settings, *, kind: Kind, days: Iterable[date | None], client: ServiceClient
 ) -> list[ReportRef]:
     """Every report of `kind` for each of `days` and the configured scopes, aggregate and user
     level; each scope named as the service spells it (one organization, one name)."""
@@ -79,10 +78,6 @@ class Tally:
             self.drift[path] = (drift, self.drift.get(path, (drift, 0))[1] + records)
 
 
-# A day's report is final three full UTC days after it ends; one still missing then never comes.
-_FINAL_AFTER_DAYS = 3
-
-
 def unavailable_lines(refs: Iterable[ReportRef], *, today: date) -> list[str]:
     """One line per scope naming the days (and levels) the platform had no report for.
 
@@ -100,7 +95,8 @@ def unavailable_lines(refs: Iterable[ReportRef], *, today: date) -> list[str]:
             text = "latest 28-day" if day is None else day.isoformat()
             if levels != {"aggregate", "user"}:
                 text += f" ({' and '.join(sorted(levels))} level)"
-            old = day is not None and (today - day).days > _FINAL_AFTER_DAYS
+            # Old enough to be final: a report still missing then never comes.
+            old = day is not None and (today - day).days > FINAL_AFTER_DAYS
             (missing if old else recent).append(text)
         if recent:
             lines.append(f"{scope} {name}: not available yet: {', '.join(recent)}")

@@ -11,48 +11,23 @@ import duckdb
 from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
-from pipelines.defs.usage._reports import ReportKind, Tally, ingest_all, raise_failures, report_refs, unavailable_lines
+from pipelines.defs.usage._reports import Tally, ingest_all, raise_failures, report_refs, unavailable_lines
 from pipelines.defs.usage.checks import RUN_CHECKS
 from pipelines.service import ServiceClient
+from pipelines.service.dialect import Kind
 from pipelines.warehouse import run_sql
+from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.checks import REPORT_CHECKS, run_checks
 
 _SQL = Path(__file__).parent / "sql"
 GROUP = "usage"
 POOL = "service_api"
 
-# Written together, in one transaction per report: agent_days, dim_agent and agent_names are
-# refreshed with the facts so the latest label can never lag behind them.
-USAGE_TABLES: tuple[tuple[str, str], ...] = (
-    ("raw", "report_files"),
-    ("raw", "report_fetches"),
-    ("raw", "field_drift"),
-    ("core", "daily_totals"),
-    ("core", "user_daily_totals"),
-    ("core", "breakdowns"),
-    ("core", "agent_activity"),
-    ("core", "agent_days"),
-    ("core", "dim_agent"),
-    ("core", "agent_names"),
-    ("core", "user_team_days"),
-    ("core", "team_days"),
-    ("core", "dim_team"),
-)
-_DESCRIPTIONS = {
-    "report_files": "One row per downloaded report file (archived compressed, with sha256).",
-    "report_fetches": "Every fetch of a day: what it carried, and whether the day was final then.",
-    "field_drift": "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day.",
-    "daily_totals": "Aggregate-level report records: one row per scope and day.",
-    "user_daily_totals": "User-level report records: one row per scope, day and user.",
-    "breakdowns": "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
-    "agent_activity": "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
-    "agent_days": "Which agent labels were seen on which day, per scope and level (a few rows a day).",
-    "dim_agent": "One row per agent_id with its latest label.",
-    "agent_names": "Every label an agent_id has carried, with the days it was seen.",
-    "user_team_days": "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
-    "team_days": "Extension: each listed team per day, with its slug and member count (a few rows a day).",
-    "dim_team": "Extension: one row per team_id with its latest slug.",
-}
+# The usage assets: the catalog's tables of this concern (pipelines/warehouse/catalog.py), written
+# together in one transaction per report (agent_days, dim_agent and agent_names are refreshed with
+# the facts so the latest label can never lag behind them).
+USAGE_TABLES: tuple[tuple[str, str], ...] = tuple((t.schema, t.table) for t in tables(asset=GROUP))
+_DESCRIPTIONS = {t.table: t.description for t in tables(asset=GROUP)}
 
 
 def _client_metadata(client: ServiceClient, remaining_before: int | None) -> dict[str, Any]:
@@ -132,7 +107,7 @@ def _run(
     service: ServiceResource,
     warehouse: WarehouseResource,
     storage: StorageResource,
-    kind: ReportKind,
+    kind: Kind,
     days: list[date],
 ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
     settings = service.settings()

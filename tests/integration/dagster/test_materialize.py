@@ -166,3 +166,21 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     assert rows == [(7, 3), (8, 4)], "the failing fetch was rolled back whole"
     assert files == 1
     assert (tmp_path / "serving.duckdb").stat().st_mtime_ns == published, "nothing was published"
+
+
+def test_every_usage_asset_reports_its_table_s_row_count(emulator, pipeline_env, instance):
+    start, end = _days(8, 6)
+    defs = build_definitions(Settings.from_env())
+    result = defs.resolve_job_def("usage_daily_job").execute_in_process(instance=instance, tags=_range_tags(start, end))
+    assert result.success
+    reported = {
+        event.asset_key.to_user_string(): event.materialization.metadata["dagster/row_count"].value
+        for event in result.get_asset_materialization_events()
+        if "dagster/row_count" in event.materialization.metadata
+    }
+    with duckdb.connect(pipeline_env["WAREHOUSE_PATH"], read_only=True) as conn:
+        actual = {key: conn.execute(f"SELECT count(*) FROM {key.replace('/', '.')}").fetchone()[0] for key in reported}
+    assert reported == actual
+    # The four that reported 0 while their tables held rows (their count was a list of its own).
+    for key in ("core/agent_days", "core/user_team_days", "core/team_days", "core/dim_team"):
+        assert reported[key] > 0, key

@@ -1,0 +1,150 @@
+"""Every table the pipeline lands, declared once: what a row is, how the lake partitions it, who
+writes it, and which Dagster asset shows it.
+
+The lists that were written in several places (and drifted) derive from TABLES: the lake's
+partitions and publish order (`lake.py`), the tables a report's landing writes and marks for
+the lake (`replace.py`), the snapshot tables a day replaces (`snapshots.py`), the grain and sign
+checks (`checks.py`), and the Dagster assets of each concern with their descriptions and row
+counts (`pipelines/defs/*/assets.py`). `tests/unit/warehouse/test_catalog.py` holds it against
+the migrated warehouse and the Dagster graph; the schema itself is the migrations' (`sql/schema/`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipelines.transform.schema import ACTIVITY_COUNTS, AGGREGATE, USER
+
+__all__ = ["TABLES", "Table", "table", "tables"]
+
+_BOTH = frozenset({USER, AGGREGATE})
+
+
+@dataclass(frozen=True)
+class Table:
+    schema: str
+    table: str
+    grain: tuple[str, ...]  # the columns a row is unique by
+    description: str
+    # The lake's hive column: the day a row belongs to (None: the table is written whole).
+    partition: str | None = None
+    partition_in_file: bool = False  # the day is derived (received_at's UTC day): the column stays in the file
+    # Who writes it: "report" (each report's landing transaction, replaced by a re-fetch),
+    # "user-teams" (with a day's user report), "snapshot", "webhooks", or "derived" (refreshed
+    # from the facts in the same transaction).
+    writer: str = "derived"
+    levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
+    counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
+    label: tuple[str, ...] = ()  # grain columns that name a failing row in a check's detail
+    detail: bool = False  # rows detailing a day's report rows: published after them
+    asset: str | None = None  # the Dagster group whose asset shows it
+
+    @property
+    def name(self) -> str:
+        return f"{self.schema}.{self.table}"
+
+
+_ACTIVITY = ACTIVITY_COUNTS
+
+TABLES: tuple[Table, ...] = (
+    Table("raw", "report_files",
+          ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day", "file_index"),
+          "One row per downloaded report file (archived compressed, with sha256).", writer="report", asset="usage"),
+    Table("raw", "report_fetches", ("scope", "scope_name", "level", "report_kind", "day", "fetched_at"),
+          "Every fetch of a day: what it carried, and whether the day was final then.",
+          partition="day", writer="report", asset="usage"),
+    Table("raw", "field_drift", ("scope", "scope_name", "level", "report_kind", "day", "path", "drift"),
+          "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day.",
+          partition="day", writer="report", asset="usage"),
+    Table("raw", "quarantine", ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day",
+                                "file_index", "line_number"),
+          "Lines of a report file that could not land, with the reason and the line's text.", writer="report"),
+    Table("core", "daily_totals", ("scope", "scope_name", "day"),
+          "Aggregate-level report records: one row per scope and day.",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
+          counters=(*_ACTIVITY, "daily_active_users", "weekly_active_users", "monthly_active_users",
+                    "monthly_active_chat_users", "monthly_active_agent_users"),
+          label=("scope_name", "day")),
+    Table("core", "user_daily_totals", ("scope", "scope_name", "day", "user_id"),
+          "User-level report records: one row per scope, day and user.",
+          partition="day", writer="report", levels=frozenset({USER}), asset="usage",
+          counters=_ACTIVITY, label=("scope_name", "day", "user_id")),
+    Table("core", "breakdowns",
+          ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
+          "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
+          partition="day", writer="report", detail=True, asset="usage",
+          counters=(*_ACTIVITY, "session_count", "request_count", "prompt_count"), label=("scope_name", "day", "kind")),
+    Table("core", "agent_activity", ("scope", "scope_name", "level", "day", "user_id", "agent_id"),
+          "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
+          partition="day", writer="report", detail=True, asset="usage",
+          counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id")),
+    Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
+          "Which agent labels were seen on which day, per scope and level (a few rows a day).",
+          partition="day", detail=True, asset="usage"),
+    Table("core", "dim_agent", ("agent_id",), "One row per agent_id with its latest label.", asset="usage"),
+    Table("core", "agent_names", ("agent_id", "agent_name"),
+          "Every label an agent_id has carried, with the days it was seen.", asset="usage"),
+    Table("core", "user_team_days", ("scope", "scope_name", "day", "user_id", "team_id"),
+          "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
+          partition="day", writer="user-teams", detail=True, asset="usage"),
+    Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
+          "Extension: each listed team per day, with its slug and member count (a few rows a day).",
+          partition="day", writer="user-teams", detail=True, asset="usage"),
+    Table("core", "dim_team", ("scope", "scope_name", "team_id"),
+          "Extension: one row per team_id with its latest slug.", asset="usage"),
+    Table("snapshots", "repositories", ("snapshot_day", "repository_id"),
+          "Every repository of the organization (REST), keyed by numeric id.",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "repository_stats", ("snapshot_day", "repository_id"),
+          "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "issues", ("snapshot_day", "issue_id"), "Every issue and pull request (REST), labels kept.",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "org_members", ("snapshot_day", "org_login", "member_id"), "The organization's members (REST).",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "seats", ("snapshot_day", "org_login", "user_id"),
+          "Extension: every organization's seats (REST billing/seats): holder, assigning team, plan, last activity, "
+          "pending cancellation; total_seats per organization in snapshots.seat_totals.",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
+          "Extension: each organization's total_seats on the snapshot day.",
+          partition="snapshot_day", writer="snapshot"),
+    Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
+          "What a snapshot could not read (a repository gone, a listing refused), per day.",
+          partition="snapshot_day", writer="snapshot"),
+    Table("events", "webhook_deliveries", ("delivery_id",),
+          "Webhook deliveries from the receiver's spool, exactly once by delivery id.",
+          partition="received_day", partition_in_file=True, writer="webhooks", asset="events"),
+    Table("events", "webhook_quarantine", ("delivery_id",),
+          "Deliveries the loader set aside, with the reason.", writer="webhooks"),
+    Table("events", "spool_offsets", ("segment",), "How far each spool segment has been loaded.", writer="webhooks"),
+)
+
+
+def table(name: str) -> Table:
+    """The table `schema.table`."""
+    for declared in TABLES:
+        if declared.name == name:
+            return declared
+    raise KeyError(f"no table {name!r} in the catalog")
+
+
+def tables(*, writer: str | None = None, asset: str | None = None, partitioned: bool | None = None) -> list[Table]:
+    """The declared tables matching every filter given, in declaration order."""
+    return [
+        t for t in TABLES
+        if (writer is None or t.writer == writer)
+        and (asset is None or t.asset == asset)
+        and (partitioned is None or (t.partition is not None) == partitioned)
+    ]
+
+
+def markdown() -> str:
+    """The catalog as the table docs/architecture.md shows (tests hold the two equal)."""
+    rows = ["| table | one row per | lake partition | written by | Dagster asset | what |", "|---|---|---|---|---|---|"]
+    for t in TABLES:
+        rows.append(
+            f"| `{t.name}` | {', '.join(t.grain)} | {t.partition or 'whole'} | {t.writer} | {t.asset or '-'} "
+            f"| {t.description} |"
+        )
+    return "\n".join(rows)

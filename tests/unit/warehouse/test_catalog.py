@@ -1,0 +1,76 @@
+"""The catalog of tables against the migrated warehouse, the Dagster graph and the docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.config import Secret, Settings
+from pipelines.definitions import build_definitions
+from pipelines.warehouse import migrate
+from pipelines.warehouse.catalog import TABLES, markdown, tables
+
+ROOT = Path(__file__).resolve().parents[3]
+SCHEMAS = ("core", "raw", "snapshots", "events")
+
+
+@pytest.fixture(scope="module")
+def warehouse() -> duckdb.DuckDBPyConnection:
+    conn = duckdb.connect()
+    migrate(conn)
+    return conn
+
+
+def _columns(conn: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for schema, table, column in conn.execute(
+        "SELECT schema_name, table_name, column_name FROM duckdb_columns() WHERE schema_name IN ?", [list(SCHEMAS)]
+    ).fetchall():
+        out.setdefault(f"{schema}.{table}", set()).add(column)
+    return out
+
+
+def test_the_catalog_names_every_table_the_warehouse_has_and_no_other(warehouse: duckdb.DuckDBPyConnection) -> None:
+    have = {f"{s}.{t}" for s, t in warehouse.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name IN ?", [list(SCHEMAS)]
+    ).fetchall()}
+    assert {t.name for t in TABLES} == have
+
+
+def test_each_table_s_grain_partition_and_counters_are_its_columns_and_its_primary_key(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    columns = _columns(warehouse)
+    keys = {f"{s}.{t}": tuple(cols) for s, t, cols in warehouse.execute(
+        "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
+        " WHERE constraint_type = 'PRIMARY KEY'"
+    ).fetchall()}
+    for t in TABLES:
+        have = columns[t.name]
+        assert set(t.grain) <= have, t.name
+        assert set(t.counters) <= have and set(t.label) <= set(t.grain), t.name
+        if t.partition is not None:
+            assert (t.partition in have) != t.partition_in_file, t.name
+        if t.name in keys:
+            assert set(keys[t.name]) == set(t.grain), t.name
+
+
+def test_the_dagster_assets_of_each_concern_are_the_catalog_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "catalog-test-token")  # Dagster reads secrets from the environment
+    settings = Settings(base_url="http://127.0.0.1:9", token=Secret("catalog-test-token"), orgs=("acme",))
+    keys = {key.to_user_string() for key in build_definitions(settings).resolve_all_asset_keys()}
+    for concern in ("usage", "snapshots", "events"):
+        for t in tables(asset=concern):
+            assert f"{t.schema}/{t.table}" in keys, t.name
+    declared = {f"{t.schema}/{t.table}" for t in TABLES}
+    undeclared = {k for k in keys if k.split("/")[0] in SCHEMAS} - declared
+    assert not undeclared
+
+
+def test_the_docs_table_of_tables_is_the_catalog_rendered() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = text.split("<!-- tables -->\n")[1].split("\n<!-- /tables -->")[0]
+    assert block == markdown(), "paste pipelines.warehouse.catalog.markdown() between the markers"
+
