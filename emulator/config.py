@@ -108,8 +108,13 @@ class RecordDrift:
     # Every Nth user record (0: none) carries ai_credits_used as a string, used_agent as 1,
     # loc_added_sum as a string and chat_panel_agent_mode as an integer.
     mistyped_every: int = 0
+    # Fields sent under another name, as before (or after) a rename: (field, name sent).
+    renamed: tuple[tuple[str, str], ...] = ()
 
     def apply(self, record: dict[str, Any], *, user_index: int | None) -> dict[str, Any]:
+        for field_name, sent in self.renamed:
+            if field_name in record:
+                record[sent] = record.pop(field_name)
         if self.undeclared_field:
             record[self.undeclared_field] = {"widgets": 3, "kind": "future"}
         if user_index is not None and self.mistyped_every and user_index % self.mistyped_every == 0:

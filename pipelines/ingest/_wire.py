@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.json as pa_json
 
 from pipelines.transform.records import EXTRA, LINE, empty_records
-from pipelines.transform.schema import BREAKDOWN_ARRAYS, WIRE_NAMES, record_dtype
+from pipelines.transform.schema import BREAKDOWN_ARRAYS, FORMER_NAMES, WIRE_NAMES, record_dtype
 
 _ARROW_SCALARS = {
     # Dates are read as text and parsed strictly afterwards: the JSON reader wants numbers.
@@ -68,14 +68,19 @@ class Wire:
     frame_schema: pl.Schema  # what both paths build before `canonical` (decimals as floats)
     renames: dict[str, str]  # top-level wire name -> canonical name
     member_names: dict[str, list[str]]  # object (wire name) -> its canonical member names, in order
+    formers: dict[str, str]  # a former wire name of a renamed field -> its current wire name
 
 
 @cache
 def wire_of(dialect: str) -> Wire:
     if dialect not in WIRE_NAMES:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(WIRE_NAMES)}")
-    dtypes = record_dtype(dialect)
+    current = record_dtype(dialect)
     canonical = record_dtype()
+    # A renamed field is read under its former names too, typed as it is, and coalesced into it.
+    renamed = {c: w for w, c in zip(current, canonical, strict=True)}
+    formers = {old: renamed[name] for name, olds in FORMER_NAMES[dialect].items() for old in olds}
+    dtypes = {**current, **{old: current[now] for old, now in formers.items()}}
     arrow_schema = pa.schema([(name, _arrow_type(dtype)) for name, dtype in dtypes.items()])
     read = {name: pl.Float64() if isinstance(d, pl.Decimal) else d for name, d in dtypes.items()}
     return Wire(
@@ -84,17 +89,22 @@ def wire_of(dialect: str) -> Wire:
         arrow_schema=arrow_schema,
         parse_options=pa_json.ParseOptions(explicit_schema=arrow_schema, unexpected_field_behavior="infer"),
         frame_schema=pl.Schema({**read, LINE: pl.Int64(), EXTRA: pl.String()}),
-        renames={w: c for w, c in zip(dtypes, canonical, strict=True) if w != c},
+        renames={w: c for w, c in zip(current, canonical, strict=True) if w != c},
         member_names={
             w: [f.name for f in struct_of(canonical[c]).fields]
-            for w, c in zip(dtypes, canonical, strict=True)
-            if isinstance(dtypes[w], pl.Struct) and dtypes[w] != canonical[c]
+            for w, c in zip(current, canonical, strict=True)
+            if isinstance(current[w], pl.Struct) and current[w] != canonical[c]
         },
+        formers=formers,
     )
 
 
 def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
     """The parsed frame under canonical names and types (decimals rounded to their scale)."""
+    if wire.formers:
+        frame = frame.with_columns(
+            pl.coalesce(now, old).alias(now) for old, now in wire.formers.items()
+        ).drop(list(wire.formers))
     renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
     return renamed.rename(wire.renames).cast(empty_records().schema)
 

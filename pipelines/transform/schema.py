@@ -112,6 +112,11 @@ WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
     },
 }
 
+# Names a top-level field had on the wire before the service renamed it, per dialect: canonical
+# name -> former wire names. Records of either name land in the field's one column (the current
+# name wins in a record carrying both), so a rename leaves no gap day and no second column.
+FORMER_NAMES: dict[str, dict[str, tuple[str, ...]]] = {"service": {}, "github": {}}
+
 # Breakdown arrays: kind (as stored in core.breakdowns) -> (record field, key fields).
 BREAKDOWN_ARRAYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ide": ("totals_by_ide", ("ide",)),

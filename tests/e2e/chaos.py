@@ -43,6 +43,12 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
         "loaded_at": "wall-clock time of the load",
     },
     ("events", "spool_offsets"): {"updated_at": "wall-clock time of the load"},
+    ("meta", "lake_files"): {
+        "mtime_ns": "wall-clock time the publish wrote the lake file",
+        "size": "the file's bytes follow its rows' order, which differs between runs (its rows are compared)",
+    },
+    ("meta", "declared_columns"): {"added_at": "wall-clock time migrate added the column"},
+    ("raw", "field_drift"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
 }
 # Bookkeeping of one warehouse's history, not data: which lake partitions wait for the next
 # publish depends on where a killed run stopped.
