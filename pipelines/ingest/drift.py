@@ -24,7 +24,7 @@ import polars as pl
 
 from pipelines.ingest._lines import scalar_fits
 from pipelines.ingest._wire import ELEMENT_KEYS, dtype_of, wire_of
-from pipelines.transform.schema import INTERNAL_FIELDS
+from pipelines.transform.schema import INTERNAL_FIELDS, WRAPPER_FIELDS
 
 UNDECLARED = "undeclared"
 MISTYPED = "mistyped"
@@ -46,7 +46,11 @@ def declared_paths(dialect: str) -> list[tuple[str, str]]:
 
     for name, dtype in wire_of(dialect).dtypes.items():
         walk(name, dtype)
-    return out + [(name, "internal: kept in extra") for name in sorted(INTERNAL_FIELDS)]
+    return [
+        *out,
+        *((name, "internal: kept in extra") for name in sorted(INTERNAL_FIELDS)),
+        *((name, "28-day wrapper: kept in extra") for name in sorted(WRAPPER_FIELDS)),
+    ]
 
 
 def json_type(value: object) -> str:
@@ -57,7 +61,7 @@ def paths(extra: dict[str, object], dialect: str) -> Iterator[tuple[str, str, st
     """(path, UNDECLARED or MISTYPED, JSON type of the value) for what one record's `extra` holds."""
     dtypes = wire_of(dialect).dtypes
     for name, value in extra.items():
-        if name not in INTERNAL_FIELDS:
+        if name not in INTERNAL_FIELDS and name not in WRAPPER_FIELDS:
             yield from _walk(name, value, dtypes.get(name), keys=ELEMENT_KEYS.get(name, ()))
 
 

@@ -64,6 +64,9 @@ RECORD_SCALARS: dict[str, pl.DataType] = {name: dtype for name, (dtype, _) in RE
 # Fields the service sends for its own bookkeeping: known, so never drift, and never columns;
 # their values stay in `extra`.
 INTERNAL_FIELDS: frozenset[str] = frozenset({"etl_id", "day_partition", "entity_id_partition"})
+# The 28-day file's wrapper fields, which each of its daily records carries: known, never drift;
+# the report's range and creation time are in raw.report_files, their values in `extra`.
+WRAPPER_FIELDS: frozenset[str] = frozenset({"report_start_day", "report_end_day", "created_at"})
 
 # The fields a row is keyed by (the same wire name in every dialect): a line whose key does not
 # fit its type cannot land and is quarantined; any other field that does not fit lands as NULL,

@@ -29,6 +29,8 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     assert list((home / "logs").glob("run-*.log"))
     # Teams and seats (extensions) land and are shown: in the summary and on the page.
     assert "teams in the last 28 days" in done.stdout and "seats of acme on " in done.stdout, done.stdout[-3000:]
+    # The emulator's records are all declared: the summary names no field beyond the schema.
+    assert "fields beyond the schema" not in done.stdout, done.stdout[-3000:]
     page = (home / "report.html").read_text()
     assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page
     # The headline figures, printed and on the page, say which scope they are of.

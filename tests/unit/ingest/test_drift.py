@@ -35,10 +35,12 @@ def test_an_undeclared_field_is_one_path_and_a_mistyped_member_is_named_by_its_a
     }
 
 
-def test_the_service_s_internal_fields_are_known_not_drift() -> None:
+def test_the_service_s_internal_and_28_day_wrapper_fields_are_known_not_drift() -> None:
     record = daily_record(random.Random(5), day=date(2026, 11, 1), user=None)
     record |= {"etl_id": "e-1", "day_partition": "2026-11-01", "entity_id_partition": 3}
-    assert list(paths(_extra_of(record), "service")) == []
+    wrapper = {"report_start_day": "2026-10-05", "report_end_day": "2026-11-01", "created_at": "2026-11-02T06:00:00Z",
+               "day_totals": [record]}
+    assert list(paths(_extra_of(wrapper), "service")) == []
 
 
 def test_github_names_are_the_declared_ones_under_the_github_dialect() -> None:
