@@ -219,6 +219,28 @@ def duckdb_type(dtype: pl.DataType) -> str:
     return _DUCKDB_TYPES[type(dtype)]
 
 
+def fields_markdown() -> str:
+    """The declared top-level fields and object members as the table docs/ingest.md shows
+    (wire names per dialect, the column each lands in, its type); tests hold the two equal."""
+    tables = {USER: "user_daily_totals", AGGREGATE: "daily_totals"}
+
+    def wire(dialect: str, key: tuple[str, ...]) -> str:
+        name = WIRE_NAMES[dialect].get(key, key[-1])
+        formers = FORMER_NAMES[dialect].get(key[0], ()) if len(key) == 1 else ()
+        text = ".".join((*key[:-1], name))
+        return f"`{text}`" + "".join(f" (formerly `{former}`)" for former in formers)
+
+    rows = ["| wire name (service) | wire name (github) | column | type |", "|---|---|---|---|"]
+    for name, (dtype, levels) in RECORD_FIELDS.items():
+        columns = ", ".join(f"`{tables[level]}.{name}`" for level in (AGGREGATE, USER) if level in levels)
+        rows.append(f"| {wire('service', (name,))} | {wire('github', (name,))} | {columns} | {duckdb_type(dtype)} |")
+    for obj, members in RECORD_OBJECTS.items():
+        for member, dtype in members.items():
+            service, github = wire("service", (obj, member)), wire("github", (obj, member))
+            rows.append(f"| {service} | {github} | `daily_totals.{obj}_{member}` | {duckdb_type(dtype)} |")
+    return "\n".join(rows)
+
+
 # Flat counts of core.breakdowns, in column order.
 BREAKDOWN_COUNTS: tuple[str, ...] = (
     *ACTIVITY_COUNTS,
