@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--second-enterprise-in-28-day", action="store_true",
                         help="the enterprise 28-day file also holds another enterprise's wrapper line")
     parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
+    parser.add_argument("--cloud-agent-from", type=date.fromisoformat, default=None,
+                        help="the day coding-agent fields became cloud-agent fields (default: always cloud)")
     parser.add_argument("--record-drift", default="",
                         help="records a changed service sends, e.g. undeclared_field=totals_by_future_widget,"
                              "mistyped_every=3")
@@ -51,6 +53,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
         record_drift=parse_record_drift(args.record_drift),
+        cloud_agent_from=args.cloud_agent_from,
     )
 
 

@@ -105,8 +105,8 @@ class RecordDrift:
     client declares yet on every record, and values of declared fields in another JSON type."""
 
     undeclared_field: str | None = None  # e.g. totals_by_future_widget, an object on every record
-    # Every Nth user record (0: none) carries ai_credits_used as a string, used_agent as 1,
-    # loc_added_sum as a string and chat_panel_agent_mode as an integer.
+    # Every Nth user record (0: none) carries ai_credits_used as a string, used_agent as 1 and
+    # loc_added_sum as a string.
     mistyped_every: int = 0
     # Fields sent under another name, as before (or after) a rename: (field, name sent).
     renamed: tuple[tuple[str, str], ...] = ()
@@ -129,7 +129,6 @@ MISTYPED: dict[str, Callable[[Any], Any]] = {
     "ai_credits_used": str,
     "used_agent": int,
     "loc_added_sum": str,
-    "chat_panel_agent_mode": int,
 }
 
 
@@ -169,6 +168,9 @@ class EmulatorConfig:
     second_enterprise_in_28_day: bool = False
     faults: FaultSpec = field(default_factory=FaultSpec)
     record_drift: RecordDrift = field(default_factory=RecordDrift)
+    # The day the service renamed its "coding agent" fields "cloud agent" (April 2026 on the
+    # public service): earlier days' records carry the old names. None: the new names throughout.
+    cloud_agent_from: date | None = None
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

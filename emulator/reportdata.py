@@ -140,6 +140,7 @@ _REVIEW_ACTIVE_BELOW = 38
 _REVIEW_PASSIVE_BELOW = 90
 
 _BYTES_PER_USER = 20
+_SURFACE_BYTES = 2
 _PROFILE_BYTES = 40
 # Random bytes come in blocks of this many users, so a user range costs only its own blocks.
 _BLOCK = 1024
@@ -202,6 +203,8 @@ class _Profile:
     agent_model: str
     apps: tuple[int, ...]  # indices into AGENT_APPS
     active_until: int = _NO_END  # ordinal of the first day the user is never active again
+    cloud_agent_threshold: int = 0  # out of 256, among active days: the service's own cloud agent
+    app_threshold: int = 0  # likewise, the assistant's desktop app
 
 
 @dataclass(slots=True)
@@ -220,13 +223,16 @@ class _UserDay:
     agents: list[tuple[str, int, int]]  # (agent_id, job starts, sessions), merged apps
     review_active: bool
     review_passive: bool
+    cloud_agent: bool = False  # the service's own cloud agent (formerly "coding agent")
+    app: bool = False  # the assistant's desktop app
+    vscode_agent: bool = False  # agent sessions in VS Code
 
 
 class ReportData:
     """Report records for one emulated organization and its enterprise."""
 
     def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date,
-                 dialect: str = "service") -> None:
+                 dialect: str = "service", cloud_agent_from: date | None = None) -> None:
         if users < 1:
             raise EmulatorError("users must be at least 1")
         self.seed = seed
@@ -235,6 +241,9 @@ class ReportData:
         self.enterprise = enterprise
         self.first_day = first_day
         self._name = wire_for(dialect).record_name
+        # The day the service renamed its "coding agent" the "cloud agent" (April 2026): records of
+        # earlier days carry the old field names. None: every day has the new ones.
+        self.cloud_agent_from = cloud_agent_from
         self._user_fields = _user_fields_format(self._name)
         self.second_org = f"{org}-labs"
         self.second_org_users = max(1, users // 2)
@@ -246,6 +255,7 @@ class ReportData:
         self._profiles: list[_Profile | None] = [None] * self._total
         self._profile_block = lru_cache(maxsize=8)(self._make_profile_block)
         self._day_block = lru_cache(maxsize=512)(self._make_day_block)
+        self._surface_block = lru_cache(maxsize=512)(self._make_surface_block)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
         self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=self.second_org,
@@ -460,6 +470,8 @@ class ReportData:
             chat_model=_CHAT_MODELS[pb[35] % len(_CHAT_MODELS)],
             agent_model=_AGENT_MODELS[pb[36] % len(_AGENT_MODELS)],
             apps=apps,
+            cloud_agent_threshold=(0, 0, 35, 90)[pb[38] % 4],
+            app_threshold=(0, 0, 0, 60)[pb[39] % 4],
         )
 
     def _make_profile_block(self, block: int) -> bytes:
@@ -467,6 +479,19 @@ class ReportData:
 
     def _make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(_key("day", self.seed, ordinal, block)).randbytes(_BLOCK * _BYTES_PER_USER)
+
+    def _make_surface_block(self, ordinal: int, block: int) -> bytes:
+        # A stream of its own: the agent surfaces came later, and every older number stays as it was.
+        return random.Random(_key("surfaces", self.seed, ordinal, block)).randbytes(_BLOCK * _SURFACE_BYTES)
+
+    def _surfaces(self, u: int, p: _Profile, ordinal: int, *, active: bool, agent_mode: bool,
+                  ide: str) -> tuple[bool, bool, bool]:
+        """(cloud agent, app, VS Code agent) for an active user's day."""
+        if not active:
+            return False, False, False
+        s = self._surface_block(ordinal, u // _BLOCK)
+        o = (u % _BLOCK) * _SURFACE_BYTES
+        return s[o] < p.cloud_agent_threshold, s[o + 1] < p.app_threshold, agent_mode and ide == "vscode"
 
     @staticmethod
     def _active(p: _Profile, b: bytes, o: int, weekend: bool, ordinal: int) -> bool:
@@ -485,26 +510,31 @@ class ReportData:
         review_passive = active and _REVIEW_ACTIVE_BELOW <= b[o + 19] < _REVIEW_PASSIVE_BELOW
         return active, chat, agent_mode, cli, agents, review_active, review_passive
 
-    def _make_day_flags(self, day: date) -> tuple[int, int, int, int, int]:
+    def _make_day_flags(self, day: date) -> tuple[int, int, int, int, int, int]:
         """Bit masks over global users of who was active, used chat, used agent mode, was an
-        active and a passive code review user (final)."""
+        active and a passive code review user, used the cloud agent (final)."""
         ordinal = day.toordinal()
         weekend = day.weekday() >= 5
         agents_day = self.has_agent_activity(day=day)
-        active_mask = chat_mask = agent_mask = review_active_mask = review_passive_mask = 0
+        active_mask = chat_mask = agent_mask = review_active_mask = review_passive_mask = cloud_mask = 0
         for u in range(self._total):
             b = self._day_block(ordinal, u // _BLOCK)
+            p = self._profile(u)
+            o = (u % _BLOCK) * _BYTES_PER_USER
             active, chat, agent_mode, _, _, review_active, review_passive = self._flags(
-                self._profile(u), b, (u % _BLOCK) * _BYTES_PER_USER, weekend, agents_day, ordinal)
+                p, b, o, weekend, agents_day, ordinal)
             if active:
                 active_mask |= 1 << u
                 review_active_mask |= review_active << u
                 review_passive_mask |= review_passive << u
+                cloud, _, _ = self._surfaces(u, p, ordinal, active=True, agent_mode=agent_mode,
+                                             ide=p.ides[b[o + 5] % len(p.ides)])
+                cloud_mask |= cloud << u
                 if chat:
                     chat_mask |= 1 << u
                     if agent_mode:
                         agent_mask |= 1 << u
-        return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask
+        return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask, cloud_mask
 
     def _user_day(self, u: int, day: date, c: float) -> _UserDay:
         p = self._profile(u)
@@ -570,25 +600,35 @@ class ReportData:
             entry = merged.setdefault(agent_id, [0, 0])
             entry[0] += int(jobs * c)
             entry[1] += int(sessions * c)
+        cloud_agent, app, vscode_agent = self._surfaces(u, p, day.toordinal(), active=True, agent_mode=agent_mode,
+                                                        ide=ide)
         return _UserDay(
             active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
             [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
-            review_active, review_passive,
+            review_active, review_passive, cloud_agent, app, vscode_agent,
         )
+
+    def _cloud_name(self, name: str, day: date) -> str:
+        if self.cloud_agent_from is not None and day < self.cloud_agent_from:
+            name = name.replace("cloud_agent", "coding_agent")
+        return self._name(name)
+
+    def _surface_fields(self, d: _UserDay, day: date) -> str:
+        return (f',"{self._cloud_name("used_assistant_cloud_agent", day)}":{_JSON_BOOL[d.cloud_agent]}'
+                f',"{self._name("used_assistant_app")}":{_JSON_BOOL[d.app]}'
+                f',"used_vscode_agent":{_JSON_BOOL[d.vscode_agent]}')
 
     # ----- user-level lines -------------------------------------------------------------------
 
     def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
         p = self._profile(u)
         d = self._user_day(u, day, c)
-        used = {f for f, _, _ in d.features}
         credits = sum(sum(row[0] for row in rows) * _CREDITS[model]
                       for f, model, rows in d.features if f != _COMPLETION)
         head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
                 + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli]
-                + self._user_fields % (round(credits, 2),
-                                       *(_JSON_BOOL[f"chat_panel_{m}_mode" in used] for m in _CHAT_PANEL_MODES),
-                                       _JSON_BOOL[d.review_active], _JSON_BOOL[d.review_passive]))
+                + self._user_fields % (round(credits, 2), _JSON_BOOL[d.review_active], _JSON_BOOL[d.review_passive])
+                + self._surface_fields(d, day))
         if not d.active:
             return head + _EMPTY_BREAKDOWNS + internal + "}\n"
         i = p.ides.index(d.ide)
@@ -625,10 +665,14 @@ class ReportData:
         cli_present = False
         agents: dict[str, list[int]] = {}
         active_today = chat_today = agent_today = cli_today = review_active_today = review_passive_today = 0
+        cloud_today = app_today = vscode_today = 0
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
             if not d.active:
                 continue
+            cloud_today |= d.cloud_agent << u
+            app_today |= d.app << u
+            vscode_today |= d.vscode_agent << u
             if d.totals[0] or d.totals[1]:
                 active_today |= 1 << u
             cli_today |= d.used_cli << u
@@ -649,15 +693,17 @@ class ReportData:
             for agent_id, jobs, sessions in d.agents:
                 _add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
         mask = self._scope_mask(scope)
-        week = month = month_chat = month_agent = 0
+        week = month = month_chat = month_agent = week_cloud = month_cloud = 0
         review = {"weekly": [0, 0], "monthly": [0, 0]}
         for back in range(1, 28):
-            a, ch, ag, ra, rp = self._day_flags(day - timedelta(days=back))
+            a, ch, ag, ra, rp, cl = self._day_flags(day - timedelta(days=back))
             if back < 7:
                 week |= a
+                week_cloud |= cl
                 review["weekly"][0] |= ra
                 review["weekly"][1] |= rp
             month |= a
+            month_cloud |= cl
             month_chat |= ch
             month_agent |= ag
             review["monthly"][0] |= ra
@@ -673,6 +719,13 @@ class ReportData:
             "daily_active_cli_users": cli_today.bit_count(),
             self._name("daily_active_assistant_code_review_users"): review_active_today.bit_count(),
             self._name("daily_passive_assistant_code_review_users"): review_passive_today.bit_count(),
+            self._cloud_name("daily_active_assistant_cloud_agent_users", day): cloud_today.bit_count(),
+            self._cloud_name("weekly_active_assistant_cloud_agent_users", day): (
+                (week_cloud & mask) | cloud_today).bit_count(),
+            self._cloud_name("monthly_active_assistant_cloud_agent_users", day): (
+                (month_cloud & mask) | cloud_today).bit_count(),
+            self._name("daily_active_assistant_app_users"): app_today.bit_count(),
+            "daily_active_vscode_agent_users": vscode_today.bit_count(),
         }
         for window, (window_active, window_passive) in review.items():
             reviewed = (window_active & mask) | review_active_today
@@ -768,8 +821,9 @@ _CLI_VERSION = ',"last_known_cli_version":{"cli_version":"%s","sampled_at":"%s"}
 
 def _user_fields_format(name: Callable[[str], str]) -> str:
     """The user-level fields beyond the spec's, under the dialect's names, as a %-format."""
+    # The chat panel's modes are `feature` values of totals_by_feature, as the public docs list
+    # them, not top-level fields of their own.
     fields = [("ai_credits_used", "%r")]
-    fields += [(f"chat_panel_{mode}_mode", "%s") for mode in _CHAT_PANEL_MODES]
     fields += [(name("used_assistant_code_review_active"), "%s"), (name("used_assistant_code_review_passive"), "%s")]
     return "".join(f',"{field}":{value}' for field, value in fields)
 _ZEROS = (0,) * 7

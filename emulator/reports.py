@@ -127,9 +127,9 @@ class Reports:
         first_day = self._first_day(state.today())
         # The first organization and the first enterprise share one ReportData (the enterprise
         # holds that organization's users); every further scope has users of its own.
+        same = {"first_day": first_day, "dialect": config.dialect, "cloud_agent_from": config.cloud_agent_from}
         self.data = ReportData(seed=config.seed, users=config.users, org=config.primary_org,
-                               enterprise=config.primary_enterprise, first_day=first_day,
-                               dialect=config.dialect)
+                               enterprise=config.primary_enterprise, **same)
         self._scopes: dict[tuple[str, str], tuple[str, ReportData]] = {
             ("organization", config.primary_org.lower()): (config.primary_org, self.data),
             ("enterprise", config.primary_enterprise.lower()): (config.primary_enterprise, self.data),
@@ -137,15 +137,13 @@ class Reports:
         for n, name in enumerate(config.orgs[1:], start=1):
             self._scopes[("organization", name.lower())] = (name, ReportData(
                 seed=config.seed + 7919 * n, users=config.users, org=name,
-                enterprise=config.primary_enterprise, first_day=first_day, dialect=config.dialect))
+                enterprise=config.primary_enterprise, **same))
         for n, name in enumerate(config.enterprises[1:], start=1):
             self._scopes[("enterprise", name.lower())] = (name, ReportData(
-                seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org",
-                enterprise=name, first_day=first_day, dialect=config.dialect))
+                seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org", enterprise=name, **same))
         # Another enterprise with its own id and numbers, for the public multi-entity example.
         self._second = (ReportData(seed=config.seed + 1, users=config.users, org=f"{config.primary_org}-partner",
-                                   enterprise=f"{config.primary_enterprise}-partner",
-                                   first_day=first_day, dialect=config.dialect)
+                                   enterprise=f"{config.primary_enterprise}-partner", **same)
                         if config.second_enterprise_in_28_day else None)
         self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
                              if config.report_file else None)

@@ -34,6 +34,7 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--second-enterprise-in-28-day", is_flag=True,
               help="The enterprise 28-day file also holds another enterprise's wrapper line.")
 @click.option("--faults", default="", help="Faults on demand, e.g. error_rate=0.1,drop_rate=0.05.")
+@click.option("--cloud-agent-from", type=DAY, help="The day coding-agent fields became cloud-agent fields.")
 @click.option("--record-drift", default="",
               help="Records a changed service sends, e.g. undeclared_field=totals_by_future_widget,mistyped_every=3.")
 @click.option("--credentials-out", type=_FILE, help="Write the credentials JSON here (the app key goes next to it).")

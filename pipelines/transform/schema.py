@@ -51,11 +51,18 @@ RECORD_FIELDS: dict[str, tuple[pl.DataType, frozenset[str]]] = {
     "daily_active_cli_users": (pl.Int64(), _AGGREGATE),
     **{f"{window}_{kind}_assistant_code_review_users": (pl.Int64(), _AGGREGATE)
        for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")},
+    # The agent surfaces of 2026: the service's own cloud agent (April; "coding agent" before,
+    # FORMER_NAMES), the desktop app (July), agent sessions in VS Code (September).
+    **{f"{window}_active_assistant_cloud_agent_users": (pl.Int64(), _AGGREGATE)
+       for window in ("daily", "weekly", "monthly")},
+    "daily_active_assistant_app_users": (pl.Int64(), _AGGREGATE),
+    "daily_active_vscode_agent_users": (pl.Int64(), _AGGREGATE),
+    "used_assistant_cloud_agent": (pl.Boolean(), _USER),
+    "used_assistant_app": (pl.Boolean(), _USER),
+    "used_vscode_agent": (pl.Boolean(), _USER),
     # A usage signal in credits, not a bill: read as a JSON number and kept exact to six
     # decimals (docs/ingest.md, "ai_credits_used").
     "ai_credits_used": (pl.Decimal(18, 6), _USER),
-    **{f"chat_panel_{mode}_mode": (pl.Boolean(), _USER)
-       for mode in ("agent", "ask", "custom", "edit", "plan", "unknown")},
     "used_assistant_code_review_active": (pl.Boolean(), _USER),
     "used_assistant_code_review_passive": (pl.Boolean(), _USER),
 }
@@ -102,6 +109,10 @@ _GITHUB_RENAMED = (
     "used_assistant_code_review_passive",
     *(f"{window}_{kind}_assistant_code_review_users"
       for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")),
+    *(f"{window}_active_assistant_cloud_agent_users" for window in ("daily", "weekly", "monthly")),
+    "daily_active_assistant_app_users",
+    "used_assistant_cloud_agent",
+    "used_assistant_app",
 )
 WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
     "service": {},
@@ -118,7 +129,18 @@ WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
 # Names a top-level field had on the wire before the service renamed it, per dialect: canonical
 # name -> former wire names. Records of either name land in the field's one column (the current
 # name wins in a record carrying both), so a rename leaves no gap day and no second column.
-FORMER_NAMES: dict[str, dict[str, tuple[str, ...]]] = {"service": {}, "github": {}}
+_CLOUD_AGENT_FIELDS = (
+    "used_assistant_cloud_agent",
+    *(f"{window}_active_assistant_cloud_agent_users" for window in ("daily", "weekly", "monthly")),
+)
+FORMER_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    # April 2026: the "coding agent" fields were renamed "cloud agent".
+    "service": {name: (name.replace("cloud_agent", "coding_agent"),) for name in _CLOUD_AGENT_FIELDS},
+    "github": {
+        name: (name.replace("cloud_agent", "coding_agent").replace("assistant", "copilot"),)
+        for name in _CLOUD_AGENT_FIELDS
+    },
+}
 
 # Breakdown arrays: kind (as stored in core.breakdowns) -> (record field, key fields).
 BREAKDOWN_ARRAYS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -75,7 +75,7 @@ def test_drift_lands_every_line_is_counted_and_named_then_clears_once_declared(d
         assert quarantined == 0 and users == lines  # every line landed
         assert mistyped == every_third
         assert drift[("totals_by_future_widget", "undeclared")] == users
-        for path in ("ai_credits_used", "used_agent", "loc_added_sum", "chat_panel_agent_mode"):
+        for path in ("ai_credits_used", "used_agent", "loc_added_sum"):
             assert drift[(path, "mistyped")] == every_third, path
         assert shares[("totals_by_future_widget", "undeclared")] == 1.0
         warning = checks["fields_are_declared"]

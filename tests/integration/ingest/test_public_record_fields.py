@@ -35,6 +35,11 @@ _AGGREGATE_COLUMNS = (
     "weekly_passive_assistant_code_review_users",
     "monthly_active_assistant_code_review_users",
     "monthly_passive_assistant_code_review_users",
+    "daily_active_assistant_cloud_agent_users",
+    "weekly_active_assistant_cloud_agent_users",
+    "monthly_active_assistant_cloud_agent_users",
+    "daily_active_assistant_app_users",
+    "daily_active_vscode_agent_users",
 )
 _PULL_REQUEST_MEMBERS = (
     "total_created_by_assistant",
@@ -46,7 +51,6 @@ _PULL_REQUEST_MEMBERS = (
     "total_assistant_suggestions",
     "total_assistant_applied_suggestions",
 )
-_MODES = ("agent", "ask", "custom", "edit", "plan", "unknown")
 
 
 def _client(emu) -> ServiceClient:
@@ -114,12 +118,18 @@ def test_public_user_fields_and_versions_land_in_typed_columns(conn, tmp_path, d
     for user_id, record in records.items():
         row = rows[user_id]
         assert row["ai_credits_used"] == Decimal(repr(record["ai_credits_used"]))
-        for mode in _MODES:
-            assert row[f"chat_panel_{mode}_mode"] is record[f"chat_panel_{mode}_mode"]
         for kind in ("active", "passive"):
             assert row[f"used_assistant_code_review_{kind}"] is record[f"used_{name}_code_review_{kind}"]
+        # The agent surfaces of 2026, under the dialect's names.
+        assert row["used_assistant_cloud_agent"] is record[f"used_{name}_cloud_agent"]
+        assert row["used_assistant_app"] is record[f"used_{name}_app"]
+        assert row["used_vscode_agent"] is record["used_vscode_agent"]
+        # The chat panel's modes are features of totals_by_feature, not top-level fields.
+        assert not any(key.startswith("chat_panel_") for key in record)
     assert any(r["ai_credits_used"] > 0 for r in rows.values())
     assert any(r["used_assistant_code_review_active"] for r in rows.values())
+    for surface in ("used_assistant_cloud_agent", "used_assistant_app", "used_vscode_agent"):
+        assert any(r[surface] for r in rows.values()), surface
 
     ides = _dicts(conn, "SELECT * FROM core.breakdowns WHERE kind = 'ide'")
     assert ides and all(r["ide_version"] and r["plugin_version"] and r["ide_version_sampled_at"] for r in ides)
