@@ -34,6 +34,7 @@ VIEWS = (
     "report_drift",
     "reconciliation",
     "field_drift",
+    "agent_surfaces_daily",
 )
 
 
