@@ -15,6 +15,7 @@ from pipelines.page._axis import Axis, time_axis
 from pipelines.page._document import page_document
 from pipelines.page._periods import period_rows, periods_section, summary_section
 from pipelines.page._seats import seats_section
+from pipelines.page._surfaces import surfaces_section
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart
 from pipelines.page._teams import teams_section
 from pipelines.warehouse.sql import run_sql
@@ -62,6 +63,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             _adoption(agent_rows=agent_rows, days=days, gaps=gaps, colors=colors,
                       axis=time_axis(days, gaps=gaps, provisional=provisional)),
             periods_section(periods, colors=colors),
+            surfaces_section(conn),
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),

@@ -32,7 +32,7 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     # The emulator's records are all declared: the summary names no field beyond the schema.
     assert "fields beyond the schema" not in done.stdout, done.stdout[-3000:]
     page = (home / "report.html").read_text()
-    assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page
+    assert '<tr class="team-row"' in page and '<tr class="seat-row"' in page and '<tr class="surface-row"' in page
     # The headline figures, printed and on the page, say which scope they are of.
     (headline,) = [line for line in done.stdout.splitlines() if line.startswith("headline, ")]
     assert headline.startswith("headline, enterprise acme-corp, last 28 days"), headline

@@ -14,6 +14,8 @@ import pytest
 
 from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, build_warehouse
 
+ROOT = Path(__file__).resolve().parents[2]
+
 _CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
 
@@ -106,6 +108,13 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
                                 teams))
     assert team_rows == {"platform": "3", "web": "4"}
     assert "Alpha" in teams
+
+    # Agent surfaces: the example query's answer, the known agents among them, in one measure.
+    surfaces = re.search(r"<h2>Agent surfaces</h2>(.*?)</section>", dom, re.S).group(1)
+    shown = re.findall(r'<tr class="surface-row"><td>([^<]+)</td><td>([^<]+)</td>', surfaces)
+    with duckdb.connect(str(serving), read_only=True) as conn:
+        expected = conn.execute((ROOT / "sql/queries/select_agent_surfaces_in_use.sql").read_text()).fetchall()
+    assert shown == [(f"{scope} {name}", surface) for scope, name, surface, *_ in expected] and shown
 
 
 @pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
