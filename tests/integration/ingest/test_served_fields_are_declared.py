@@ -3,18 +3,15 @@ only in `extra` (raw.field_drift stays empty), and every declared field has a va
 Across the day the service renamed its coding agent the cloud agent, the cloud-agent columns
 go on with no gap, from 1-day and 28-day reports alike."""
 
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.ingest import ingest_report
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.transform.schema import AGGREGATE, USER, totals_columns
-from pipelines.warehouse import migrate
 from tests._emulator import settings_for
 from tests.integration.ingest.conftest import FAST_RETRY, TODAY
 
@@ -26,14 +23,6 @@ _MAY_BE_NULL = {"pull_requests_median_minutes_to_merge_assistant_authored",
                 "pull_requests_median_minutes_to_merge_assistant_reviewed"}
 _CLOUD = ("daily_active_assistant_cloud_agent_users", "weekly_active_assistant_cloud_agent_users",
           "monthly_active_assistant_cloud_agent_users")
-
-
-@pytest.fixture
-def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    c = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-    migrate(c)
-    yield c
-    c.close()
 
 
 def _land(emu, conn, tmp_path: Path, refs: list[ReportRef]) -> None:
