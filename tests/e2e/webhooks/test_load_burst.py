@@ -9,7 +9,6 @@ held three times in Python. Before, this burst failed every load (DuckDB out of 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -20,6 +19,7 @@ import httpx
 
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.verify import sign
+from tests.integration.webhooks._payloads import push_payload
 
 RSS_BOUND_MB = 800
 SECRET = b"e2e-load-burst-secret"
@@ -35,21 +35,6 @@ finally:
 """
 
 
-def _push(size: int) -> bytes:
-    """A push delivery of about `size` bytes: as many commits as it takes."""
-    commit = {
-        "id": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "tree_id": "f9d2a07e9488b91af2641b26b9407fe22a451433",
-        "distinct": True, "message": "Turn the widget the other way", "timestamp": "2026-11-22T10:00:00Z",
-        "url": "https://example.com/acme/widgets/commit/6113728f27ae82c7b1a177c8d03f9e96e0adf246",
-        "author": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
-        "committer": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
-        "added": ["src/a.py"], "removed": [], "modified": ["src/b.py", "README.md"],
-    }
-    payload = {"ref": "refs/heads/main", "repository": {"full_name": "acme/widgets"}, "pusher": {"name": "octocat"}}
-    payload["commits"] = [commit] * (size // len(json.dumps(commit)))
-    return json.dumps(payload).encode()
-
-
 def _deliver(client: httpx.Client, body: bytes, delivery_id: str) -> int:
     headers = {
         "content-type": "application/json",
@@ -62,7 +47,7 @@ def _deliver(client: httpx.Client, body: bytes, delivery_id: str) -> int:
 
 def test_300_deliveries_of_50_kb_and_one_of_24_mb_load_in_one_run_within_the_stated_memory(tmp_path):
     spool = tmp_path / "spool"
-    small, large = _push(50_000), _push(24_000_000)
+    small, large = push_payload(50_000), push_payload(24_000_000)
     ids = [f"small-{n}" for n in range(150)] + ["large"] + [f"small-{n}" for n in range(150, 300)]
     with running_receiver(config=ReceiverConfig(secret=SECRET, spool_dir=spool)) as url, \
             httpx.Client(base_url=url) as client:

@@ -17,6 +17,7 @@ from pipelines.webhooks import load
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool, prune_spool
 from pipelines.webhooks.segments import SpoolRecord, encode_record, segments
+from tests.integration.webhooks._payloads import push_payload
 
 from .conftest import SECRET, apply_events_schema, deliver
 
@@ -127,30 +128,15 @@ def test_poisoned_delivery_does_not_block_the_rest(spool_dir, warehouse):
     assert offsets == {"0001.seg": segment.stat().st_size}
 
 
-def _push(size: int) -> bytes:
-    """A push delivery of about `size` bytes: as many commits as it takes."""
-    commit = {
-        "id": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "tree_id": "f9d2a07e9488b91af2641b26b9407fe22a451433",
-        "distinct": True, "message": "Turn the widget the other way", "timestamp": "2026-11-22T10:00:00Z",
-        "url": "https://example.com/acme/widgets/commit/6113728f27ae82c7b1a177c8d03f9e96e0adf246",
-        "author": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
-        "committer": {"name": "Octo Cat", "email": "octo@example.com", "username": "octocat"},
-        "added": ["src/a.py"], "removed": [], "modified": ["src/b.py", "README.md"],
-    }
-    payload = {"ref": "refs/heads/main", "repository": {"full_name": "acme/widgets"}, "pusher": {"name": "octocat"}}
-    payload["commits"] = [commit] * max(1, size // len(json.dumps(commit)))
-    return json.dumps(payload).encode()
-
-
 def _pushes(prefix: str, count: int, payload: bytes) -> list[SpoolRecord]:
     return [SpoolRecord(delivery_id=f"{prefix}-{i}", event="push", received_at="2026-11-22T10:00:00+00:00",
                         payload=payload) for i in range(count)]
 
 
 def test_batches_are_bounded_by_bytes_and_a_larger_delivery_goes_alone(spool_dir, warehouse):
-    small = _push(50_000)
+    small = push_payload(50_000)
     per_batch = load._MAX_BATCH_BYTES // len(small)
-    large = _push(load._MAX_BATCH_BYTES + 1)
+    large = push_payload(load._MAX_BATCH_BYTES + 1)
     _write_segment(spool_dir, "0001", [*_pushes("a", per_batch + 1, small), *_pushes("big", 1, large),
                                        *_pushes("b", 2, small)])
     assert [load_spool(warehouse, spool_dir, max_batches=1).loaded for _ in range(4)] == [per_batch, 1, 1, 2]
@@ -162,8 +148,9 @@ def test_a_delivery_too_large_for_the_loaders_memory_is_set_aside_and_the_rest_l
     # The loader's bound made small, so that a 12 MB delivery does not fit in it as a 25 MB one
     # of the worst shape does not fit in the real one.
     monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "64MB")
-    large = _push(12_000_000)
-    records = [*_pushes("a", 5, _push(50_000)), *_pushes("big", 1, large), *_pushes("b", 5, _push(50_000))]
+    large = push_payload(12_000_000)
+    small = push_payload(50_000)
+    records = [*_pushes("a", 5, small), *_pushes("big", 1, large), *_pushes("b", 5, small)]
     segment = _write_segment(spool_dir, "0001", records)
     result = load_spool(warehouse, spool_dir)
     assert (result.loaded, result.quarantined) == (10, 1)
@@ -180,7 +167,7 @@ def test_a_small_delivery_out_of_memory_fails_the_load_instead_of_being_set_asid
     # Whatever its shape, a delivery within a batch's bytes fits the real bound: failing alone
     # says the process is short of memory, and setting every delivery aside would be wrong.
     monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "4MB")
-    _write_segment(spool_dir, "0001", _pushes("a", 20, _push(50_000)))
+    _write_segment(spool_dir, "0001", _pushes("a", 20, push_payload(50_000)))
     with pytest.raises(duckdb.OutOfMemoryException):
         load_spool(warehouse, spool_dir)
     monkeypatch.undo()
