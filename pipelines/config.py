@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -182,6 +182,20 @@ class Settings:
         if home is not None:
             env[ENV_VARS["home"]] = str(home)
         return _parse(env, default_home=data_dir / _APP_DIR)
+
+    def with_secrets(self, *, token: str | None, app_private_key: str | None) -> Settings:
+        """These settings with their secrets given as text, or else read from their files (as
+        from_env reads them): how a Dagster resource, which holds secrets only as environment
+        variables, gets its settings back."""
+        key = Secret(app_private_key) if app_private_key else None
+        if key is None and self.app_private_key_path is not None:
+            try:
+                key = Secret(self.app_private_key_path.read_text())
+            except OSError as exc:
+                raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
+        return replace(
+            self, token=Secret(token) if token else _read_token_file(self.token_file), app_private_key=key
+        )
 
     def service_config(self) -> ServiceConfig:
         """The service client's configuration: an app installation if one is set, else the token."""

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from pipelines.config import Settings
 
 _SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
-_MIN_COMPARED_DAYS = 14  # as bi.agent_usage_periods: no change called on fewer final days with agent data
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
@@ -333,27 +332,28 @@ def _drift_line(paths: list[tuple[Any, ...]]) -> str:
     )
 
 
-def _headline(periods: list[tuple[Any, ...]]) -> str:
+def _headline(rows: list[tuple[Any, ...]]) -> str:
     """The summary's first figures, naming their scope: the last 28 days' agent job starts, per
-    final day with agent data against the 28 days before (no change called on fewer than 14)."""
-    if not periods or periods[0][1] != 0:
+    final day with agent data against the 28 days before, and the change the one rule calls
+    (sql/views/_change_rule.sql) with its 95% interval."""
+    if not rows:
         return ""
-    scope, _, start, end, provisional, compared, job_starts, compared_starts = periods[0]
-    rate = compared_starts / compared if compared else None
+    (scope, start, end, provisional, compared, job_starts, compared_starts, before_days, before_starts,
+     min_days, change, low, high) = rows[0]
     line = f"\nheadline, {scope}, last 28 days ({start} .. {end}): {job_starts:,} agent job starts"
-    if rate is None:
+    if not compared:
         return line + f", no final day with agent data yet ({provisional} provisional)\n"
+    rate = compared_starts / compared
     line += f"; {rate:,.1f} a day over {compared} final days with agent data ({provisional} provisional, not counted)"
-    before = periods[1] if len(periods) > 1 else None
-    if before is None or not before[5]:
+    if not before_days:
         return line + "; nothing earlier to compare with\n"
-    previous = before[7] / before[5]
-    if compared < _MIN_COMPARED_DAYS or before[5] < _MIN_COMPARED_DAYS:
-        return line + (
-            f"; no comparison: {compared} vs {before[5]} final days with agent data (fewer than {_MIN_COMPARED_DAYS})\n"
-        )
-    change = f"{(rate / previous - 1) * 100:+.0f}%" if previous else "new"
-    return line + f"; {change} per day against the 28 days before ({compared} vs {before[5]} days)\n"
+    if change is None:
+        short = f"{compared} vs {before_days} final days with agent data (fewer than {min_days})"
+        return line + f"; no comparison: {short}\n"
+    previous = before_starts / before_days
+    shift = f" ({(rate / previous - 1) * 100:+.0f}%, 95% interval {low * 100:+.0f}% to {high * 100:+.0f}%)" if (
+        low is not None and high is not None) else ""
+    return line + f"; {change}{shift} per day against the 28 days before ({compared} vs {before_days} days)\n"
 
 
 def run_job(

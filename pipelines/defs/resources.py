@@ -1,7 +1,7 @@
 """Dagster resources: the platform's API, the warehouse, and where files go.
 
-`build_resources(settings)` gives every setting as a plain value, except secrets: Dagster stores
-a resource's configuration in clear in its run storage, so a secret is only ever given as
+`build_resources(settings)` gives every setting as its typed value (no text to parse back),
+except secrets: Dagster stores a resource's configuration in clear in its run storage, so a secret is only ever given as
 `dagster.EnvVar` of its variable (config.ENV_VARS), read from the process environment at run time.
 """
 
@@ -11,15 +11,15 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 import duckdb
+import pydantic
 from dagster_duckdb import DuckDBResource
 
-from pipelines.config import ENV_VARS, SECRET_FIELDS, Secret, Settings
+from pipelines.config import DEFAULT_API_VERSION, ENV_VARS, SECRET_FIELDS, Secret, Settings
 from pipelines.service import ConfigError, ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.lock import connect_for_writing
@@ -30,7 +30,8 @@ _MEMORY_LIMIT = "256MB"
 
 
 class ServiceResource(dg.ConfigurableResource["ServiceResource"]):
-    """The platform's REST and GraphQL API; each field is the Settings field of that name, as text."""
+    """The platform's REST and GraphQL API: the Settings fields of those names, typed as Dagster
+    config (tuples as lists, paths as text); secrets only as environment variables."""
 
     base_url: str | None = None
     graphql_url: str | None = None
@@ -41,22 +42,32 @@ class ServiceResource(dg.ConfigurableResource["ServiceResource"]):
     app_private_key: str | None = None
     app_private_key_path: str | None = None
     installation_id: str | None = None
-    orgs: str | None = None  # comma lists, as their variables spell them
-    enterprises: str | None = None
-    repos: str | None = None
-    api_version: str | None = None
-    dialect: str | None = None
-    rate_limit_max_wait: str | None = None
+    orgs: list[str] = pydantic.Field(default_factory=list)
+    enterprises: list[str] = pydantic.Field(default_factory=list)
+    repos: list[str] = pydantic.Field(default_factory=list)
+    api_version: str = DEFAULT_API_VERSION
+    dialect: str = "service"
+    rate_limit_max_wait: float = 900.0
     etag_cache: str | None = None
 
     def settings(self) -> Settings:
-        values = {ENV_VARS[name]: getattr(self, name) for name in type(self).model_fields}
-        return Settings.from_env(environ={name: value for name, value in values.items() if value})
+        values: dict[str, Any] = {name: getattr(self, name) for name in _PLAIN}
+        for name, value in values.items():
+            if isinstance(value, list):
+                values[name] = tuple(value)
+            elif name in _PATHS and value is not None:
+                values[name] = Path(value)
+        return Settings(**values).with_secrets(token=self.token, app_private_key=self.app_private_key)
 
     @contextmanager
     def client(self) -> Iterator[ServiceClient]:
         with ServiceClient(config=self.settings().service_config()) as client:
             yield client
+
+
+# The resource's fields given as they are (secrets are not: they come back through with_secrets).
+_PLAIN = tuple(name for name in ServiceResource.model_fields if name not in SECRET_FIELDS)
+_PATHS = ("token_file", "app_private_key_path", "etag_cache")
 
 
 class StorageResource(dg.ConfigurableResource["StorageResource"]):
@@ -105,15 +116,13 @@ class WarehouseResource(DuckDBResource):
             conn.close()
 
 
-def _text(value: object) -> str | None:
-    """A setting as its environment variable would spell it."""
-    if value is None or value == ():
-        return None
+def _config(value: Any) -> Any:
+    """A setting as Dagster config: tuples as lists, paths as text."""
     if isinstance(value, tuple):
-        return ",".join(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
+        return list(value)
+    if isinstance(value, Path):
+        return str(value)
+    return value
 
 
 def _secret(settings: Settings, field: str, source: str) -> dg.EnvVar | None:
@@ -147,11 +156,7 @@ def _read(path: Path) -> tuple[str, ...]:
 
 def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any]]:
     """The resources of `settings`: plain values, and each secret as its environment variable."""
-    plain = {
-        field: _text(getattr(settings, field))
-        for field in ServiceResource.model_fields
-        if field not in SECRET_FIELDS
-    }
+    plain = {field: _config(getattr(settings, field)) for field in _PLAIN}
     return {
         "service": ServiceResource(
             **plain,

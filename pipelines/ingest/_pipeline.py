@@ -20,24 +20,15 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
-from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
+from pipelines.ingest._download import download_report
+from pipelines.ingest.archive import ArchivedFile, Segment
+from pipelines.ingest.errors import IngestError
 from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
-from pipelines.service import (
-    LinkExpired,
-    ReportMetadata,
-    ServiceClient,
-    TruncatedDownload,
-    fetch_report_metadata,
-    open_report_file,
-    redact_url,
-)
+from pipelines.service import ReportMetadata, ServiceClient
 from pipelines.transform import Provenance, Transformed, empty_records, transform_records
 from pipelines.transform.schema import ENTITY_ID_FIELDS
 
-_MAX_ATTEMPTS = 5
 _QUEUE_ITEMS = 1  # segments in flight per stage: bounds memory (each is ~15 MB of NDJSON)
-_CHUNK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -118,17 +109,6 @@ class _Stage(threading.Thread):
         raise _Stopped
 
 
-def _archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
-    ref = metadata.ref
-    return (
-        raw_dir
-        / ref.scope
-        / ref.scope_name
-        / f"{ref.level}-{ref.kind}"
-        / f"{metadata.start_day.isoformat()}_{metadata.end_day.isoformat()}"
-    )
-
-
 class _Downloader(_Stage):
     def __init__(
         self, *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, batch_rows: int, stop: threading.Event
@@ -139,61 +119,19 @@ class _Downloader(_Stage):
         self._raw_dir = raw_dir
         self._batch_rows = batch_rows
 
-    def _chunks(self, link: str) -> Iterator[bytes]:
-        # The network hands over ~64 KB pieces; hashing, compressing and splitting them in
-        # ~1 MB pieces cuts the per-piece Python work (this thread holds the GIL for it).
-        with open_report_file(self._client, link) as stream:
-            pending: list[bytes] = []
-            size = 0
-            for chunk in stream.iter_bytes():
-                if self.stop.is_set():
-                    raise _Stopped
-                pending.append(chunk)
-                size += len(chunk)
-                if size >= _CHUNK_BYTES:
-                    yield b"".join(pending)
-                    pending, size = [], 0
-            if pending:
-                yield b"".join(pending)
-
-    def _refresh_links(self) -> tuple[str, ...]:
-        fresh = fetch_report_metadata(self._client, self._metadata.ref)
-        old = self._metadata
-        shape = (old.start_day, old.end_day, len(old.links))
-        if fresh is None or (fresh.start_day, fresh.end_day, len(fresh.links)) != shape:
-            raise ReportChanged(
-                f"{old.ref.scope} {old.ref.scope_name} {old.ref.level} {old.ref.kind} report changed while it was "
-                f"being downloaded ({old.start_day}..{old.end_day}, {len(old.links)} files); run it again"
-            )
-        return fresh.links
+    def _check(self) -> None:
+        if self.stop.is_set():
+            raise _Stopped
 
     def run(self) -> None:
         try:
-            links = self._metadata.links
-            archive_dir = _archive_dir(self._raw_dir, self._metadata)
-            for index in range(len(links)):
-                for attempt in range(1, _MAX_ATTEMPTS + 1):
-                    try:
-                        archived = archive_stream(
-                            self._chunks(links[index]),
-                            archive_dir=archive_dir,
-                            stem=f"{index:04d}",
-                            batch_rows=self._batch_rows,
-                            emit=lambda seg, i=index: self._put(_SegmentReady(i, seg)),  # type: ignore[misc]
-                        )
-                    except LinkExpired:
-                        self._put(Restart(index))
-                        if attempt == _MAX_ATTEMPTS:
-                            raise DownloadGaveUp(f"file {index} of the report: link expired {attempt} times") from None
-                        links = self._refresh_links()
-                        continue
-                    except TruncatedDownload as exc:
-                        self._put(Restart(index))
-                        if attempt == _MAX_ATTEMPTS:
-                            raise DownloadGaveUp(f"file {index} of the report: {exc}") from None
-                        continue
-                    self._put(FileDone(index, archived, redact_url(links[index], keep_query=False)))
-                    break
+            download_report(
+                self._client, self._metadata, raw_dir=self._raw_dir, batch_rows=self._batch_rows,
+                on_segment=lambda index, segment: self._put(_SegmentReady(index, segment)),
+                on_restart=lambda index: self._put(Restart(index)),
+                on_file=lambda index, archived, link: self._put(FileDone(index, archived, link)),
+                check=self._check,
+            )
             self._put(_DONE)
         except _Stopped:
             return

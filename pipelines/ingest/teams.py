@@ -14,18 +14,16 @@ from pathlib import Path
 
 import polars as pl
 
+from pipelines.ingest._download import download_report
 from pipelines.ingest._lines import Reject, truncate_line
 from pipelines.ingest._rows import file_row, quarantine_frame
-from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
-from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
+from pipelines.ingest.archive import ArchivedFile, Segment
+from pipelines.ingest.errors import IngestError
 from pipelines.service import (
-    LinkExpired,
+    ReportMetadata,
     ReportRef,
     ServiceClient,
-    TruncatedDownload,
     fetch_report_metadata,
-    open_report_file,
-    redact_url,
 )
 from pipelines.transform import Provenance
 from pipelines.transform.teams import user_team_rows
@@ -33,7 +31,6 @@ from pipelines.warehouse import UserTeams
 
 __all__ = ["fetch_user_teams"]
 
-_MAX_ATTEMPTS = 5
 _SEGMENT_LINES = 50_000
 
 
@@ -44,38 +41,16 @@ class _File:
     link: str
 
 
-def _download(client: ServiceClient, link: str, *, archive_dir: Path, stem: str) -> _File:
-    segments: list[Segment] = []
-
-    def _chunks() -> Iterator[bytes]:
-        with open_report_file(client, link) as stream:
-            yield from stream.iter_bytes()
-
-    archived = archive_stream(
-        _chunks(), archive_dir=archive_dir, stem=stem, batch_rows=_SEGMENT_LINES, emit=segments.append
+def _fetch_files(client: ServiceClient, metadata: ReportMetadata, *, raw_dir: Path) -> list[_File]:
+    """Every file of the report, through the one download loop (a restarted file starts over)."""
+    segments: dict[int, list[Segment]] = {}
+    files: list[_File] = []
+    download_report(
+        client, metadata, raw_dir=raw_dir, batch_rows=_SEGMENT_LINES,
+        on_segment=lambda index, segment: segments.setdefault(index, []).append(segment),
+        on_restart=lambda index: segments.pop(index, None),
+        on_file=lambda index, archived, link: files.append(_File(archived, segments.pop(index, []), link)),
     )
-    return _File(archived, segments, redact_url(link, keep_query=False))
-
-
-def _fetch_files(client: ServiceClient, ref: ReportRef, links: tuple[str, ...], *, archive_dir: Path) -> list[_File]:
-    """Every file of the report; an expired link refreshes the metadata, a cut download retries."""
-    files = []
-    for index in range(len(links)):
-        for attempt in range(1, _MAX_ATTEMPTS + 1):
-            try:
-                files.append(_download(client, links[index], archive_dir=archive_dir, stem=f"{index:04d}"))
-                break
-            except (LinkExpired, TruncatedDownload) as exc:
-                if attempt == _MAX_ATTEMPTS:
-                    raise DownloadGaveUp(f"file {index} of the user-teams report: {exc}") from None
-                if isinstance(exc, LinkExpired):
-                    fresh = fetch_report_metadata(client, ref)
-                    if fresh is None or len(fresh.links) != len(links):
-                        raise ReportChanged(
-                            f"{ref.scope} {ref.scope_name} user-teams report of {ref.day} changed while it was "
-                            "being downloaded; run it again"
-                        ) from None
-                    links = fresh.links
     return files
 
 
@@ -99,11 +74,8 @@ def fetch_user_teams(
             f"{ref.scope} {ref.scope_name} user-teams report asked for {user_ref.day} is of {metadata.start_day}"
         )
     team_prov = replace(prov, ref=ref, start_day=metadata.start_day, end_day=metadata.end_day)
-    archive_dir = raw_dir / ref.scope / ref.scope_name / f"{ref.level}-{ref.kind}" / (
-        f"{metadata.start_day.isoformat()}_{metadata.end_day.isoformat()}"
-    )
     rows, files, quarantine = [], [], []
-    for index, fetched in enumerate(_fetch_files(client, ref, metadata.links, archive_dir=archive_dir)):
+    for index, fetched in enumerate(_fetch_files(client, metadata, raw_dir=raw_dir)):
         parsed = [
             user_team_rows(
                 _lines(segment), scope=ref.scope, scope_name=ref.scope_name, day=user_ref.day,

@@ -1,8 +1,9 @@
 """The page's headline tiles and period-over-period tables, from bi.agent_usage_periods.
 
 Every comparison is a per-day rate over the final days that carried agent data (a day without
-the array is a gap, a provisional day is still filling in), and no change is called unless
-both periods have at least 14 such days: a 28-day total against a 7-day one is no comparison.
+the array is a gap, a provisional day is still filling in), called by the view's one change
+rule (sql/views/_change_rule.sql): a change only beyond the day-to-day noise, none on fewer
+days a period than the rule's minimum.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from typing import Any
 
 from pipelines.page._svg import spark_bar
 
-MIN_COMPARED_DAYS = 14  # bi.agent_usage_periods calls no change on fewer
 _CHANGE_BADGE = {
     "new": ("new", "badge-new"),
     "grown": ("▲ grown", "badge-up"),
     "shrunk": ("▼ shrunk", "badge-down"),
     "gone": ("gone", "badge-gone"),
-    "unchanged": ("= unchanged", "badge-flat"),
+    "steady": ("= steady", "badge-flat"),
 }
 
 
@@ -48,6 +48,9 @@ class PeriodRow:
     comparable: bool
     job_starts_per_day_change: float | None
     change: str | None
+    change_low: float | None  # the change's 95% interval, as a share of the previous rate
+    change_high: float | None
+    min_compared_days: int  # the rule's minimum of compared days a period
 
 
 def period_rows(rows: list[tuple[Any, ...]]) -> list[PeriodRow]:
@@ -66,13 +69,19 @@ def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _why_no_comparison(compared: int, previous: int | None) -> str:
+def _why_no_comparison(compared: int, previous: int | None, minimum: int) -> str:
     if previous is None:
         return "no previous period to compare with"
-    short = [f"this period has {_days(compared, 'final day')}"] if compared < MIN_COMPARED_DAYS else []
-    if previous < MIN_COMPARED_DAYS:
+    short = [f"this period has {_days(compared, 'final day')}"] if compared < minimum else []
+    if previous < minimum:
         short.append(f"the previous period has {_days(previous, 'final day')}")
-    return f"no comparison: {' and '.join(short)} with agent data, fewer than {MIN_COMPARED_DAYS}"
+    return f"no comparison: {' and '.join(short)} with agent data, fewer than {minimum}"
+
+
+def _interval(r: PeriodRow) -> str:
+    if r.change_low is None or r.change_high is None:
+        return ""
+    return f"95% interval {r.change_low * 100:+.0f}% to {r.change_high * 100:+.0f}%"
 
 
 def summary_section(rows: list[PeriodRow], *, scope_label: str) -> str:
@@ -95,7 +104,7 @@ def summary_section(rows: list[PeriodRow], *, scope_label: str) -> str:
             f"vs the previous 28 days ({first.compared_days} vs {first.previous_compared_days} final days)"
         )
     else:
-        delta = escape(_why_no_comparison(first.compared_days, first.previous_compared_days))
+        delta = escape(_why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days))
     tiles = [
         ("Agent apps in use", f"{len(active)}", f"of {len(latest)} seen"),
         ("Agent job starts", f"{job_starts:,}", f"{basis}; {delta}"),
@@ -146,11 +155,11 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
             if r.comparable:
                 label, css = _CHANGE_BADGE.get(r.change or "", ("no comparison", "badge-none"))
                 share = r.job_starts_per_day_change
-                badge = f'<span class="badge {css}">{label}</span>' + (
+                badge = f'<span class="badge {css}" title="{_interval(r)}">{label}</span>' + (
                     f' <span class="muted">{share * 100:+.0f}%/day</span>' if share is not None else ""
                 )
             else:
-                why = _why_no_comparison(first.compared_days, first.previous_compared_days)
+                why = _why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days)
                 badge = f'<span class="badge badge-none" title="{escape(why)}">no comparison</span>'
             bar = spark_bar(current=r.job_starts_per_day, previous=r.previous_job_starts_per_day, scale=scale,
                             color=color, unit=" job starts a day")
@@ -174,8 +183,10 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
         '<section class="card"><h2>Period over period</h2>'
         '<p class="lead">Each 28-day period against the one before, per agent app, as rates per final day that '
         "carried agent data: a day without agent data is a gap, not a zero, and a provisional day is still "
-        f"filling in, so neither counts. No change is called unless both periods have {MIN_COMPARED_DAYS} such "
-        "days. Job starts and users are the period's totals (users distinct); the bars compare job starts per "
+        "filling in, so neither counts. A change is called only when it is larger than the day-to-day noise "
+        "(its 95% interval excludes none; else steady, the interval on hover), and never unless both periods "
+        f"have {rows[0].min_compared_days} such days. Job starts and users are the period's totals (users "
+        "distinct); the bars compare job starts per "
         "day. “—” means no agent data.</p>"
         f"{''.join(tables)}</section>"
     )

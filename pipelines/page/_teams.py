@@ -10,7 +10,7 @@ import duckdb
 
 from pipelines.warehouse.sql import run_sql
 
-_CHANGE = {"new": "new", "grown": "▲ grown", "shrunk": "▼ shrunk", "gone": "gone", "unchanged": "= unchanged"}
+_CHANGE = {"new": "new", "grown": "▲ grown", "shrunk": "▼ shrunk", "gone": "gone", "steady": "= steady"}
 
 
 def _num(value: Any) -> str:
@@ -34,7 +34,7 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
             f'<td class="num">{_num(agent_users)}</td><td>{", ".join(agents[team_id]) or "—"}</td>'
             f'<td class="num">{_num(interactions)}</td><td class="num">{credits or 0:,.2f}</td></tr>'
         )
-    start, end, compared, previous_compared = rows[0][2], rows[0][3], rows[0][11], rows[0][12]
+    start, end, compared, previous_compared, minimum = rows[0][2], rows[0][3], rows[0][11], rows[0][12], rows[0][13]
     basis = f"{compared} final days with team data against {previous_compared}" if previous_compared else (
         f"{compared} final days with team data, no earlier period"
     )
@@ -42,7 +42,8 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         '<section class="card" id="teams"><h2>Teams</h2>'
         f'<p class="lead">{start} to {end}. Each day counts for the team the user was on that day; a user on two '
         "teams counts in both, so teams do not add up to the organization. Teams under 5 members on a day are "
-        f"not reported for that day. Compared on {basis}: no change is called unless both periods have 14.</p>"
+        f"not reported for that day. Active users a day compared on {basis}: a change only beyond the day-to-day "
+        f"noise, none unless both periods have {minimum}.</p>"
         '<table class="periods"><thead><tr><th>Team</th><th>Members</th><th>Active users</th><th>previous</th>'
         "<th>Change</th><th>Agent users</th><th>Agent apps (job starts)</th><th>Interactions</th>"
         f"<th>AI credits</th></tr></thead><tbody>{''.join(body)}</tbody></table></section>"

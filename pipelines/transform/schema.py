@@ -24,7 +24,7 @@ ACTIVITY_COUNTS: tuple[str, ...] = (
     "loc_deleted_sum",
 )
 
-USER, AGGREGATE = "user", "aggregate"
+USER, AGGREGATE, USER_TEAMS = "user", "aggregate", "user-teams"
 _BOTH = frozenset({USER, AGGREGATE})
 _USER = frozenset({USER})
 _AGGREGATE = frozenset({AGGREGATE})

@@ -38,6 +38,16 @@ class Table:
     label: tuple[str, ...] = ()  # grain columns that name a failing row in a check's detail
     detail: bool = False  # rows detailing a day's report rows: published after them
     asset: str | None = None  # the Dagster group whose asset shows it
+    # How a landing writes a batch (LANDINGS in replace.py): "rows" as they come, "days" but
+    # not the days kept from a 1-day report, "keyed" like "days" recording each file's
+    # (day, user) keys so a file fetched again can take its rows back, "upsert" replacing rows
+    # of the same grain. None: not written batch by batch.
+    landing: str | None = None
+    # Which rows a report landing again replaces (REPLACES in replace.py): "days" its scope's
+    # days (at its level, if the table has one) but the kept ones, "report" the rows of the
+    # same report, "open-report" those not cleared by a person, "report-days" the report kind's
+    # days. None: rows are kept (a history).
+    replaces: str | None = None
 
     @property
     def name(self) -> str:
@@ -49,47 +59,51 @@ _ACTIVITY = ACTIVITY_COUNTS
 TABLES: tuple[Table, ...] = (
     Table("raw", "report_files",
           ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day", "file_index"),
-          "One row per downloaded report file (archived compressed, with sha256).", writer="report", asset="usage"),
+          "One row per downloaded report file (archived compressed, with sha256).", writer="report", asset="usage",
+          landing="rows", replaces="report"),
     Table("raw", "report_fetches", ("scope", "scope_name", "level", "report_kind", "day", "fetched_at"),
           "Every fetch of a day: what it carried, and whether the day was final then.",
-          partition="day", writer="report", asset="usage"),
+          partition="day", writer="report", asset="usage", landing="upsert"),
     Table("raw", "field_drift", ("scope", "scope_name", "level", "report_kind", "day", "path", "drift"),
           "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day.",
-          partition="day", writer="report", asset="usage"),
+          partition="day", writer="report", asset="usage", landing="rows", replaces="report-days"),
     Table("raw", "quarantine", ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day",
                                 "file_index", "line_number"),
-          "Lines of a report file that could not land, with the reason and the line's text.", writer="report"),
+          "Lines of a report file that could not land, with the reason and the line's text.", writer="report",
+          landing="rows", replaces="open-report"),
     Table("core", "daily_totals", ("scope", "scope_name", "day"),
           "Aggregate-level report records: one row per scope and day.",
           partition="day", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
           counters=(*_ACTIVITY, "daily_active_users", "weekly_active_users", "monthly_active_users",
                     "monthly_active_chat_users", "monthly_active_agent_users"),
-          label=("scope_name", "day")),
+          label=("scope_name", "day"), landing="keyed", replaces="days"),
     Table("core", "user_daily_totals", ("scope", "scope_name", "day", "user_id"),
           "User-level report records: one row per scope, day and user.",
           partition="day", writer="report", levels=frozenset({USER}), asset="usage",
-          counters=_ACTIVITY, label=("scope_name", "day", "user_id")),
+          counters=_ACTIVITY, label=("scope_name", "day", "user_id"), landing="keyed", replaces="days"),
     Table("core", "breakdowns",
           ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
           "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
           partition="day", writer="report", detail=True, asset="usage",
-          counters=(*_ACTIVITY, "session_count", "request_count", "prompt_count"), label=("scope_name", "day", "kind")),
+          counters=(*_ACTIVITY, "session_count", "request_count", "prompt_count"), label=("scope_name", "day", "kind"),
+          landing="days", replaces="days"),
     Table("core", "agent_activity", ("scope", "scope_name", "level", "day", "user_id", "agent_id"),
           "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
           partition="day", writer="report", detail=True, asset="usage",
-          counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id")),
+          counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id"),
+          landing="days", replaces="days"),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
-          partition="day", detail=True, asset="usage"),
+          partition="day", detail=True, asset="usage", replaces="days"),
     Table("core", "dim_agent", ("agent_id",), "One row per agent_id with its latest label.", asset="usage"),
     Table("core", "agent_names", ("agent_id", "agent_name"),
           "Every label an agent_id has carried, with the days it was seen.", asset="usage"),
     Table("core", "user_team_days", ("scope", "scope_name", "day", "user_id", "team_id"),
           "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
-          partition="day", writer="user-teams", detail=True, asset="usage"),
+          partition="day", writer="user-teams", detail=True, asset="usage", landing="rows", replaces="days"),
     Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
           "Extension: each listed team per day, with its slug and member count (a few rows a day).",
-          partition="day", writer="user-teams", detail=True, asset="usage"),
+          partition="day", writer="user-teams", detail=True, asset="usage", replaces="days"),
     Table("core", "dim_team", ("scope", "scope_name", "team_id"),
           "Extension: one row per team_id with its latest slug.", asset="usage"),
     Table("snapshots", "repositories", ("snapshot_day", "repository_id"),

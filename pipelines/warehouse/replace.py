@@ -19,20 +19,65 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.warehouse.catalog import tables
+from pipelines.transform.schema import USER_TEAMS
+from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 from pipelines.warehouse.sql import _statements, rollback, run_sql
 
 if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
-# What a report's landing inserts (sql/warehouse/insert_<table>.sql), and what the user-teams
-# report it carries writes: the catalog's, by writer.
-LANDED_TABLES = tuple(t.table for t in tables(writer="report"))
+# What a report's landing inserts batch by batch, and what the user-teams report it carries
+# writes: the catalog's, by writer.
+LANDED_TABLES = tuple(t.table for t in tables(writer="report") if t.landing)
 TEAM_TABLES = tuple(t.name for t in tables(writer="user-teams", partitioned=True))
 
+# One statement per way of landing a batch and of replacing a report's rows (Table.landing,
+# Table.replaces), the table filled in: no table has SQL of its own.
+LANDINGS = {
+    "rows": "warehouse/insert_rows.sql",
+    "days": "warehouse/insert_day_rows.sql",
+    "keyed": "warehouse/insert_keyed_rows.sql",
+    "upsert": "warehouse/upsert_rows.sql",
+}
+REPLACES = {
+    "days": "warehouse/delete_report_days.sql",
+    "level-days": "warehouse/delete_report_level_days.sql",
+    "report": "warehouse/delete_report_rows.sql",
+    "open-report": "warehouse/delete_open_report_rows.sql",
+    "report-days": "warehouse/delete_report_kind_days.sql",
+}
+# The columns landed_keys records (begin_report_landing.sql): a file's rows are found again by
+# those of them in a table's grain.
+_LANDED_KEYS = ("level", "day", "user_id")
+_REPORT_ROWS = ("report", "open-report")
 
-def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, **params: Any) -> None:
+
+def _replaced(level: str) -> list[Table]:
+    """The tables whose rows a landing at `level` replaces, in catalog order: the report's (and
+    the rows derived from them) at its level; for the user-teams report, the team tables and
+    the report's own files and lines."""
+    if level == USER_TEAMS:
+        return [t for t in TABLES if (t.writer == "user-teams" and t.replaces) or t.replaces in _REPORT_ROWS]
+    return [t for t in TABLES if t.writer in ("report", "derived") and t.replaces and level in t.levels]
+
+
+def _delete_replaced(conn: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
+    for t in _replaced(params["level"]):
+        rule = "level-days" if t.replaces == "days" and "level" in t.grain else t.replaces
+        assert rule is not None
+        run_sql(conn, REPLACES[rule], identifiers={"table": t.name}, **params)
+
+
+def _land(conn: duckdb.DuckDBPyConnection, t: Table, batch: pa.Table, /, **params: Any) -> None:
+    if t.landing is None:
+        raise ValueError(f"no landing for table {t.name!r}")
+    _run_on_batch(conn, LANDINGS[t.landing], batch, identifiers={"table": t.name}, **params)
+
+
+def _run_on_batch(
+    conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /, *, identifiers: dict[str, str], **params: Any
+) -> None:
     """Run `sql/<name>` with `_land_batch` naming `batch`.
 
     The name is found by DuckDB's replacement scan of this frame's locals. Not register():
@@ -40,7 +85,7 @@ def _run_on_batch(conn: duckdb.DuckDBPyConnection, name: str, batch: pa.Table, /
     grew the process by ~10 MB per batch (measured: 500 MB over a 700 MB report).
     """
     _land_batch = batch  # read by DuckDB, not by Python
-    for body, names in _statements(name):
+    for body, names in _statements(name, tuple(sorted(identifiers.items()))):
         bound = {k: params[k] for k in names}
         conn.execute(body, bound) if bound else conn.execute(body)
 
@@ -103,13 +148,14 @@ class ReportLanding:
         """Insert a batch into core/raw through DuckDB's Arrow scan (no Python rows)."""
         if table not in LANDED_TABLES:
             raise ValueError(f"no landing for table {table!r}")
+        declared = next(t for t in tables(writer="report") if t.table == table)
         if frame.height == 0:
             return
         # Polars' own string views go across as they are: converting them to Arrow's classic
         # strings cost 0.4 s of CPU on 1.9 M breakdown rows (measured), DuckDB reads both.
         batch = frame.to_arrow(compat_level=pl.CompatLevel.newest())
         # The totals' files also record the batch's (day, user) keys under file_index.
-        _run_on_batch(self._conn, f"warehouse/insert_{table}.sql", batch, file_index=file_index)
+        _land(self._conn, declared, batch, file_index=file_index, level=self._report.ref.level)
 
     def replace_user_teams(self, teams: UserTeams) -> int:
         """Replace the report's days of memberships with `teams` (after its user rows are in,
@@ -117,12 +163,15 @@ class ReportLanding:
         report, params = self._report, _params(self._report)
         days = {"scope": params["scope"], "scope_name": params["scope_name"],
                 "start_day": report.start_day, "end_day": report.end_day}
+        teams_params = params | {"level": USER_TEAMS, "report_kind": "1-day"}
         run_sql(self._conn, "warehouse/begin_user_teams.sql", **days)
-        frames = {"user_team_days": teams.rows, "report_files": teams.files, "quarantine": teams.quarantine}
+        _delete_replaced(self._conn, teams_params)
+        frames = {"core.user_team_days": teams.rows, "raw.report_files": teams.files,
+                  "raw.quarantine": teams.quarantine}
         for name, frame in frames.items():
             if frame is not None and frame.height:
-                _run_on_batch(self._conn, f"warehouse/insert_{name}.sql", frame.to_arrow())
-        run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **(params | {"level": "user-teams"}))
+                _land(self._conn, table(name), frame.to_arrow())
+        run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **teams_params)
         run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
         run_sql(self._conn, "warehouse/mark_lake_changes.sql", tables=list(TEAM_TABLES),
                 start_day=report.start_day, end_day=report.end_day)
@@ -139,7 +188,13 @@ class ReportLanding:
             raise SharedRecordKeys(
                 f"file {file_index} shares {shared} (day, user) records with other files of the report"
             )
-        run_sql(self._conn, "warehouse/delete_landed_file.sql", file_index=file_index, **_params(self._report))
+        params = _params(self._report)
+        for t in _replaced(self._report.ref.level):
+            if t.landing in ("keyed", "days"):
+                keys = ", ".join(c for c in t.grain if c in _LANDED_KEYS)
+                run_sql(self._conn, "warehouse/delete_landed_file.sql", identifiers={"table": t.name, "keys": keys},
+                        file_index=file_index, **params)
+        run_sql(self._conn, "warehouse/forget_landed_file.sql", file_index=file_index)
 
 
 @contextmanager
@@ -150,6 +205,7 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
     conn.execute("BEGIN TRANSACTION")
     try:
         run_sql(conn, "warehouse/begin_report_landing.sql", **_params(report))
+        _delete_replaced(conn, _params(report))
         landing = ReportLanding(conn, report)
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))

@@ -4,7 +4,8 @@ SELECT period_index, period_start, period_end, agent_id, agent_name,
        report_days, agent_data_days, provisional_days, compared_days, previous_compared_days,
        agent_job_starts, job_starts_per_day, previous_job_starts_per_day,
        agent_users, users_per_day, previous_users_per_day,
-       comparable, job_starts_per_day_change, change
+       comparable, job_starts_per_day_change, change,
+       job_starts_per_day_change_low, job_starts_per_day_change_high, bi.min_compared_days() AS min_compared_days
 FROM bi.agent_usage_periods
 WHERE scope = $scope AND scope_name = $scope_name
 ORDER BY period_index, agent_job_starts DESC NULLS LAST, agent_id;

@@ -12,9 +12,11 @@
 -- compared_days, users_per_day = mean daily users of the agent over the final user-level days
 -- carrying the array. A day without the array is a gap, not a zero, and a provisional day is
 -- still filling in: neither may dilute a rate, or a period of fewer days look like a change.
--- change compares job_starts_per_day with the previous period: new, grown, shrunk, gone or
--- unchanged; NULL (comparable = false) unless both periods have at least 14 compared days.
--- job_starts_per_day_change is the share (0.09 = 9% more per compared day).
+-- change compares job_starts_per_day with the previous period by the one change rule
+-- (_change_rule.sql): new, grown, shrunk, gone, or steady when the difference is within the
+-- day-to-day noise; NULL (comparable = false) unless both periods have bi.min_compared_days()
+-- compared days. job_starts_per_day_change is the share (0.09 = 9% more per compared day),
+-- job_starts_per_day_change_low and _high its 95% interval.
 CREATE OR REPLACE VIEW bi.agent_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -54,15 +56,22 @@ WITH bounds AS (
            coalesce(u.user_compared_days, 0) AS user_compared_days
     FROM aggregate_days AS a
     FULL JOIN user_days AS u USING (scope, scope_name, period_index)
+), aggregate_daily AS (
+    SELECT scope, scope_name, day, agent_id,
+           sum(agent_job_starts) AS job_starts, sum(session_count) AS sessions
+    FROM core.agent_activity
+    WHERE level = 'aggregate'
+    GROUP BY ALL
 ), aggregate_level AS (
     SELECT t.scope, t.scope_name, d.period_index, t.agent_id,
-           CAST(sum(t.agent_job_starts) AS BIGINT) AS agent_job_starts,
-           CAST(sum(t.agent_job_starts) FILTER (WHERE d.final) AS BIGINT) AS compared_job_starts,
-           CAST(sum(t.session_count) AS BIGINT) AS agent_sessions,
+           CAST(sum(t.job_starts) AS BIGINT) AS agent_job_starts,
+           CAST(sum(t.job_starts) FILTER (WHERE d.final) AS BIGINT) AS compared_job_starts,
+           -- The day-to-day spread the change rule weighs a difference against.
+           sum(t.job_starts * t.job_starts) FILTER (WHERE d.final) AS compared_job_starts_squares,
+           CAST(sum(t.sessions) AS BIGINT) AS agent_sessions,
            count(DISTINCT t.day) AS active_days
-    FROM core.agent_activity AS t
+    FROM aggregate_daily AS t
     JOIN aggregate_day AS d USING (scope, scope_name, day)
-    WHERE t.level = 'aggregate'
     GROUP BY ALL
 ), user_daily AS (
     SELECT t.scope, t.scope_name, t.day, t.agent_id, count(DISTINCT t.user_id) AS users
@@ -89,6 +98,9 @@ WITH bounds AS (
            CASE WHEN p.agent_data_days > 0 THEN coalesce(a.agent_sessions, 0) END AS agent_sessions,
            CASE WHEN p.agent_data_days > 0 THEN coalesce(a.active_days, 0) END AS active_days,
            CASE WHEN p.user_agent_array_days > 0 THEN coalesce(u.agent_users, 0) END AS agent_users,
+           CASE WHEN p.agent_data_days > 0 THEN coalesce(a.compared_job_starts, 0) END AS compared_job_starts,
+           CASE WHEN p.agent_data_days > 0 THEN coalesce(a.compared_job_starts_squares, 0) END
+               AS compared_job_starts_squares,
            CASE WHEN p.compared_days > 0
                 THEN coalesce(a.compared_job_starts, 0) / p.compared_days END AS job_starts_per_day,
            CASE WHEN p.user_compared_days > 0
@@ -125,19 +137,22 @@ SELECT
     prev.users_per_day AS previous_users_per_day,
     m.agent_job_starts - prev.agent_job_starts AS agent_job_starts_change,
     m.agent_users - prev.agent_users AS agent_users_change,
-    coalesce(m.compared_days >= 14 AND prev.compared_days >= 14, FALSE) AS comparable,
-    CASE WHEN m.compared_days >= 14 AND prev.compared_days >= 14 AND prev.job_starts_per_day > 0
+    coalesce(m.compared_days >= bi.min_compared_days() AND prev.compared_days >= bi.min_compared_days(), FALSE)
+        AS comparable,
+    CASE WHEN m.compared_days >= bi.min_compared_days() AND prev.compared_days >= bi.min_compared_days()
+          AND prev.job_starts_per_day > 0
          THEN m.job_starts_per_day / prev.job_starts_per_day - 1 END AS job_starts_per_day_change,
+    bi.change_low(m.compared_job_starts, m.compared_job_starts_squares, m.compared_days,
+                  prev.compared_job_starts, prev.compared_job_starts_squares, prev.compared_days)
+        AS job_starts_per_day_change_low,
+    bi.change_high(m.compared_job_starts, m.compared_job_starts_squares, m.compared_days,
+                   prev.compared_job_starts, prev.compared_job_starts_squares, prev.compared_days)
+        AS job_starts_per_day_change_high,
     CASE
-        WHEN prev.compared_days IS NULL OR m.compared_days < 14 OR prev.compared_days < 14 THEN NULL
-        WHEN prev.job_starts_per_day = 0 AND m.job_starts_per_day = 0 THEN 'unchanged'
-        WHEN prev.job_starts_per_day = 0 THEN 'new'
         -- Job starts only on provisional days: not gone, just not comparable yet.
         WHEN m.job_starts_per_day = 0 AND m.agent_job_starts > 0 THEN NULL
-        WHEN m.job_starts_per_day = 0 THEN 'gone'
-        WHEN m.job_starts_per_day = prev.job_starts_per_day THEN 'unchanged'
-        WHEN m.job_starts_per_day > prev.job_starts_per_day THEN 'grown'
-        ELSE 'shrunk'
+        ELSE bi.change_call(m.compared_job_starts, m.compared_job_starts_squares, m.compared_days,
+                            prev.compared_job_starts, prev.compared_job_starts_squares, prev.compared_days)
     END AS change
 FROM measured AS m
 CROSS JOIN bounds AS b
@@ -147,4 +162,4 @@ LEFT JOIN measured AS prev
 LEFT JOIN core.dim_agent AS d ON d.agent_id = m.agent_id
 WHERE m.agent_job_starts > 0 OR m.agent_users > 0 OR prev.agent_job_starts > 0 OR prev.agent_users > 0;
 
-COMMENT ON VIEW bi.agent_usage_periods IS 'One row per scope, 28-day period (0 = the last 28 days) and agent_id: totals, day counts (with agent data, provisional, compared), per-day rates, and the change in job starts per compared day against the previous period: new, grown, shrunk, gone, unchanged (NULL = fewer than 14 final days with agent data in either period).';
+COMMENT ON VIEW bi.agent_usage_periods IS 'One row per scope, 28-day period (0 = the last 28 days) and agent_id: totals, day counts (with agent data, provisional, compared), per-day rates, and the change in job starts per compared day against the previous period, called only beyond the day-to-day noise (95% interval in job_starts_per_day_change_low/_high): new, grown, shrunk, gone, steady (NULL = fewer than 14 final days with agent data in either period).';

@@ -6,9 +6,10 @@
 -- day's membership: a user who moved team mid-period counts for both teams, with the activity
 -- of the days on each. listed_days: days the team was in the user-teams report.
 -- compared_days: the period's final days with team data (a provisional day, fetched before it was
--- final, is still filling in). change compares active_users with the previous period: new,
--- grown, shrunk, gone, unchanged; NULL (comparable = false) unless both periods have at least 14
--- compared days: distinct users of 28 days against those of 7 are no change.
+-- final, is still filling in). active_users_per_day: the team's mean active users over them.
+-- change compares active_users_per_day with the previous period by the one change rule
+-- (_change_rule.sql): new, grown, shrunk, gone, or steady within the day-to-day noise; NULL
+-- (comparable = false) unless both periods have bi.min_compared_days() compared days.
 CREATE OR REPLACE VIEW bi.team_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -43,6 +44,18 @@ WITH bounds AS (
     FROM member_days AS m
     LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
     GROUP BY ALL
+), daily_active AS (
+    -- Each final day's active users of the team: the series the change rule weighs.
+    SELECT scope, scope_name, period_index, team_id, day,
+           count(DISTINCT user_id) FILTER (WHERE reported AND active) AS users
+    FROM member_days
+    WHERE final
+    GROUP BY ALL
+), active_series AS (
+    SELECT scope, scope_name, period_index, team_id,
+           sum(users) AS active_user_days, sum(users * users) AS active_user_days_squares
+    FROM daily_active
+    GROUP BY ALL
 ), periods AS (
     SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE final) AS compared_days
     FROM member_days
@@ -74,26 +87,37 @@ SELECT
         AS active_users_change,
     tp.compared_days,
     pp.compared_days AS previous_compared_days,
-    coalesce(tp.compared_days >= 14 AND pp.compared_days >= 14, FALSE) AS comparable,
-    CASE
-        WHEN pp.period_index IS NULL OR tp.compared_days < 14 OR pp.compared_days < 14 THEN NULL
-        WHEN coalesce(prev.active_users, 0) = 0 AND coalesce(m.active_users, 0) = 0 THEN 'unchanged'
-        WHEN coalesce(prev.active_users, 0) = 0 THEN 'new'
-        WHEN coalesce(m.active_users, 0) = 0 THEN 'gone'
-        WHEN m.active_users > prev.active_users THEN 'grown'
-        WHEN m.active_users < prev.active_users THEN 'shrunk'
-        ELSE 'unchanged'
-    END AS change
+    CASE WHEN tp.compared_days > 0 THEN coalesce(ts.active_user_days, 0) / tp.compared_days END
+        AS active_users_per_day,
+    CASE WHEN pp.compared_days > 0 THEN coalesce(ps.active_user_days, 0) / pp.compared_days END
+        AS previous_active_users_per_day,
+    coalesce(tp.compared_days >= bi.min_compared_days() AND pp.compared_days >= bi.min_compared_days(), FALSE)
+        AS comparable,
+    bi.change_low(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
+                  coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+        AS active_users_per_day_change_low,
+    bi.change_high(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
+                   coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+        AS active_users_per_day_change_high,
+    bi.change_call(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
+                   coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+        AS change
 FROM rows AS r
 CROSS JOIN bounds AS b
 LEFT JOIN measured AS m USING (scope, scope_name, period_index, team_id)
 LEFT JOIN measured AS prev
     ON prev.scope = r.scope AND prev.scope_name = r.scope_name AND prev.team_id = r.team_id
    AND prev.period_index = r.period_index + 1
+LEFT JOIN active_series AS ts
+    ON ts.scope = r.scope AND ts.scope_name = r.scope_name AND ts.team_id = r.team_id
+   AND ts.period_index = r.period_index
+LEFT JOIN active_series AS ps
+    ON ps.scope = r.scope AND ps.scope_name = r.scope_name AND ps.team_id = r.team_id
+   AND ps.period_index = r.period_index + 1
 LEFT JOIN periods AS tp
     ON tp.scope = r.scope AND tp.scope_name = r.scope_name AND tp.period_index = r.period_index
 LEFT JOIN periods AS pp
     ON pp.scope = r.scope AND pp.scope_name = r.scope_name AND pp.period_index = r.period_index + 1
 LEFT JOIN core.dim_team AS d ON d.scope = r.scope AND d.scope_name = r.scope_name AND d.team_id = r.team_id;
 
-COMMENT ON VIEW bi.team_usage_periods IS 'Extension. One row per scope, 28-day period (0 = the last 28 days) and team: users counted distinct over the period through each day''s membership, with the change in active users against the previous period (NULL unless both periods have 14 final days with team data).';
+COMMENT ON VIEW bi.team_usage_periods IS 'Extension. One row per scope, 28-day period (0 = the last 28 days) and team: users counted distinct over the period through each day''s membership, with the change in active users a day against the previous period, called only beyond the day-to-day noise (NULL unless both periods have 14 final days with team data).';

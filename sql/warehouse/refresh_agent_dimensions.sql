@@ -6,7 +6,7 @@ INSERT INTO core.agent_days (scope, scope_name, level, day, agent_id, agent_name
 SELECT scope, scope_name, level, day, agent_id, agent_name, sum(agent_job_starts), max(fetched_at)
   FROM core.agent_activity
  WHERE level = $level AND scope = $scope AND scope_name = $scope_name
-   AND day BETWEEN $start_day AND $end_day
+   AND day BETWEEN $start_day AND $end_day AND day NOT IN (SELECT day FROM kept_days)
  GROUP BY ALL;
 INSERT INTO touched_agents
 SELECT DISTINCT agent_id FROM core.agent_days

@@ -163,6 +163,7 @@ def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date
     """Rows inserted by hand: refresh agent_days and the dimensions as a landing would."""
     for level in ("aggregate", "user"):
         conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
+        conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME, level=level,
                 start_day=first_day, end_day=last_day)
 

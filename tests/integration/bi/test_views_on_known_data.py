@@ -230,26 +230,36 @@ def test_a_short_previous_period_gets_rates_and_day_counts_but_no_change(tmp_pat
 
 def test_gap_days_and_provisional_days_never_dilute_the_rate_a_change_is_called_on(tmp_path):
     """Every 7th day of the newer period carried no agent array (a gap, not zero) and its last
-    3 days are still filling in (low): per reported day it looks like a decline (8.3 vs 9), per
-    final day with agent data it is 10 vs 9."""
+    3 days are still filling in (low): per reported day it looks like a decline (83 vs 90), per
+    final day with agent data it is 100 vs 90, well beyond the day-to-day noise."""
     days = {}
     for offset in range(56):
         if offset >= 28:
-            days[offset] = (9, True)
+            days[offset] = (90, True)
         elif offset < 3:
-            days[offset] = (2, False)  # provisional: the newest days, still filling in
+            days[offset] = (20, False)  # provisional: the newest days, still filling in
         elif offset % 7 == 3:
             days[offset] = (None, True)  # no agent array: a gap
         else:
-            days[offset] = (10, True)
+            days[offset] = (100, True)
     row = _periods_of(tmp_path, days)
     assert (row["report_days"], row["agent_data_days"], row["provisional_days"], row["compared_days"]) == (
         28, 24, 3, 21
     )
-    assert row["agent_job_starts"] == 21 * 10 + 3 * 2
-    assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (10, 9)
+    assert row["agent_job_starts"] == 21 * 100 + 3 * 20
+    assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (100, 90)
     assert row["change"] == "grown" and row["comparable"]
     assert abs(row["job_starts_per_day_change"] - (10 / 9 - 1)) < 1e-9
+    assert 0 < row["job_starts_per_day_change_low"] < row["job_starts_per_day_change"] < row[
+        "job_starts_per_day_change_high"]
+
+
+def test_a_flat_rate_with_day_to_day_noise_is_steady_not_a_change(tmp_path):
+    """The same 16-a-day agent, one job start more over 28 days: steady, its interval spans 0."""
+    days = {offset: (16 + (offset % 3) - 1 + (1 if offset == 0 else 0), True) for offset in range(56)}
+    row = _periods_of(tmp_path, days)
+    assert row["comparable"] and row["change"] == "steady"
+    assert row["job_starts_per_day_change_low"] < 0 < row["job_starts_per_day_change_high"]
 
 
 def test_an_agent_seen_only_on_provisional_days_is_not_called_gone(tmp_path):

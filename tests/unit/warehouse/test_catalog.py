@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -11,6 +12,8 @@ from pipelines.config import Secret, Settings
 from pipelines.definitions import build_definitions
 from pipelines.warehouse import migrate
 from pipelines.warehouse.catalog import TABLES, markdown, tables
+from pipelines.warehouse.replace import LANDINGS, REPLACES, _delete_replaced, _replaced
+from pipelines.warehouse.sql import run_sql
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMAS = ("core", "raw", "snapshots", "events")
@@ -74,3 +77,28 @@ def test_the_docs_table_of_tables_is_the_catalog_rendered() -> None:
     block = text.split("<!-- tables -->\n")[1].split("\n<!-- /tables -->")[0]
     assert block == markdown(), "paste pipelines.warehouse.catalog.markdown() between the markers"
 
+
+
+def test_every_table_a_landing_writes_declares_how_a_batch_lands_and_what_a_refetch_replaces() -> None:
+    for t in TABLES:
+        if t.writer == "report":
+            assert t.landing in LANDINGS, t.name
+        assert t.replaces is None or t.replaces in REPLACES, t.name
+
+
+@pytest.mark.parametrize("level", ["aggregate", "user", "user-teams"])
+def test_the_catalog_s_replace_and_discard_statements_bind_on_the_warehouse(level: str) -> None:
+    conn = duckdb.connect()
+    migrate(conn)
+    params = {"scope": "organization", "scope_name": "acme", "report_kind": "1-day", "level": level,
+              "start_day": date(2026, 1, 1), "end_day": date(2026, 1, 1)}
+    run_sql(conn, "warehouse/begin_report_landing.sql", **params)
+    _delete_replaced(conn, params)  # every declared rule, filled with its table, binds
+    replaced = {t.name for t in _replaced(level)}
+    if level == "user-teams":
+        assert replaced == {"core.user_team_days", "core.team_days", "raw.report_files", "raw.quarantine"}
+    else:
+        assert {"core.agent_days", "core.breakdowns", "core.agent_activity", "raw.report_files",
+                "raw.field_drift", "raw.quarantine"} <= replaced
+        assert ("core.user_daily_totals" in replaced) == (level == "user")
+        assert ("core.daily_totals" in replaced) == (level == "aggregate")

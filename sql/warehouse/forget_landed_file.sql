@@ -1,0 +1,1 @@
+DELETE FROM landed_keys WHERE _file_index = $file_index;

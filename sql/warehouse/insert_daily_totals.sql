@@ -1,4 +1,0 @@
--- _land_batch is the Arrow table of one batch, registered by the caller; the keys it landed are
--- recorded under its file (landed_keys, begin_report_landing.sql).
-INSERT INTO core.daily_totals BY NAME SELECT * REPLACE (CAST(extra AS JSON) AS extra) FROM _land_batch;
-INSERT INTO landed_keys SELECT $file_index, day, NULL FROM _land_batch;

@@ -1,0 +1,6 @@
+-- insert_day_rows.sql, and the keys the batch landed are recorded under its file (landed_keys,
+-- begin_report_landing.sql): a user's (day, user_id), an aggregate's day.
+INSERT INTO {table} BY NAME SELECT * FROM _land_batch WHERE day NOT IN (SELECT day FROM kept_days);
+INSERT INTO landed_keys BY NAME
+SELECT $file_index AS _file_index, $level AS level, COLUMNS(lambda c: c IN ('day', 'user_id'))
+  FROM _land_batch WHERE day NOT IN (SELECT day FROM kept_days);
