@@ -1,8 +1,11 @@
-"""RetryPolicy.decide alone: which failure is retried, after how long, and when it gives up."""
+"""RetryPolicy's Retrying alone: which failure is retried, after how long, and when it gives up."""
+
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tenacity import RetryCallState
 
 from pipelines.service._retry import RetryPolicy
 from pipelines.service.errors import (
@@ -12,6 +15,7 @@ from pipelines.service.errors import (
     RateLimited,
     SecondaryRateLimited,
     ServerError,
+    ServiceError,
     TransportFailed,
     Unreachable,
 )
@@ -21,8 +25,32 @@ COMMON = {"method": "GET", "url": "http://h/x", "status": 403, "message": "m"}
 POLICY = RetryPolicy(max_attempts=10)
 
 
-def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLICY):
-    return policy.decide(failure, attempt=attempt, now=NOW, max_wait=max_wait, repeatable=repeatable)
+@dataclass(frozen=True)
+class Decision:
+    """``wait`` seconds before the next attempt (of ``kind``), or None: the failure was raised (with ``advice``)."""
+
+    wait: float | None
+    kind: str = ""
+    advice: str = ""
+
+
+def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLICY) -> Decision:
+    """What the policy's Retrying does once ``failure`` ended attempt number ``attempt``."""
+    retried: list[Decision] = []
+    retrying = policy.retrying(
+        clock=lambda: NOW, sleep=lambda _: None, max_wait=max_wait, repeatable=lambda _: repeatable,
+        on_retry=lambda kind, wait: retried.append(Decision(wait=wait, kind=kind)),
+    )
+    retrying.begin()
+    state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+    state.attempt_number = attempt
+    state.set_exception((type(failure), failure, None))
+    try:
+        retrying.iter(state)
+    except ServiceError as raised:
+        assert raised is failure
+        return Decision(wait=None, advice=getattr(failure, "advice", ""))
+    return retried[0]
 
 
 def test_a_spent_limit_with_a_reset_waits_until_it_plus_the_buffer() -> None:
