@@ -1,9 +1,10 @@
 """The HTTP client of the platform: headers, retries, rate limits, pages, GraphQL, signed links.
 
 What the client does not decide itself lives beside it: credentials are ``httpx.Auth`` flows
-(``auth.py``), conditional GETs a transport (``_transports/``), which failure is retried a chain
-of policies (``_retry.py``), and what an error answer means ``_failure.py``. Clock, sleep and
-transport are injectable, so tests drive every wait on a fake clock and every answer by hand.
+(``auth.py``), conditional GETs a transport (``_transports/``), which failure tenacity retries
+and after how long a chain of policies (``_retry.py``), and what an error answer means
+``_failure.py``. Clock, sleep and transport are injectable, so tests drive every wait on a fake
+clock and every answer by hand.
 
 Long because it is one class, whose request path (budgets, retries, pages, links) shares its
 state; the decisions it could hand out already live in the modules above.
@@ -33,7 +34,7 @@ from pipelines.service._stats import Budget, ClientStats, budget_in, budget_of
 from pipelines.service._transports import CACHE_IDENTITY, NOT_MODIFIED, CachingTransport, default_transport
 from pipelines.service.auth import AppAuth
 from pipelines.service.dialect import Dialect, get_dialect
-from pipelines.service.errors import RequestFailed, ServiceError, TransportFailed, redact_url
+from pipelines.service.errors import ServiceError, TransportFailed, redact_url
 
 __all__ = ["ServiceClient"]
 
@@ -268,33 +269,20 @@ class ServiceClient:
         return self._with_retries(method=method, url=request_url, call=call)
 
     def _with_retries(self, *, method: str, url: str, call: Callable[[], _T]) -> _T:
-        attempt = 0
-        while True:  # bounded: the policy gives up at its max_attempts
-            attempt += 1
-            try:
-                return call()
-            except ServiceError as exc:
-                decision = self._retry.decide(
-                    exc, attempt=attempt, now=self._clock(), max_wait=self.config.rate_limit_max_wait,
-                    repeatable=self._repeatable(exc),
-                )
-                if decision.wait is None:
-                    if decision.advice and isinstance(exc, RequestFailed):
-                        exc.advise(decision.advice)
-                    raise
-                with self._lock:
-                    self._retries[decision.kind] += 1
-                    self._waited += decision.wait
-                _log.warning(
-                    "retrying %s %s after %s in %.1fs",
-                    method, redact_url(url, keep_query=False), decision.kind, decision.wait,
-                )
-                self._sleep(decision.wait)
+        def count(kind: str, wait: float) -> None:
+            with self._lock:
+                self._retries[kind] += 1
+                self._waited += wait
+            _log.warning("retrying %s %s after %s in %.1fs", method, redact_url(url, keep_query=False), kind, wait)
 
-    def _repeatable(self, exc: ServiceError) -> bool:
+        retrying = self._retry.retrying(
+            clock=self._clock, sleep=self._sleep, max_wait=self.config.rate_limit_max_wait,
+            repeatable=self._repeatable, on_retry=count,
+        )
+        return retrying(call)
+
+    def _repeatable(self, exc: TransportFailed) -> bool:
         """Whether the failed request may be sent twice: reads, GraphQL queries, the token exchange."""
-        if not isinstance(exc, (RequestFailed, TransportFailed)):
-            return True
         path = urlsplit(exc.url).path
         return (
             exc.method == "GET"

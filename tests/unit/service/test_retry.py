@@ -1,8 +1,11 @@
-"""RetryPolicy.decide alone: which failure is retried, after how long, and when it gives up."""
+"""RetryPolicy's Retrying alone: which failure is retried, after how long, and when it gives up."""
+
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tenacity import RetryCallState
 
 from pipelines.service._retry import RetryPolicy
 from pipelines.service.errors import (
@@ -12,6 +15,7 @@ from pipelines.service.errors import (
     RateLimited,
     SecondaryRateLimited,
     ServerError,
+    ServiceError,
     TransportFailed,
     Unreachable,
 )
@@ -21,8 +25,32 @@ COMMON = {"method": "GET", "url": "http://h/x", "status": 403, "message": "m"}
 POLICY = RetryPolicy(max_attempts=10)
 
 
-def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLICY):
-    return policy.decide(failure, attempt=attempt, now=NOW, max_wait=max_wait, repeatable=repeatable)
+@dataclass(frozen=True)
+class Decision:
+    """``wait`` seconds before the next attempt (of ``kind``), or None: the failure was raised (with ``advice``)."""
+
+    wait: float | None
+    kind: str = ""
+    advice: str = ""
+
+
+def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLICY) -> Decision:
+    """What the policy's Retrying does once ``failure`` ended attempt number ``attempt``."""
+    retried: list[Decision] = []
+    retrying = policy.retrying(
+        clock=lambda: NOW, sleep=lambda _: None, max_wait=max_wait, repeatable=lambda _: repeatable,
+        on_retry=lambda kind, wait: retried.append(Decision(wait=wait, kind=kind)),
+    )
+    retrying.begin()
+    state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+    state.attempt_number = attempt
+    state.set_exception((type(failure), failure, None))
+    try:
+        retrying.iter(state)
+    except ServiceError as raised:
+        assert raised is failure
+        return Decision(wait=None, advice=getattr(failure, "advice", ""))
+    return retried[0]
 
 
 def test_a_spent_limit_with_a_reset_waits_until_it_plus_the_buffer() -> None:
@@ -68,6 +96,48 @@ def test_server_errors_back_off_within_the_maximum(attempt: int) -> None:
 
 def test_the_last_attempt_is_never_followed_by_another() -> None:
     assert _decide(ServerError(**COMMON | {"status": 500}), attempt=10).wait is None
+
+
+def test_a_limit_out_of_attempts_gives_no_advice_about_the_cap() -> None:
+    # A longer cap would not bring another attempt, so the error does not suggest one.
+    decision = _decide(RateLimited(**COMMON, reset_at=NOW + 3600), attempt=10, max_wait=30.0)
+    assert (decision.wait, decision.advice) == (None, "")
+
+
+def _lost_answer() -> TransportFailed:
+    return TransportFailed(method="GET", url="http://h/x", reason="ReadError", may_have_arrived=True)
+
+
+@given(
+    max_attempts=st.integers(min_value=1, max_value=8),
+    initial=st.floats(min_value=0.01, max_value=5.0),
+    cap=st.floats(min_value=0.01, max_value=60.0),
+    kind=st.sampled_from(["server_error", "transport"]),
+)
+def test_backoff_waits_stay_within_base_and_cap_and_attempts_stop_at_the_maximum(
+    max_attempts: int, initial: float, cap: float, kind: str
+) -> None:
+    policy = RetryPolicy(max_attempts=max_attempts, backoff_initial=initial, backoff_max=cap)
+    make = {"server_error": lambda: ServerError(**COMMON | {"status": 503}), "transport": _lost_answer}[kind]
+    calls: list[ServiceError] = []
+    sleeps: list[float] = []
+    kinds: list[str] = []
+
+    def call() -> None:
+        calls.append(make())
+        raise calls[-1]
+
+    retrying = policy.retrying(
+        clock=lambda: NOW, sleep=sleeps.append, max_wait=900.0, repeatable=lambda _: True,
+        on_retry=lambda kind, _: kinds.append(kind),
+    )
+    with pytest.raises(ServiceError) as info:
+        retrying(call)
+    assert info.value is calls[-1]
+    assert len(calls) == max_attempts and kinds == [kind] * (max_attempts - 1) and len(sleeps) == max_attempts - 1
+    for attempt, wait in enumerate(sleeps, start=1):
+        base = initial * 2 ** (attempt - 1)
+        assert min(base, cap) <= wait <= min(base + initial, cap)
 
 
 def test_a_host_that_never_answered_is_not_retried() -> None:
