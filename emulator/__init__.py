@@ -1,4 +1,4 @@
-"""The platform emulator: the spec's service on loopback, for the demo, tests and benchmarks."""
+"""The platform emulator: the platform of docs/service-contract.md on loopback, for the demo, tests and benchmarks."""
 
 from emulator.config import EmulatorConfig, FaultSpec, RecordDrift
 from emulator.errors import EmulatorError

@@ -1,4 +1,4 @@
-"""Every wire name that differs between the spec's service and the public service."""
+"""Every wire name that differs between the contract's service dialect and the public service."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Wire:
 
     def record_name(self, name: str) -> str:
         """A report record's field name in this dialect: the public service's records say
-        `copilot` where the spec's say `assistant` (total_created_by_copilot, ...)."""
+        `copilot` where the service dialect's say `assistant` (total_created_by_copilot, ...)."""
         return name.replace("assistant", self.product)
 
 

@@ -1,4 +1,4 @@
-"""GraphQL at /graphql: the public service's names for what the spec uses, built with graphql-core."""
+"""GraphQL at /graphql: the public service's names for what the contract uses, built with graphql-core."""
 
 from __future__ import annotations
 

@@ -820,7 +820,7 @@ _CLI_VERSION = ',"last_known_cli_version":{"cli_version":"%s","sampled_at":"%s"}
 
 
 def _user_fields_format(name: Callable[[str], str]) -> str:
-    """The user-level fields beyond the spec's, under the dialect's names, as a %-format."""
+    """The user-level fields beyond the contract's, under the dialect's names, as a %-format."""
     # The chat panel's modes are `feature` values of totals_by_feature, as the public docs list
     # them, not top-level fields of their own.
     fields = [("ai_credits_used", "%r")]

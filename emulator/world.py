@@ -1,7 +1,8 @@
 """The repositories, issues, pull requests and people the REST and GraphQL sides serve.
 
 Everything is derived from the seed, so two emulators with one seed serve the same world.
-Records carry the public schemas' field names where they overlap with the spec.
+Records carry the public schemas' field names where they overlap with the contract
+(docs/service-contract.md).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ __all__ = [
 DEFAULT_API_VERSION = "2026-03-10"
 _APP_DIR = "metrics-etl"
 
-# Each Settings field's environment variable (the README's configuration table): `from_env`
+# Each Settings field's environment variable (the table of docs/configuration.md): `from_env`
 # reads these, and Dagster's resources name them (a secret reaches a resource only by its name).
 ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
     {

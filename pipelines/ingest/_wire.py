@@ -1,8 +1,8 @@
 """A dialect's record under its wire names, and how both parse paths make it canonical.
 
 Each dialect is read under its own wire names (schema.WIRE_NAMES) and handed on under the
-canonical ones, so `pull_requests.total_created_by_copilot` lands where the spec's
-`total_created_by_assistant` does.
+canonical ones, so `pull_requests.total_created_by_copilot` lands where the service
+dialect's `total_created_by_assistant` does.
 """
 
 from __future__ import annotations

@@ -25,26 +25,40 @@ main { max-width: 1200px; margin: 0 auto; padding: 20px 24px 40px; }
 .period-note { color: #6b7280; font-size: 12px; margin: 6px 2px 0; }
 .headline-scope { color: #374151; margin: 4px 2px 10px; }
 .muted { color: #9ca3af; } .day-count { white-space: nowrap; }
-figure { margin: 0; }
-.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
-.grid3 { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
-svg.chart { width: 100%; height: auto; }
-svg.calendar { width: 100%; height: auto; }
+/* A chart keeps a minimum width (on the svg) so its text never renders under 11 px; a figure
+   narrower than that scrolls sideways inside its card, and the page itself never does. */
+figure { margin: 0; overflow-x: auto; }
+.grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 18px; }
+.grid3 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 350px), 1fr)); gap: 16px; }
+svg.chart, svg.calendar { display: block; width: 100%; height: auto; }
+ul.legend { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 18px;
+  color: #374151; font-size: 12px; }
+ul.legend .swatch { width: 11px; height: 11px; margin-right: 6px; vertical-align: -1px; border: 1px solid; }
 table.periods { border-collapse: collapse; width: 100%; margin: 8px 0 18px; }
 table.periods caption { text-align: left; padding: 4px 0 8px; color: #4b5563; }
 table.periods th { text-align: left; font-size: 12px; color: #6b7280;
   font-weight: 600; border-bottom: 1px solid #e5e7eb; padding: 6px 8px; }
 table.periods td { border-bottom: 1px solid #f1f5f9; padding: 6px 8px; vertical-align: middle; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; } td.muted { color: #9ca3af; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; } td.muted { color: #9ca3af; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
+.badge { display: inline-block; white-space: nowrap; padding: 1px 8px; border-radius: 999px; font-size: 12px;
+  font-weight: 600; }
 .badge-new { background: #dbeafe; color: #1d4ed8; } .badge-up { background: #d1fae5; color: #047857; }
 .badge-down { background: #fee2e2; color: #b91c1c; } .badge-gone { background: #e5e7eb; color: #374151; }
 .badge-flat { background: #f3f4f6; color: #4b5563; }
 .badge-none { background: #fff; color: #9ca3af; border: 1px dashed #d1d5db; }
 code { background: #f3f4f6; padding: 0 4px; border-radius: 4px; }
 footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px; }
-@media (max-width: 900px) { .grid2, .grid3, .tiles { grid-template-columns: 1fr; } }
+@media (max-width: 900px) {
+  .tiles { grid-template-columns: 1fr 1fr; }
+  header { padding: 18px 16px; } main { padding: 12px 12px 32px; } .card { padding: 14px; }
+  table.periods th, table.periods td { padding: 5px 4px; }
+}
+/* A phone cannot show a table's columns side by side at a readable size: the table scrolls sideways. */
+@media (max-width: 600px) {
+  .tiles { grid-template-columns: 1fr; }
+  table.periods { display: block; overflow-x: auto; }
+}
 """
 
 

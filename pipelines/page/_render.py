@@ -16,7 +16,7 @@ from pipelines.page._document import page_document
 from pipelines.page._periods import period_rows, periods_section, summary_section
 from pipelines.page._seats import seats_section
 from pipelines.page._surfaces import surfaces_section
-from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, line_chart
+from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, coverage_legend, line_chart
 from pipelines.page._teams import teams_section
 from pipelines.warehouse.sql import run_sql
 
@@ -162,7 +162,7 @@ def _coverage(*, coverage_rows: list[_Row], scopes: list[_Scope]) -> str:
         "more activity). Grey: a report without agent data, which means nothing recognized, not zero. "
         "An amber edge: provisional, fetched before the day was final. "
         f"{missing} scope-day{'s' if missing != 1 else ''} without agent data in this window.</p>"
-        f"<figure>{calendar}</figure></section>"
+        f"<figure>{calendar}</figure>{coverage_legend()}</section>"
     )
 
 

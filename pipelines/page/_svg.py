@@ -14,6 +14,10 @@ _PROVISIONAL_FILL = "#fde68a"  # amber: a day still filling in, not a drop
 _PROVISIONAL_EDGE = "#f59e0b"
 _AXIS = "#9ca3af"
 _TEXT = "#374151"
+# The smallest text a chart draws, in its own units, and the smallest it may render at in CSS px:
+# a chart is never drawn narrower than its width times their ratio (its svg's min-width).
+_FONT = 12
+_READABLE_PX = 11
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ def line_chart(
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{escape(title)}">',
+        f'style="min-width:{math.ceil(width * _READABLE_PX / _FONT)}px" role="img" aria-label="{escape(title)}">',
         f'<text x="{left}" y="18" class="chart-title" fill="{_TEXT}" font-size="14" font-weight="600">'
         f"{escape(title)}</text>",
     ]
@@ -97,15 +101,16 @@ def line_chart(
         y = y_of(value)
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#f1f5f9"/>')
         parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="{_AXIS}">'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="{_FONT}" fill="{_AXIS}">'
             f"{y_format(value)}</text>"
         )
     parts.append(f'<line x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="{_AXIS}"/>')
-    label_every = max(1, math.ceil(len(days) / 8))
+    # A date label ("Oct 01") takes about 45 units at _FONT: at most one per 56 units of plot.
+    label_every = max(1, math.ceil(len(days) / max(1, plot_w // 56)))
     for i, day in enumerate(days):
         if i % label_every == 0:
             parts.append(
-                f'<text x="{x_of[day]:.1f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="11" '
+                f'<text x="{x_of[day]:.1f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="{_FONT}" '
                 f'fill="{_AXIS}">{day:%b %d}</text>'
             )
     for s in series:
@@ -143,7 +148,7 @@ def _legend_layout(names: Sequence[str], *, x: int, width: int) -> list[tuple[fl
     layout = []
     cursor, line = float(x), 0
     for name in names:
-        size = 22 + 6.2 * len(name)
+        size = 22 + 6.8 * len(name)  # an average character at _FONT
         if cursor + size > width and cursor > x:
             cursor, line = float(x), line + 1
         layout.append((cursor, line))
@@ -156,7 +161,7 @@ def _legend(items: Sequence[tuple[str, str, str]], layout: Sequence[tuple[float,
     for (name, color, ink), (cursor, line) in zip(items, layout, strict=True):
         row_y = y + 16 * line
         parts.append(f'<rect x="{cursor:.0f}" y="{row_y - 9}" width="10" height="10" rx="2" fill="{color}"/>')
-        parts.append(f'<text x="{cursor + 14:.0f}" y="{row_y}" font-size="11" fill="{ink}">{escape(name)}</text>')
+        parts.append(f'<text x="{cursor + 14:.0f}" y="{row_y}" font-size="{_FONT}" fill="{ink}">{escape(name)}</text>')
     parts.append("</g>")
     return "".join(parts)
 
@@ -176,32 +181,33 @@ _STATE_FILL = {"no array": "#d1d5db", "no report": "#ffffff"}
 def coverage_calendar(
     *, title: str, days: Sequence[date], rows: Sequence[tuple[str, Mapping[date, CoverageCell]]]
 ) -> str:
-    """One row per scope and level, one square per day: green shades by activity, grey without
-    agent array, white with a red edge without report; weeks start on Monday, marked on top."""
+    """One row per scope and level, its label above it, one square per day: green shades by
+    activity, grey without agent array, white with a red edge without report; weeks start on
+    Monday, marked on top. Its key is `coverage_legend()`."""
     if not days or not rows:
         return ""
-    label_w, top, width = 250, 44, 1100
-    pitch = max(8.0, min(24.0, (width - label_w - 10) / len(days)))
+    pitch, top, label_h = 12, 36, 18  # a day's column fits its weekday letter at 11 units
     cell = pitch - 3
-    height = top + len(rows) * (cell + 8) + 40
+    row_h = label_h + cell + 8
+    width = max(len(days) * pitch, max(7 * len(label) for label, _ in rows)) + 2
+    height = top + len(rows) * row_h
+    # Never narrower than its own units (11 is its smallest text); wider screens enlarge it a little.
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="calendar" viewBox="0 0 {width} {height:.0f}" '
-        f'role="img" aria-label="{escape(title)}">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calendar" viewBox="0 0 {width} {height}" '
+        f'style="min-width:{width}px;max-width:{width * 1.5:.0f}px" role="img" aria-label="{escape(title)}">'
     ]
     for i, day in enumerate(days):
-        x = label_w + i * pitch
+        x = 1 + i * pitch
         if day.weekday() == 0 or (i == 0 and day.weekday() < 4):
-            parts.append(f'<text x="{x:.1f}" y="{top - 22}" font-size="10" fill="{_AXIS}">{day:%b %d}</text>')
-            parts.append(
-                f'<line x1="{x - 1.5:.1f}" x2="{x - 1.5:.1f}" y1="{top - 18}" y2="{height - 36:.0f}" stroke="#e5e7eb"/>'
-            )
+            parts.append(f'<text x="{x:.1f}" y="12" font-size="11" fill="{_AXIS}">{day:%b %d}</text>')
+            parts.append(f'<line x1="{x - 1.5:.1f}" x2="{x - 1.5:.1f}" y1="16" y2="{height}" stroke="#e5e7eb"/>')
         parts.append(
-            f'<text x="{x + cell / 2:.1f}" y="{top - 6}" text-anchor="middle" font-size="9" fill="#b0b7c3">'
+            f'<text x="{x + cell / 2:.1f}" y="{top - 6}" text-anchor="middle" font-size="11" fill="#9ca3af">'
             f'{"MTWTFSS"[day.weekday()]}</text>'
         )
     for r, (label, cells) in enumerate(rows):
-        y = top + r * (cell + 8)
-        parts.append(f'<text x="0" y="{y + cell * 0.7:.1f}" font-size="12" fill="{_TEXT}">{escape(label)}</text>')
+        y = top + r * row_h + label_h
+        parts.append(f'<text x="1" y="{y - 5}" font-size="{_FONT}" fill="{_TEXT}">{escape(label)}</text>')
         busiest = max((c.value for c in cells.values() if c.value), default=1) or 1
         for i, day in enumerate(days):
             c = cells.get(day) or CoverageCell(day, "no report", None, "no report")
@@ -210,25 +216,24 @@ def coverage_calendar(
             note = f"{c.note}; provisional, still filling in" if c.provisional else c.note
             parts.append(
                 f'<rect class="day" data-state="{escape(c.state)}" data-provisional="{str(c.provisional).lower()}" '
-                f'x="{label_w + i * pitch:.1f}" y="{y:.1f}" width="{cell:.1f}" height="{cell:.1f}" rx="2" '
+                f'x="{1 + i * pitch:.1f}" y="{y}" width="{cell:.1f}" height="{cell:.1f}" rx="2" '
                 f'fill="{fill}" stroke="{stroke}" stroke-width="{2 if c.provisional else 1}">'
                 f"<title>{escape(label)}, {day:%a %Y-%m-%d}: {escape(note)}</title></rect>"
             )
-    legend_y = height - 12
-    items = [("agent array reported (darker = more activity)", _green(0.8), "#ffffff"),
-             ("report without agent array: a gap, not zero", _STATE_FILL["no array"], "#ffffff"),
-             ("no report", "#ffffff", "#f87171"),
-             ("provisional: still filling in", "#ffffff", _PROVISIONAL_EDGE)]
-    cursor = float(label_w)
-    for text, fill, stroke in items:
-        parts.append(
-            f'<rect x="{cursor:.0f}" y="{legend_y - 10}" width="11" height="11" rx="2" '
-            f'fill="{fill}" stroke="{stroke}"/>'
-        )
-        parts.append(f'<text x="{cursor + 16:.0f}" y="{legend_y}" font-size="11" fill="{_TEXT}">{escape(text)}</text>')
-        cursor += 40 + 5.8 * len(text)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def coverage_legend() -> str:
+    """The calendar's key as HTML, so it wraps on a narrow screen instead of shrinking."""
+    items = [("agent array reported (darker = more activity)", _green(0.8), _green(0.8)),
+             ("report without agent array: a gap, not zero", _STATE_FILL["no array"], _STATE_FILL["no array"]),
+             ("no report", "#ffffff", "#f87171"),
+             ("provisional: still filling in", "#ffffff", _PROVISIONAL_EDGE)]
+    return '<ul class="legend">' + "".join(
+        f'<li><span class="swatch" style="background:{fill};border-color:{edge}"></span>{escape(text)}</li>'
+        for text, fill, edge in items
+    ) + "</ul>"
 
 
 def _green(share: float) -> str:

@@ -18,7 +18,8 @@ def _num(value: Any) -> str:
 
 
 def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str) -> str:
-    """Each team's last 28 days: members, active users and the change, agent apps used."""
+    """Each team of one scope, which the heading names, over its last 28 days: members, active users
+    and the change, agent apps used."""
     rows = run_sql(conn, "page/select_team_periods.sql", scope=scope, scope_name=scope_name)
     if not rows:
         return ""
@@ -39,7 +40,7 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         f"{compared} final days with team data, no earlier period"
     )
     return (
-        '<section class="card" id="teams"><h2>Teams</h2>'
+        f'<section class="card" id="teams"><h2>Teams of {escape(scope)} {escape(scope_name)}</h2>'
         f'<p class="lead">{start} to {end}. Each day counts for the team the user was on that day; a user on two '
         "teams counts in both, so teams do not add up to the organization. Teams under 5 members on a day are "
         f"not reported for that day. Active users a day compared on {basis}: a change only beyond the day-to-day "

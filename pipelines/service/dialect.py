@@ -1,6 +1,6 @@
 """Every wire name of the platform in one table: paths, headers, media types, event headers.
 
-``service`` is the spec's naming; ``github`` is the public service's. The emulator speaks both
+``service`` is the naming of docs/service-contract.md; ``github`` is the public service's. The emulator speaks both
 (``--dialect``), so the whole client is exercised over HTTP under each.
 """
 

@@ -1,6 +1,6 @@
 """GraphQL answers: the error rule (documents live beside their callers, e.g. ``queries/``).
 
-A response with an ``errors`` array is a failure even with HTTP 200 (spec 4.5). When every
+A response with an ``errors`` array is a failure even with HTTP 200 (docs/service-contract.md §5). When every
 error is ``NOT_FOUND`` at a path and ``data`` came too, the failure is GraphQLNotFound, which
 carries what did resolve: the public service answers a missing node that way.
 """

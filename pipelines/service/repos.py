@@ -1,6 +1,6 @@
-"""Repositories, issues, pull requests, members and seats: typed wrappers over REST (spec 4.3,
-4.4, and the seats extension of docs/extensions.md) and the aliased GraphQL repository-stats
-query (spec 4.5).
+"""Repositories, issues, pull requests, members and seats: typed wrappers over REST
+(docs/service-contract.md §4, and the seats extension of docs/extensions.md) and the aliased
+GraphQL repository-stats query (§5).
 
 The GETs feed the snapshots; the POSTs exist for tests and the demo's seeding (the pipeline
 never writes to the service). Query parameters are constant dicts in one order, so the same

@@ -74,6 +74,6 @@ def fetch_rows(tallies: Sequence[pl.DataFrame], prov: Provenance) -> pl.DataFram
         pl.col("agent_array_records"),
         *[pl.col(name) for name in COUNTERS],
         pl.col("active_users"),
-        # An omitted agent array is a gap, not zero (spec 2.1).
+        # An omitted agent array is a gap, not zero (docs/service-contract.md §2).
         pl.when(pl.col("agent_array_records") > 0).then(pl.col("agent_job_starts")).alias("agent_job_starts"),
     ).sort("day")

@@ -4,7 +4,7 @@ Everything else (the reader's column spec, the line validator, the table columns
 from these tables, so a field added by the platform is a one-line change here. Fields not
 listed are kept in the `extra` JSON column, never dropped.
 
-Names here are canonical: the spec's (the `service` dialect's). A dialect whose records name a
+Names here are canonical: the `service` dialect's (docs/service-contract.md). A dialect whose records name a
 field differently has its wire names in `WIRE_NAMES`; the reader reads those and hands on
 canonical columns, so every table and view has one name per measure whatever the dialect.
 """
@@ -102,8 +102,8 @@ RECORD_OBJECTS: dict[str, dict[str, pl.DataType]] = {
 }
 
 # Wire names that differ from the canonical one, per dialect: a top-level field as (name,),
-# an object's member as (object, member). The public service says `copilot` where the spec
-# says `assistant`.
+# an object's member as (object, member). The public service says `copilot` where the
+# service dialect says `assistant`.
 _GITHUB_RENAMED = (
     "used_assistant_code_review_active",
     "used_assistant_code_review_passive",

@@ -133,7 +133,7 @@ REPORT_CHECKS: tuple[Check, ...] = (
         "agent_rules_hold",
         ("core", "agent_activity"),
         "checks/count_agent_rows_breaking_rules.sql",
-        "agent_id is never NULL; session_count is NULL at user level (spec 2.1).",
+        "agent_id is never NULL; session_count is NULL at user level (docs/service-contract.md §2).",
     ),
     Check(
         "agrees_with_agent_activity",

@@ -35,7 +35,7 @@ from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
 
-# Either dialect's headers are accepted, the spec's first: the receiver need not be told which.
+# Either dialect's headers are accepted, the service dialect's first: the receiver need not be told which.
 _EVENT_HEADERS = tuple(d.event_header for d in DIALECTS.values())
 _DELIVERY_HEADERS = tuple(d.delivery_header for d in DIALECTS.values())
 _SIGNATURE_HEADER = DIALECTS["service"].signature_header

@@ -1,4 +1,4 @@
--- Spec 2.1: agent_id is the key and never missing; user-level entries carry no session_count.
+-- docs/service-contract.md §2: agent_id is the key and never missing; user-level entries carry no session_count.
 -- Over a slice: one report's scope, level and days inside its transaction, or (a NULL scope
 -- and the widest days) the whole history in the audit.
 SELECT count(*) AS failures,

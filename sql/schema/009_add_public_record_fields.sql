@@ -1,5 +1,5 @@
--- Fields the public service's records carry beyond the spec's, as typed columns under their
--- canonical (spec dialect) names; each dialect's wire name is mapped in schema.py.
+-- Fields the public service's records carry beyond the contract's (docs/service-contract.md), as typed
+-- columns under their canonical (service dialect) names; each dialect's wire name is mapped in schema.py.
 ALTER TABLE core.daily_totals ADD COLUMN daily_active_cli_users BIGINT;
 ALTER TABLE core.daily_totals ADD COLUMN daily_active_assistant_code_review_users BIGINT;
 ALTER TABLE core.daily_totals ADD COLUMN daily_passive_assistant_code_review_users BIGINT;

@@ -6,7 +6,7 @@
 -- its report carried the agent array without this agent, and NULL when there was no report or no
 -- array (a gap, never a zero). agent_job_starts is the nested count: it is a different measure
 -- from the top-level interaction count in bi.assistant_activity_daily and must not be added to it.
--- There is no user-level session column: user-level entries carry none (spec 2.1).
+-- There is no user-level session column: user-level entries carry none (docs/service-contract.md §2).
 -- is_final: every report row of the day, of either level, was fetched after the day was final
 -- (more than three full UTC days old); a provisional day is still filling in, not a drop.
 CREATE OR REPLACE VIEW bi.agent_usage_daily AS

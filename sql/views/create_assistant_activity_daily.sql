@@ -2,7 +2,7 @@
 -- Grain: one row per scope, scope_name and day of the aggregate report.
 -- The assistant's own top-level measures: user_initiated_interaction_count is the top-level
 -- count (explicit prompts), NOT agent job starts; this view deliberately has no agent column,
--- and the two must never be added up (spec 2.1). acceptance_rate = acceptances / generations
+-- and the two must never be added up (docs/service-contract.md §2). acceptance_rate = acceptances / generations
 -- (NULL when there were no generations). is_final: the day was final (more than three full UTC
 -- days old) when its report was fetched; a provisional day is still filling in. Every column is typed under one name whatever the
 -- dialect's wire name (the public service's `*_by_copilot` lands in `*_by_assistant`).

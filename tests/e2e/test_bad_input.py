@@ -1,5 +1,5 @@
 """Bad input at every entry, through the CLI as a user runs it: each gets a clear message naming
-what and where, no traceback, and nothing good is lost. The README's "Guarantees" section tabulates these."""
+what and where, no traceback, and nothing good is lost. docs/guarantees.md tabulates these."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """`metrics-etl report` and `metrics-etl export` as a user runs them, on a hand-built serving database;
 the page is rendered by headless Chromium to prove the charts are really there."""
 
+import html
+import json
 import os
 import re
 import shutil
@@ -34,7 +36,7 @@ def _cli(*args: str, serving: Path, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def _dump_dom(page: Path, profile: Path) -> str:
+def _dump_dom(page: Path, profile: Path, *, window: str | None = None) -> str:
     flags = [
         "--headless",
         "--no-sandbox",
@@ -45,6 +47,7 @@ def _dump_dom(page: Path, profile: Path) -> str:
         "--no-first-run",
         f"--user-data-dir={profile}",
         "--dump-dom",
+        *([f"--window-size={window}"] if window else []),
     ]
     done = subprocess.run([_CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -103,7 +106,7 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
     assert "Acceptance rate" in activity and "Daily active users" in activity
 
     # Teams (extension): each team's last 28 days, user 101 in both teams.
-    teams = re.search(r"<h2>Teams</h2>(.*?)</section>", dom, re.S).group(1)
+    teams = re.search(r"<h2>Teams of organization acme</h2>(.*?)</section>", dom, re.S).group(1)
     team_rows = dict(re.findall(r'<tr class="team-row" data-team-id="\d+"><td>([^<]+)</td><td class="num">(\d+)</td>',
                                 teams))
     assert team_rows == {"platform": "3", "web": "4"}
@@ -140,6 +143,71 @@ def test_chromium_renders_a_window_over_60_days_as_weekly_charts(tmp_path):
     assert len(re.findall(r'<rect class="provisional"', adoption)) == 2 * len(provisional_weeks)
     activity = re.search(r"Assistant activity \(top level\)(.*?)</section>", dom, re.S).group(1)
     assert activity.count("(weekly mean per day with data)") == 2 * 3  # title and label of each chart
+
+
+# Runs in the page's own frame once it has laid out: the viewport's overflow, every element a card
+# (or tile) holds that pokes out of it, and every visible text smaller than 11 CSS px as drawn (a
+# chart's text is scaled with its svg, so its font size is multiplied by the svg's scale).
+# A figure or table may scroll sideways inside its card (overflow-x auto): it must lie within the
+# card, what it holds is clipped to it, and whether it scrolls at all is reported.
+_LAYOUT_PROBE = """
+const doc = document.getElementById('page').contentDocument, win = doc.defaultView;
+const scroller = (el) => ['auto', 'scroll'].includes(win.getComputedStyle(el).overflowX);
+const out = {viewport: doc.documentElement.clientWidth, page: doc.documentElement.scrollWidth,
+             outside: [], scrolling: [], small: []};
+for (const box of doc.querySelectorAll('.card, .tile, .headline-scope')) {
+  const edge = box.getBoundingClientRect();
+  for (const el of box.querySelectorAll('*')) {
+    const holder = el.parentElement.closest('figure, table');
+    if (holder && box.contains(holder) && scroller(holder)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width && (r.left < edge.left - 0.5 || r.right > edge.right + 0.5))
+      out.outside.push(`${el.tagName} "${el.textContent.trim().slice(0, 40)}" ${r.left}..${r.right} ` +
+                       `outside ${edge.left}..${edge.right}`);
+    if (scroller(el) && el.scrollWidth > el.clientWidth) out.scrolling.push(el.tagName);
+  }
+}
+const texts = doc.createTreeWalker(doc.body, win.NodeFilter.SHOW_TEXT);
+for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+  const el = node.parentElement;
+  if (!node.data.trim() || el.closest('title') || !el.getClientRects().length) continue;
+  const ctm = el.closest('svg') ? el.getScreenCTM() : null;
+  const px = parseFloat(win.getComputedStyle(el).fontSize) * (ctm ? Math.hypot(ctm.a, ctm.b) : 1);
+  if (px < 11 - 0.01) out.small.push(`${px.toFixed(1)} px: ${node.data.trim().slice(0, 40)}`);
+}
+document.body.dataset.layout = JSON.stringify(out);
+"""
+
+
+def _layout_at(page: Path, width: int, profile: Path) -> dict[str, object]:
+    """The probe's findings for `page` in a frame `width` CSS px wide (headless Chromium's window
+    cannot be narrower than 500 px; a frame can)."""
+    host = page.with_name(f"host-{width}.html")
+    host.write_text(
+        f'<!DOCTYPE html><html><body style="margin:0"><iframe id="page" style="width:{width}px;height:900px;border:0" '
+        f'srcdoc="{html.escape(page.read_text())}" onload="{html.escape(_LAYOUT_PROBE)}"></iframe></body></html>'
+    )
+    dom = _dump_dom(host, profile, window="1500,1000")
+    found = re.search(r'data-layout="([^"]*)"', dom)
+    assert found, "the probe did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+@pytest.mark.parametrize("width", [375, 800, 1400])
+def test_the_page_fits_a_phone_a_tablet_and_a_desktop_without_sideways_overflow_or_text_under_11_px(
+    serving, tmp_path, width
+):
+    out = tmp_path / "page.html"
+    assert _cli("report", "--out", str(out), serving=serving, cwd=tmp_path).returncode == 0
+    layout = _layout_at(out, width, tmp_path / "chromium-profile")
+
+    assert width - 20 <= layout["viewport"] <= width  # less a scrollbar at most
+    assert layout["page"] <= layout["viewport"], "the page scrolls sideways"
+    assert layout["outside"] == []
+    assert layout["small"] == []
+    # From a tablet up every table and chart fits its card; on a phone a wide one scrolls inside it.
+    assert layout["scrolling"] == [] or width < 600, layout["scrolling"]
 
 
 def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):

@@ -1,5 +1,6 @@
-"""The docs against `--help`: every `metrics-etl` command and option they show exists, and the
-README mentions every command."""
+"""The docs against the code: every `metrics-etl` command and option they show exists, the README
+mentions every command and stays a guide, every link resolves, the docs index lists every doc,
+and the configuration doc names every setting."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import click
 import pytest
 
 from pipelines.cli import cli
+from pipelines.config import ENV_VARS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -93,3 +95,30 @@ def _leaf_commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iter
 def test_the_readme_mentions_every_command() -> None:
     readme = {" ".join(_resolve(words)[0]) for words in _invocations((ROOT / "README.md").read_text())}
     assert sorted(set(_leaf_commands()) - readme) == []
+
+
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_every_relative_link_of_the_docs_names_a_file_that_exists(doc: Path) -> None:
+    targets = [t for t in _LINK.findall(doc.read_text()) if "://" not in t]
+    missing = [t for t in targets if not (doc.parent / t).exists()]
+    assert missing == [], f"{doc.relative_to(ROOT)} links to {missing}"
+
+
+def test_the_docs_index_gives_every_doc_a_line_and_the_readme_links_the_index() -> None:
+    index = (ROOT / "docs" / "README.md").read_text()
+    listed = re.findall(r"^- \[[^]]+\]\(([\w-]+\.md)\): \S", index, re.M)
+    assert len(listed) == len(set(listed)), "a doc is listed twice"
+    assert sorted(listed) == sorted(p.name for p in (ROOT / "docs").glob("*.md") if p.name != "README.md")
+    assert "(docs/README.md)" in (ROOT / "README.md").read_text()
+
+
+def test_the_readme_stays_a_guide() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+
+
+def test_the_configuration_doc_names_every_setting() -> None:
+    documented = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", (ROOT / "docs" / "configuration.md").read_text()))
+    assert sorted(set(ENV_VARS.values()) - documented) == []

@@ -3,9 +3,12 @@ lake/, and gives the last 28 days' agent job starts that bi.agent_usage_periods 
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
+from pipelines.warehouse import migrate
 from pipelines.warehouse.lake import publish
 from tests.integration.bi._docs import REPO, Block, period_0_totals, python_blocks, run_block
 from tests.integration.bi._warehouse import build_warehouse
@@ -44,3 +47,14 @@ def test_an_example_not_run_here_is_run_by_the_test_it_names(block: Block):
     runner = REPO / str(block.runs_in)
     assert runner.is_file(), f"docs/bi.md line {block.line} names {block.runs_in}, which does not exist"
     assert "python_blocks" in runner.read_text(), f"{block.runs_in} does not run the docs' blocks"
+
+
+def test_the_views_table_of_the_bi_docs_lists_every_bi_view_a_migrated_warehouse_has(tmp_path):
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
+        migrate(conn)
+        views = {name for (name,) in conn.execute(
+            "SELECT 'bi.' || view_name FROM duckdb_views() WHERE schema_name = 'bi'"
+        ).fetchall()}
+    listed = re.findall(r"^\| `(bi\.\w+)`", (REPO / "docs" / "bi.md").read_text(), re.M)
+    assert len(listed) == len(set(listed)), "a view is listed twice"
+    assert set(listed) == views and views

@@ -86,7 +86,7 @@ class _Raw:
                 self.users_with_array[(scope, day)] = sum("totals_by_3rd_party_agent" in line for line in lines)
                 for line in lines:
                     for entry in line.get("totals_by_3rd_party_agent", ()):
-                        assert "session_count" not in entry  # the spec's rule the views rely on
+                        assert "session_count" not in entry  # the contract's rule the views rely on (§2)
                         self.users[(scope, day, entry["agent_id"])].add(line["user_id"])
                         self.window_users[(scope, entry["agent_id"])].add(line["user_id"])
 

@@ -1,4 +1,5 @@
-"""Synthetic report records shaped like the public service's (shared/reference/README.md)."""
+"""Synthetic report records shaped like the public service's (docs/ingest.md, "Record fields under each
+dialect")."""
 
 from __future__ import annotations
 
