@@ -94,7 +94,7 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
         assert count in last_28_days, count
     rows = re.findall(r'<tr class="period-row" data-agent-id="([^"]+)">(.*?)</tr>', last_28_days, re.S)
     assert sorted(agent for agent, _ in rows) == sorted(NAMES)
-    badges = {agent: re.search(r'class="badge [^"]+">([^<]+)<', cells).group(1) for agent, cells in rows}
+    badges = {agent: re.search(r'class="badge [^"]+"[^>]*>([^<]+)<', cells).group(1) for agent, cells in rows}
     assert badges == {"a-1": "▲ grown", "c-3": "new", "d-4": "▼ shrunk", "b-2": "gone"}
 
     coverage = re.search(r"Report coverage(.*?)</section>", dom, re.S).group(1)
