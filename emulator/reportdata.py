@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import math
 import operator
 import random
@@ -140,7 +141,8 @@ _REVIEW_ACTIVE_BELOW = 38
 _REVIEW_PASSIVE_BELOW = 90
 
 _BYTES_PER_USER = 20
-_SURFACE_BYTES = 2
+_SURFACE_BYTES = 5
+_COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
 _PROFILE_BYTES = 40
 # Random bytes come in blocks of this many users, so a user range costs only its own blocks.
 _BLOCK = 1024
@@ -226,6 +228,8 @@ class _UserDay:
     cloud_agent: bool = False  # the service's own cloud agent (formerly "coding agent")
     app: bool = False  # the assistant's desktop app
     vscode_agent: bool = False  # agent sessions in VS Code
+    app_counts: tuple[int, int, int] | None = None  # the app's sessions, requests, prompts
+    vscode_counts: tuple[int, int] | None = None  # VS Code agent sessions, user messages
 
 
 class ReportData:
@@ -493,6 +497,22 @@ class ReportData:
         o = (u % _BLOCK) * _SURFACE_BYTES
         return s[o] < p.cloud_agent_threshold, s[o + 1] < p.app_threshold, agent_mode and ide == "vscode"
 
+    def _surface_counts(self, u: int, ordinal: int, *, app: bool, vscode_agent: bool,
+                        c: float) -> tuple[tuple[int, int, int] | None, tuple[int, int] | None]:
+        """The app's (sessions, requests, prompts) and VS Code agents' (sessions, messages) of a
+        user's day, scaled as the day's other counts; None where the surface was not used."""
+        s = self._surface_block(ordinal, u // _BLOCK)
+        o = (u % _BLOCK) * _SURFACE_BYTES
+        app_counts = vscode_counts = None
+        if app:
+            sessions = 1 + s[o + 2] % 4
+            requests = sessions * (1 + s[o + 4] % 6)
+            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o + 2] % 2) * c))
+        if vscode_agent:
+            sessions = 1 + s[o + 3] % 3
+            vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 4] % 9) * c))
+        return app_counts, vscode_counts
+
     @staticmethod
     def _active(p: _Profile, b: bytes, o: int, weekend: bool, ordinal: int) -> bool:
         threshold = p.active_threshold // 4 if weekend else p.active_threshold
@@ -602,21 +622,34 @@ class ReportData:
             entry[1] += int(sessions * c)
         cloud_agent, app, vscode_agent = self._surfaces(u, p, day.toordinal(), active=True, agent_mode=agent_mode,
                                                         ide=ide)
+        app_counts, vscode_counts = self._surface_counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
         return _UserDay(
             active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
             [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
-            review_active, review_passive, cloud_agent, app, vscode_agent,
+            review_active, review_passive, cloud_agent, app, vscode_agent, app_counts, vscode_counts,
         )
+
+    def _phase(self, u: int, day: date) -> int:
+        """The user's adoption phase (0 no cohort .. 3 multi-agent): stable for weeks, as a
+        28-day window moves, re-drawn every 28 days."""
+        return _key("phase", self.seed, u, day.toordinal() // 28) % 4
 
     def _cloud_name(self, name: str, day: date) -> str:
         if self.cloud_agent_from is not None and day < self.cloud_agent_from:
             name = name.replace("cloud_agent", "coding_agent")
         return self._name(name)
 
-    def _surface_fields(self, d: _UserDay, day: date) -> str:
-        return (f',"{self._cloud_name("used_assistant_cloud_agent", day)}":{_JSON_BOOL[d.cloud_agent]}'
+    def _surface_fields(self, d: _UserDay, day: date, phase: int) -> str:
+        text = (f',"{self._cloud_name("used_assistant_cloud_agent", day)}":{_JSON_BOOL[d.cloud_agent]}'
                 f',"{self._name("used_assistant_app")}":{_JSON_BOOL[d.app]}'
-                f',"used_vscode_agent":{_JSON_BOOL[d.vscode_agent]}')
+                f',"used_vscode_agent":{_JSON_BOOL[d.vscode_agent]}'
+                f',"ai_adoption_phase":{{"phase":"Phase {phase}","phase_number":{phase},"version":"v1"}}')
+        if d.app_counts is not None:
+            app = json.dumps(_app_dict(d.app_counts), separators=_COMPACT)
+            text += f',"{self._name("totals_by_assistant_app")}":{app}'
+        if d.vscode_counts is not None:
+            text += ',"totals_by_vscode_agent":' + json.dumps(_vscode_dict(d.vscode_counts), separators=_COMPACT)
+        return text
 
     # ----- user-level lines -------------------------------------------------------------------
 
@@ -628,7 +661,7 @@ class ReportData:
         head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
                 + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli]
                 + self._user_fields % (round(credits, 2), _JSON_BOOL[d.review_active], _JSON_BOOL[d.review_passive])
-                + self._surface_fields(d, day))
+                + self._surface_fields(d, day, self._phase(u, day)))
         if not d.active:
             return head + _EMPTY_BREAKDOWNS + internal + "}\n"
         i = p.ides.index(d.ide)
@@ -666,10 +699,15 @@ class ReportData:
         agents: dict[str, list[int]] = {}
         active_today = chat_today = agent_today = cli_today = review_active_today = review_passive_today = 0
         cloud_today = app_today = vscode_today = 0
+        app_sums, vscode_sums = [0, 0, 0], [0, 0]
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
             if not d.active:
                 continue
+            if d.app_counts is not None:
+                _add(app_sums, d.app_counts)
+            if d.vscode_counts is not None:
+                _add(vscode_sums, d.vscode_counts)
             cloud_today |= d.cloud_agent << u
             app_today |= d.app << u
             vscode_today |= d.vscode_agent << u
@@ -739,6 +777,10 @@ class ReportData:
         record.update(_aggregate_breakdowns(cells))
         if cli_present:
             record["totals_by_cli"] = _cli_dict(cli_sums)
+        if app_today:
+            record[self._name("totals_by_assistant_app")] = _app_dict(app_sums)
+        if vscode_today:
+            record["totals_by_vscode_agent"] = _vscode_dict(vscode_sums)
         if agents:
             record["totals_by_3rd_party_agent"] = [
                 {"agent_id": a, "agent_name": self.agent_name(agent_id=a, day=day),
@@ -888,6 +930,16 @@ def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[
                for values, counts in sorted(_group(items, key).items())]
         for name, keys, key in _BREAKDOWNS
     }
+
+
+def _app_dict(v: Sequence[int]) -> dict[str, int]:
+    sessions, requests, prompts = v
+    return {"session_count": sessions, "request_count": requests, "prompt_count": prompts}
+
+
+def _vscode_dict(v: Sequence[int]) -> dict[str, int]:
+    sessions, messages = v
+    return {"session_count": sessions, "total_user_messages": messages}
 
 
 def _cli_dict(v: Sequence[int]) -> dict[str, Any]:

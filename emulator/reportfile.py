@@ -17,7 +17,7 @@ from typing import Any
 from emulator.reportdata import ReportData
 
 # Bump when the generator's output changes, so stale files are written again.
-GENERATOR_VERSION = 4  # 4: the agent surfaces of 2026; the chat panel modes only as features
+GENERATOR_VERSION = 5  # 5: the app, VS Code agent and adoption phase objects
 _USERS_PER_CHUNK = 2_000
 _WRITE_BUFFER = 1 << 20
 

@@ -106,7 +106,9 @@ def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
 
 def _column_sources(level: str) -> list[tuple[str, str | None]]:
     """(record field, object member or None) of each totals column of `level`, in table order."""
-    objects = {f"{name}_{member}": (name, member) for name, members in RECORD_OBJECTS.items() for member in members}
+    objects = {
+        f"{name}_{member}": (name, member) for name, (members, _) in RECORD_OBJECTS.items() for member in members
+    }
     return [objects.get(column, (column, None)) for column in totals_columns(level)]
 
 

@@ -80,10 +80,11 @@ WRAPPER_FIELDS: frozenset[str] = frozenset({"report_start_day", "report_end_day"
 # its raw value kept in `extra` (docs/ingest.md, "Types").
 KEY_FIELDS: tuple[str, ...] = ("day", "organization_id", "enterprise_id", "user_id", "user_login")
 
-# Known objects of aggregate records, whose scalar members become `<object>_<member>` columns
-# of core.daily_totals.
-RECORD_OBJECTS: dict[str, dict[str, pl.DataType]] = {
-    "pull_requests": {
+# Known objects of the records, whose scalar members become `<object>_<member>` columns of the
+# totals tables of the object's levels: (members with their types, levels). One entry declares
+# an object; a member is one line.
+RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
+    "pull_requests": ({
         "total_created": pl.Int64(),
         "total_reviewed": pl.Int64(),
         "total_merged": pl.Int64(),
@@ -98,7 +99,25 @@ RECORD_OBJECTS: dict[str, dict[str, pl.DataType]] = {
         "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
         "total_assistant_suggestions": pl.Int64(),
         "total_assistant_applied_suggestions": pl.Int64(),
-    },
+    }, _AGGREGATE),
+    # The desktop app's sessions, requests and prompts (July 2026), on both levels.
+    "totals_by_assistant_app": ({
+        "session_count": pl.Int64(),
+        "request_count": pl.Int64(),
+        "prompt_count": pl.Int64(),
+    }, _BOTH),
+    # Agent sessions in VS Code and the messages users sent in them (September 2026).
+    "totals_by_vscode_agent": ({
+        "session_count": pl.Int64(),
+        "total_user_messages": pl.Int64(),
+    }, _BOTH),
+    # The user's adoption cohort over the last 28 days (May 2026): phase 0 no cohort, 1 code
+    # first, 2 agent first, 3 multi-agent, under the phases' definition `version`.
+    "ai_adoption_phase": ({
+        "phase": pl.String(),
+        "phase_number": pl.Int64(),
+        "version": pl.String(),
+    }, _USER),
 }
 
 # Wire names that differ from the canonical one, per dialect: a top-level field as (name,),
@@ -113,6 +132,7 @@ _GITHUB_RENAMED = (
     "daily_active_assistant_app_users",
     "used_assistant_cloud_agent",
     "used_assistant_app",
+    "totals_by_assistant_app",
 )
 WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
     "service": {},
@@ -120,7 +140,7 @@ WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
         **{(name,): name.replace("assistant", "copilot") for name in _GITHUB_RENAMED},
         **{
             ("pull_requests", member): member.replace("assistant", "copilot")
-            for member in RECORD_OBJECTS["pull_requests"]
+            for member in RECORD_OBJECTS["pull_requests"][0]
             if "assistant" in member
         },
     },
@@ -211,8 +231,10 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     under the canonical names, or under `dialect`'s wire names when one is given."""
     renamed = WIRE_NAMES[dialect] if dialect is not None else {}
     fields: dict[str, pl.DataType] = {renamed.get((name,), name): dtype for name, dtype in RECORD_SCALARS.items()}
-    for name, members in RECORD_OBJECTS.items():
-        fields[name] = pl.Struct({renamed.get((name, m), m): dtype for m, dtype in members.items()})
+    for name, (members, _) in RECORD_OBJECTS.items():
+        fields[renamed.get((name,), name)] = pl.Struct(
+            {renamed.get((name, m), m): dtype for m, dtype in members.items()}
+        )
     for kind, (field, keys) in BREAKDOWN_ARRAYS.items():
         fields[field] = pl.List(_breakdown_element(kind, keys))
     fields[CLI_FIELD] = pl.Struct(
@@ -223,11 +245,14 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
 
 def totals_columns(level: str) -> dict[str, pl.DataType]:
     """The record's columns in the totals table of `level`, beside the row's context (scope,
-    report kind, extra, finality): its scalars of that level and, at aggregate level, the
-    objects' members as `<object>_<member>`."""
+    report kind, extra, finality): its scalars and its objects' members, as `<object>_<member>`,
+    of that level."""
     columns = {name: dtype for name, (dtype, levels) in RECORD_FIELDS.items() if level in levels}
-    if level == AGGREGATE:
-        columns |= {f"{obj}_{m}": dtype for obj, members in RECORD_OBJECTS.items() for m, dtype in members.items()}
+    columns |= {
+        f"{obj}_{m}": dtype
+        for obj, (members, levels) in RECORD_OBJECTS.items() if level in levels
+        for m, dtype in members.items()
+    }
     return columns
 
 
@@ -256,10 +281,12 @@ def fields_markdown() -> str:
     for name, (dtype, levels) in RECORD_FIELDS.items():
         columns = ", ".join(f"`{tables[level]}.{name}`" for level in (AGGREGATE, USER) if level in levels)
         rows.append(f"| {wire('service', (name,))} | {wire('github', (name,))} | {columns} | {duckdb_type(dtype)} |")
-    for obj, members in RECORD_OBJECTS.items():
+    for obj, (members, levels) in RECORD_OBJECTS.items():
         for member, dtype in members.items():
-            service, github = wire("service", (obj, member)), wire("github", (obj, member))
-            rows.append(f"| {service} | {github} | `daily_totals.{obj}_{member}` | {duckdb_type(dtype)} |")
+            service = f"`{obj}.{member}`"
+            github = f"`{WIRE_NAMES['github'].get((obj,), obj)}.{WIRE_NAMES['github'].get((obj, member), member)}`"
+            columns = ", ".join(f"`{tables[level]}.{obj}_{member}`" for level in (AGGREGATE, USER) if level in levels)
+            rows.append(f"| {service} | {github} | {columns} | {duckdb_type(dtype)} |")
     return "\n".join(rows)
 
 

@@ -85,7 +85,7 @@ def test_drift_lands_every_line_is_counted_and_named_then_clears_once_declared(d
         # The field declared (as a release would declare it), the mistyped values fixed by the
         # service: the next run's warning clears.
         declared = {"widgets": pl.Int64(), "kind": pl.String()}
-        monkeypatch.setitem(schema.RECORD_OBJECTS, "totals_by_future_widget", declared)
+        monkeypatch.setitem(schema.RECORD_OBJECTS, "totals_by_future_widget", (declared, frozenset({"aggregate"})))
         monkeypatch.setattr(resources, "_migrated", set())  # a new release is a new process: it migrates
         wire_of.cache_clear()
         emu.state.config = replace(emu.state.config, record_drift=RecordDrift(undeclared_field=DRIFT.undeclared_field))

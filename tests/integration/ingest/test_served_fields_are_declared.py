@@ -72,3 +72,24 @@ def test_the_cloud_agent_columns_go_on_across_the_rename_day(conn, tmp_path, dia
         "SELECT count(*) FROM raw.report_files WHERE report_kind = '28-day'"
     ).fetchone()
     assert wire >= 1  # the 28-day report spanned the rename
+
+
+@pytest.mark.parametrize("dialect", ["service", "github"])
+def test_the_app_and_vscode_agent_objects_of_users_add_up_to_the_aggregate_s(conn, tmp_path, dialect):
+    """The desktop app's and VS Code agents' counts land on both levels (the github dialect's
+    totals_by_copilot_app in the same columns), and a day's users add up to its aggregate."""
+    config = EmulatorConfig(seed=73, users=120, today=TODAY, dialect=dialect)
+    with running_emulator(config) as emu:
+        _land(emu, conn, tmp_path, [ReportRef("organization", "acme", "1-day", level, DAYS[0])
+                                    for level in ("aggregate", "user")])
+    counts = ("totals_by_assistant_app_session_count", "totals_by_assistant_app_request_count",
+              "totals_by_assistant_app_prompt_count", "totals_by_vscode_agent_session_count",
+              "totals_by_vscode_agent_total_user_messages")
+    users = conn.execute(f"SELECT {', '.join(f'sum({c})' for c in counts)} FROM core.user_daily_totals").fetchone()
+    aggregate = conn.execute(f"SELECT {', '.join(counts)} FROM core.daily_totals").fetchone()
+    assert users == aggregate and all(n > 0 for n in aggregate)
+    phases = conn.execute(
+        "SELECT DISTINCT ai_adoption_phase_phase_number, ai_adoption_phase_phase, ai_adoption_phase_version"
+        " FROM core.user_daily_totals ORDER BY 1"
+    ).fetchall()
+    assert phases == [(n, f"Phase {n}", "v1") for n in range(4)]
