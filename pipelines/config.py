@@ -24,6 +24,7 @@ from typing import Final
 
 from dotenv import dotenv_values
 
+from pipelines._clock import parse_day
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
@@ -285,9 +286,9 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
     if trailing != int(trailing):
         raise ConfigError(f"{ENV_VARS['trailing_days']} must be a whole number of days, not {trailing}")
     try:
-        start_day = date.fromisoformat(start) if start else None
-    except ValueError:
-        raise ConfigError(f"{ENV_VARS['metrics_start_day']} must be a date YYYY-MM-DD") from None
+        start_day = parse_day(start) if start else None
+    except ValueError as exc:
+        raise ConfigError(f"{ENV_VARS['metrics_start_day']}: {exc}") from None
     return Settings(
         base_url=base_url,
         graphql_url=_text(values, "graphql_url") or (f"{base_url}/graphql" if base_url else None),

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from pipelines._clock import parse_day
+
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
@@ -41,9 +43,9 @@ class _Day(click.ParamType[date, "str | date"]):
         if isinstance(value, date):
             return value
         try:
-            return date.fromisoformat(value)
-        except ValueError:
-            self.fail(f"not a day YYYY-MM-DD: {value!r}", param, ctx)
+            return parse_day(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 DAY = _Day()

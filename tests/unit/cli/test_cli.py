@@ -79,6 +79,21 @@ def test_a_usage_error_is_one_line_on_stderr_with_exit_2(runner: CliRunner, args
     assert line.startswith(says) and done.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("day", "says"),
+    [
+        ("2026-11-31", "2026-11-31 is not a date: November 2026 has 30 days"),
+        ("2026-02-29", "2026-02-29 is not a date: February 2026 has 28 days"),
+        ("2026-13-01", "2026-13-01 is not a date: months run from 01 to 12"),
+    ],
+)
+def test_a_day_that_does_not_exist_is_called_no_date(runner: CliRunner, day: str, says: str) -> None:
+    done = runner.invoke(cli, ["run", "--day", day])
+    assert done.exit_code == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"metrics-etl run: Invalid value for '--day': {says} ("), line
+
+
 def test_a_failure_is_one_line_on_stderr_with_exit_1_and_no_traceback(runner: CliRunner, tmp_path: Path) -> None:
     done = runner.invoke(cli, ["export", "--view", "agent_usage_daily", "--out", "x.csv"])
     assert done.exit_code == 1
