@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import click
 
 from pipelines.cli._base import Failed, load_settings
+from pipelines.cli._statements import statement_ends, without_terminator
 
 if TYPE_CHECKING:
     import duckdb
@@ -166,7 +167,7 @@ class _Shell:
                 raise _Failure(f"{_READ_ONLY} ({kind.replace('_', ' ')} statements are refused)")
             try:
                 if kind in _ANSWERS:
-                    self._print(self.conn.sql(_without_terminator(statement.query)))
+                    self._print(self.conn.sql(without_terminator(statement.query)))
                 else:
                     self.conn.execute(statement.query)
             except duckdb.Error as exc:
@@ -197,7 +198,7 @@ class _Shell:
                 continue
             lines.append(line)
             text = "\n".join(lines)
-            if not _statement_ends(text):
+            if not statement_ends(text):
                 continue
             lines = []
             try:
@@ -268,41 +269,3 @@ def _describe(exc: Exception) -> str:
     if _REFUSED.search(line):
         return f"{_READ_ONLY} ({line})"
     return unreadable_lake_file(line) or line
-
-
-def _statement_ends(text: str) -> bool:
-    """Whether `text` ends with a `;` outside quotes and comments: a statement typed in full."""
-    last, complete = _last_char(text)
-    return complete and last >= 0 and text[last] == ";"
-
-
-def _without_terminator(statement: str) -> str:
-    """The statement without its closing `;` (DuckDB's table rendering wraps the text in a query)."""
-    last, _ = _last_char(statement)
-    return statement[:last] if last >= 0 and statement[last] == ";" else statement
-
-
-def _last_char(text: str) -> tuple[int, bool]:
-    """Where the last character outside comments is (-1: none), and whether no quote or comment is open."""
-    last, quote, at = -1, "", 0
-    while at < len(text):
-        char = text[at]
-        if quote:
-            last = at
-            quote = "" if char == quote else quote  # '' inside a literal closes and reopens it
-        elif text.startswith("--", at):
-            newline = text.find("\n", at)
-            at = len(text) if newline < 0 else newline
-            continue
-        elif text.startswith("/*", at):
-            close = text.find("*/", at + 2)
-            if close < 0:
-                return last, False
-            at = close + 2
-            continue
-        elif char in "'\"":
-            quote, last = char, at
-        elif not char.isspace():
-            last = at
-        at += 1
-    return last, not quote

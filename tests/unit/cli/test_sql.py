@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import _sql, cli
-from pipelines.cli._sql import PROMPT, _statement_ends, _without_terminator
+from pipelines.cli._sql import PROMPT
+from pipelines.cli._statements import statement_ends, without_terminator
 
 READ_ONLY = "metrics-etl sql: the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else ("
 
@@ -277,12 +278,12 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(serving: Path, tmp_p
     ],
 )
 def test_a_statement_ends_at_a_semicolon_outside_quotes_and_comments(text: str, ends: bool) -> None:
-    assert _statement_ends(text) is ends
+    assert statement_ends(text) is ends
 
 
 def test_the_closing_semicolon_is_dropped_and_nothing_else() -> None:
-    assert _without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
-    assert _without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
+    assert without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
+    assert without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
 
 
 @pytest.fixture
