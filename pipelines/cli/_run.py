@@ -53,8 +53,12 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
               help="Fetch the latest 28-day report, or skip it.")
 @click.option("--snapshots/--no-snapshots", default=True, show_default=False,
               help="Take today's repository, issue and member snapshot, or skip it.")
-def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> None:
-    """Run the jobs against the configured service, through Dagster."""
+def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> int:
+    """Run the jobs against the configured service, through Dagster.
+
+    Every missing or bad setting is named, one line each, before any run starts (exit 1).
+    """
+    from pipelines.cli._access import configuration_problems
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
     from pipelines.warehouse.lock import WarehouseUnavailable
@@ -65,8 +69,12 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         raise Refused(days)
     first, last = days
     settings = load_settings()
+    if problems := configuration_problems(settings):
+        ctx = click.get_current_context()
+        for problem in problems:
+            click.echo(f"{ctx.command_path}: {problem}", err=True)
+        return 1
     try:
-        settings.require_base_url()
         if settings.metrics_start_day and first < settings.metrics_start_day:
             raise Refused(f"{first} is before METRICS_START_DAY {settings.metrics_start_day}")
         asked_last = day or end
@@ -83,6 +91,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait)
     except WarehouseUnavailable as exc:
         raise Failed(f"the run landed; its summary could not be read: {exc}") from None
+    return 0
 
 
 @click.command()

@@ -102,6 +102,27 @@ def test_a_failure_is_one_line_on_stderr_with_exit_1_and_no_traceback(runner: Cl
     assert not (tmp_path / "x.csv").exists()
 
 
+def test_run_with_nothing_configured_names_every_missing_setting_and_starts_no_run(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pipelines.runs
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a run started")
+
+    monkeypatch.setattr(pipelines.runs, "run_plan", never)
+    monkeypatch.setenv("METRICS_HOME", str(tmp_path / "home"))  # no token file left by anyone
+    done = runner.invoke(cli, ["run"])
+    assert done.exit_code == 1 and done.stdout == "" and "Traceback" not in done.output
+    lines = done.stderr.splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["no credentials", "no report scope", "configuration"]
+    assert all(line.startswith("metrics-etl run: ") for line in lines)
+    named = " ".join(lines)
+    for variable in ("SERVICE_TOKEN", "SERVICE_ORG", "SERVICE_ENTERPRISE", "SERVICE_BASE_URL"):
+        assert variable in named
+    assert not (tmp_path / "home").exists(), "nothing written before the configuration is whole"
+
+
 def test_main_returns_the_exit_code(runner: CliRunner, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert main(["run", "--to", "2026-01-05"]) == 2
