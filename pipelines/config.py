@@ -161,7 +161,9 @@ class Settings:
 
     def require_base_url(self) -> str:
         if not self.base_url:
-            raise ConfigError(f"{ENV_VARS['base_url']} is not set: set it to the service's API address (or in .env)")
+            raise ConfigError(
+                f"{ENV_VARS['base_url']} is not set: set it to the service's API address, in the environment or .env"
+            )
         return self.base_url
 
     @classmethod
