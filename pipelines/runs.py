@@ -277,10 +277,13 @@ def _run_plan(
         )
 
 
-def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0) -> None:
+def summarize(
+    warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0, command: str = "metrics-etl"
+) -> None:
     """What landed and where: tables with rows, agents with their latest labels.
 
     Another run writing now holds the file against readers too: wait for it as a run would.
+    `command` is `metrics-etl` as the reader runs it (its path, its --home), for the commands shown.
     """
     if not warehouse.exists():
         out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
@@ -302,7 +305,8 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
         for org, day, seats, active, inactive, never, pending in run_sql(conn, "metadata/select_seat_summary.sql"):
             out.write(
                 f"\nseats of {org} on {day}: {seats:,}, {active:,} active in 30 days, {inactive:,} not "
-                f"({never:,} never active), {pending:,} pending cancellation: SELECT * FROM bi.inactive_seats\n"
+                f"({never:,} never active), {pending:,} pending cancellation: "
+                f'{command} sql "SELECT * FROM bi.inactive_seats"\n'
             )
         teams = run_sql(conn, "metadata/select_team_summary.sql")
         if teams:
@@ -317,7 +321,7 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
                     out.write(f"  {scope} {name}: {slug:28} {counts}  {change or 'no comparison'}\n")
             if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
                 rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
-                out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
+                out.write(f'  … the rest: {command} sql "{rest}"\n')
         out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from collections.abc import Mapping
 from datetime import date, timedelta
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines._clock import utc_today
-from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
+from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings, own_command
 
 if TYPE_CHECKING:
     from pipelines.config import Settings
@@ -88,7 +87,10 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     except (RunFailed, ServiceError) as exc:
         raise Failed(str(exc)) from None
     try:
-        summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait)
+        summarize(
+            settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait,
+            command=own_command(home=home_option()),
+        )
     except WarehouseUnavailable as exc:
         raise Failed(f"the run landed; its summary could not be read: {exc}") from None
     return 0
@@ -126,11 +128,19 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
             run_plan(plan, settings=settings, start_day=plan.first_day, out=sys.stdout)
         except (RunFailed, ConfigError) as exc:
             raise Failed(str(exc)) from None
-    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
+    command = own_command(home=home)
+    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, command=command)
     page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
-    where = shlex.quote(str(home))  # printed commands run as printed, whatever the home's name
-    click.echo(f"\nreport: {page}  (agent adoption at a glance; `metrics-etl --home {where} report` rewrites it)")
-    click.echo(f'query it: metrics-etl --home {where} sql "{_FIRST_QUERY}"')
+    for line in _next_steps(command, page=page):
+        click.echo(line)
+
+
+def _next_steps(command: str, *, page: Path) -> list[str]:
+    """The demo's last lines: what to do next, as commands that run as printed where it ran."""
+    return [
+        f"\nreport: {page}  (agent adoption at a glance; `{command} report` rewrites it)",
+        f'query it: {command} sql "{_FIRST_QUERY}"',
+    ]
 
 
 def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:

@@ -98,3 +98,13 @@ def test_the_summary_headline_names_its_scope_and_compares_per_final_day_with_ag
         f"{(rate / previous - 1) * 100:+.0f}% per day against the 28 days before ({len(compared)} vs 25 days)"
     )
     assert "job starts of organization acme, every day landed:" in out.getvalue()
+
+
+def test_every_command_the_summary_prints_is_metrics_etl_as_the_reader_runs_it(tmp_path):
+    warehouse = tmp_path / "w.duckdb"
+    build_warehouse(warehouse)
+    out = io.StringIO()
+    command = "./.venv/bin/metrics-etl --home /tmp/demo"
+    summarize(warehouse, serving=tmp_path / "serving.duckdb", out=out, command=command)
+    shown = [line for line in out.getvalue().splitlines() if " sql " in line]
+    assert shown and all(f'{command} sql "' in line for line in shown), shown

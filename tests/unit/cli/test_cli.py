@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import re
+import shlex
+import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -14,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import cli, main
-from pipelines.cli._run import _demo_settings
+from pipelines.cli._base import own_command
+from pipelines.cli._run import _demo_settings, _next_steps
 
 
 def _commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
@@ -163,3 +168,23 @@ def test_the_demo_never_uses_the_deployments_home(
     result = runner.invoke(cli, ["demo"])
     assert result.exit_code == 2
     assert "is METRICS_HOME: give the demo another one with --home" in result.output
+
+
+@pytest.mark.parametrize("activated", [False, True], ids=["venv not activated", "venv activated"])
+def test_the_demos_next_steps_run_as_printed_from_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, activated: bool
+) -> None:
+    venv_bin = Path(sys.executable).parent
+    monkeypatch.chdir(venv_bin.parent.parent)  # where `make demo` runs: the repository holding .venv
+    monkeypatch.setenv("PATH", os.pathsep.join([*([str(venv_bin)] if activated else []), "/usr/bin", "/bin"]))
+    home = tmp_path / "demo's home"
+    lines = _next_steps(own_command(home=home), page=home / "report.html")
+    commands = [line.removeprefix("query it: ") for line in lines if line.startswith("query it: ")]
+    commands += re.findall(r"`([^`]+)`", "\n".join(lines))
+    assert len(commands) == 2, lines
+    for command in commands:
+        program, *args = shlex.split(command)
+        found = shutil.which(program)  # a path is taken from the working directory, a name from PATH
+        assert found is not None and Path(found).resolve() == (venv_bin / "metrics-etl").resolve(), command
+        assert args[:2] == ["--home", str(home)], command
+    assert shlex.split(commands[0])[0] == ("metrics-etl" if activated else "./.venv/bin/metrics-etl")
