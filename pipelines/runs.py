@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 
 from pipelines._clock import utc_today
+from pipelines._words import counted
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
@@ -249,7 +250,7 @@ def _run_plan(
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
-        out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
+        out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({counted(day_count, 'day')})\n")
     # The lake and serving database are published once, by the last week: a backfill writes
     # each changed partition once, not the whole lake's marks week after week.
     landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != _SERVING]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipelines._words import counted
 from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
 from pipelines.ingest.errors import DownloadGaveUp, IngestError, ReportChanged
 from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
@@ -163,7 +164,7 @@ class _Downloader(_Stage):
         if fresh is None or (fresh.start_day, fresh.end_day, len(fresh.links)) != shape:
             raise ReportChanged(
                 f"{old.ref.scope} {old.ref.scope_name} {old.ref.level} {old.ref.kind} report changed while it was "
-                f"being downloaded ({old.start_day}..{old.end_day}, {len(old.links)} files); run it again"
+                f"being downloaded ({old.start_day}..{old.end_day}, {counted(len(old.links), 'file')}); run it again"
             )
         return fresh.links
 
