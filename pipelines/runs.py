@@ -309,21 +309,29 @@ def summarize(
                 f"({never:,} never active), {pending:,} pending cancellation: "
                 f'{command} sql "SELECT * FROM bi.inactive_seats"\n'
             )
-        teams = run_sql(conn, "metadata/select_team_summary.sql")
-        if teams:
-            out.write(
-                f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
-            )
-            shown: Counter[tuple[str, str]] = Counter()
-            for scope, name, slug, members, active, change in teams:
-                shown[(scope, name)] += 1
-                if shown[(scope, name)] <= _SUMMARY_TEAMS:
-                    counts = f"{members:>6,} members {active:>6,} active"
-                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or 'no comparison'}\n")
-            if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
-                rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
-                out.write(f'  … the rest: {command} sql "{rest}"\n')
+        out.write(_team_lines(run_sql(conn, "metadata/select_team_summary.sql"), command=command))
         out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
+
+
+def _team_lines(teams: list[tuple[Any, ...]], *, command: str) -> str:
+    """The busiest teams of each scope, in columns that line up whatever the scopes' names."""
+    if not teams:
+        return ""
+    shown: Counter[tuple[str, str]] = Counter()
+    rows = []
+    for scope, name, slug, members, active, change in teams:
+        shown[(scope, name)] += 1
+        if shown[(scope, name)] <= _SUMMARY_TEAMS:
+            rows.append((f"{scope} {name}:", slug, f"{members:>6,} members {active:>6,} active", change))
+    label_width = max(len(label) for label, *_ in rows)
+    slug_width = max(len(slug) for _, slug, *_ in rows)
+    text = f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
+    for label, slug, counts, change in rows:
+        text += f"  {label:{label_width}} {slug:{slug_width}}  {counts}  {change or 'no comparison'}\n"
+    if len(teams) > len(rows):
+        rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
+        text += f'  … the rest: {command} sql "{rest}"\n'
+    return text
 
 
 def _drift_line(paths: list[tuple[Any, ...]]) -> str:

@@ -7,7 +7,7 @@ import duckdb
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.runs import describe_error, summarize
+from pipelines.runs import _team_lines, describe_error, summarize
 from tests.integration.bi._warehouse import LAST_DAY, build_warehouse
 
 
@@ -108,3 +108,16 @@ def test_every_command_the_summary_prints_is_metrics_etl_as_the_reader_runs_it(t
     summarize(warehouse, serving=tmp_path / "serving.duckdb", out=out, command=command)
     shown = [line for line in out.getvalue().splitlines() if " sql " in line]
     assert shown and all(f'{command} sql "' in line for line in shown), shown
+
+
+def test_the_summary_s_team_lines_keep_their_columns_whatever_the_scope_s_name():
+    teams = [
+        ("enterprise", "acme-corp", "platform-engineering-and-tools", 120, 80, "▲ grown"),
+        ("enterprise", "acme-corp", "web", 40, 30, None),
+        ("organization", "acme", "mobile", 1200, 7, "steady"),
+    ]
+    lines = _team_lines(teams, command="metrics-etl").splitlines()[2:]
+    assert len(lines) == 3
+    for column in ("members", "active"):
+        assert len({line.index(column) for line in lines}) == 1, "\n".join(lines)
+    assert len({line.index(slug) for line, (_, _, slug, *_) in zip(lines, teams, strict=True)}) == 1
