@@ -147,6 +147,9 @@ def _failure(result: dg.ExecuteInProcessResult, *, memory_advice: str = RUN_MEMO
     return checks or "run failed"
 
 
+_PLANNED = frozenset({"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"})
+
+
 class RunLog:
     """The full record of one `metrics-etl run`: every Dagster event, whole error texts.
 
@@ -168,10 +171,13 @@ class RunLog:
             with self.path.open("a", encoding="utf-8") as log:
                 log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
                 for entry in instance.all_logs(result.run_id):
+                    event = entry.dagster_event
+                    if event is not None and event.event_type_value in _PLANNED:
+                        continue  # one line per asset and day a run means to write; what it wrote follows
                     when = datetime.fromtimestamp(entry.timestamp, UTC).isoformat(timespec="seconds")
                     level = logging.getLevelName(entry.level)
-                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
-                    event = entry.dagster_event
+                    # A Dagster event's text is its own message; user_message is only a log call's.
+                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.message}\n")
                     if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
                         log.write(event.step_failure_data.error.to_string() + "\n")
         except OSError as exc:
