@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Mapping
 from datetime import date, timedelta
@@ -17,7 +18,7 @@ from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
-_DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
+DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
 _DEMO_HOME = "metrics-etl-demo"  # beside the default data home, never inside a deployment's
 _FIRST_QUERY = (
     "SELECT scope, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
@@ -97,7 +98,7 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
 
 
 @click.command()
-@click.option("--days", type=int, default=_DEMO_DAYS, help="Days of reports to land, up to yesterday.")
+@click.option("--days", type=int, default=DEMO_DAYS, help="Days of reports to land, up to yesterday.")
 @click.option("--users", type=int, default=300, help="Users of the emulated organization.")
 @click.option("--repos", type=int, default=12, help="Repositories of the emulated organization.")
 @click.option("--seed", type=int, default=42, help="Seed of everything the emulator generates.")
@@ -109,12 +110,11 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
     """
     from emulator import EmulatorConfig, running_emulator
     from pipelines.bi import BiSources
-    from pipelines.config import default_data_dir
     from pipelines.page import write_page
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ConfigError
 
-    home = (home_option() or default_data_dir() / _DEMO_HOME).expanduser().absolute()
+    home = (home_option() or demo_home()).expanduser().absolute()
     if home == load_settings().home and home_option() is None:
         raise Refused(f"the demo's home {home} is METRICS_HOME: give the demo another one with --home")
     today = utc_today()
@@ -131,16 +131,27 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
     command = own_command(home=home)
     summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, command=command)
     page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
-    for line in _next_steps(command, page=page):
+    for line in _next_steps(command, page=page, home=home):
         click.echo(line)
 
 
-def _next_steps(command: str, *, page: Path) -> list[str]:
+def demo_home() -> Path:
+    """The demo's data home when no --home names another: beside the default data home."""
+    from pipelines.config import default_data_dir
+
+    return default_data_dir() / _DEMO_HOME
+
+
+def _next_steps(command: str, *, page: Path, home: Path) -> list[str]:
     """The demo's last lines: what to do next, as commands that run as printed where it ran."""
-    return [
+    lines = [
         f"\nreport: {page}  (agent adoption at a glance; `{command} report` rewrites it)",
         f'query it: {command} sql "{_FIRST_QUERY}"',
     ]
+    if Path("scripts/dev.sh").is_file():  # in the repository, where `make dev` runs
+        where = "" if home == demo_home() else f"METRICS_HOME={shlex.quote(str(home))} "
+        lines.append(f"its runs and partitions in Dagster's UI: {where}make dev  (then http://127.0.0.1:3000)")
+    return lines
 
 
 def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:

@@ -171,20 +171,28 @@ def test_the_demo_never_uses_the_deployments_home(
 
 
 @pytest.mark.parametrize("activated", [False, True], ids=["venv not activated", "venv activated"])
+@pytest.mark.parametrize("own_home", [False, True], ids=["the demo's home", "a home given"])
 def test_the_demos_next_steps_run_as_printed_from_the_repository(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, activated: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, activated: bool, own_home: bool
 ) -> None:
     venv_bin = Path(sys.executable).parent
-    monkeypatch.chdir(venv_bin.parent.parent)  # where `make demo` runs: the repository holding .venv
+    monkeypatch.chdir(Path(__file__).resolve().parents[3])  # the repository, where `make demo` runs
     monkeypatch.setenv("PATH", os.pathsep.join([*([str(venv_bin)] if activated else []), "/usr/bin", "/bin"]))
-    home = tmp_path / "demo's home"
-    lines = _next_steps(own_command(home=home), page=home / "report.html")
-    commands = [line.removeprefix("query it: ") for line in lines if line.startswith("query it: ")]
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # the demo's home is tmp_path/metrics-etl-demo
+    home = tmp_path / ("demo's home" if own_home else "metrics-etl-demo")
+    lines = _next_steps(own_command(home=home), page=home / "report.html", home=home)
+    commands = [line.split(": ", 1)[1].split("  (")[0] for line in lines if line.startswith(("query it: ", "its runs"))]
     commands += re.findall(r"`([^`]+)`", "\n".join(lines))
-    assert len(commands) == 2, lines
+    assert len(commands) == 3, lines
     for command in commands:
-        program, *args = shlex.split(command)
+        words = shlex.split(command)
+        assignments = [word for word in words if re.match(r"[A-Z_]+=", word)]
+        program, *args = words[len(assignments):]
         found = shutil.which(program)  # a path is taken from the working directory, a name from PATH
-        assert found is not None and Path(found).resolve() == (venv_bin / "metrics-etl").resolve(), command
-        assert args[:2] == ["--home", str(home)], command
-    assert shlex.split(commands[0])[0] == ("metrics-etl" if activated else "./.venv/bin/metrics-etl")
+        assert found is not None, f"{command}: {program} is not found from the repository"
+        if program == "make":
+            assert args == ["dev"] and assignments == ([f"METRICS_HOME={home}"] if own_home else []), command
+        else:
+            assert Path(found).resolve() == (venv_bin / "metrics-etl").resolve(), command
+            assert args[:2] == ["--home", str(home)], command
+            assert (program == "metrics-etl") is activated, command
