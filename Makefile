@@ -36,7 +36,8 @@ demo: install
 	$(VENV)/bin/metrics-etl demo
 
 # The emulator and Dagster's UI (http://127.0.0.1:3000, or DAGSTER_PORT) on the same workspace;
-# files under METRICS_HOME (default data/dev). Ctrl-C stops both within a minute.
+# files under METRICS_HOME (default: the demo's home, so the UI shows the demo's runs and
+# partitions). Ctrl-C stops both within seconds.
 dev: install
 	scripts/dev.sh
 

@@ -24,6 +24,7 @@ from typing import Final
 
 from dotenv import dotenv_values
 
+from pipelines._clock import parse_day
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
@@ -160,7 +161,9 @@ class Settings:
 
     def require_base_url(self) -> str:
         if not self.base_url:
-            raise ConfigError(f"{ENV_VARS['base_url']} is not set")
+            raise ConfigError(
+                f"{ENV_VARS['base_url']} is not set: set it to the service's API address, in the environment or .env"
+            )
         return self.base_url
 
     @classmethod
@@ -299,9 +302,9 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
     if trailing != int(trailing):
         raise ConfigError(f"{ENV_VARS['trailing_days']} must be a whole number of days, not {trailing}")
     try:
-        start_day = date.fromisoformat(start) if start else None
-    except ValueError:
-        raise ConfigError(f"{ENV_VARS['metrics_start_day']} must be a date YYYY-MM-DD") from None
+        start_day = parse_day(start) if start else None
+    except ValueError as exc:
+        raise ConfigError(f"{ENV_VARS['metrics_start_day']}: {exc}") from None
     return Settings(
         base_url=base_url,
         graphql_url=_text(values, "graphql_url") or (f"{base_url}/graphql" if base_url else None),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 
 from pipelines._clock import utc_today
+from pipelines._words import counted
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import first_meaningful_line, run_sql
@@ -145,6 +146,9 @@ def _failure(result: dg.ExecuteInProcessResult, *, memory_advice: str = RUN_MEMO
     return checks or "run failed"
 
 
+_PLANNED = frozenset({"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"})
+
+
 class RunLog:
     """The full record of one `metrics-etl run`: every Dagster event, whole error texts.
 
@@ -166,10 +170,13 @@ class RunLog:
             with self.path.open("a", encoding="utf-8") as log:
                 log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
                 for entry in instance.all_logs(result.run_id):
+                    event = entry.dagster_event
+                    if event is not None and event.event_type_value in _PLANNED:
+                        continue  # one line per asset and day a run means to write; what it wrote follows
                     when = datetime.fromtimestamp(entry.timestamp, UTC).isoformat(timespec="seconds")
                     level = logging.getLevelName(entry.level)
-                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.user_message}\n")
-                    event = entry.dagster_event
+                    # A Dagster event's text is its own message; user_message is only a log call's.
+                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.message}\n")
                     if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
                         log.write(event.step_failure_data.error.to_string() + "\n")
         except OSError as exc:
@@ -248,7 +255,7 @@ def _run_plan(
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
-        out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({day_count} days)\n")
+        out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({counted(day_count, 'day')})\n")
     # The lake and serving database are published once, by the last week: a backfill writes
     # each changed partition once, not the whole lake's marks week after week.
     landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != _SERVING]
@@ -276,10 +283,13 @@ def _run_plan(
         )
 
 
-def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0) -> None:
+def summarize(
+    warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float = 300.0, command: str = "metrics-etl"
+) -> None:
     """What landed and where: tables with rows, agents with their latest labels.
 
     Another run writing now holds the file against readers too: wait for it as a run would.
+    `command` is `metrics-etl` as the reader runs it (its path, its --home), for the commands shown.
     """
     if not warehouse.exists():
         out.write(f"\nwarehouse: nothing landed yet ({warehouse.resolve()} does not exist)\n")
@@ -301,23 +311,32 @@ def summarize(warehouse: Path, *, serving: Path, out: TextIO, lock_wait: float =
         for org, day, seats, active, inactive, never, pending in run_sql(conn, "metadata/select_seat_summary.sql"):
             out.write(
                 f"\nseats of {org} on {day}: {seats:,}, {active:,} active in 30 days, {inactive:,} not "
-                f"({never:,} never active), {pending:,} pending cancellation: SELECT * FROM bi.inactive_seats\n"
+                f"({never:,} never active), {pending:,} pending cancellation: "
+                f'{command} sql "SELECT * FROM bi.inactive_seats"\n'
             )
-        teams = run_sql(conn, "metadata/select_team_summary.sql")
-        if teams:
-            out.write(
-                f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
-            )
-            shown: Counter[tuple[str, str]] = Counter()
-            for scope, name, slug, members, active, change in teams:
-                shown[(scope, name)] += 1
-                if shown[(scope, name)] <= _SUMMARY_TEAMS:
-                    counts = f"{members:>6,} members {active:>6,} active"
-                    out.write(f"  {scope} {name}: {slug:28} {counts}  {change or 'no comparison'}\n")
-            if len(teams) > sum(min(n, _SUMMARY_TEAMS) for n in shown.values()):
-                rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
-                out.write(f'  … the rest: metrics-etl sql "{rest}"\n')
+        out.write(_team_lines(run_sql(conn, "metadata/select_team_summary.sql"), command=command))
         out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
+
+
+def _team_lines(teams: list[tuple[Any, ...]], *, command: str) -> str:
+    """The busiest teams of each scope, in columns that line up whatever the scopes' names."""
+    if not teams:
+        return ""
+    shown: Counter[tuple[str, str]] = Counter()
+    rows = []
+    for scope, name, slug, members, active, change in teams:
+        shown[(scope, name)] += 1
+        if shown[(scope, name)] <= _SUMMARY_TEAMS:
+            rows.append((f"{scope} {name}:", slug, f"{members:>6,} members {active:>6,} active", change))
+    label_width = max(len(label) for label, *_ in rows)
+    slug_width = max(len(slug) for _, slug, *_ in rows)
+    text = f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
+    for label, slug, counts, change in rows:
+        text += f"  {label:{label_width}} {slug:{slug_width}}  {counts}  {change or 'no comparison'}\n"
+    if len(teams) > len(rows):
+        rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
+        text += f'  … the rest: {command} sql "{rest}"\n'
+    return text
 
 
 def _drift_line(paths: list[tuple[Any, ...]]) -> str:
@@ -344,11 +363,12 @@ def _headline(rows: list[tuple[Any, ...]]) -> str:
     if not compared:
         return line + f", no final day with agent data yet ({provisional} provisional)\n"
     rate = compared_starts / compared
-    line += f"; {rate:,.1f} a day over {compared} final days with agent data ({provisional} provisional, not counted)"
+    line += (f"; {rate:,.1f} a day over {counted(compared, 'final day')} with agent data "
+             f"({provisional} provisional, not counted)")
     if not before_days:
         return line + "; nothing earlier to compare with\n"
     if change is None:
-        short = f"{compared} vs {before_days} final days with agent data (fewer than {min_days})"
+        short = f"{compared} vs {counted(before_days, 'final day')} with agent data (fewer than {min_days})"
         return line + f"; no comparison: {short}\n"
     previous = before_starts / before_days
     shift = f" ({(rate / previous - 1) * 100:+.0f}%, 95% interval {low * 100:+.0f}% to {high * 100:+.0f}%)" if (

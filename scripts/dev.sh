@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # `make dev`: the emulator on loopback and `dagster dev` on the same workspace, wired together.
-# Its files are under METRICS_HOME (default data/dev); Dagster's UI is on DAGSTER_PORT (default 3000).
+# Its files are under METRICS_HOME, by default the demo's home (`metrics-etl dev-env` says where),
+# so after `make demo` the UI shows the demo's runs and partitions. Dagster's UI is on
+# DAGSTER_PORT (default 3000).
 #
-# Ctrl-C (or SIGTERM, SIGHUP) stops both within STOP_SECONDS. Each child runs in its own process
+# Ctrl-C (or SIGTERM, SIGHUP) stops both within seconds. Each child runs in its own process
 # group (`set -m` while starting it), for two reasons: a background job of a script would
 # otherwise ignore SIGINT, so only this script's trap can stop it; and a whole group (dagster dev's
-# webserver, daemon, code servers and runs) can be killed if it outlives the bound.
+# webserver, daemon, code servers and runs) can be killed if it outlives the bound. Each also
+# starts with SIGINT's default action (`env --default-signal`): `make dev &` from a script starts
+# this script with SIGINT ignored, and dagster dev, which handles SIGTERM as SIGINT, would then
+# ignore both and be killed only at the bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-home="$(realpath -m "${METRICS_HOME:-data/dev}")"
 port="${DAGSTER_PORT:-3000}"
-STOP_SECONDS=60
+STOP_SECONDS=10
+start_day="${METRICS_START_DAY:-}"
+# METRICS_HOME, DAGSTER_HOME and METRICS_START_DAY: the demo's home unless METRICS_HOME names
+# another, partitions from the first day it holds.
+eval "$(.venv/bin/metrics-etl ${METRICS_HOME:+--home "$METRICS_HOME"} dev-env)"
+if [ -n "$start_day" ]; then export METRICS_START_DAY="$start_day"; fi
+home="$METRICS_HOME"
+mkdir -p "$home"
 creds="$home/credentials.json"
 rm -f "$creds"
 
@@ -38,13 +49,14 @@ stop() {
     exit "$1"
 }
 
-trap 'stop 130' INT
+# Ctrl-C is how `make dev` is meant to end: a success, so make reports no error.
+trap 'stop 0' INT
 trap 'stop 143' TERM
 trap 'stop 129' HUP
 trap 'stop $?' EXIT
 
 set -m
-.venv/bin/metrics-etl emulator --credentials-out "$creds" --seed 42 --users 300 --repos 12 &
+env --default-signal=INT .venv/bin/metrics-etl emulator --credentials-out "$creds" --seed 42 --users 300 --repos 12 </dev/null &
 emulator_pid=$!
 groups+=("$emulator_pid")
 set +m
@@ -59,13 +71,13 @@ env = {"SERVICE_BASE_URL": c["base_url"], "SERVICE_GRAPHQL_URL": c["graphql_url"
 print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
 PY
 )"
-# The same data home and Dagster instance `metrics-etl --home "$home" run` records its runs in.
-export METRICS_HOME="$home"
-export DAGSTER_HOME="$home/dagster"
+# The same data home and Dagster instance `metrics-etl --home "$home" run` (and the demo) record runs in.
 .venv/bin/metrics-etl init >/dev/null
-export METRICS_START_DAY="${METRICS_START_DAY:-$(date -u -d '35 days ago' +%F)}"
 set -m
-.venv/bin/dagster dev -w workspace.yaml --host 127.0.0.1 --port "$port" &
+# `dagster dev` warns at every start that `dg dev` (the dagster-dg-cli package, not a dependency
+# here) supersedes it: filtered by that message alone, as nothing here can act on it.
+PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}ignore:Function \`dev_command\` is superseded" \
+    env --default-signal=INT .venv/bin/dagster dev -w workspace.yaml --host 127.0.0.1 --port "$port" </dev/null &
 dagster_pid=$!
 groups+=("$dagster_pid")
 set +m

@@ -17,6 +17,7 @@ import click
 
 from pipelines.cli._access import check, login
 from pipelines.cli._base import Refused
+from pipelines.cli._dev import dev_env
 from pipelines.cli._emulator import emulator
 from pipelines.cli._fields import fields
 from pipelines.cli._home import backup, init, migrate, publish
@@ -118,7 +119,7 @@ def cli(home: Path | None) -> None:
 
 for _command in (
     demo, init, run, check, login, migrate, backup, publish, report, export, sql, fields, quarantine, webhooks,
-    emulator,
+    emulator, dev_env,
 ):
     cli.add_command(_command)
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 import webbrowser
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from pipelines.cli._base import Failed, load_settings
 from pipelines.service import AccessProblem, Budget, ConfigError, ServiceClient, ServiceError, check_access, oauth_login
+
+if TYPE_CHECKING:
+    from pipelines.config import Settings
 
 
 @click.command()
@@ -20,6 +24,42 @@ def check() -> int:
     rate-limit budget.
     """
     settings = load_settings()
+    problems, client = _configured(settings)
+    if client is not None:
+        with client:
+            result = check_access(client, settings.scopes)
+        # Every call fails alike on bad credentials: one line per problem, not per call.
+        failed: dict[str, str] = {}
+        for problem in result.problems:
+            failed.setdefault(_problem_label(problem), str(problem.error))
+        problems += [f"{label}: {text}" for label, text in failed.items()]
+    for line in problems:
+        click.echo(line)
+    if problems or client is None:
+        return 1
+    readable = "; ".join(
+        f"{a.scope} {a.scope_name!r} readable (no 28-day report yet)"
+        if a.report is None
+        else f"{a.scope} {a.scope_name!r} 28-day report readable ({a.report.start_day}..{a.report.end_day})"
+        for a in result.readable
+    )
+    click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}")
+    return 0
+
+
+def configuration_problems(settings: Settings) -> list[str]:
+    """Every setting that keeps a run from reaching the service, one line each (none: all set).
+
+    What `check` finds before it asks the service anything; `run` refuses to start on any of them.
+    """
+    problems, client = _configured(settings)
+    if client is not None:
+        client.close()
+    return problems
+
+
+def _configured(settings: Settings) -> tuple[list[str], ServiceClient | None]:
+    """The configuration's problems, and a client for checking when the service can be reached."""
     problems: list[str] = []
     if settings.token is None and not settings.uses_app:
         problems.append(
@@ -34,26 +74,8 @@ def check() -> int:
         client = ServiceClient(config=config)
     except ConfigError as exc:
         problems.append(f"configuration: {exc}")
-    else:
-        with client:
-            result = check_access(client, settings.scopes)
-        # Every call fails alike on bad credentials: one line per problem, not per call.
-        failed: dict[str, str] = {}
-        for problem in result.problems:
-            failed.setdefault(_problem_label(problem), str(problem.error))
-        problems += [f"{label}: {text}" for label, text in failed.items()]
-    for line in problems:
-        click.echo(line)
-    if problems:
-        return 1
-    readable = "; ".join(
-        f"{a.scope} {a.scope_name!r} readable (no 28-day report yet)"
-        if a.report is None
-        else f"{a.scope} {a.scope_name!r} 28-day report readable ({a.report.start_day}..{a.report.end_day})"
-        for a in result.readable
-    )
-    click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}")
-    return 0
+        return problems, None
+    return problems, client
 
 
 def _problem_label(problem: AccessProblem) -> str:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from pipelines._clock import parse_day
 
 if TYPE_CHECKING:
     from pipelines.config import Settings
@@ -41,9 +47,9 @@ class _Day(click.ParamType[date, "str | date"]):
         if isinstance(value, date):
             return value
         try:
-            return date.fromisoformat(value)
-        except ValueError:
-            self.fail(f"not a day YYYY-MM-DD: {value!r}", param, ctx)
+            return parse_day(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 DAY = _Day()
@@ -65,3 +71,19 @@ def load_settings() -> Settings:
         return Settings.from_env(home=home_option())
     except ConfigError as exc:
         raise Failed(f"configuration: {exc}") from None
+
+
+def own_command(*, home: Path | None = None) -> str:
+    """This `metrics-etl` as it runs when typed here, with `--home home` when given: the bare
+    name when PATH finds this very program, else its path (relative to the working directory
+    when inside it, e.g. `.venv/bin/metrics-etl` from the repository)."""
+    script = Path(sys.executable).parent / "metrics-etl"  # the console script beside this interpreter
+    if not script.is_file():
+        command = f"{shlex.quote(sys.executable)} -m pipelines.cli"
+    elif (found := shutil.which("metrics-etl")) and Path(found).resolve() == script.resolve():
+        command = "metrics-etl"
+    elif script.is_relative_to(Path.cwd()):
+        command = shlex.quote(os.path.join(".", script.relative_to(Path.cwd())))  # ./ : a path, not a name
+    else:
+        command = shlex.quote(str(script))
+    return f"{command} --home {shlex.quote(str(home))}" if home is not None else command

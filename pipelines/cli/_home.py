@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from pipelines._words import counted
 from pipelines.cli._base import Failed, load_settings
 
 
@@ -59,7 +60,7 @@ def migrate() -> None:
     finally:
         conn.close()
     if applied:
-        click.echo(f"applied {len(applied)} migrations to {settings.warehouse_path}: {', '.join(applied)}")
+        click.echo(f"applied {counted(len(applied), 'migration')} to {settings.warehouse_path}: {', '.join(applied)}")
     else:
         click.echo(f"{settings.warehouse_path} is up to date")
 

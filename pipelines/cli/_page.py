@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from pipelines._words import counted
 from pipelines.cli._base import Failed, load_settings
 
 if TYPE_CHECKING:
@@ -50,4 +51,4 @@ def export(view: str, fmt: Format, out: Path) -> None:
         rows = export_view(sources=_sources(), view=view, fmt=fmt, out=out)
     except (BiError, ConfigError) as exc:
         raise Failed(str(exc)) from None
-    click.echo(f"exported {rows:,} rows of bi.{view.removeprefix('bi.')} to {out.resolve()}")
+    click.echo(f"exported {counted(rows, 'row')} of bi.{view.removeprefix('bi.')} to {out.resolve()}")

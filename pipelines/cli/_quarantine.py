@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from pipelines._words import counted
 from pipelines.cli._base import DAY, Failed, Refused, load_settings
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def clear(
         raise Failed("no quarantined line in that selection (`metrics-etl quarantine list --all` "
                      "with the same options shows what it holds)")
     already = f"; {done.already} cleared before, left as they were" if done.already else ""
-    click.echo(f"cleared {done.cleared} line{'s' if done.cleared != 1 else ''}{already}. "
+    click.echo(f"cleared {counted(done.cleared, 'line')}{already}. "
                "A cleared line stays cleared when its report is fetched again and still holds it.")
 
 

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines._clock import utc_today
-from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings
+from pipelines.cli._base import DAY, Failed, Refused, home_option, load_settings, own_command
 
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
-_DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
+DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
 _DEMO_HOME = "metrics-etl-demo"  # beside the default data home, never inside a deployment's
 _FIRST_QUERY = (
     "SELECT scope, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
@@ -53,8 +53,12 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
               help="Fetch the latest 28-day report, or skip it.")
 @click.option("--snapshots/--no-snapshots", default=True, show_default=False,
               help="Take today's repository, issue and member snapshot, or skip it.")
-def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> None:
-    """Run the jobs against the configured service, through Dagster."""
+def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> int:
+    """Run the jobs against the configured service, through Dagster.
+
+    Every missing or bad setting is named, one line each, before any run starts (exit 1).
+    """
+    from pipelines.cli._access import configuration_problems
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ServiceError
     from pipelines.warehouse.lock import WarehouseUnavailable
@@ -65,8 +69,12 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         raise Refused(days)
     first, last = days
     settings = load_settings()
+    if problems := configuration_problems(settings):
+        ctx = click.get_current_context()
+        for problem in problems:
+            click.echo(f"{ctx.command_path}: {problem}", err=True)
+        return 1
     try:
-        settings.require_base_url()
         if settings.metrics_start_day and first < settings.metrics_start_day:
             raise Refused(f"{first} is before METRICS_START_DAY {settings.metrics_start_day}")
         asked_last = day or end
@@ -80,13 +88,17 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
     except (RunFailed, ServiceError) as exc:
         raise Failed(str(exc)) from None
     try:
-        summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait)
+        summarize(
+            settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait,
+            command=own_command(home=home_option()),
+        )
     except WarehouseUnavailable as exc:
         raise Failed(f"the run landed; its summary could not be read: {exc}") from None
+    return 0
 
 
 @click.command()
-@click.option("--days", type=int, default=_DEMO_DAYS, help="Days of reports to land, up to yesterday.")
+@click.option("--days", type=int, default=DEMO_DAYS, help="Days of reports to land, up to yesterday.")
 @click.option("--users", type=int, default=300, help="Users of the emulated organization.")
 @click.option("--repos", type=int, default=12, help="Repositories of the emulated organization.")
 @click.option("--seed", type=int, default=42, help="Seed of everything the emulator generates.")
@@ -98,12 +110,11 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
     """
     from emulator import EmulatorConfig, running_emulator
     from pipelines.bi import BiSources
-    from pipelines.config import default_data_dir
     from pipelines.page import write_page
     from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
     from pipelines.service.errors import ConfigError
 
-    home = (home_option() or default_data_dir() / _DEMO_HOME).expanduser().absolute()
+    home = (home_option() or demo_home()).expanduser().absolute()
     if home == load_settings().home and home_option() is None:
         raise Refused(f"the demo's home {home} is METRICS_HOME: give the demo another one with --home")
     today = utc_today()
@@ -117,11 +128,30 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
             run_plan(plan, settings=settings, start_day=plan.first_day, out=sys.stdout)
         except (RunFailed, ConfigError) as exc:
             raise Failed(str(exc)) from None
-    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout)
+    command = own_command(home=home)
+    summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, command=command)
     page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
-    where = shlex.quote(str(home))  # printed commands run as printed, whatever the home's name
-    click.echo(f"\nreport: {page}  (agent adoption at a glance; `metrics-etl --home {where} report` rewrites it)")
-    click.echo(f'query it: metrics-etl --home {where} sql "{_FIRST_QUERY}"')
+    for line in _next_steps(command, page=page, home=home):
+        click.echo(line)
+
+
+def demo_home() -> Path:
+    """The demo's data home when no --home names another: beside the default data home."""
+    from pipelines.config import default_data_dir
+
+    return default_data_dir() / _DEMO_HOME
+
+
+def _next_steps(command: str, *, page: Path, home: Path) -> list[str]:
+    """The demo's last lines: what to do next, as commands that run as printed where it ran."""
+    lines = [
+        f"\nreport: {page}  (agent adoption at a glance; `{command} report` rewrites it)",
+        f'query it: {command} sql "{_FIRST_QUERY}"',
+    ]
+    if Path("scripts/dev.sh").is_file():  # in the repository, where `make dev` runs
+        where = "" if home == demo_home() else f"METRICS_HOME={shlex.quote(str(home))} "
+        lines.append(f"its runs and partitions in Dagster's UI: {where}make dev  (then http://127.0.0.1:3000)")
+    return lines
 
 
 def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:

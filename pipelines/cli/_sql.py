@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import os
 import re
@@ -26,11 +27,12 @@ from typing import TYPE_CHECKING, Literal
 import click
 
 from pipelines.cli._base import Failed, load_settings
+from pipelines.cli._statements import statement_ends, without_terminator
 
 if TYPE_CHECKING:
     import duckdb
 
-Format = Literal["table", "csv", "json"]
+Format = Literal["table", "tsv", "csv", "json"]
 PROMPT = "metrics> "
 _MORE = "    ...> "  # a statement's further lines, until its `;`
 _QUIT = (".quit", ".exit")
@@ -46,19 +48,30 @@ _REFUSED = re.compile(
 )
 _READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
 _BATCH_ROWS = 10_000
+_TABLE_ROWS = 10_000  # DuckDB's table shows no more, whatever it is asked
+_UNBOUNDED = 2**31 - 1  # a table's width when no terminal limits it
+# DuckDB's footer when it left rows or columns out: "1000 rows (40 shown)", "8 columns (6 shown)".
+_ROWS_LEFT_OUT = re.compile(r"rows \(\d+ shown\)")
+_COLUMNS_LEFT_OUT = re.compile(r"columns \(\d+ shown\)")
 
 
 @click.command()
 @click.argument("query", required=False)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              help="How rows are printed: a table, CSV with a header, or JSON lines (an object per row).")
-@click.option("--max-rows", type=click.IntRange(min=1), default=40,
-              help="Rows a table shows (the first and the last ones); csv and json print every row.")
-def sql(query: str | None, fmt: Format, max_rows: int) -> None:
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json"]), show_default=False,
+              help="How rows are printed: a table cut to fit the terminal, tab- or comma-separated values "
+              "with a header, or JSON lines (an object per row); tsv, csv and json print every row and column.  "
+              "[default: table on a terminal, else tsv]")
+@click.option("--max-rows", type=click.IntRange(min=1, max=_TABLE_ROWS), default=40,
+              help="Rows a table shows (the first and the last ones).")
+def sql(query: str | None, fmt: Format | None, max_rows: int) -> None:
     """Run read-only SQL on the serving database: QUERY, else SQL from stdin, else a prompt.
 
     At the prompt a statement ends with `;` and may span lines; `.quit` or Ctrl-D leaves.
+    Piped or redirected, rows are tab-separated values: every row and column, nothing cut.
     """
+    # A terminal is read by a person (a table that fits it); a pipe or a file by a program or
+    # later (every row and column, streamed).
+    fmt = fmt or ("table" if _stdout_is_terminal() else "tsv")
     path = _serving_path()
     with _connect(path, lake=load_settings().lake_path) as conn:
         shell = _Shell(conn, fmt=fmt, max_rows=max_rows)
@@ -72,6 +85,10 @@ def sql(query: str | None, fmt: Format, max_rows: int) -> None:
 
 def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _serving_path() -> Path:
@@ -150,7 +167,7 @@ class _Shell:
                 raise _Failure(f"{_READ_ONLY} ({kind.replace('_', ' ')} statements are refused)")
             try:
                 if kind in _ANSWERS:
-                    self._print(self.conn.sql(_without_terminator(statement.query)))
+                    self._print(self.conn.sql(without_terminator(statement.query)))
                 else:
                     self.conn.execute(statement.query)
             except duckdb.Error as exc:
@@ -181,7 +198,7 @@ class _Shell:
                 continue
             lines.append(line)
             text = "\n".join(lines)
-            if not _statement_ends(text):
+            if not statement_ends(text):
                 continue
             lines = []
             try:
@@ -193,19 +210,40 @@ class _Shell:
 
     def _print(self, relation: duckdb.DuckDBPyRelation) -> None:
         if self.fmt == "table":
-            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-            relation.show(max_rows=self.max_rows, max_width=width)
+            _print_table(relation, max_rows=self.max_rows)
             return
         # Batch by batch: memory stays at one batch whatever the number of rows.
         batches = relation.to_arrow_reader(_BATCH_ROWS)
-        if self.fmt == "csv":
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            writer.writerow(relation.columns)
-            for batch in batches:
-                writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
-        else:
+        if self.fmt == "json":
             for batch in batches:
                 sys.stdout.writelines(json.dumps(row, default=str) + "\n" for row in batch.to_pylist())
+            return
+        writer = csv.writer(sys.stdout, delimiter="\t" if self.fmt == "tsv" else ",", lineterminator="\n")
+        writer.writerow(relation.columns)
+        for batch in batches:
+            writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+
+
+def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int) -> None:
+    """DuckDB's table, as wide as the terminal (COLUMNS wins, as in a shell), then a line on stderr
+    naming what was left out to fit and how to see everything."""
+    width = shutil.get_terminal_size().columns if _stdout_is_terminal() else _UNBOUNDED
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):  # DuckDB prints it through Python's sys.stdout
+        relation.show(max_width=width, max_rows=max_rows)
+    table = buffer.getvalue()
+    sys.stdout.write(table)
+    lines = table.rstrip().splitlines()
+    footer = lines[-1] if lines else ""
+    cut = []
+    if _COLUMNS_LEFT_OUT.search(footer):
+        shown = {cell.strip() for cell in lines[1].split("│")}
+        left_out = ", ".join(name for name in relation.columns if name not in shown)
+        cut.append(f"{left_out} left out to fit {width} columns")
+    if _ROWS_LEFT_OUT.search(footer):
+        cut.append("--max-rows shows more rows")
+    if cut:
+        click.echo(f"({'; '.join(cut)}; piped or with --format tsv or csv, every row and column shows)", err=True)
 
 
 def _kind(statement: duckdb.Statement) -> str:
@@ -231,41 +269,3 @@ def _describe(exc: Exception) -> str:
     if _REFUSED.search(line):
         return f"{_READ_ONLY} ({line})"
     return unreadable_lake_file(line) or line
-
-
-def _statement_ends(text: str) -> bool:
-    """Whether `text` ends with a `;` outside quotes and comments: a statement typed in full."""
-    last, complete = _last_char(text)
-    return complete and last >= 0 and text[last] == ";"
-
-
-def _without_terminator(statement: str) -> str:
-    """The statement without its closing `;` (DuckDB's table rendering wraps the text in a query)."""
-    last, _ = _last_char(statement)
-    return statement[:last] if last >= 0 and statement[last] == ";" else statement
-
-
-def _last_char(text: str) -> tuple[int, bool]:
-    """Where the last character outside comments is (-1: none), and whether no quote or comment is open."""
-    last, quote, at = -1, "", 0
-    while at < len(text):
-        char = text[at]
-        if quote:
-            last = at
-            quote = "" if char == quote else quote  # '' inside a literal closes and reopens it
-        elif text.startswith("--", at):
-            newline = text.find("\n", at)
-            at = len(text) if newline < 0 else newline
-            continue
-        elif text.startswith("/*", at):
-            close = text.find("*/", at + 2)
-            if close < 0:
-                return last, False
-            at = close + 2
-            continue
-        elif char in "'\"":
-            quote, last = char, at
-        elif not char.isspace():
-            last = at
-        at += 1
-    return last, not quote

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from pipelines._words import counted
 from pipelines.cli._base import Failed, Refused, load_settings
 
 if TYPE_CHECKING:
@@ -99,7 +100,8 @@ def _loaded(result: dg.ExecuteInProcessResult) -> str:
     loaded, skipped, quarantined = (count.get(name, 0) for name in ("loaded", "redeliveries_skipped", "quarantined"))
     if not (loaded or skipped or quarantined):
         return "nothing new in the spool: every delivery in it was loaded before"
-    line = f"loaded {loaded} deliveries into events.webhook_deliveries ({skipped} redeliveries skipped"
+    line = f"loaded {counted(loaded, 'delivery', 'deliveries')} into events.webhook_deliveries "
+    line += f"({counted(skipped, 'redelivery', 'redeliveries')} skipped"
     if quarantined:
         line += f", {quarantined} set aside in events.webhook_quarantine"
     return line + ")"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from pipelines._words import counted
 from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
 from pipelines.ingest.errors import DownloadGaveUp, ReportChanged
 from pipelines.service import (
@@ -59,7 +60,7 @@ def _refresh_links(client: ServiceClient, old: ReportMetadata) -> tuple[str, ...
     if fresh is None or (fresh.start_day, fresh.end_day, len(fresh.links)) != shape:
         raise ReportChanged(
             f"{old.ref.scope} {old.ref.scope_name} {old.ref.level} {old.ref.kind} report changed while it was "
-            f"being downloaded ({old.start_day}..{old.end_day}, {len(old.links)} files); run it again"
+            f"being downloaded ({old.start_day}..{old.end_day}, {counted(len(old.links), 'file')}); run it again"
         )
     return fresh.links
 

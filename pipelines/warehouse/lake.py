@@ -32,6 +32,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipelines._words import counted
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
 from pipelines.warehouse.catalog import TABLES
@@ -125,8 +126,9 @@ class PublishResult:
         if not self.repaired:
             return None
         shown = ", ".join(self.repaired[:3]) + (f" and {len(self.repaired) - 3} more" if len(self.repaired) > 3 else "")
+        were = "was" if len(self.repaired) == 1 else "were"
         return (
-            f"lake: {len(self.repaired)} partition files were not as this warehouse last published them "
+            f"lake: {counted(len(self.repaired), 'partition file')} {were} not as this warehouse last published them "
             f"(the warehouse was restored or replaced, or a file was changed or damaged outside the pipeline); "
             f"written again from the warehouse: {shown}"
         )

@@ -45,7 +45,7 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
         ).fetchone()
     assert unexplained == (0,)
     (query_line,) = [line for line in done.stdout.splitlines() if line.startswith("query it: ")]
-    words = shlex.split(query_line.removeprefix("query it: "))
-    answered = subprocess.run([CLI, *words[1:]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    words = shlex.split(query_line.removeprefix("query it: "))  # run as printed, the program's name too
+    answered = subprocess.run(words, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert answered.returncode == 0, answered.stderr
     assert "Codex" in answered.stdout or "Claude" in answered.stdout, answered.stdout

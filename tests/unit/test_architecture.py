@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "pipelines"
 _ROW = re.compile(r"^\|\s*`(\w+)`\s*\|(.*)\|\s*$")
-_ROOT_HELPERS = {"_paths", "_memory", "_process", "_clock"}
+_ROOT_HELPERS = {"_paths", "_memory", "_process", "_clock", "_words"}
 
 
 def _layers() -> dict[str, set[str] | None]:

@@ -93,6 +93,11 @@ def test_bad_values_raise_config_error_naming_the_variable(name: str, value: str
         Settings.from_env(environ={name: value})
 
 
+def test_a_start_day_that_does_not_exist_says_so() -> None:
+    with pytest.raises(ConfigError, match=r"^METRICS_START_DAY: 2024-02-30 is not a date: February 2024 has 29 days$"):
+        Settings.from_env(environ={"METRICS_START_DAY": "2024-02-30"})
+
+
 def test_every_path_is_inside_the_home_whatever_the_working_directory(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir("/")
     settings = Settings.from_env(environ={"METRICS_HOME": str(tmp_path / "home"), "RAW_DIR": "archive"})

@@ -3,11 +3,12 @@
 import io
 from datetime import timedelta
 
+import dagster as dg
 import duckdb
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.runs import describe_error, summarize
+from pipelines.runs import RunLog, _team_lines, describe_error, summarize
 from tests.integration.bi._warehouse import LAST_DAY, build_warehouse
 
 
@@ -100,3 +101,46 @@ def test_the_summary_headline_names_its_scope_and_compares_per_final_day_with_ag
     )
     assert headline.endswith(f"%) per day against the 28 days before ({len(compared)} vs 25 days)")
     assert "job starts of organization acme, every day landed:" in out.getvalue()
+
+
+def test_every_command_the_summary_prints_is_metrics_etl_as_the_reader_runs_it(tmp_path):
+    warehouse = tmp_path / "w.duckdb"
+    build_warehouse(warehouse)
+    out = io.StringIO()
+    command = "./.venv/bin/metrics-etl --home /tmp/demo"
+    summarize(warehouse, serving=tmp_path / "serving.duckdb", out=out, command=command)
+    shown = [line for line in out.getvalue().splitlines() if " sql " in line]
+    assert shown and all(f'{command} sql "' in line for line in shown), shown
+
+
+def test_the_summary_s_team_lines_keep_their_columns_whatever_the_scope_s_name():
+    teams = [
+        ("enterprise", "acme-corp", "platform-engineering-and-tools", 120, 80, "▲ grown"),
+        ("enterprise", "acme-corp", "web", 40, 30, None),
+        ("organization", "acme", "mobile", 1200, 7, "steady"),
+    ]
+    lines = _team_lines(teams, command="metrics-etl").splitlines()[2:]
+    assert len(lines) == 3
+    for column in ("members", "active"):
+        assert len({line.index(column) for line in lines}) == 1, "\n".join(lines)
+    assert len({line.index(slug) for line, (_, _, slug, *_) in zip(lines, teams, strict=True)}) == 1
+
+
+def test_a_run_log_has_a_message_on_every_line_and_no_planned_asset_lines(tmp_path):
+    days = dg.DailyPartitionsDefinition(start_date="2026-01-01")
+
+    @dg.asset(partitions_def=days)
+    def landed(context: dg.AssetExecutionContext) -> None:
+        context.log.info("landed %s", context.partition_key)
+
+    job = dg.define_asset_job("job")
+    job_def = dg.Definitions(assets=[landed], jobs=[job]).resolve_job_def("job")
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = job_def.execute_in_process(instance=instance, partition_key="2026-01-02")
+        log = RunLog(tmp_path)
+        log.write("2026-01-02", result, instance)
+    header, *lines = log.path.read_text().splitlines()
+    assert header.startswith("== 2026-01-02 (run ") and header.endswith("): success")
+    messages = [line.split(" ", 3)[3] if line.count(" ") >= 3 else "" for line in lines]
+    assert lines and all(message.strip() for message in messages), lines
+    assert "landed 2026-01-02" in messages and not any("intends to materialize" in m for m in messages)

@@ -15,6 +15,7 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from pipelines._words import counted
 from pipelines.config import ENV_VARS, Settings
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.report import IngestResult, ingest_report
@@ -151,9 +152,10 @@ def ingest_all(
                 result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)
                 tally.add(ref, result)
                 landed += result.available
+                landed_text = f"{counted(result.files, 'file')}, {counted(result.bytes, 'byte')}"
                 context.log.info(
                     "%s %s %s %s: %s", ref.scope, ref.scope_name, ref.level, ref.day or "latest",
-                    f"{result.files} files, {result.bytes:,} bytes" if result.available else "not available yet",
+                    landed_text if result.available else "not available yet",
                 )
             if not landed:
                 _confirm_scope(client, scope_refs[0])
@@ -170,5 +172,5 @@ def ingest_all(
 def raise_failures(tally: Tally) -> None:
     if tally.failures:
         more = len(tally.failures) - 1
-        others = f" (and {more} more scopes; every other scope landed)" if more else ""
+        others = f" (and {counted(more, 'more scope')}; every other scope landed)" if more else ""
         raise ScopesFailed(f"{tally.failures[0]}{others}")

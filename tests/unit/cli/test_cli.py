@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import re
+import shlex
+import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -14,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import cli, main
-from pipelines.cli._run import _demo_settings
+from pipelines.cli._base import own_command
+from pipelines.cli._run import _demo_settings, _next_steps
 
 
 def _commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
@@ -79,12 +84,48 @@ def test_a_usage_error_is_one_line_on_stderr_with_exit_2(runner: CliRunner, args
     assert line.startswith(says) and done.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("day", "says"),
+    [
+        ("2026-11-31", "2026-11-31 is not a date: November 2026 has 30 days"),
+        ("2026-02-29", "2026-02-29 is not a date: February 2026 has 28 days"),
+        ("2026-13-01", "2026-13-01 is not a date: months run from 01 to 12"),
+    ],
+)
+def test_a_day_that_does_not_exist_is_called_no_date(runner: CliRunner, day: str, says: str) -> None:
+    done = runner.invoke(cli, ["run", "--day", day])
+    assert done.exit_code == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"metrics-etl run: Invalid value for '--day': {says} ("), line
+
+
 def test_a_failure_is_one_line_on_stderr_with_exit_1_and_no_traceback(runner: CliRunner, tmp_path: Path) -> None:
     done = runner.invoke(cli, ["export", "--view", "agent_usage_daily", "--out", "x.csv"])
     assert done.exit_code == 1
     (line,) = done.stderr.splitlines()
     assert line.startswith("metrics-etl export: no warehouse yet:") and "Traceback" not in done.output
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_run_with_nothing_configured_names_every_missing_setting_and_starts_no_run(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pipelines.runs
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a run started")
+
+    monkeypatch.setattr(pipelines.runs, "run_plan", never)
+    monkeypatch.setenv("METRICS_HOME", str(tmp_path / "home"))  # no token file left by anyone
+    done = runner.invoke(cli, ["run"])
+    assert done.exit_code == 1 and done.stdout == "" and "Traceback" not in done.output
+    lines = done.stderr.splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["no credentials", "no report scope", "configuration"]
+    assert all(line.startswith("metrics-etl run: ") for line in lines)
+    named = " ".join(lines)
+    for variable in ("SERVICE_TOKEN", "SERVICE_ORG", "SERVICE_ENTERPRISE", "SERVICE_BASE_URL"):
+        assert variable in named
+    assert not (tmp_path / "home").exists(), "nothing written before the configuration is whole"
 
 
 def test_main_returns_the_exit_code(runner: CliRunner, capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,3 +168,31 @@ def test_the_demo_never_uses_the_deployments_home(
     result = runner.invoke(cli, ["demo"])
     assert result.exit_code == 2
     assert "is METRICS_HOME: give the demo another one with --home" in result.output
+
+
+@pytest.mark.parametrize("activated", [False, True], ids=["venv not activated", "venv activated"])
+@pytest.mark.parametrize("own_home", [False, True], ids=["the demo's home", "a home given"])
+def test_the_demos_next_steps_run_as_printed_from_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, activated: bool, own_home: bool
+) -> None:
+    venv_bin = Path(sys.executable).parent
+    monkeypatch.chdir(Path(__file__).resolve().parents[3])  # the repository, where `make demo` runs
+    monkeypatch.setenv("PATH", os.pathsep.join([*([str(venv_bin)] if activated else []), "/usr/bin", "/bin"]))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # the demo's home is tmp_path/metrics-etl-demo
+    home = tmp_path / ("demo's home" if own_home else "metrics-etl-demo")
+    lines = _next_steps(own_command(home=home), page=home / "report.html", home=home)
+    commands = [line.split(": ", 1)[1].split("  (")[0] for line in lines if line.startswith(("query it: ", "its runs"))]
+    commands += re.findall(r"`([^`]+)`", "\n".join(lines))
+    assert len(commands) == 3, lines
+    for command in commands:
+        words = shlex.split(command)
+        assignments = [word for word in words if re.match(r"[A-Z_]+=", word)]
+        program, *args = words[len(assignments):]
+        found = shutil.which(program)  # a path is taken from the working directory, a name from PATH
+        assert found is not None, f"{command}: {program} is not found from the repository"
+        if program == "make":
+            assert args == ["dev"] and assignments == ([f"METRICS_HOME={home}"] if own_home else []), command
+        else:
+            assert Path(found).resolve() == (venv_bin / "metrics-etl").resolve(), command
+            assert args[:2] == ["--home", str(home)], command
+            assert (program == "metrics-etl") is activated, command

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import _sql, cli
-from pipelines.cli._sql import PROMPT, _statement_ends, _without_terminator
+from pipelines.cli._sql import PROMPT
+from pipelines.cli._statements import statement_ends, without_terminator
 
 READ_ONLY = "metrics-etl sql: the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else ("
 
@@ -55,7 +56,67 @@ def _at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_sql, "_stdin_is_terminal", lambda: True)
 
 
-def test_a_query_prints_its_rows_as_a_table(runner: CliRunner) -> None:
+def _printing_to_a_terminal(monkeypatch: pytest.MonkeyPatch, columns: int = 200) -> None:
+    # CliRunner's stdout is never a terminal; COLUMNS is how wide a shell says its terminal is.
+    monkeypatch.setattr(_sql, "_stdout_is_terminal", lambda: True)
+    monkeypatch.setenv("COLUMNS", str(columns))
+
+
+# Wider than 100 columns of terminal, longer than a table's 40 rows.
+WIDE = (
+    "SELECT range AS n, 'organization' AS scope, 'acme-corp' AS scope_name, 'Claude (Anthropic)' AS agent_name, "
+    "range * 7 AS agent_job_starts, range * 3 AS agent_sessions, range AS agent_users, 24 AS active_days "
+    "FROM range(100)"
+)
+WIDE_COLUMNS = ["n", "scope", "scope_name", "agent_name", "agent_job_starts", "agent_sessions", "agent_users",
+                "active_days"]
+
+
+def test_piped_every_row_and_column_prints_as_tab_separated_values(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "40")  # a pipe has no width: nothing is cut to fit one
+    done = runner.invoke(cli, ["sql", WIDE])
+    assert done.exit_code == 0, done.output
+    rows = list(csv.reader(io.StringIO(done.stdout), delimiter="\t"))
+    assert rows[0] == WIDE_COLUMNS
+    assert rows[1:] == [
+        [str(n), "organization", "acme-corp", "Claude (Anthropic)", str(n * 7), str(n * 3), str(n), "24"]
+        for n in range(100)
+    ]
+    assert done.stderr == ""
+
+
+def test_at_a_terminal_a_table_shows_every_column_that_fits_columns(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _printing_to_a_terminal(monkeypatch, columns=200)
+    done = runner.invoke(cli, ["sql", "--max-rows", "200", WIDE])
+    assert done.exit_code == 0, done.output
+    header = done.stdout.splitlines()[1]
+    assert [cell.strip() for cell in header.strip("│").split("│")] == WIDE_COLUMNS
+    assert "100 rows" in done.stdout and "shown" not in done.stdout and done.stderr == ""
+
+
+def test_at_a_narrow_terminal_the_table_fits_and_says_what_it_left_out_and_how_to_see_all(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _printing_to_a_terminal(monkeypatch, columns=80)
+    done = runner.invoke(cli, ["sql", WIDE])
+    assert done.exit_code == 0, done.output
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    header = {cell.strip() for cell in done.stdout.splitlines()[1].split("│")}
+    left_out = [name for name in WIDE_COLUMNS if name not in header]
+    assert left_out and "(40 shown)" in done.stdout
+    (line,) = done.stderr.splitlines()
+    assert line == (
+        f"({', '.join(left_out)} left out to fit 80 columns; --max-rows shows more rows; "
+        "piped or with --format tsv or csv, every row and column shows)"
+    )
+
+
+def test_a_query_prints_its_rows_as_a_table(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    _printing_to_a_terminal(monkeypatch)
     done = runner.invoke(cli, ["sql", "SELECT agent_name, job_starts FROM bi.agents ORDER BY agent_id"])
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
@@ -65,7 +126,10 @@ def test_a_query_prints_its_rows_as_a_table(runner: CliRunner) -> None:
     assert done.stderr == ""
 
 
-def test_a_long_answer_shows_max_rows_of_it_and_says_how_many_there_are(runner: CliRunner) -> None:
+def test_a_long_answer_shows_max_rows_of_it_and_says_how_many_there_are(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _printing_to_a_terminal(monkeypatch)
     done = runner.invoke(cli, ["sql", "--max-rows", "10", "SELECT range AS n FROM range(1000)"])
     assert done.exit_code == 0, done.output
     assert "1000 rows" in done.stdout and "(10 shown)" in done.stdout
@@ -214,12 +278,12 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(serving: Path, tmp_p
     ],
 )
 def test_a_statement_ends_at_a_semicolon_outside_quotes_and_comments(text: str, ends: bool) -> None:
-    assert _statement_ends(text) is ends
+    assert statement_ends(text) is ends
 
 
 def test_the_closing_semicolon_is_dropped_and_nothing_else() -> None:
-    assert _without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
-    assert _without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
+    assert without_terminator("SELECT ';' AS s; -- c\n") == "SELECT ';' AS s"
+    assert without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
 
 
 @pytest.fixture
