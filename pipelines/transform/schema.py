@@ -4,9 +4,12 @@ Everything else (the reader's column spec, the line validator, the table columns
 from these tables, so a field added by the platform is a one-line change here. Fields not
 listed are kept in the `extra` JSON column, never dropped.
 
-Names here are canonical: the `service` dialect's (docs/service-contract.md). A dialect whose records name a
-field differently has its wire names in `WIRE_NAMES`; the reader reads those and hands on
-canonical columns, so every table and view has one name per measure whatever the dialect.
+Names here are canonical: the `service` dialect's (docs/service-contract.md). A dialect whose
+records name a field differently has its wire names in `WIRE_NAMES`; the reader reads those and
+hands on canonical columns, so every table and view has one name per measure whatever the dialect.
+
+Long because it is the one declaration of the record: split, a field's type, levels, wire names
+and former names would live in several files again.
 """
 
 from __future__ import annotations
