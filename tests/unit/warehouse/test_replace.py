@@ -116,6 +116,23 @@ def test_discarded_file_takes_back_only_its_own_rows(conn):
     ]
 
 
+def test_a_discarded_aggregate_file_takes_back_its_day_and_its_agent_rows(conn):
+    """An aggregate file is keyed by its day alone (no user), its agent rows by level and day
+    with a NULL user: fetched again, each lands once."""
+    d = date(2026, 11, 1)
+    day_row = _totals([1], d).drop("user_id")
+    with land_report(conn, _key(d, d)) as landing:
+        landing.insert(table="daily_totals", frame=day_row, file_index=0)
+        landing.insert(table="agent_activity", frame=_agents([("42", "A", d, T1)]), file_index=0)
+        landing.discard_file(file_index=0)
+        assert conn.execute("SELECT count(*) FROM core.daily_totals").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM core.agent_activity").fetchone() == (0,)
+        landing.insert(table="daily_totals", frame=day_row, file_index=0)
+        landing.insert(table="agent_activity", frame=_agents([("42", "A", d, T1)]), file_index=0)
+    assert conn.execute("SELECT count(*) FROM core.daily_totals").fetchone() == (1,)
+    assert conn.execute("SELECT count(*) FROM core.agent_activity").fetchone() == (1,)
+
+
 def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_back(conn):
     d = date(2026, 11, 1)
     with land_report(conn, _user_key(d)) as landing:
