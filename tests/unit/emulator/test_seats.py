@@ -108,7 +108,8 @@ def test_assigning_team_is_the_squad_of_today_and_seats_follow_the_clock() -> No
 
 def test_enterprise_seats_hold_the_organization_s_and_grant_some_users_twice() -> None:
     data = _data(40)
-    seats = enterprise_seat_records(data, today=TODAY, base_url="http://emu", start=0, stop=len(enterprise_grants(data)))
+    entries = len(enterprise_grants(data))
+    seats = enterprise_seat_records(data, today=TODAY, base_url="http://emu", start=0, stop=entries)
     assert enterprise_seat_count(data) == len({s["assignee"]["id"] for s in seats}) == 60
     assert [s for s in seats if s["organization"] and s["organization"]["login"] == "acme"] == _seats(data)
     grantors = {}
