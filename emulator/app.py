@@ -6,8 +6,10 @@ import asyncio
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from datetime import date
 from email.utils import formatdate
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,7 +25,7 @@ from emulator.errors import EmulatorError
 from emulator.hooks import Deliveries
 from emulator.reports import Reports, close_connection
 from emulator.seats import DEFAULT_PER_PAGE as SEATS_PER_PAGE
-from emulator.seats import seat_count, seat_records
+from emulator.seats import enterprise_grants, enterprise_seat_count, enterprise_seat_records, seat_count, seat_records
 from emulator.state import EmulatorState, Principal
 from emulator.world import Account, Repository
 
@@ -440,27 +442,43 @@ class _Routes:
 
     async def seats(self, request: Request) -> Response:
         """The organization's seats (docs/extensions.md), paged by the Link header."""
-        org = request.path_params["org"]
-        data = self.reports.data_for("organization", org)
+        data = self.reports.data_for("organization", request.path_params["org"])
         if data is None:
             return _message(404, "Not Found")
+        return await self._seat_listing(request, owner=f"an organization owner or billing manager of {data.org}",
+                                        list_seats=partial(seat_records, data), total=seat_count(data),
+                                        entries=seat_count(data))
+
+    async def enterprise_seats(self, request: Request) -> Response:
+        """The enterprise's seats: one per granting organization or enterprise team of a user,
+        `total_seats` counting each user once (docs/extensions.md)."""
+        name = request.path_params["name"]
+        data = self.reports.data_for("enterprise", name)
+        if data is None:
+            return _message(404, "Not Found")
+        return await self._seat_listing(request, owner=f"an enterprise owner or billing manager of {name}",
+                                        list_seats=partial(enterprise_seat_records, data),
+                                        total=enterprise_seat_count(data), entries=len(enterprise_grants(data)))
+
+    async def _seat_listing(self, request: Request, *, owner: str, list_seats: Callable[..., list[dict[str, Any]]],
+                            total: int, entries: int) -> Response:
         principal = self._principal(request)
         if principal.kind == "anonymous":
             return _message(401, "Requires authentication")
         if not (principal.owner or principal.metrics_permission):
-            return _message(403, f"Resource not accessible: you must be an organization owner or "
-                                 f"billing manager of {data.org} to list its {self.state.wire.product} seats")
+            return _message(403, f"Resource not accessible: you must be {owner} "
+                                 f"to list its {self.state.wire.product} seats")
         paging = self._paging(request, default_per_page=SEATS_PER_PAGE)
         if isinstance(paging, Response):
             return paging
         page, per_page = paging
         start = (page - 1) * per_page
         # The first listing of a day finds every user's last activity (cached per day): off the loop.
-        records = await asyncio.to_thread(seat_records, data, today=self.state.today(),
-                                          base_url=self.base(request), start=start, stop=start + per_page)
-        total = seat_count(data)
+        records = await asyncio.to_thread(list_seats, today=self.state.today(), base_url=self.base(request),
+                                          start=start, stop=start + per_page)
         response = _json_response(request, {"total_seats": total, "seats": records})
-        return self._with_links(request, response, page=page, per_page=per_page, total=total)
+        # Pages hold seats, of which a user may have several: the last page follows the entries.
+        return self._with_links(request, response, page=page, per_page=per_page, total=entries)
 
     async def create_issue(self, request: Request) -> Response:
         return await self._create_issue(request, is_pull=False)
@@ -692,6 +710,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route("/orgs/{org}/repos", routes.org_repos),
         Route(f"/orgs/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),
         Route(f"/orgs/{{org}}/{product}/billing/seats", routes.seats),
+        Route(f"/enterprises/{{name}}/{product}/billing/seats", routes.enterprise_seats),
         Route(f"/enterprises/{{name}}/{product}/metrics/reports/{{report:path}}",
               routes.report_metadata),
         Route("/_downloads/{key}/{file}", routes.download),

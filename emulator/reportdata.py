@@ -254,6 +254,7 @@ class ReportData:
         self.rename_day = first_day + timedelta(days=RENAME_OFFSET_DAYS)
         self.lapse_day = first_day + timedelta(days=LAPSE_OFFSET_DAYS)
         self.organization_id = str(100_000 + _key("org", seed, org) % 90_000_000)
+        self.second_organization_id = str(100_000 + _key("org", seed, self.second_org) % 90_000_000)
         self.enterprise_id = str(1_000 + _key("enterprise", seed, enterprise) % 900_000)
         self._total = users + self.second_org_users
         self._profiles: list[_Profile | None] = [None] * self._total
@@ -335,9 +336,10 @@ class ReportData:
         return self._login_and_id(u)
 
     def last_active_days(self, *, today: date) -> tuple[date | None, ...]:
-        """Per organization user, the last day before `today` on which the user was active
-        (final data: the record has activity once the day is final), None when the user was
-        not active in the LAST_ACTIVITY_DAYS days before `today`. Cached per `today`."""
+        """Per enterprise user (the organization's come first), the last day before `today` on
+        which the user was active (final data: the record has activity once the day is final),
+        None when the user was not active in the LAST_ACTIVITY_DAYS days before `today`. Cached
+        per `today`."""
         return self._last_active(today)
 
     def editor_on(self, u: int, day: date) -> str:
@@ -354,9 +356,9 @@ class ReportData:
     def _make_last_active(self, today: date) -> tuple[date | None, ...]:
         # Only the per-day activity byte is read, and a user found active drops out, so a
         # listing costs one pass over the users for the first days and little after.
-        profiles = [self._profile(u) for u in range(self.users)]
-        found: list[date | None] = [None] * self.users
-        remaining = list(range(self.users))
+        profiles = [self._profile(u) for u in range(self._total)]
+        found: list[date | None] = [None] * self._total
+        remaining = list(range(self._total))
         for back in range(1, LAST_ACTIVITY_DAYS + 1):
             if not remaining:
                 break

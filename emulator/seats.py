@@ -1,11 +1,13 @@
-"""Seats of an emulated organization (`GET /orgs/{org}/{product}/billing/seats`).
+"""Seats of an emulated organization (`GET /orgs/{org}/{product}/billing/seats`) and of its
+enterprise (`GET /enterprises/{enterprise}/{product}/billing/seats`).
 
-One seat per organization user of the report data, in user order. Everything follows from
-(seed, organization, user index u, the emulator's today):
+The organization lists one seat per organization user, in user order. Everything follows from
+(seed, granting organization or team, user index u, the emulator's today):
 
 - `assignee`: the user object of `/orgs/{org}/members` (same id and login as the reports);
-- `assigning_team`: the user's squad as of today (emulator/teams.py) when u % 3 != 0, else
-  null (assigned directly);
+- `organization`: the organization granting the seat (its id is the reports' organization_id);
+- `assigning_team`: the user's squad as of today (emulator/teams.py, `type` "organization")
+  when u % 3 != 0, else null (assigned directly);
 - `last_activity_at`: the user's last active day before today in the report data, at the
   user's activity time; null when not active in the 90 days before today (never-active users,
   u % 20 == 19, always; lapsed users, u % 20 == 9, once first_day + 15 is 90 days back);
@@ -16,13 +18,21 @@ One seat per organization user of the report data, in user order. Everything fol
   team move (for a moved user assigned by team) and, for a pending cancellation, yesterday;
 - `last_authenticated_at`: the last active day at 06:MM; without activity, 91 .. 290 days ago
   for odd u, else null.
+
+The enterprise lists one seat per granting organization or enterprise team of each enterprise
+user, by user then grant: the organization's seat as its own listing has it (u < users); a seat
+from `{org}-labs`, assigned directly, for its users (u >= users) and for organization users
+with u % 6 == 5 (two organizations: two seats); a seat from the user's engineering enterprise
+team (`organization` null, `assigning_team.type` "enterprise") when u % 8 == 6, which for a
+`{org}-labs` user replaces that organization's seat. Activity fields are the user's, on every
+seat of the user. `total_seats` counts each user once, as the public service does.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from emulator.reportdata import ReportData
 from emulator.teams import MOVER_AT, MOVER_EVERY
@@ -32,6 +42,10 @@ DEFAULT_PER_PAGE = 50
 TEAM_ASSIGNED_EVERY = 3  # u % 3 != 0: assigned through the user's squad
 PENDING_EVERY, PENDING_AT = 25, 11
 ENTERPRISE_PLAN_EVERY, ENTERPRISE_PLAN_AT = 5, 4
+BOTH_ORGS_EVERY, BOTH_ORGS_AT = 6, 5  # organization users with a second seat from {org}-labs
+ENTERPRISE_TEAM_EVERY, ENTERPRISE_TEAM_AT = 8, 6  # enterprise users with a seat from their enterprise team
+
+Grant = Literal["organization", "labs", "enterprise-team"]
 
 
 def _hash(*parts: object) -> int:
@@ -47,42 +61,91 @@ def seat_count(data: ReportData) -> int:
 
 
 def seat_records(data: ReportData, *, today: date, base_url: str, start: int, stop: int) -> list[dict[str, Any]]:
-    """The seats of users start .. stop-1 as the public service lists them on `today`."""
+    """The organization's seats of users start .. stop-1 as the public service lists them on `today`."""
     last_active = data.last_active_days(today=today)
-    out = []
-    for u in range(max(0, start), min(stop, data.users)):
-        login, user_id = data.identity(u)
-        h = _hash("seat", data.seed, data.org, u)
-        created_day = data.first_day - timedelta(days=30 + h % 300)
-        created = (created_day, f"{9 + h % 8:02d}:{h // 8 % 60:02d}:{h // 480 % 60:02d}")
-        team = None
-        updated = created
-        if u % TEAM_ASSIGNED_EVERY != 0:
-            squad = data.teams.squad_of(u, today)
-            team = squad.record(day=today, rename_day=data.rename_day, base_url=base_url, org=data.org)
-            if u % MOVER_EVERY == MOVER_AT and today >= data.team_move_day:
-                updated = max(updated, (data.team_move_day, "08:00:00"))
-        pending = None
-        if u % PENDING_EVERY == PENDING_AT:
-            pending = (today + timedelta(days=3 + u % 5)).isoformat()
-            updated = max(updated, (today - timedelta(days=1), "12:00:00"))
-        last_day = last_active[u]
-        signed_in = f"06:{h // 7 % 60:02d}:{h // 11 % 60:02d}"
-        if last_day is not None:
-            last_activity = data.activity_time(u)
-            last_authenticated = _at(last_day, signed_in)
-        else:
-            last_activity = None
-            last_authenticated = _at(today - timedelta(days=91 + h % 200), signed_in) if u % 2 else None
-        out.append({
-            "created_at": _at(*created),
-            "updated_at": _at(*updated),
-            "pending_cancellation_date": pending,
-            "last_activity_at": f"{last_day.isoformat()}{last_activity}" if last_day and last_activity else None,
-            "last_activity_editor": data.editor_on(u, last_day) if last_day else None,
-            "last_authenticated_at": last_authenticated,
-            "plan_type": "enterprise" if u % ENTERPRISE_PLAN_EVERY == ENTERPRISE_PLAN_AT else "business",
-            "assignee": Account(id=user_id, login=login).record(base_url),
-            "assigning_team": team,
-        })
+    return [_seat(data, u, "organization", today=today, base_url=base_url, last_day=last_active[u])
+            for u in range(max(0, start), min(stop, data.users))]
+
+
+def enterprise_grants(data: ReportData) -> list[tuple[int, Grant]]:
+    """Every (user, grant) of the enterprise listing, in listing order."""
+    out: list[tuple[int, Grant]] = []
+    for u in range(data.user_count(scope="enterprise")):
+        by_team = u % ENTERPRISE_TEAM_EVERY == ENTERPRISE_TEAM_AT
+        if u < data.users:
+            out.append((u, "organization"))
+        if (u >= data.users and not by_team) or (u < data.users and u % BOTH_ORGS_EVERY == BOTH_ORGS_AT):
+            out.append((u, "labs"))
+        if by_team:
+            out.append((u, "enterprise-team"))
     return out
+
+
+def enterprise_seat_count(data: ReportData) -> int:
+    """`total_seats` of the enterprise: each user once, however many seats grant them access."""
+    return data.user_count(scope="enterprise")
+
+
+def enterprise_seat_records(data: ReportData, *, today: date, base_url: str, start: int,
+                            stop: int) -> list[dict[str, Any]]:
+    """The enterprise listing's entries start .. stop-1 (one per user and grant) on `today`."""
+    last_active = data.last_active_days(today=today)
+    return [_seat(data, u, grant, today=today, base_url=base_url, last_day=last_active[u])
+            for u, grant in enterprise_grants(data)[max(0, start):stop]]
+
+
+def _organization(login: str, org_id: str, base_url: str) -> dict[str, Any]:
+    return {"login": login, "id": int(org_id), "node_id": f"O_{org_id}", "url": f"{base_url}/orgs/{login}",
+            "repos_url": f"{base_url}/orgs/{login}/repos", "members_url": f"{base_url}/orgs/{login}/members{{/member}}",
+            "description": None}
+
+
+def _seat(data: ReportData, u: int, grant: Grant, *, today: date, base_url: str,
+          last_day: date | None) -> dict[str, Any]:
+    login, user_id = data.identity(u)
+    organization: dict[str, Any] | None = None
+    team: dict[str, Any] | None = None
+    moved = u % MOVER_EVERY == MOVER_AT and today >= data.team_move_day
+    if grant == "organization":
+        grantor = data.org
+        organization = _organization(data.org, data.organization_id, base_url)
+        if u % TEAM_ASSIGNED_EVERY != 0:
+            team = data.teams.squad_of(u, today).record(day=today, rename_day=data.rename_day,
+                                                        base_url=base_url, org=data.org)
+    elif grant == "labs":
+        grantor = data.second_org
+        organization = _organization(data.second_org, data.second_organization_id, base_url)
+    else:
+        grantor = data.enterprise
+        team = data.teams.enterprise_team_of(u, today).enterprise_record(
+            day=today, rename_day=data.rename_day, base_url=base_url, enterprise=data.enterprise)
+    user_h = _hash("seat", data.seed, data.org, u)  # the user's sign-ins: the same on each of their seats
+    h = _hash("seat", data.seed, grantor, u)
+    created_day = data.first_day - timedelta(days=30 + h % 300)
+    created = (created_day, f"{9 + h % 8:02d}:{h // 8 % 60:02d}:{h // 480 % 60:02d}")
+    updated = created
+    if team is not None and moved:
+        updated = max(updated, (data.team_move_day, "08:00:00"))
+    pending = None
+    if u % PENDING_EVERY == PENDING_AT:
+        pending = (today + timedelta(days=3 + u % 5)).isoformat()
+        updated = max(updated, (today - timedelta(days=1), "12:00:00"))
+    signed_in = f"06:{user_h // 7 % 60:02d}:{user_h // 11 % 60:02d}"
+    if last_day is not None:
+        last_activity = data.activity_time(u)
+        last_authenticated = _at(last_day, signed_in)
+    else:
+        last_activity = None
+        last_authenticated = _at(today - timedelta(days=91 + user_h % 200), signed_in) if u % 2 else None
+    return {
+        "created_at": _at(*created),
+        "updated_at": _at(*updated),
+        "pending_cancellation_date": pending,
+        "last_activity_at": f"{last_day.isoformat()}{last_activity}" if last_day and last_activity else None,
+        "last_activity_editor": data.editor_on(u, last_day) if last_day else None,
+        "last_authenticated_at": last_authenticated,
+        "plan_type": "enterprise" if u % ENTERPRISE_PLAN_EVERY == ENTERPRISE_PLAN_AT else "business",
+        "assignee": Account(id=user_id, login=login).record(base_url),
+        "organization": organization,
+        "assigning_team": team,
+    }

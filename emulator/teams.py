@@ -112,6 +112,23 @@ class Team:
             "members_url": f"{api}/members{{/member}}",
             "repositories_url": f"{api}/repos",
             "parent": None,
+            "type": "organization",
+        }
+
+    def enterprise_record(self, *, day: date, rename_day: date, base_url: str, enterprise: str) -> dict[str, Any]:
+        """The enterprise team object of the public REST API, as of `day`."""
+        slug = self.slug_on(day, rename_day)
+        html = f"{base_url}/enterprises/{enterprise}/teams/{slug}"
+        return {
+            "id": self.team_id,
+            "name": self.name_on(day, rename_day),
+            "slug": slug,
+            "description": f"The {self.name_on(day, rename_day)} team",
+            "url": f"{base_url}/enterprises/{enterprise}/teams/{self.team_id}",
+            "html_url": html,
+            "members_url": f"{html}/members{{/member}}",
+            "group_id": None,
+            "type": "enterprise",
         }
 
 
@@ -208,6 +225,12 @@ class TeamsModel:
     def squad_of(self, u: int, day: date) -> Team:
         """User u's organization squad on `day` (after the move for a mover)."""
         teams = self._scopes["organization"]
+        index = teams._teams_of(u, day >= self.move_day)[-1]
+        return teams.teams[index]
+
+    def enterprise_team_of(self, u: int, day: date) -> Team:
+        """Enterprise user u's engineering team on `day` (after the move for a mover)."""
+        teams = self._scopes["enterprise"]
         index = teams._teams_of(u, day >= self.move_day)[-1]
         return teams.teams[index]
 

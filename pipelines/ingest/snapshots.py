@@ -6,7 +6,8 @@ several repositories per call, with a batch size that halves when the service ch
 with a warning, and so is one GraphQL cannot resolve (deleted or renamed since the listing: a
 NOT_FOUND at its alias) while the rest of its batch lands; a failure at organization level, or
 any other GraphQL error, fails the run. An organization whose seats answer 403 (no billing
-permission) or 404 (the product is not enabled) is a warning (endpoint "seats") too.
+permission) or 404 (the product is not enabled) is a warning (endpoint "seats") too, and so
+is an enterprise's (endpoint "enterprise_seats").
 
 Long because it is one collection run: its settings, result and cost types are what its
 REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
@@ -62,19 +63,21 @@ class SnapshotFailed(ServiceError):
 
 @dataclass(frozen=True)
 class SnapshotSettings:
-    """What to snapshot. `repositories` ("owner/name", …) empty: every repository of each org."""
+    """What to snapshot. `repositories` ("owner/name", …) empty: every repository of each org;
+    `enterprises`: whose seats to list beside the organizations'."""
 
     orgs: tuple[str, ...]
     repositories: tuple[str, ...] = ()
+    enterprises: tuple[str, ...] = ()
     graphql_batch_size: int = 50
     graphql_grow_after: int = 2
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SnapshotSettings:
-        """`SERVICE_ORG` and `SERVICE_REPOS`; the members listing needs the organizations."""
+        """`SERVICE_ORG`, `SERVICE_REPOS` and `SERVICE_ENTERPRISE`; the members listing needs the organizations."""
         if not settings.orgs:
             raise ConfigError("SERVICE_ORG is not set: snapshots need the organization (a comma list for several)")
-        return cls(orgs=settings.orgs, repositories=settings.repos)
+        return cls(orgs=settings.orgs, repositories=settings.repos, enterprises=settings.enterprises)
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,11 @@ class _Repo:
 def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
     """Fetch everything for `day` and shape it into one frame per snapshot table."""
     requests_at_start, _ = _counts(client)
-    # As the reports do: each organization under the service's spelling of its login.
-    orgs = tuple(name for _, name in canonical_scopes(client, [("organization", org) for org in settings.orgs]))
-    settings = replace(settings, orgs=orgs)
+    # As the reports do: each scope under the service's spelling of its name.
+    scopes = canonical_scopes(client, [*(("organization", org) for org in settings.orgs),
+                                       *(("enterprise", name) for name in settings.enterprises)])
+    settings = replace(settings, orgs=tuple(name for scope, name in scopes if scope == "organization"),
+                       enterprises=tuple(name for scope, name in scopes if scope == "enterprise"))
     budget_before = _budget(client)
     requests_before, not_modified_before = _counts(client)
     warnings: list[SnapshotWarning] = []
@@ -150,6 +155,9 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         for org in settings.orgs
     ]
     seats, seat_totals = _collect_seats(client, orgs=settings.orgs, day=day, warnings=warnings)
+    enterprise_seats, enterprise_totals = _collect_enterprise_seats(
+        client, enterprises=settings.enterprises, day=day, warnings=warnings
+    )
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
     requests_after, not_modified_after = _counts(client)
@@ -162,6 +170,8 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         "org_members": pl.concat(members) if members else tf.org_members_frame(records=[], day=day, org=""),
         "seats": seats,
         "seat_totals": seat_totals,
+        "enterprise_seats": enterprise_seats,
+        "enterprise_seat_totals": enterprise_totals,
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
     work = requests_after - requests_before
@@ -256,6 +266,25 @@ def _collect_seats(
         frames.append(seats_tf.seats_frame(records=listing.seats, day=day, org=org))
         totals[org] = listing.total_seats
     return pl.concat(frames), seats_tf.seat_totals_frame(totals=totals, day=day)
+
+
+def _collect_enterprise_seats(
+    client: ServiceClient, *, enterprises: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every enterprise's seats and total; 403/404 is a warning for that enterprise."""
+    frames = [seats_tf.enterprise_seats_frame(records=[], day=day, enterprise="")]
+    totals: dict[str, int] = {}
+    for enterprise in enterprises:
+        try:
+            listing = api.list_enterprise_seats(client, enterprise=enterprise)
+        except (NotFound, PermissionDenied) as exc:
+            warnings.append(SnapshotWarning(enterprise, "enterprise_seats", exc.status, exc.message))
+            continue
+        except ServiceError as exc:
+            raise SnapshotFailed(f"snapshot of enterprise {enterprise!r} failed listing its seats: {exc}") from exc
+        frames.append(seats_tf.enterprise_seats_frame(records=listing.seats, day=day, enterprise=enterprise))
+        totals[enterprise] = listing.total_seats
+    return pl.concat(frames), seats_tf.enterprise_seat_totals_frame(totals=totals, day=day)
 
 
 def _collect_stats(

@@ -52,7 +52,7 @@ def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
 
 @dataclass(frozen=True)
 class SeatListing:
-    """An organization's seats: `total_seats` as the first page says it, and every seat listed."""
+    """A seat listing: `total_seats` as the first page says it, and every seat listed."""
 
     total_seats: int
     seats: list[Record]
@@ -64,7 +64,19 @@ def list_seats(client: ServiceClient, *, org: str) -> SeatListing:
     The listing answers `{"total_seats": N, "seats": [...]}` per page; 403 (no billing
     permission) and 404 (product not enabled) raise PermissionDenied / NotFound as the client does.
     """
-    path = f"/orgs/{_seg(org)}/{client.dialect.product}/billing/seats"
+    return _seat_listing(client, path=f"/orgs/{_seg(org)}/{client.dialect.product}/billing/seats")
+
+
+def list_enterprise_seats(client: ServiceClient, *, enterprise: str) -> SeatListing:
+    """Every seat of `enterprise` (`GET /enterprises/{enterprise}/{product}/billing/seats`).
+
+    One seat per holder and granting organization or enterprise team, so a user may be listed
+    more than once; `total_seats` counts each user once. Errors as `list_seats`.
+    """
+    return _seat_listing(client, path=f"/enterprises/{_seg(enterprise)}/{client.dialect.product}/billing/seats")
+
+
+def _seat_listing(client: ServiceClient, *, path: str) -> SeatListing:
     total: int | None = None
     seats: list[Record] = []
     for page, items in client.paginate_envelope(path=path, items_key="seats", params=_LIST_PARAMS):

@@ -117,11 +117,20 @@ TABLES: tuple[Table, ...] = (
     Table("snapshots", "org_members", ("snapshot_day", "org_login", "member_id"), "The organization's members (REST).",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "seats", ("snapshot_day", "org_login", "user_id"),
-          "Extension: every organization's seats (REST billing/seats): holder, assigning team, plan, last activity, "
-          "pending cancellation; total_seats per organization in snapshots.seat_totals.",
+          "Extension: every organization's seats (REST billing/seats): holder, granting organization, assigning "
+          "team and its type, plan, last activity, pending cancellation; total_seats per organization in "
+          "snapshots.seat_totals.",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
           "Extension: each organization's total_seats on the snapshot day.",
+          partition="snapshot_day", writer="snapshot"),
+    Table("snapshots", "enterprise_seats", ("snapshot_day", "enterprise", "user_id", "granted_through", "granted_by"),
+          "Extension: every enterprise's seats (REST billing/seats), one per holder and granting organization or "
+          "enterprise team (a user granted twice holds two rows); total_seats, each user once, in "
+          "snapshots.enterprise_seat_totals.",
+          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+    Table("snapshots", "enterprise_seat_totals", ("snapshot_day", "enterprise"),
+          "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders.",
           partition="snapshot_day", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",

@@ -22,6 +22,7 @@ _UPSTREAM = [
     ["snapshots", "issues"],
     ["snapshots", "org_members"],
     ["snapshots", "seats"],
+    ["snapshots", "enterprise_seats"],
     ["events", "webhook_deliveries"],
     ["usage", "latest_28_day_report"],
 ]

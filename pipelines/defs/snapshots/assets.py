@@ -17,8 +17,8 @@ from pipelines.warehouse.checks import run_checks
 GROUP = "snapshots"
 POOL = "service_api"
 
-# The snapshot assets: the catalog's tables of this concern (seat_totals and warnings are landed
-# with them and shown in their metadata).
+# The snapshot assets: the catalog's tables of this concern (the seat totals and warnings are
+# landed with them and shown in their metadata).
 SNAPSHOT_TABLES = {t.table: t.description for t in tables(asset=GROUP)}
 
 
@@ -66,6 +66,12 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
                     metadata |= {
                         "total_seats": dg.MetadataValue.int(int(totals["total_seats"].sum())),
                         "organizations_without_seats": sum(w.endpoint == "seats" for w in result.warnings),
+                    }
+                if table == "enterprise_seats":
+                    totals = result.frames["enterprise_seat_totals"]
+                    metadata |= {
+                        "total_seats": dg.MetadataValue.int(int(totals["total_seats"].sum())),
+                        "enterprises_without_seats": sum(w.endpoint == "enterprise_seats" for w in result.warnings),
                     }
                 yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
             outcomes = run_checks(conn, SNAPSHOT_CHECKS)

@@ -53,4 +53,17 @@ SNAPSHOT_CHECKS: tuple[Check, ...] = (
         "No organization's seats were refused (403) or not enabled (404) on the newest snapshot day.",
         blocking=False,
     ),
+    Check(
+        "enterprise_seat_snapshot_complete",
+        ("snapshots", "enterprise_seats"),
+        _SQL / "count_incomplete_enterprise_seat_snapshots.sql",
+        "Each snapshot day and enterprise with a seat total holds exactly total_seats distinct seat holders.",
+    ),
+    Check(
+        "enterprise_seats_visible",
+        ("snapshots", "enterprise_seats"),
+        _SQL / "count_enterprise_seat_warnings.sql",
+        "No enterprise's seats were refused (403) or not enabled (404) on the newest snapshot day.",
+        blocking=False,
+    ),
 )

@@ -24,7 +24,7 @@ ASSETS = {
     "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
     "core/user_team_days", "core/team_days", "core/dim_team",
     "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",
-    "snapshots/seats",
+    "snapshots/seats", "snapshots/enterprise_seats",
     "events/webhook_deliveries", "serving/warehouse_copy",
 }
 # (asset, check, blocking): blocking checks hold back the serving copy downstream of them.
@@ -56,6 +56,8 @@ CHECKS = {
     ("snapshots/repositories", "no_skipped_repositories", False),
     ("snapshots/seats", "seat_snapshot_complete", True),
     ("snapshots/seats", "seats_visible", False),
+    ("snapshots/enterprise_seats", "enterprise_seat_snapshot_complete", True),
+    ("snapshots/enterprise_seats", "enterprise_seats_visible", False),
     ("snapshots/repository_stats", "counts_are_consistent", True),
     ("snapshots/repository_stats", "every_repository_has_stats", True),
     # The weekly audit: the same checks over the whole history, never blocking.

@@ -28,7 +28,8 @@ def conn(tmp_path):
     connection.close()
 
 
-def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=()) -> None:
+def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=(),
+          enterprise_grants: tuple[tuple[int, str], ...] = (), enterprise_totals: dict[str, int] | None = None) -> None:
     repo = {"id": 1, "full_name": "acme/api", "name": "api", "owner": {"login": "acme", "id": 9}}
     seat_frames = [
         seats_tf.seats_frame(records=[{"assignee": {"id": i}} for i in range(n)], day=DAY, org=org)
@@ -41,6 +42,10 @@ def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=()) -
         "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme"),
         "seats": pl.concat([seats_tf.seats_frame(records=[], day=DAY, org=""), *seat_frames]),
         "seat_totals": seats_tf.seat_totals_frame(totals=totals, day=DAY),
+        "enterprise_seats": seats_tf.enterprise_seats_frame(
+            records=[{"assignee": {"id": i}, "organization": {"login": org}} for i, org in enterprise_grants],
+            day=DAY, enterprise="acme-corp"),
+        "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals=enterprise_totals or {}, day=DAY),
         "warnings": tf.warnings_frame(warnings=list(warnings), day=DAY),
     })
 
@@ -80,6 +85,24 @@ def test_an_org_whose_seats_were_refused_warns_in_seats_visible_not_in_the_repos
     assert _outcome(conn, "seat_snapshot_complete").passed  # no total for globex: nothing to compare
 
 
+def test_enterprise_seat_snapshot_complete_counts_holders_not_grants(conn):
+    twice = ((1, "acme"), (1, "acme-labs"), (2, "acme"))
+    _land(conn, seats={}, totals={}, enterprise_grants=twice, enterprise_totals={"acme-corp": 2})
+    outcome = _outcome(conn, "enterprise_seat_snapshot_complete")
+    assert outcome.passed and outcome.check.blocking
+    _land(conn, seats={}, totals={}, enterprise_grants=twice, enterprise_totals={"acme-corp": 3})
+    outcome = _outcome(conn, "enterprise_seat_snapshot_complete")
+    assert (outcome.failures, outcome.detail) == (1, "acme-corp 2026-11-20: 2 seat holders of 3")
+
+
+def test_an_enterprise_whose_seats_were_refused_warns_in_enterprise_seats_visible_only(conn):
+    refused = {"repository": "acme-corp", "endpoint": "enterprise_seats", "status": 403, "message": "Forbidden"}
+    _land(conn, seats={"acme": 1}, totals={"acme": 1}, warnings=[refused])
+    visible = _outcome(conn, "enterprise_seats_visible")
+    assert (visible.failures, visible.detail, visible.check.blocking) == (1, "acme-corp 403: Forbidden", False)
+    assert _outcome(conn, "seats_visible").passed and _outcome(conn, "no_skipped_repositories").passed
+
+
 def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_check(emulator, pipeline_env, instance):
     defs = build_definitions(Settings.from_env())
     today = datetime.now(UTC).date().isoformat()
@@ -91,3 +114,7 @@ def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_ch
     assert seats.metadata["dagster/row_count"].value == users
     assert seats.metadata["total_seats"].value == users
     assert check_results(result)["snapshots/seats:seat_snapshot_complete"] is True
+    (enterprise,) = [m for m in result.asset_materializations_for_node("snapshots_daily")
+                     if m.asset_key == dg.AssetKey(["snapshots", "enterprise_seats"])]
+    assert enterprise.metadata["total_seats"].value < enterprise.metadata["dagster/row_count"].value
+    assert check_results(result)["snapshots/enterprise_seats:enterprise_seat_snapshot_complete"] is True

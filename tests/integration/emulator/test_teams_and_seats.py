@@ -19,7 +19,7 @@ from .conftest import TODAY
 
 TEAM_FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "team_id", "slug"},
                "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"}}
-SEAT_FIELDS = {"assignee", "assigning_team", "created_at", "updated_at", "pending_cancellation_date",
+SEAT_FIELDS = {"assignee", "organization", "assigning_team", "created_at", "updated_at", "pending_cancellation_date",
                "last_activity_at", "last_activity_editor", "last_authenticated_at", "plan_type"}
 HISTORY_DAYS = 60
 
@@ -37,6 +37,10 @@ class Served:
     @property
     def seats(self) -> str:
         return f"/orgs/acme/{self.product}/billing/seats"
+
+    @property
+    def enterprise_seats(self) -> str:
+        return f"/enterprises/acme-corp/{self.product}/billing/seats"
 
 
 def _headers(dialect: str, token: str) -> dict[str, str]:
@@ -73,8 +77,8 @@ def _report(served: Served, scope: str, name: str, day: date) -> list[dict]:
     return [row for link in body["download_links"] for row in _ndjson(link)]
 
 
-def _all_seats(served: Served, per_page: int) -> tuple[int, list[dict], int]:
-    url: str | None = f"{served.seats}?per_page={per_page}"
+def _all_seats(served: Served, per_page: int, *, path: str | None = None) -> tuple[int, list[dict], int]:
+    url: str | None = f"{path or served.seats}?per_page={per_page}"
     seats: list[dict] = []
     totals = set()
     pages = 0
@@ -166,9 +170,11 @@ def test_seats_default_page_size_and_holders_are_the_org_members(served: Served)
     for seat in seats:
         assert set(seat) == SEAT_FIELDS
         assert seat["plan_type"] in ("business", "enterprise")
+        assert seat["organization"]["login"] == "acme"
         team = seat["assigning_team"]
         if team is not None:
             assert {"id", "node_id", "slug", "name", "description", "privacy", "url", "html_url"} <= set(team)
+            assert team["type"] == "organization"
     # The team a seat came through is the user's squad: it is on that user's lines of the latest report.
     latest = _report(served, "organization", "user-teams-1-day", TODAY - timedelta(days=1))
     teams_of: dict[int, set[int]] = {}
@@ -222,3 +228,48 @@ def test_seats_refuse_the_limited_token_and_unknown_orgs(served: Served) -> None
     assert httpx.get(served.emu.base_url + served.seats).status_code == 401
     requests = served.emu.stats()["requests"]
     assert requests.get("seats 403", 0) >= 1 and requests.get("seats 404", 0) >= 1 and requests.get("seats 200")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(per_page=st.integers(min_value=1, max_value=100))
+def test_enterprise_seats_page_by_entry_and_count_each_user_once(served: Served, per_page: int) -> None:
+    total, seats, pages = _all_seats(served, per_page, path=served.enterprise_seats)
+    holders = [s["assignee"]["id"] for s in seats]
+    assert total == len(set(holders)) == 60  # 40 of the organization, 20 of {org}-labs
+    assert len(seats) > total and pages == -(-len(seats) // per_page)
+
+
+def test_enterprise_seats_are_one_per_granting_organization_or_enterprise_team(served: Served) -> None:
+    _, seats, _ = _all_seats(served, 100, path=served.enterprise_seats)
+    grants = [(s["assignee"]["id"], (s["organization"] or {}).get("login"), (s["assigning_team"] or {}).get("id"))
+              for s in seats]
+    assert len(set(grants)) == len(grants)
+    for seat in seats:
+        assert set(seat) == SEAT_FIELDS
+    by_user: dict[int, list[dict]] = {}
+    for seat in seats:
+        by_user.setdefault(seat["assignee"]["id"], []).append(seat)
+    two_orgs = [u for u, mine in by_user.items()
+                if {(s["organization"] or {}).get("login") for s in mine} >= {"acme", "acme-labs"}]
+    assert two_orgs
+    by_team = [s for s in seats if s["organization"] is None]
+    assert by_team and all(s["assigning_team"]["type"] == "enterprise" for s in by_team)
+    assert {s["assigning_team"]["type"] for s in seats if s["organization"] and s["assigning_team"]} == {"organization"}
+    # The organization's own seats are listed as its listing has them.
+    _, org_seats, _ = _all_seats(served, 100)
+    assert [s for s in seats if (s["organization"] or {}).get("login") == "acme"] == org_seats
+    # A user's activity is the user's, the same on each of their seats.
+    for mine in by_user.values():
+        assert len({(s["last_activity_at"], s["last_authenticated_at"]) for s in mine}) == 1
+
+
+def test_enterprise_seats_answer_304_to_their_etag_and_refuse_like_the_organization_s(served: Served) -> None:
+    first = served.client.get(served.enterprise_seats)
+    again = served.client.get(served.enterprise_seats, headers={"If-None-Match": first.headers["etag"]})
+    assert first.status_code == 200 and again.status_code == 304
+    limited = _headers("github" if served.product == "copilot" else "service",
+                       served.emu.credentials["limited_token"])
+    refused = httpx.get(served.emu.base_url + served.enterprise_seats, headers=limited)
+    assert refused.status_code == 403 and "enterprise owner" in refused.json()["message"]
+    unknown = served.client.get(served.enterprise_seats.replace("acme-corp", "nope"))
+    assert unknown.status_code == 404

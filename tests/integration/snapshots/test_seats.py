@@ -19,11 +19,12 @@ DAY = date(2026, 11, 20)
 _MEDIA = {"service": "application/vnd.service+json", "github": "application/vnd.github+json"}
 
 
-def _served(emu, dialect: str) -> tuple[int, list[dict]]:
+def _served(emu, dialect: str, *, scope: str = "orgs") -> tuple[int, list[dict]]:
     """The emulator's seat listing, read page by page with plain httpx: (total_seats, seats)."""
-    org, product = emu.credentials["org"], "assistant" if dialect == "service" else "copilot"
+    name = emu.credentials["org" if scope == "orgs" else "enterprise"]
+    product = "assistant" if dialect == "service" else "copilot"
     headers = {"Authorization": f"token {emu.credentials['token']}", "Accept": _MEDIA[dialect]}
-    url: str | None = f"{emu.base_url}/orgs/{org}/{product}/billing/seats?per_page=7&page=1"
+    url: str | None = f"{emu.base_url}/{scope}/{name}/{product}/billing/seats?per_page=7&page=1"
     total, seats = None, []
     while url is not None:
         answer = httpx.get(url, headers=headers)
@@ -35,11 +36,14 @@ def _served(emu, dialect: str) -> tuple[int, list[dict]]:
     return total, seats
 
 
-@pytest.mark.parametrize(
+_BOTH_DIALECTS = pytest.mark.parametrize(
     "emulator_config",
     [EmulatorConfig(seed=7, users=140, repos=1, issues_per_repo=1, dialect=d) for d in ("service", "github")],
     ids=["service", "github"],
 )
+
+
+@_BOTH_DIALECTS
 def test_snapshot_from_the_emulator_holds_every_seat_with_its_activity_as_served(
     emu, make_client, warehouse, emulator_config
 ):
@@ -67,6 +71,9 @@ def test_snapshot_from_the_emulator_holds_every_seat_with_its_activity_as_served
     }
     assert landed == want
     assert any(a is None for _, _, a in landed.values()) and any(t is None for _, t, _ in landed.values())
+    assert warehouse.execute(
+        "SELECT DISTINCT organization_login, assigning_team_type FROM snapshots.seats ORDER BY ALL"
+    ).fetchall() == [(org, "organization"), (org, None)]
     # The blocking check agrees: rows = total_seats for the day.
     failures = warehouse.execute(
         "SELECT count(*) FROM snapshots.seat_totals t"
@@ -74,6 +81,56 @@ def test_snapshot_from_the_emulator_holds_every_seat_with_its_activity_as_served
         " WHERE s.snapshot_day = t.snapshot_day AND s.org_login = t.org_login)"
     ).fetchone()
     assert failures == (0,)
+
+
+@_BOTH_DIALECTS
+def test_enterprise_seats_land_a_row_per_grant_with_holders_adding_up_to_total_seats(
+    emu, make_client, warehouse, emulator_config
+):
+    org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
+    settings = SnapshotSettings(orgs=(org,), enterprises=(enterprise,))
+    result = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+    total, served = _served(emu, emulator_config.dialect, scope="enterprises")
+
+    assert result.warnings == ()
+    assert warehouse.execute("SELECT enterprise, total_seats FROM snapshots.enterprise_seat_totals").fetchall() == [
+        (enterprise, total)
+    ]
+    [(rows, holders)] = warehouse.execute(
+        "SELECT count(*), count(DISTINCT user_id) FROM snapshots.enterprise_seats"
+    ).fetchall()
+    assert (rows, holders) == (len(served), total)
+    assert rows > total and rows > 100  # more seats than holders, over several pages
+    # A user two organizations grant has two seats, one per organization.
+    two_orgs = warehouse.execute(
+        "SELECT user_id, list(granted_by ORDER BY granted_by) FROM snapshots.enterprise_seats"
+        " WHERE granted_through = 'organization' GROUP BY user_id HAVING count(*) = 2 ORDER BY user_id LIMIT 1"
+    ).fetchall()
+    assert two_orgs and two_orgs[0][1] == [org, f"{org}-labs"]
+    # A seat an enterprise team grants keeps the team's type; an organization's team is told apart.
+    kinds = warehouse.execute(
+        "SELECT DISTINCT granted_through, organization_login IS NULL, assigning_team_type"
+        " FROM snapshots.enterprise_seats ORDER BY ALL"
+    ).fetchall()
+    assert kinds == [("enterprise_team", True, "enterprise"), ("organization", False, "organization"),
+                     ("organization", False, None)]
+    served_grants = sorted(
+        (s["assignee"]["id"], (s["organization"] or {}).get("login") or s["assigning_team"]["slug"]) for s in served
+    )
+    assert sorted(warehouse.execute("SELECT user_id, granted_by FROM snapshots.enterprise_seats").fetchall()) == (
+        served_grants
+    )
+    failures = warehouse.execute(
+        "SELECT count(*) FROM snapshots.enterprise_seat_totals t WHERE total_seats <> (SELECT count(DISTINCT user_id)"
+        " FROM snapshots.enterprise_seats s WHERE s.snapshot_day = t.snapshot_day AND s.enterprise = t.enterprise)"
+    ).fetchall()
+    assert failures == [(0,)]
+
+    # The same snapshot day again changes nothing.
+    tables = ("seats", "seat_totals", "enterprise_seats", "enterprise_seat_totals")
+    before = {t: warehouse.sql(f"SELECT * FROM snapshots.{t} ORDER BY ALL").fetchall() for t in tables}
+    run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+    assert {t: warehouse.sql(f"SELECT * FROM snapshots.{t} ORDER BY ALL").fetchall() for t in tables} == before
 
 
 def test_a_token_without_billing_permission_lands_the_day_with_a_seats_warning(emu, warehouse, tmp_path):

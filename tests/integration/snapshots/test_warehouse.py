@@ -47,6 +47,12 @@ def _frames(
             org="acme",
         ),
         "seat_totals": seats_tf.seat_totals_frame(totals={"acme": len(seat_ids)}, day=day),
+        "enterprise_seats": seats_tf.enterprise_seats_frame(
+            records=[{"assignee": {"id": i}, "organization": {"login": o}} for i in seat_ids for o in ("acme", "labs")],
+            day=day,
+            enterprise="acme-corp",
+        ),
+        "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals={"acme-corp": len(seat_ids)}, day=day),
         "warnings": tf.warnings_frame(
             warnings=[{"repository": "acme/gone", "endpoint": "repository", "status": 404, "message": "Not Found"}],
             day=day,
@@ -66,7 +72,7 @@ def test_rerun_of_a_day_replaces_it_and_leaves_identical_tables(conn):
     assert _dump(conn) == first
     assert written == {
         "repositories": 1, "repository_stats": 1, "issues": 2, "org_members": 1, "seats": 2, "seat_totals": 1,
-        "warnings": 1,
+        "enterprise_seats": 4, "enterprise_seat_totals": 1, "warnings": 1,
     }
     assert conn.execute("SELECT count(*) FROM snapshots.issues WHERE snapshot_day = ?", [OTHER]).fetchone() == (2,)
 

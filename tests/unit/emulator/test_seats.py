@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from emulator.reportdata import LAST_ACTIVITY_DAYS, ReportData
-from emulator.seats import seat_count, seat_records
+from emulator.seats import enterprise_grants, enterprise_seat_count, enterprise_seat_records, seat_count, seat_records
 
 TODAY = date(2026, 11, 20)
 FIRST_DAY = TODAY - timedelta(days=60)
@@ -104,3 +104,24 @@ def test_assigning_team_is_the_squad_of_today_and_seats_follow_the_clock() -> No
     # Lapsed users fall out of the 90-day window as the clock moves on.
     far = FIRST_DAY + timedelta(days=15 + LAST_ACTIVITY_DAYS + 1)
     assert _seats(data, far)[9]["last_activity_at"] is None
+
+
+def test_enterprise_seats_hold_the_organization_s_and_grant_some_users_twice() -> None:
+    data = _data(40)
+    entries = len(enterprise_grants(data))
+    seats = enterprise_seat_records(data, today=TODAY, base_url="http://emu", start=0, stop=entries)
+    assert enterprise_seat_count(data) == len({s["assignee"]["id"] for s in seats}) == 60
+    assert [s for s in seats if s["organization"] and s["organization"]["login"] == "acme"] == _seats(data)
+    grantors = {}
+    for seat in seats:
+        grantor = (seat["organization"] or {}).get("login") or seat["assigning_team"]["slug"]
+        grantors.setdefault(seat["assignee"]["login"], []).append(grantor)
+    assert grantors["dev-00003"] == ["acme", "acme-labs"]  # u = 5
+    assert grantors["dev-00004"] == ["acme", data.teams.enterprise_team_of(6, TODAY).slug_on(TODAY, data.rename_day)]
+    labs_by_team = data.identity(46)[0]  # a {org}-labs user granted only by an enterprise team
+    assert len(grantors[labs_by_team]) == 1 and not grantors[labs_by_team][0].startswith("acme")
+    for seat in seats:
+        if seat["organization"] is None:
+            assert seat["assigning_team"]["type"] == "enterprise"
+            assert seat["assigning_team"]["id"] >= 1_000_000_000
+    assert seats == enterprise_seat_records(data, today=TODAY, base_url="http://emu", start=0, stop=100)

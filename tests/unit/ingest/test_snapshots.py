@@ -123,10 +123,10 @@ def test_a_graphql_error_that_is_not_a_missing_repository_of_the_batch_fails_the
     assert str(raised.value) == f"POST http://127.0.0.1:9/graphql GraphQL errors: {error['message']}"
 
 
-def test_settings_come_from_service_org_and_repos():
-    settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"))
+def test_settings_come_from_service_org_repos_and_enterprise():
+    settings = Settings(orgs=("acme",), repos=("acme/api", "acme/web"), enterprises=("acme-corp",))
     assert SnapshotSettings.from_settings(settings) == SnapshotSettings(
-        orgs=("acme",), repositories=("acme/api", "acme/web")
+        orgs=("acme",), repositories=("acme/api", "acme/web"), enterprises=("acme-corp",)
     )
 
 
@@ -135,12 +135,12 @@ def test_settings_without_an_organization_are_refused():
         SnapshotSettings.from_settings(Settings())
 
 
-def _collect(tmp_path, service, *, orgs=("acme",)):
+def _collect(tmp_path, service, *, orgs=("acme",), enterprises=()):
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
     with ServiceClient(
         config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
     ) as client:
-        return collect_snapshot(client, settings=SnapshotSettings(orgs=orgs), day=DAY)
+        return collect_snapshot(client, settings=SnapshotSettings(orgs=orgs, enterprises=enterprises), day=DAY)
 
 
 def test_seats_of_every_org_are_collected_with_their_total(tmp_path):
@@ -196,3 +196,37 @@ def test_a_seat_without_an_assignee_fails_the_snapshot_naming_the_org_and_the_se
 
     with pytest.raises(SeatRecordError, match=r"seat 1 of organization 'acme' has no assignee id"):
         _collect(tmp_path, service)
+
+
+def _enterprise_service(status: int, seats: list[dict] | None = None):
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/enterprises/acme-corp/assistant/billing/seats":
+            if status != 200:
+                return httpx.Response(status, json={"message": "nope"})
+            page = request.url.params["page"]
+            return httpx.Response(200, json={"total_seats": 1, "seats": seats if page == "1" else []})
+        return _service(request)
+
+    return service
+
+
+def test_enterprise_seats_land_one_row_per_grant_with_the_enterprise_s_total(tmp_path):
+    granted = [_SEAT | {"organization": {"login": "acme", "id": 9}},
+               _SEAT | {"organization": None, "assigning_team": {"id": 3, "slug": "eng", "type": "enterprise"}}]
+    result = _collect(tmp_path, _enterprise_service(200, granted), enterprises=("ACME-corp",))
+    landed = result.frames["enterprise_seats"].select("enterprise", "user_id", "granted_through", "granted_by")
+    assert landed.rows() == [("acme-corp", 5, "enterprise_team", "eng"), ("acme-corp", 5, "organization", "acme")]
+    assert result.frames["enterprise_seat_totals"].rows() == [(DAY, "acme-corp", 1)]
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_enterprise_seats_refused_or_not_enabled_are_a_warning_for_that_enterprise(tmp_path, status):
+    result = _collect(tmp_path, _enterprise_service(status), enterprises=("acme-corp",))
+    assert SnapshotWarning("acme-corp", "enterprise_seats", status, "nope") in result.warnings
+    assert result.frames["enterprise_seats"].height == 0 and result.frames["enterprise_seat_totals"].height == 0
+    assert result.frames["seats"].height == 1
+
+
+def test_any_other_enterprise_seats_failure_fails_the_snapshot_naming_the_enterprise(tmp_path):
+    with pytest.raises(SnapshotFailed, match=r"enterprise 'acme-corp' failed listing its seats"):
+        _collect(tmp_path, _enterprise_service(500), enterprises=("acme-corp",))

@@ -6,7 +6,7 @@ import pytest
 
 from pipelines.service import RetryPolicy, Secret, ServiceClient, ServiceConfig, TokenAuth
 from pipelines.service.errors import NotFound, PermissionDenied, ServiceError
-from pipelines.service.repos import SeatListing, list_seats, repository_stats_query
+from pipelines.service.repos import SeatListing, list_enterprise_seats, list_seats, repository_stats_query
 
 
 def test_stats_query_declares_typed_variables_per_alias():
@@ -76,6 +76,21 @@ def test_list_seats_asks_the_dialects_billing_path_and_follows_link_next(tmp_pat
     assert [s["assignee"]["id"] for s in listing.seats] == [1, 2, 3, 4, 5]
     assert asked == [f"/orgs/acme/{product}/billing/seats"] * 3
     assert per_page == ["100"] * 3
+
+
+@pytest.mark.parametrize(("dialect", "product"), [("service", "assistant"), ("github", "copilot")])
+def test_list_enterprise_seats_asks_the_dialects_enterprise_billing_path_to_the_last_page(tmp_path, dialect, product):
+    asked: list[str] = []
+    serve = _seats_service(3)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return serve(request)
+
+    with _client(handler, tmp_path, dialect=dialect) as client:
+        listing = list_enterprise_seats(client, enterprise="acme-corp")
+    assert [s["assignee"]["id"] for s in listing.seats] == [1, 2, 3]
+    assert asked == [f"/enterprises/acme-corp/{product}/billing/seats"] * 2
 
 
 def test_list_seats_of_an_org_without_seats_is_an_empty_listing_with_its_total(tmp_path):

@@ -47,6 +47,8 @@ def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
         "last_activity_at": datetime(2026, 11, 19, 21, 30, tzinfo=UTC),
         "last_activity_editor": "vscode/1.104.0/assistant-chat/0.31.0",
         "last_authenticated_at": datetime(2026, 11, 19, 8, 0, tzinfo=UTC),
+        "organization_login": None,
+        "assigning_team_type": None,
     }
 
 
@@ -111,3 +113,44 @@ def test_one_row_per_assignee_as_last_listed_with_the_same_instants(seats):
         assert row["last_activity_at"] == at  # the same instant, now in UTC
         assert row["last_activity_at"] is None or row["last_activity_at"].tzinfo is not None
         assert (row["assigning_team_id"], row["assigning_team_slug"]) == (team if team else (None, None))
+
+
+def test_an_organization_seat_keeps_its_organization_and_the_assigning_team_s_type():
+    team = {"id": 4, "slug": "a", "type": "enterprise"}
+    seat = _seat(7, organization={"login": "acme", "id": 9}, assigning_team=team)
+    row = tf.seats_frame(records=[seat], day=DAY, org="acme").row(0, named=True)
+    assert (row["organization_login"], row["assigning_team_type"]) == ("acme", "enterprise")
+
+
+def test_an_enterprise_seat_is_keyed_by_holder_and_grant_so_two_organizations_give_two_rows():
+    squad = {"id": 4, "slug": "sq", "type": "organization"}
+    eng = {"id": 1_000_000_003, "slug": "eng-atlas", "type": "enterprise"}
+    frame = tf.enterprise_seats_frame(
+        records=[
+            _seat(7, organization={"login": "acme", "id": 9}, assigning_team=squad),
+            _seat(7, organization={"login": "acme-labs", "id": 10}, assigning_team=None),
+            _seat(7, organization=None, assigning_team=eng),
+            _seat(8, organization=None, assigning_team=None),
+            _seat(7, organization={"login": "acme-labs", "id": 10}, assigning_team=None),  # read twice across pages
+        ],
+        day=DAY,
+        enterprise="acme-corp",
+    )
+    assert frame.schema == pl.Schema(tf.ENTERPRISE_SEATS_SCHEMA)
+    keyed = frame.select("user_id", "granted_through", "granted_by", "organization_id", "assigning_team_type")
+    assert keyed.rows() == [
+        (7, "enterprise_team", "eng-atlas", None, "enterprise"),
+        (7, "organization", "acme", 9, "organization"),
+        (7, "organization", "acme-labs", 10, None),
+        (8, "enterprise", "acme-corp", None, None),
+    ]
+    empty = tf.enterprise_seats_frame(records=[], day=DAY, enterprise="e")
+    assert empty.schema == pl.Schema(tf.ENTERPRISE_SEATS_SCHEMA)
+    totals = tf.enterprise_seat_totals_frame(totals={"acme-corp": 2}, day=DAY)
+    assert totals.rows() == [(DAY, "acme-corp", 2)]
+
+
+def test_an_enterprise_seat_of_a_team_without_a_slug_fails_naming_the_enterprise_and_the_seat():
+    bad = _seat(3, organization=None, assigning_team={"id": 5})
+    with pytest.raises(tf.SeatRecordError, match=r"seat 1 of enterprise 'acme-corp' names neither"):
+        tf.enterprise_seats_frame(records=[_seat(1), bad], day=DAY, enterprise="acme-corp")

@@ -1,7 +1,7 @@
 -- Repositories skipped (404, 403) on the newest snapshot day, with status and message (an
--- organization's refused seats are the seats_visible check's).
+-- organization's or enterprise's refused seats are the seats_visible checks').
 SELECT count(*) AS failures,
        string_agg(repository || ' ' || endpoint || ' ' || status || ': ' || message, ' | ') AS detail
 FROM snapshots.warnings
-WHERE endpoint <> 'seats'
+WHERE endpoint NOT IN ('seats', 'enterprise_seats')
   AND snapshot_day = (SELECT max(snapshot_day) FROM snapshots.warnings);
