@@ -143,6 +143,15 @@ _REVIEW_PASSIVE_BELOW = 90
 _BYTES_PER_USER = 20
 _SURFACE_BYTES = 5
 _COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
+# The CLI's customizations a user may use (September 2026): names a customer defined come
+# grouped as "other" ("custom" for slash commands). The "pdf" skill belongs to the "docs-kit"
+# plugin, so a plugin's count is always inside the skills' (never added to them).
+_CUSTOMIZATIONS: dict[str, tuple[str, ...]] = {
+    "skill": ("pdf", "xlsx", "frontend-design", "other"),
+    "custom_agent": ("reviewer", "other"),
+    "mcp": ("github-mcp-server", "playwright", "other"),
+    "slash_cmd": ("/plan", "/review", "/model", "custom"),
+}
 _PROFILE_BYTES = 40
 # Random bytes come in blocks of this many users, so a user range costs only its own blocks.
 _BLOCK = 1024
@@ -230,6 +239,8 @@ class _UserDay:
     vscode_agent: bool = False  # agent sessions in VS Code
     app_counts: tuple[int, int, int] | None = None  # the app's sessions, requests, prompts
     vscode_counts: tuple[int, int] | None = None  # VS Code agent sessions, user messages
+    # CLI customizations used: category -> ((name, interaction count), ...); CLI users only.
+    customizations: dict[str, tuple[tuple[str, int], ...]] | None = None
 
 
 class ReportData:
@@ -625,11 +636,30 @@ class ReportData:
         cloud_agent, app, vscode_agent = self._surfaces(u, p, day.toordinal(), active=True, agent_mode=agent_mode,
                                                         ide=ide)
         app_counts, vscode_counts = self._surface_counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
+        customizations = self._customizations(u, day.toordinal(), c) if cli_counts is not None else None
         return _UserDay(
             active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
             [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
             review_active, review_passive, cloud_agent, app, vscode_agent, app_counts, vscode_counts,
+            customizations,
         )
+
+    def _customizations(self, u: int, ordinal: int, c: float) -> dict[str, tuple[tuple[str, int], ...]]:
+        """A CLI user's customizations of the day, from a hash of their own (every older number
+        stays as it was)."""
+        bits = _key("customizations", self.seed, u, ordinal)
+        out: dict[str, tuple[tuple[str, int], ...]] = {}
+        for category, names in _CUSTOMIZATIONS.items():
+            used = []
+            for name in names:
+                if bits & 3 == 0:
+                    used.append((name, int((1 + (bits >> 2) % 9) * c)))
+                bits = (bits >> 5) | ((bits & 31) << 59)  # rotate: every name gets its own bits
+            out[category] = tuple(used)
+        pdf = dict(out["skill"]).get("pdf")
+        # After 13 turns of 5 bits, bit 0 and 1 are among those that chose pdf: bit 2 is not.
+        out["plugin"] = (("docs-kit", pdf),) if pdf is not None and bits & 4 else ()
+        return out
 
     def _phase(self, u: int, day: date) -> int:
         """The user's adoption phase (0 no cohort .. 3 multi-agent): stable for weeks, as a
@@ -680,6 +710,9 @@ class ReportData:
         if d.agents:
             parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
                 _AGENT_ENTRY % (a, self.agent_name(agent_id=a, day=day), j) for a, j, _ in d.agents) + "]")
+        if d.customizations is not None:
+            distinct = {category: len(used) for category, used in d.customizations.items()}
+            parts.append(_customization_json(d.customizations, distinct=distinct))
         parts.append(internal)
         parts.append("}\n")
         return "".join(parts)
@@ -702,6 +735,7 @@ class ReportData:
         active_today = chat_today = agent_today = cli_today = review_active_today = review_passive_today = 0
         cloud_today = app_today = vscode_today = 0
         app_sums, vscode_sums = [0, 0, 0], [0, 0]
+        customized: dict[str, dict[str, int]] = {}
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
             if not d.active:
@@ -710,6 +744,10 @@ class ReportData:
                 _add(app_sums, d.app_counts)
             if d.vscode_counts is not None:
                 _add(vscode_sums, d.vscode_counts)
+            for category, entries in (d.customizations or {}).items():
+                names = customized.setdefault(category, {})
+                for name, count in entries:
+                    names[name] = names.get(name, 0) + count
             cloud_today |= d.cloud_agent << u
             app_today |= d.app << u
             vscode_today |= d.vscode_agent << u
@@ -783,6 +821,12 @@ class ReportData:
             record[self._name("totals_by_assistant_app")] = _app_dict(app_sums)
         if vscode_today:
             record["totals_by_vscode_agent"] = _vscode_dict(vscode_sums)
+        if customized:
+            # The scope's five most used of each category, and how many different ones were used.
+            top = {category: sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+                   for category, names in customized.items()}
+            record.update(json.loads("{" + _customization_json(
+                top, distinct={k: len(v) for k, v in customized.items()})[1:] + "}"))
         if agents:
             record["totals_by_3rd_party_agent"] = [
                 {"agent_id": a, "agent_name": self.agent_name(agent_id=a, day=day),
@@ -932,6 +976,15 @@ def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[
                for values, counts in sorted(_group(items, key).items())]
         for name, keys, key in _BREAKDOWNS
     }
+
+
+def _customization_json(entries: dict[str, Any], *, distinct: dict[str, int]) -> str:
+    """`,"totals_by_<category>":[...],"distinct_<category>_use_count":n` for each category."""
+    parts = []
+    for category, used in entries.items():
+        items = ",".join(f'{{"{category}":"{name}","interaction_count":{count}}}' for name, count in used)
+        parts.append(f',"totals_by_{category}":[{items}],"distinct_{category}_use_count":{distinct[category]}')
+    return "".join(parts)
 
 
 def _app_dict(v: Sequence[int]) -> dict[str, int]:

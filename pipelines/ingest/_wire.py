@@ -15,7 +15,13 @@ import pyarrow as pa
 import pyarrow.json as pa_json
 
 from pipelines.transform.records import EXTRA, LINE, empty_records
-from pipelines.transform.schema import BREAKDOWN_ARRAYS, FORMER_NAMES, WIRE_NAMES, record_dtype
+from pipelines.transform.schema import (
+    BREAKDOWN_ARRAYS,
+    CUSTOMIZATION_ARRAYS,
+    FORMER_NAMES,
+    WIRE_NAMES,
+    record_dtype,
+)
 
 _ARROW_SCALARS = {
     # Dates are read as text and parsed strictly afterwards: the JSON reader wants numbers.
@@ -110,6 +116,10 @@ def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
 
 
 # Breakdown and agent elements are told apart in `_extra` by their key fields.
-ELEMENT_KEYS = {field: keys for field, keys in BREAKDOWN_ARRAYS.values()} | {"totals_by_3rd_party_agent": ("agent_id",)}
+ELEMENT_KEYS = (
+    {field: keys for field, keys in BREAKDOWN_ARRAYS.values()}
+    | {"totals_by_3rd_party_agent": ("agent_id",)}
+    | {field: (category,) for category, field in CUSTOMIZATION_ARRAYS.items()}
+)
 
 

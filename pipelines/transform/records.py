@@ -26,6 +26,7 @@ from pipelines.transform.schema import (
     CLI_COUNTS,
     CLI_FIELD,
     CLI_TOKEN_USAGE,
+    CUSTOMIZATION_ARRAYS,
     RECORD_OBJECTS,
     TIMESTAMP_COLUMNS,
     TIMESTAMP_FORMAT,
@@ -62,6 +63,7 @@ class Transformed:
     totals: pl.DataFrame  # core.daily_totals (aggregate) or core.user_daily_totals (user)
     breakdowns: pl.DataFrame
     agent_activity: pl.DataFrame
+    cli_customizations: pl.DataFrame
     rejects: pl.DataFrame  # line_number, reason
 
 
@@ -200,6 +202,29 @@ def _agent_activity(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     )
 
 
+def _cli_customizations(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    """Each category's entries in long form; an omitted array gives no rows, never a zero row."""
+    frames = []
+    for category, field in CUSTOMIZATION_ARRAYS.items():
+        entries = (
+            records.select(pl.col("day"), *_user_columns(prov), pl.col(field))
+            .explode(field)
+            .drop_nulls(field)
+        )
+        entry = pl.col(field)
+        frames.append(entries.select(
+            *_context_columns(prov, with_level=True),
+            pl.col("day"),
+            pl.col("user_id"),
+            pl.col("user_login"),
+            pl.lit(category).alias("category"),
+            entry.struct.field(category).alias("name"),
+            entry.struct.field("interaction_count").alias("interaction_count"),
+            *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
+        ))
+    return pl.concat(frames)
+
+
 def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
     checked = records.with_columns(reasons(prov).alias("_reason"))
@@ -214,5 +239,6 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         totals=_totals(good, prov),
         breakdowns=_breakdowns(good, prov),
         agent_activity=_agent_activity(good, prov),
+        cli_customizations=_cli_customizations(good, prov),
         rejects=rejects,
     )

@@ -68,6 +68,10 @@ RECORD_FIELDS: dict[str, tuple[pl.DataType, frozenset[str]]] = {
     "ai_credits_used": (pl.Decimal(18, 6), _USER),
     "used_assistant_code_review_active": (pl.Boolean(), _USER),
     "used_assistant_code_review_passive": (pl.Boolean(), _USER),
+    # How many different CLI customizations of each category were used (September 2026): a
+    # user's own, or anyone's in the scope, the top five of CUSTOMIZATION_ARRAYS and the rest.
+    **{f"distinct_{category}_use_count": (pl.Int64(), _BOTH)
+       for category in ("skill", "custom_agent", "mcp", "slash_cmd", "plugin")},
 }
 RECORD_SCALARS: dict[str, pl.DataType] = {name: dtype for name, (dtype, _) in RECORD_FIELDS.items()}
 
@@ -208,6 +212,12 @@ CLI_TOKEN_USAGE: dict[str, pl.DataType] = {
     "avg_tokens_per_request": pl.Float64(),
 }
 
+# The CLI customization arrays (September 2026), landed in core.cli_customizations: category ->
+# record field. Each element is {<category>: name, interaction_count}.
+CUSTOMIZATION_ARRAYS: dict[str, str] = {
+    category: f"totals_by_{category}" for category in ("skill", "custom_agent", "mcp", "slash_cmd", "plugin")
+}
+
 AGENT_FIELD = "totals_by_3rd_party_agent"
 AGENT_ENTRY: dict[str, pl.DataType] = {
     "agent_id": pl.String(),
@@ -244,6 +254,8 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
         {**CLI_COUNTS, "token_usage": pl.Struct(CLI_TOKEN_USAGE), **_version_structs(CLI_VERSIONS)}
     )
     fields[AGENT_FIELD] = pl.List(pl.Struct(AGENT_ENTRY))
+    for category, field in CUSTOMIZATION_ARRAYS.items():
+        fields[field] = pl.List(pl.Struct({category: pl.String(), "interaction_count": pl.Int64()}))
     return fields
 
 def totals_columns(level: str) -> dict[str, pl.DataType]:

@@ -92,6 +92,13 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="report", detail=True, asset="usage",
           counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id"),
           landing="days", replaces="days"),
+    Table("core", "cli_customizations",
+          ("scope", "scope_name", "level", "day", "user_id", "category", "name"),
+          "The CLI customizations used most (skills, custom agents, MCP servers, slash commands, plugins), "
+          "each entry's interaction count.",
+          partition="day", writer="report", detail=True, asset="usage",
+          counters=("interaction_count",), label=("scope_name", "day", "category", "name"),
+          landing="days", replaces="days"),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
           partition="day", detail=True, asset="usage", replaces="days"),

@@ -154,6 +154,7 @@ def build_warehouse(path: Path) -> Expected:
                 start_day=LAST_DAY - timedelta(days=DAYS - 1), end_day=LAST_DAY)
         _snapshot(conn)
         _seats(conn)
+        _cli_customizations(conn)
     finally:
         conn.close()
     return expected
@@ -166,6 +167,19 @@ def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date
         conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME, level=level,
                 start_day=first_day, end_day=last_day)
+
+
+def _cli_customizations(conn: duckdb.DuckDBPyConnection) -> None:
+    """The newest day's CLI customizations: the scope's top entries and one user's."""
+    for level, user_id, category, name, count in (
+        ("aggregate", None, "skill", "pdf", 9), ("aggregate", None, "skill", "other", 4),
+        ("aggregate", None, "plugin", "docs-kit", 3), ("user", USERS[0], "skill", "pdf", 2),
+    ):
+        conn.execute(
+            "INSERT INTO core.cli_customizations (scope, scope_name, level, day, user_id, category, name,"
+            " interaction_count, fetched_at, is_final) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE)",
+            [SCOPE, SCOPE_NAME, level, LAST_DAY, user_id, category, name, count, FETCHED],
+        )
 
 
 def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:

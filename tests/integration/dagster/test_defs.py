@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 ASSETS = {
     "raw/report_files", "raw/report_fetches", "raw/field_drift", "core/daily_totals", "core/user_daily_totals",
-    "core/breakdowns", "core/agent_activity",
+    "core/breakdowns", "core/agent_activity", "core/cli_customizations",
     "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
     "core/user_team_days", "core/team_days", "core/dim_team",
     "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",
@@ -36,6 +36,8 @@ CHECKS = {
     ("core/agent_names", "keeps_every_label", True),
     ("core/breakdowns", "counts_are_non_negative", True),
     ("core/breakdowns", "grain_is_unique", True),
+    ("core/cli_customizations", "counts_are_non_negative", True),
+    ("core/cli_customizations", "grain_is_unique", True),
     ("core/daily_totals", "counts_are_non_negative", True),
     ("core/daily_totals", "days_without_agent_array", False),
     ("core/daily_totals", "reconciliation_holds", False),
@@ -68,6 +70,8 @@ CHECKS = {
     ("core/agent_names", "whole_history_keeps_every_label", False),
     ("core/breakdowns", "whole_history_counts_are_non_negative", False),
     ("core/breakdowns", "whole_history_grain_is_unique", False),
+    ("core/cli_customizations", "whole_history_counts_are_non_negative", False),
+    ("core/cli_customizations", "whole_history_grain_is_unique", False),
     ("core/daily_totals", "whole_history_counts_are_non_negative", False),
     ("core/daily_totals", "whole_history_days_without_agent_array", False),
     ("core/daily_totals", "whole_history_reconciliation_holds", False),
