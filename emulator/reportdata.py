@@ -143,6 +143,9 @@ _REVIEW_PASSIVE_BELOW = 90
 _BYTES_PER_USER = 20
 _SURFACE_BYTES = 5
 _COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
+# An adoption phase entry's averages per user, in the order the aggregate sums them.
+_PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
+                   "avg_code_acceptance_activities", "avg_loc_added", "avg_loc_deleted")
 # The CLI's customizations a user may use (September 2026): names a customer defined come
 # grouped as "other" ("custom" for slash commands). The "pdf" skill belongs to the "docs-kit"
 # plugin, so a plugin's count is always inside the skills' (never added to them).
@@ -310,8 +313,25 @@ class ReportData:
             "report_end_day": end_day.isoformat(),
             self._id_field(scope): self._scope_id(scope),
             "created_at": f"{(end_day + timedelta(days=1)).isoformat()}T06:{self.seed % 60:02d}:00Z",
-            "day_totals": [copy.deepcopy(self._aggregate(scope, d, float(completeness_for(d)))) for d in days],
+            "day_totals": [self._with_phase_population(scope, copy.deepcopy(
+                self._aggregate(scope, d, float(completeness_for(d)))), d) for d in days],
         }
+
+    def _with_phase_population(self, scope: str, record: dict[str, Any], day: date) -> dict[str, Any]:
+        """A 28-day report's day: each phase entry gains the phase's whole rolling 28-day
+        population as of the day (users active on any of its 28 days), September 2026."""
+        window = 0
+        for back in range(28):
+            window |= self._day_flags(day - timedelta(days=back))[0]
+        window &= self._scope_mask(scope)
+        population: dict[int, int] = {}
+        for u in self._scope_users(scope):
+            if window >> u & 1:
+                phase = self._phase(u, day)
+                population[phase] = population.get(phase, 0) + 1
+        for entry in record.get("totals_by_ai_adoption_phase", []):
+            entry["users_in_phase_28d"] = population.get(entry["phase_number"], 0)
+        return record
 
     def user_lines(self, *, scope: str, days: Sequence[date],
                    completeness_for: Callable[[date], float], start: int, stop: int) -> Iterator[bytes]:
@@ -736,6 +756,7 @@ class ReportData:
         cloud_today = app_today = vscode_today = 0
         app_sums, vscode_sums = [0, 0, 0], [0, 0]
         customized: dict[str, dict[str, int]] = {}
+        phases: dict[int, list[int]] = {}  # phase -> users, and their interactions, generations, ...
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
             if not d.active:
@@ -744,6 +765,8 @@ class ReportData:
                 _add(app_sums, d.app_counts)
             if d.vscode_counts is not None:
                 _add(vscode_sums, d.vscode_counts)
+            _add(phases.setdefault(self._phase(u, day), [0] * 6),
+                 (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]))
             for category, entries in (d.customizations or {}).items():
                 names = customized.setdefault(category, {})
                 for name, count in entries:
@@ -821,6 +844,8 @@ class ReportData:
             record[self._name("totals_by_assistant_app")] = _app_dict(app_sums)
         if vscode_today:
             record["totals_by_vscode_agent"] = _vscode_dict(vscode_sums)
+        if phases:
+            record["totals_by_ai_adoption_phase"] = self._phase_entries(phases, record["pull_requests"])
         if customized:
             # The scope's five most used of each category, and how many different ones were used.
             top = {category: sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
@@ -837,6 +862,32 @@ class ReportData:
             record["etl_id"] = f"{_key('etl', self.seed, scope, day.toordinal()):016x}"
             record["day_partition"] = day.isoformat()
         return record
+
+    def _phase_entries(self, phases: dict[int, list[int]], pulls: dict[str, Any]) -> list[dict[str, Any]]:
+        """Each phase's users and averages per user of the phase, as the service gives them
+        (never sums). The scope's pull requests are shared out by phase, later phases weighing
+        more (users of several agents open and merge more)."""
+        weights = {phase: users * (1 + phase) for phase, (users, *_) in phases.items()}
+        whole = sum(weights.values())
+        created, merged, reviewed = (pulls[self._name(k)] for k in ("total_created", "total_merged", "total_reviewed"))
+        median = pulls[self._name("median_minutes_to_merge")]
+        entries = []
+        for phase, (users, *totals) in sorted(phases.items()):
+            share = weights[phase] / whole
+            entry: dict[str, Any] = {
+                "phase": f"Phase {phase}", "phase_number": phase, "total_engaged_users": users,
+                "total_pull_requests_merged": int(merged * share),
+                **{name: round(total / users, 2) for name, total in zip(_PHASE_AVERAGES, totals, strict=True)},
+                "avg_pull_requests_created": round(created * share / users, 2),
+                "avg_pull_requests_merged": round(merged * share / users, 2),
+                "avg_pull_requests_reviewed": round(reviewed * share / users, 2),
+            }
+            if median is not None:
+                entry["avg_pull_requests_median_minutes_to_merge"] = round(median * (1.2 - 0.1 * phase), 1)
+                entry["avg_pull_requests_minutes_to_review"] = round(median * 0.3 * (1.1 - 0.1 * phase), 1)
+                entry["avg_pull_requests_review_cycles"] = round(1 + 0.25 * (3 - phase), 2)
+            entries.append(entry)
+        return entries
 
     def _pull_requests(self, scope: str, day: date, c: float, active: int) -> dict[str, Any]:
         rng = random.Random(_key("pulls", self.seed, scope, day.toordinal()))

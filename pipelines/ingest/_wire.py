@@ -16,6 +16,7 @@ import pyarrow.json as pa_json
 
 from pipelines.transform.records import EXTRA, LINE, empty_records
 from pipelines.transform.schema import (
+    ADOPTION_PHASE_FIELD,
     BREAKDOWN_ARRAYS,
     CUSTOMIZATION_ARRAYS,
     FORMER_NAMES,
@@ -120,6 +121,7 @@ ELEMENT_KEYS = (
     {field: keys for field, keys in BREAKDOWN_ARRAYS.values()}
     | {"totals_by_3rd_party_agent": ("agent_id",)}
     | {field: (category,) for category, field in CUSTOMIZATION_ARRAYS.items()}
+    | {ADOPTION_PHASE_FIELD: ("phase_number",)}
 )
 
 

@@ -19,6 +19,8 @@ from pipelines.transform.finality import finality_columns
 from pipelines.transform.rules import reasons
 from pipelines.transform.schema import (
     ACTIVITY_COUNTS,
+    ADOPTION_PHASE_ENTRY,
+    ADOPTION_PHASE_FIELD,
     AGENT_FIELD,
     BREAKDOWN_ARRAYS,
     BREAKDOWN_COUNTS,
@@ -64,6 +66,7 @@ class Transformed:
     breakdowns: pl.DataFrame
     agent_activity: pl.DataFrame
     cli_customizations: pl.DataFrame
+    adoption_phases: pl.DataFrame  # aggregate reports only: none at user level
     rejects: pl.DataFrame  # line_number, reason
 
 
@@ -225,6 +228,21 @@ def _cli_customizations(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame
     return pl.concat(frames)
 
 
+def _adoption_phases(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    """One row per phase entry of an aggregate record, its members as columns."""
+    entries = records.select(pl.col("day"), pl.col(ADOPTION_PHASE_FIELD)).explode(ADOPTION_PHASE_FIELD).drop_nulls(
+        ADOPTION_PHASE_FIELD
+    )
+    entry = pl.col(ADOPTION_PHASE_FIELD)
+    return entries.select(
+        *_context_columns(prov, with_level=False),
+        pl.col("day"),
+        *[entry.struct.field(member).alias(member) for member in ADOPTION_PHASE_ENTRY],
+        pl.lit(prov.ref.kind).alias("report_kind"),
+        *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
+    )
+
+
 def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
     checked = records.with_columns(reasons(prov).alias("_reason"))
@@ -240,5 +258,6 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         breakdowns=_breakdowns(good, prov),
         agent_activity=_agent_activity(good, prov),
         cli_customizations=_cli_customizations(good, prov),
+        adoption_phases=_adoption_phases(good, prov),
         rejects=rejects,
     )

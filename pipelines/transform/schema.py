@@ -218,6 +218,23 @@ CUSTOMIZATION_ARRAYS: dict[str, str] = {
     category: f"totals_by_{category}" for category in ("skill", "custom_agent", "mcp", "slash_cmd", "plugin")
 }
 
+# The aggregate report's adoption phases (May 2026), landed in core.adoption_phases: one entry
+# per phase, its users that day (total_engaged_users), in 28-day reports its whole rolling
+# 28-day population (users_in_phase_28d, September), and averages per user of the phase.
+ADOPTION_PHASE_FIELD = "totals_by_ai_adoption_phase"
+ADOPTION_PHASE_ENTRY: dict[str, pl.DataType] = {
+    "phase_number": pl.Int64(),
+    "phase": pl.String(),
+    "total_engaged_users": pl.Int64(),
+    "users_in_phase_28d": pl.Int64(),
+    "total_pull_requests_merged": pl.Int64(),
+    **{f"avg_{name}": pl.Float64() for name in (
+        "user_initiated_interactions", "code_generation_activities", "code_acceptance_activities",
+        "loc_added", "loc_deleted", "pull_requests_reviewed", "pull_requests_created", "pull_requests_merged",
+        "pull_requests_median_minutes_to_merge", "pull_requests_minutes_to_review", "pull_requests_review_cycles",
+    )},
+}
+
 AGENT_FIELD = "totals_by_3rd_party_agent"
 AGENT_ENTRY: dict[str, pl.DataType] = {
     "agent_id": pl.String(),
@@ -256,7 +273,18 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     fields[AGENT_FIELD] = pl.List(pl.Struct(AGENT_ENTRY))
     for category, field in CUSTOMIZATION_ARRAYS.items():
         fields[field] = pl.List(pl.Struct({category: pl.String(), "interaction_count": pl.Int64()}))
+    fields[ADOPTION_PHASE_FIELD] = pl.List(pl.Struct(ADOPTION_PHASE_ENTRY))
     return fields
+
+
+def declared_columns() -> dict[str, dict[str, pl.DataType]]:
+    """The columns `migrate` adds from the declarations, per table: the totals tables' record
+    fields, the adoption phases' members (their keys are the migration's)."""
+    return {
+        "core.daily_totals": totals_columns(AGGREGATE),
+        "core.user_daily_totals": totals_columns(USER),
+        "core.adoption_phases": {k: v for k, v in ADOPTION_PHASE_ENTRY.items() if k != "phase_number"},
+    }
 
 def totals_columns(level: str) -> dict[str, pl.DataType]:
     """The record's columns in the totals table of `level`, beside the row's context (scope,

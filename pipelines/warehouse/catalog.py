@@ -99,6 +99,12 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="report", detail=True, asset="usage",
           counters=("interaction_count",), label=("scope_name", "day", "category", "name"),
           landing="days", replaces="days"),
+    Table("core", "adoption_phases", ("scope", "scope_name", "day", "phase_number"),
+          "The aggregate report's AI adoption phases: users of each phase that day, its 28-day population, "
+          "and averages per user of the phase (never summed).",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          counters=("total_engaged_users", "users_in_phase_28d"), label=("scope_name", "day", "phase_number"),
+          landing="days", replaces="days"),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
           partition="day", detail=True, asset="usage", replaces="days"),

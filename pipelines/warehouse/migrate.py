@@ -15,7 +15,7 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
-from pipelines.transform.schema import AGGREGATE, USER, duckdb_type, totals_columns
+from pipelines.transform.schema import declared_columns, duckdb_type
 from pipelines.warehouse.sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -57,15 +57,16 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _declared_columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    """Add each declared record field's column that its totals tables lack; what was added.
+    """Add each declared column its table lacks (schema.declared_columns); what was added.
 
     Additive and nullable, so rows already landed are not rewritten: they read NULL there (the
     field was not declared when they landed; its value, if any, is in their `extra`).
     """
     added = []
-    for schema, table, level in (("core", "daily_totals", AGGREGATE), ("core", "user_daily_totals", USER)):
+    for name, columns in declared_columns().items():
+        schema, table = name.split(".")
         have = {row[0] for row in run_sql(conn, "migrations/select_table_columns.sql", schema=schema, table=table)}
-        for column, dtype in totals_columns(level).items():
+        for column, dtype in columns.items():
             if column in have:
                 continue
             kind = duckdb_type(dtype)

@@ -154,7 +154,7 @@ def build_warehouse(path: Path) -> Expected:
                 start_day=LAST_DAY - timedelta(days=DAYS - 1), end_day=LAST_DAY)
         _snapshot(conn)
         _seats(conn)
-        _cli_customizations(conn)
+        _customizations_and_phases(conn)
     finally:
         conn.close()
     return expected
@@ -169,12 +169,23 @@ def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date
                 start_day=first_day, end_day=last_day)
 
 
-def _cli_customizations(conn: duckdb.DuckDBPyConnection) -> None:
-    """The newest day's CLI customizations: the scope's top entries and one user's."""
-    for level, user_id, category, name, count in (
-        ("aggregate", None, "skill", "pdf", 9), ("aggregate", None, "skill", "other", 4),
-        ("aggregate", None, "plugin", "docs-kit", 3), ("user", USERS[0], "skill", "pdf", 2),
-    ):
+CUSTOMIZATIONS = (
+    ("aggregate", None, "skill", "pdf", 9), ("aggregate", None, "skill", "other", 4),
+    ("aggregate", None, "plugin", "docs-kit", 3), ("user", USERS[0], "skill", "pdf", 2),
+)
+
+
+def _customizations_and_phases(conn: duckdb.DuckDBPyConnection) -> None:
+    """The newest day's CLI customizations (the scope's top entries and one user's) and adoption
+    phases (three of the four, as a 28-day report gives them)."""
+    for phase_number, engaged, population in ((0, 2, 5), (1, 3, 9), (3, 1, 4)):
+        conn.execute(
+            "INSERT INTO core.adoption_phases (scope, scope_name, day, phase_number, phase, total_engaged_users,"
+            " users_in_phase_28d, avg_user_initiated_interactions, report_kind, fetched_at, is_final)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 4.5, '28-day', ?, FALSE)",
+            [SCOPE, SCOPE_NAME, LAST_DAY, phase_number, f"Phase {phase_number}", engaged, population, FETCHED],
+        )
+    for level, user_id, category, name, count in CUSTOMIZATIONS:
         conn.execute(
             "INSERT INTO core.cli_customizations (scope, scope_name, level, day, user_id, category, name,"
             " interaction_count, fetched_at, is_final) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE)",

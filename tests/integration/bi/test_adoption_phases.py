@@ -1,0 +1,79 @@
+"""bi.adoption_phases over reports the emulator served, in both dialects: the phases as the
+aggregate report gave them, their averages weighing back to the day's totals, the 28-day
+population from the 28-day report, and the user rows' phases beside them."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from emulator import EmulatorConfig, running_emulator
+from pipelines.ingest import ingest_report
+from pipelines.service import ReportRef, ServiceClient
+from pipelines.warehouse import migrate
+from tests._emulator import settings_for
+from tests.integration.ingest.conftest import FAST_RETRY, TODAY
+
+DAY = TODAY - timedelta(days=8)
+
+
+@pytest.fixture(scope="module", params=["service", "github"])
+def conn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("phases") / "warehouse.duckdb"
+    c = duckdb.connect(str(path))
+    migrate(c)
+    config = EmulatorConfig(seed=75, users=150, today=TODAY, dialect=request.param)
+    with running_emulator(config) as emu, ServiceClient(
+        config=settings_for(emu).service_config(), retry=FAST_RETRY
+    ) as client:
+        refs = [ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")]
+        for ref in [*refs, ReportRef("enterprise", "acme-corp", "28-day", "aggregate")]:
+            ingest_report(client=client, ref=ref, conn=c, raw_dir=Path(path).parent / "raw")
+    yield c
+    c.close()
+
+
+def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_totals(conn):
+    assert conn.execute("SELECT count(*) FROM raw.field_drift").fetchone() == (0,)
+    phases = conn.execute(
+        "SELECT phase_number, phase, engaged_users, avg_user_initiated_interactions, avg_loc_added"
+        " FROM bi.adoption_phases WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
+    ).fetchall()
+    assert [p[0] for p in phases] and all(p[1] == f"Phase {p[0]}" for p in phases)
+    engaged, interactions, loc_added = conn.execute(
+        "SELECT count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0),"
+        " (SELECT user_initiated_interaction_count FROM core.daily_totals WHERE scope = 'organization' AND day = ?),"
+        " (SELECT loc_added_sum FROM core.daily_totals WHERE scope = 'organization' AND day = ?)"
+        " FROM core.user_daily_totals WHERE day = ?", [DAY, DAY, DAY]
+    ).fetchone()
+    assert sum(p[2] for p in phases) == engaged
+    # Averages per engaged user, rounded to cents by the service: weighed back, the day's totals.
+    assert abs(sum(p[2] * p[3] for p in phases) - interactions) <= 0.01 * engaged
+    assert abs(sum(p[2] * p[4] for p in phases) - loc_added) <= 0.01 * engaged
+
+
+def test_the_user_rows_phases_are_beside_the_aggregate_s(conn):
+    rows = conn.execute(
+        "SELECT phase_number, users_in_user_report FROM bi.adoption_phases"
+        " WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
+    ).fetchall()
+    listed = conn.execute(
+        "SELECT ai_adoption_phase_phase_number, count(*) FROM core.user_daily_totals WHERE day = ?"
+        " GROUP BY 1 ORDER BY 1",
+        [DAY],
+    ).fetchall()
+    assert rows == listed
+
+
+def test_the_28_day_report_gives_each_phase_s_population_and_its_share(conn):
+    days = conn.execute(
+        "SELECT day, sum(population_share), bool_and(population_28d >= engaged_users)"
+        " FROM bi.adoption_phases WHERE scope = 'enterprise' GROUP BY day"
+    ).fetchall()
+    assert len(days) == 28
+    assert all(abs(share - 1) < 1e-9 and covers for _, share, covers in days)
+    # 1-day reports carry no 28-day population: NULL, never 0.
+    assert conn.execute(
+        "SELECT count(population_28d) FROM bi.adoption_phases WHERE scope = 'organization'"
+    ).fetchone() == (0,)
