@@ -60,7 +60,7 @@ def publish_held(
     when = f" for {days}" if days else ""
     return Alert(
         f"metrics-etl: {job}{when} not published, a blocking check failed",
-        (f"scope: {_scopes(scopes)}", *(f"check: {check}" for check in checks),
+        (f"scope: {_scopes(scopes)}", *checks,
          "BI readers keep the last good data", log),
         link,
     )
