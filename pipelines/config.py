@@ -25,6 +25,7 @@ from typing import Final
 from dotenv import dotenv_values
 
 from pipelines._clock import parse_day
+from pipelines.alerts import AlertConfig, parse_targets
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
 
@@ -69,9 +70,12 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "automation": "METRICS_AUTOMATION",
         "trailing_days": "METRICS_TRAILING_DAYS",
         "lock_wait": "WAREHOUSE_LOCK_WAIT",
+        "alerts": "METRICS_ALERTS",
+        "webserver_url": "DAGSTER_WEBSERVER_URL",
     }
 )
-SECRET_FIELDS: Final = frozenset({"token", "app_private_key", "client_secret", "webhook_secret"})
+# Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
+SECRET_FIELDS: Final = frozenset({"token", "app_private_key", "client_secret", "webhook_secret", "alerts"})
 
 
 def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -129,6 +133,8 @@ class Settings:
     automation: bool = False  # schedules and sensors start on
     trailing_days: int = 3  # days before the newest that the daily schedule fetches again
     lock_wait: float = 300.0  # seconds a run waits for another process's hold on the warehouse
+    # Where alerts go (METRICS_ALERTS), with links to runs in the UI at DAGSTER_WEBSERVER_URL.
+    alerts: AlertConfig = field(default_factory=AlertConfig)
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -336,7 +342,18 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         automation=_flag(values, "automation"),
         trailing_days=int(trailing),
         lock_wait=_number(values, "lock_wait", 300.0, "a number of seconds"),
+        alerts=_alerts(values),
     )
+
+
+def _alerts(values: Mapping[str, str]) -> AlertConfig:
+    try:
+        targets = parse_targets(_text(values, "alerts") or "")
+    except ValueError as exc:
+        raise ConfigError(
+            f"{ENV_VARS['alerts']} {exc} (comma-separate several; docs/operations.md, Alerts)"
+        ) from None
+    return AlertConfig(targets=targets, webserver_url=_text(values, "webserver_url"))
 
 
 def _read_token_file(path: Path) -> Secret | None:

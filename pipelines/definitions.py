@@ -11,6 +11,7 @@ from pipelines._clock import utc_today
 from pipelines._memory import bound_malloc_arenas
 from pipelines.config import Settings
 from pipelines.defs._automation import Automation
+from pipelines.defs.alerts import build_alert_sensors
 from pipelines.defs.audit.automation import audit_job, build_audit_automation
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.events.assets import webhook_deliveries
@@ -22,6 +23,7 @@ from pipelines.defs.snapshots.assets import build_snapshot_assets
 from pipelines.defs.snapshots.automation import build_snapshot_automation, snapshots_job
 from pipelines.defs.usage.assets import build_usage_assets
 from pipelines.defs.usage.automation import build_usage_automation, usage_daily_job, usage_latest_job
+from pipelines.defs.usage.freshness import FRESHNESS_CHECKS, build_freshness_sensor
 
 __all__ = ["build_definitions", "defs"]
 
@@ -43,10 +45,13 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             webhook_deliveries,
             serving_copy,
         ],
-        asset_checks=[warehouse_audit],
+        asset_checks=[warehouse_audit, *FRESHNESS_CHECKS],
         jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job],
         schedules=[*usage_schedules, build_snapshot_automation(automation), build_audit_automation(automation)],
-        sensors=[*usage_sensors, *build_events_automation(automation)],
+        sensors=[
+            *usage_sensors, *build_events_automation(automation), build_freshness_sensor(automation),
+            *build_alert_sensors(settings.alerts, scopes=settings.scopes, automation=automation),
+        ],
         resources=build_resources(settings),
     )
 

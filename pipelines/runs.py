@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -22,12 +21,14 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines._words import counted
+from pipelines.alerts import deliver
+from pipelines.defs.alerts import ALERTED_BY_PROCESS, run_alert, warning_alerts, warning_checks
+from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
-from pipelines.warehouse.sql import first_meaningful_line, run_sql
+from pipelines.warehouse.sql import run_sql
 
 if TYPE_CHECKING:
-    from dagster_shared.error import SerializableErrorInfo
 
     from pipelines.config import Settings
 
@@ -79,71 +80,39 @@ class RunPlan:
     snapshots: bool = True
 
 
-def _failed_checks(result: dg.ExecuteInProcessResult) -> str:
-    """Failed blocking checks with their counts and details, e.g. which lines were quarantined."""
-    failed = []
-    for event in result.all_events:
-        if event.event_type_value != "ASSET_CHECK_EVALUATION":
-            continue
-        check = event.asset_check_evaluation_data
-        if check.passed or check.severity != dg.AssetCheckSeverity.ERROR:
-            continue
-        failures = check.metadata.get("failures")
-        detail = check.metadata.get("detail")
-        text = f"check {check.check_name} on {check.asset_key.to_user_string()}"
-        if failures is not None:
-            text += f" found {failures.value}"
-        if detail is not None and detail.value:
-            text += f" ({str(detail.value)[:300]})"
-        failed.append(text)
-    return "; ".join(failed)
+class _Alerting:
+    """This process's own alerts (docs/operations.md, Alerts): each failed run as it ends, then the
+    warning checks its runs turned on or cleared, once for the whole command (a backfill's early
+    weeks find the newest day missing; only where the command left things is told)."""
 
+    def __init__(self, settings: Settings, instance: dg.DagsterInstance) -> None:
+        self.config, self.scopes, self.instance = settings.alerts, settings.scopes, instance
+        self.run_ids: set[str] = set()
 
-_OUT_OF_MEMORY = re.compile(r"Out of Memory Error|OutOfMemory", re.I)
-# What to do when DuckDB runs out of memory in a run of days (a job may say what applies to it).
-RUN_MEMORY_ADVICE = "DuckDB ran out of memory: run fewer days at once (--from/--to) or free memory, then run again"
-# The real cause, in words a person acts on: (pattern in the error, what to do).
-_REMEDIES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"No space left on device|disk is full", re.I),
-        "the disk is full: free space where the warehouse and RAW_DIR live, then run again",
-    ),
-    (
-        re.compile(r"Could not set lock on file|Conflicting lock", re.I),
-        "another process holds the warehouse open for writing (a running metrics-etl or dagster): "
-        "wait for it or stop it, then run again",
-    ),
-)
+    @property
+    def tags(self) -> dict[str, str]:
+        # The daemon's alert sensors leave these runs to this process.
+        return {ALERTED_BY_PROCESS: "true"} if self.config.targets else {}
 
+    def run_ended(self, result: dg.ExecuteInProcessResult, *, where: str, memory_advice: str) -> None:
+        self.run_ids.add(result.run_id)
+        run = self.instance.get_run_by_id(result.run_id)
+        if result.success or not self.config.targets or run is None:
+            return
+        alert = run_alert(
+            run, result.all_events, log=where, scopes=self.scopes, alerts=self.config, memory_advice=memory_advice
+        )
+        deliver(self.config, alert)
 
-def _root_error(error: SerializableErrorInfo) -> SerializableErrorInfo:
-    """The exception that started it: Dagster wraps the user's error as its cause."""
-    while error.cause is not None:
-        error = error.cause
-    return error
-
-
-def describe_error(error: SerializableErrorInfo, *, memory_advice: str = RUN_MEMORY_ADVICE) -> str:
-    """`Type: first meaningful line`, plus what to do when the cause is one we know."""
-    root = _root_error(error)
-    # Dagster's message repeats the class name, sometimes module-qualified (`_duckdb.X: ...`).
-    message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(root.cls_name or '')}: ", "", root.message)
-    line = first_meaningful_line(message)
-    text = f"{root.cls_name}: {line}" if root.cls_name else line
-    for pattern, remedy in ((_OUT_OF_MEMORY, memory_advice), *_REMEDIES):
-        if pattern.search(root.message):
-            return f"{remedy} ({text})"
-    return text
-
-
-def _failure(result: dg.ExecuteInProcessResult, *, memory_advice: str = RUN_MEMORY_ADVICE) -> str:
-    checks = _failed_checks(result)
-    for event in result.all_events:
-        if event.event_type_value == "STEP_FAILURE":
-            error = event.step_failure_data.error
-            reason = checks or (describe_error(error, memory_advice=memory_advice) if error else "failed")
-            return f"step {event.step_key}: {reason}"
-    return checks or "run failed"
+    def command_ended(self, defs: dg.Definitions) -> None:
+        if not self.config.targets or not self.run_ids:
+            return
+        found, _ = warning_alerts(
+            self.instance, warning_checks(defs.resolve_asset_graph()), new=lambda record: record.run_id in self.run_ids,
+            scopes=self.scopes, alerts=self.config,
+        )
+        for alert in found:
+            deliver(self.config, alert)
 
 
 _PLANNED = frozenset({"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"})
@@ -203,6 +172,7 @@ def _execute(
     instance: dg.DagsterInstance,
     out: TextIO,
     log: RunLog,
+    alerting: _Alerting,
     label: str,
     memory_advice: str = RUN_MEMORY_ADVICE,
     **kwargs: Any,
@@ -210,7 +180,7 @@ def _execute(
     started = time.monotonic()
     out.write(f"  {label} … ")
     out.flush()
-    tags = process_tags() | kwargs.pop("tags", {})
+    tags = process_tags() | alerting.tags | kwargs.pop("tags", {})
     run_config = _QUIET | {"ops": kwargs.pop("ops", {})}
     with _progress(out) as progress:
         result = job.execute_in_process(
@@ -219,9 +189,10 @@ def _execute(
     if progress.interrupted:
         out.write(f"  {label} … ")
     log.write(label, result, instance)
+    alerting.run_ended(result, where=f"run {result.run_id}; {log.where()}", memory_advice=memory_advice)
     if not result.success:
         out.write("failed\n")
-        reason = _failure(result, memory_advice=memory_advice)
+        reason = failure_cause(result.all_events, memory_advice=memory_advice)
         raise RunFailed(f"{label}: {reason} (run {result.run_id}; {log.where()})")
     out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
     for note in _notes(result):
@@ -246,11 +217,16 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
     # The instance the UI and the daemon read: every run made here is in their history.
     with open_instance(settings) as instance:
         _release(instance, out)
-        _run_plan(plan, defs=defs, instance=instance, log=RunLog(settings.logs_dir), out=out)
+        alerting = _Alerting(settings, instance)
+        try:
+            _run_plan(plan, defs=defs, instance=instance, log=RunLog(settings.logs_dir), alerting=alerting, out=out)
+        finally:
+            alerting.command_ended(defs)
 
 
 def _run_plan(
-    plan: RunPlan, *, defs: dg.Definitions, instance: dg.DagsterInstance, log: RunLog, out: TextIO
+    plan: RunPlan, *, defs: dg.Definitions, instance: dg.DagsterInstance, log: RunLog, alerting: _Alerting,
+    out: TextIO,
 ) -> None:
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
@@ -263,7 +239,7 @@ def _run_plan(
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)
         _execute(
-            daily, instance=instance, out=out, log=log, label=f"{chunk_start} .. {chunk_end}",
+            daily, instance=instance, out=out, log=log, alerting=alerting, label=f"{chunk_start} .. {chunk_end}",
             asset_selection=None if chunk_end == plan.last_day else landing_only,
             tags={
                 "dagster/asset_partition_range_start": chunk_start.isoformat(),
@@ -273,12 +249,15 @@ def _run_plan(
         chunk_start = chunk_end + timedelta(days=1)
     if plan.latest_28_day:
         out.write("latest 28-day reports\n")
-        _execute(defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, log=log, label="latest")
+        _execute(
+            defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, log=log, alerting=alerting,
+            label="latest",
+        )
     if plan.snapshots:
         out.write("repository, issue and member snapshot\n")
         today = utc_today()
         _execute(
-            defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log,
+            defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log, alerting=alerting,
             label=f"snapshot {today}", partition_key=today.isoformat(),
         )
 
@@ -392,10 +371,15 @@ def run_job(
     """
     from pipelines.definitions import build_definitions
 
-    job = build_definitions(settings).resolve_job_def(job_name)
+    defs = build_definitions(settings)
+    job = defs.resolve_job_def(job_name)
     with open_instance(settings) as instance:
         _release(instance, out)
-        return _execute(
-            job, instance=instance, out=out, log=RunLog(settings.logs_dir), label=job_name, ops=ops or {},
-            memory_advice=memory_advice,
-        )
+        alerting = _Alerting(settings, instance)
+        try:
+            return _execute(
+                job, instance=instance, out=out, log=RunLog(settings.logs_dir), alerting=alerting, label=job_name,
+                ops=ops or {}, memory_advice=memory_advice,
+            )
+        finally:
+            alerting.command_ended(defs)

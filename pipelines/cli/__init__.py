@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from pipelines.cli._access import check, login
+from pipelines.cli._alerts import alerts
 from pipelines.cli._base import Refused
 from pipelines.cli._dev import dev_env
 from pipelines.cli._emulator import emulator
@@ -119,7 +120,7 @@ def cli(home: Path | None) -> None:
 
 for _command in (
     demo, init, run, check, login, migrate, backup, publish, report, export, sql, fields, quarantine, webhooks,
-    emulator, dev_env,
+    alerts, emulator, dev_env,
 ):
     cli.add_command(_command)
 

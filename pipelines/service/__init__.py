@@ -5,7 +5,7 @@ The public surface is re-exported here; modules with a leading underscore are pr
 
 from pipelines.service._config import ServiceConfig
 from pipelines.service._oauth import oauth_login
-from pipelines.service._redaction import register_secrets
+from pipelines.service._redaction import redact_secrets, register_secrets
 from pipelines.service._retry import RetryPolicy
 from pipelines.service._secret import Secret
 from pipelines.service._stats import Budget, ClientStats
@@ -81,6 +81,7 @@ __all__ = [
     "get_dialect",
     "oauth_login",
     "open_report_file",
+    "redact_secrets",
     "redact_url",
     "register_secrets",
 ]

@@ -1,6 +1,7 @@
 """The production Dagster instance (deploy/dagster.yaml) on a real PostgreSQL server: a
 `metrics-etl run` records its run and materializations there, and `dagster-daemon` evaluates the
-spool sensor, queues its run and launches it, all recorded in PostgreSQL.
+spool sensor, queues its run and launches it, all recorded in PostgreSQL; a run of the daemon's
+that fails reaches the alert channel (a loopback incoming webhook) through its sensor.
 
 The server is Debian's (`postgresql` package; .ci/run installs it), started by the test on
 loopback in a temporary directory and stopped at the end (tests/e2e/_postgres.py).
@@ -24,6 +25,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from tests._alerts import HOOK_KEY, webhook_server
 from tests._emulator import environ_for
 from tests.e2e.chaos import Emulated, Emulator, deliver_webhooks, run_cli, start_emulator, stop
 
@@ -186,3 +188,40 @@ def test_the_daemon_evaluates_the_spool_sensor_and_runs_its_request(postgres, em
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         events = conn.execute("SELECT event, action FROM events.webhook_deliveries").fetchall()
     assert events == [("issues", "opened")]
+
+
+def test_the_daemon_sends_a_failed_run_to_the_alert_channel(postgres, emulator, tmp_path, monkeypatch):
+    pg_env = postgres.create_database("daemon_alert")
+    home, dagster_home = tmp_path / "home", _dagster_home(tmp_path / "dagster")
+    # A warehouse path that is a directory: the spool sensor's run fails opening it.
+    (home / "warehouse-is-a-directory").mkdir(parents=True)
+    with webhook_server() as hook:
+        env = _environment(emulator, home, dagster_home, pg_env) | {
+            "METRICS_AUTOMATION": "on", "METRICS_ALERTS": hook.url,
+            "WAREHOUSE_PATH": str(home / "warehouse-is-a-directory"),
+        }
+        for name, value in pg_env.items():
+            monkeypatch.setenv(name, value)
+        held = deliver_webhooks(emulator, Emulated(home), env=env, log=tmp_path / "receiver.log", issues=1)
+        assert held == 1, (tmp_path / "receiver.log").read_text()[-2000:]
+
+        daemon_log = tmp_path / "daemon.log"
+        with dg.DagsterInstance.from_config(str(dagster_home)):
+            started = time.monotonic()
+            with daemon_log.open("w") as out:
+                daemon = subprocess.Popen(
+                    [str(DAEMON), "run", "-w", "workspace.yaml"],
+                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                )
+            try:
+                deadline = time.monotonic() + DAEMON_WAIT
+                while time.monotonic() < deadline and daemon.poll() is None and not hook.texts:
+                    time.sleep(1)
+                time.sleep(5)  # a second message for the same failure would come within a tick
+            finally:
+                _stop_group(daemon)
+    assert hook.texts, f"no alert within {DAEMON_WAIT}s\n{daemon_log.read_text()[-4000:]}"
+    print(f"\ndaemon: failure alert delivered {time.monotonic() - started:.1f}s after start")
+    (text,) = hook.texts
+    assert text.startswith("metrics-etl: webhook_events_job failed\n"), text
+    assert "full log: run " in text and HOOK_KEY not in text

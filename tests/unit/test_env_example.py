@@ -53,6 +53,7 @@ def test_python_dotenv_reads_the_same_values() -> None:
 def test_the_settings_parse_with_the_secrets_filled_in() -> None:
     environ = {name: value for name, value, _ in _parse()}
     environ |= {name: f"dummy-{name.lower()}" for name in SECRETS} | {"SERVICE_ORG": "acme"}
+    environ["METRICS_ALERTS"] = "https://hooks.example.org/services/dummy-key"  # a secret with a form
     settings = Settings.from_env(environ=environ)
     assert settings.home == Path("/var/lib/metrics-etl")
     assert settings.dagster_home == Path("/var/lib/metrics-etl/dagster")
@@ -60,3 +61,4 @@ def test_the_settings_parse_with_the_secrets_filled_in() -> None:
     assert settings.automation is True
     assert settings.scopes == (("organization", "acme"),)
     assert settings.service_config().base_url == "https://api.github.com"
+    assert [target.label for target in settings.alerts.targets] == ["webhook hooks.example.org"]

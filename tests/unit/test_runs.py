@@ -8,7 +8,8 @@ import duckdb
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.runs import RunLog, _team_lines, describe_error, summarize
+from pipelines.defs.failures import describe_error
+from pipelines.runs import RunLog, _team_lines, summarize
 from tests.integration.bi._warehouse import LAST_DAY, build_warehouse
 
 

@@ -46,6 +46,7 @@ CHECKS = {
     ("raw/report_fetches", "provisional_days_fetched_again", False),
     ("raw/field_drift", "fields_are_declared", False),
     ("core/daily_totals", "fresh_against_available_day", False),
+    ("core/daily_totals", "freshness_check", False),  # Dagster's own: yesterday landed by 09:00 UTC
     ("core/daily_totals", "grain_is_unique", True),
     ("core/dim_agent", "covers_every_agent", True),
     ("core/user_daily_totals", "counts_are_non_negative", True),
@@ -102,6 +103,9 @@ SENSORS = {
     ("report_availability_sensor", ("usage_daily_job",)),
     ("webhook_spool_sensor", ("webhook_events_job",)),
     ("snapshot_refresh_sensor", ("snapshots_job",)),
+    ("freshness_checks_sensor", ()),  # requests runs of the freshness check alone
+    ("run_failure_alert_sensor", ()),  # alerts: they send messages and request no run
+    ("warning_alert_sensor", ()),
 }
 
 

@@ -1,0 +1,28 @@
+"""Alerts to a team's channel: a Slack or Teams incoming webhook (any URL taking Slack's JSON), or
+e-mail by SMTP.
+
+The library takes its own frozen :class:`AlertConfig` (pipelines.config parses METRICS_ALERTS
+into it) and never reads the environment. Messages are built from names, days and one-line
+causes (`run_failed`, `publish_held`, `check_changed`, `stale`); `deliver` sends one to every
+target and never raises.
+"""
+
+from pipelines.alerts._config import AlertConfig, EmailTarget, Target, WebhookTarget, parse_targets
+from pipelines.alerts._deliver import Delivery, deliver
+from pipelines.alerts._message import Alert, check_changed, publish_held, run_failed, stale, test_alert
+
+__all__ = [
+    "Alert",
+    "AlertConfig",
+    "Delivery",
+    "EmailTarget",
+    "Target",
+    "WebhookTarget",
+    "check_changed",
+    "deliver",
+    "parse_targets",
+    "publish_held",
+    "run_failed",
+    "stale",
+    "test_alert",
+]
