@@ -238,7 +238,11 @@ def test_28_day_wrapper_has_the_report_shape(data: ReportData) -> None:
     assert report["report_start_day"] == (end - timedelta(days=27)).isoformat()
     assert [d["day"] for d in report["day_totals"]] == [(end - timedelta(days=27 - i)).isoformat()
                                                           for i in range(28)]
-    assert report["day_totals"][-1] == data.aggregate_record(scope="enterprise", day=end, completeness=1.0)
+    # A day of the 28-day report is the day's 1-day record, its phases with their 28-day population.
+    day = report["day_totals"][-1]
+    populations = [entry.pop("users_in_phase_28d") for entry in day["totals_by_ai_adoption_phase"]]
+    assert day == data.aggregate_record(scope="enterprise", day=end, completeness=1.0)
+    assert all(p >= 0 for p in populations)
     json.dumps(report)
 
 
