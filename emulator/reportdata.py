@@ -141,7 +141,8 @@ _REVIEW_ACTIVE_BELOW = 38
 _REVIEW_PASSIVE_BELOW = 90
 
 _BYTES_PER_USER = 20
-_SURFACE_BYTES = 5
+_SURFACE_BYTES = 2
+_SURFACE_COUNT_BYTES = 3  # the app's and VS Code agents' counts: a stream of their own
 _COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
 # An adoption phase entry's averages per user, in the order the aggregate sums them.
 _PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
@@ -275,6 +276,7 @@ class ReportData:
         self._profile_block = lru_cache(maxsize=8)(self._make_profile_block)
         self._day_block = lru_cache(maxsize=512)(self._make_day_block)
         self._surface_block = lru_cache(maxsize=512)(self._make_surface_block)
+        self._surface_count_block = lru_cache(maxsize=512)(self._make_surface_count_block)
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
         self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=self.second_org,
@@ -517,6 +519,10 @@ class ReportData:
     def _make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(_key("day", self.seed, ordinal, block)).randbytes(_BLOCK * _BYTES_PER_USER)
 
+    def _make_surface_count_block(self, ordinal: int, block: int) -> bytes:
+        # Their own stream too: the surfaces' flags stay as they were before the counts came.
+        return random.Random(_key("surface-counts", self.seed, ordinal, block)).randbytes(_BLOCK * _SURFACE_COUNT_BYTES)
+
     def _make_surface_block(self, ordinal: int, block: int) -> bytes:
         # A stream of its own: the agent surfaces came later, and every older number stays as it was.
         return random.Random(_key("surfaces", self.seed, ordinal, block)).randbytes(_BLOCK * _SURFACE_BYTES)
@@ -534,16 +540,18 @@ class ReportData:
                         c: float) -> tuple[tuple[int, int, int] | None, tuple[int, int] | None]:
         """The app's (sessions, requests, prompts) and VS Code agents' (sessions, messages) of a
         user's day, scaled as the day's other counts; None where the surface was not used."""
-        s = self._surface_block(ordinal, u // _BLOCK)
-        o = (u % _BLOCK) * _SURFACE_BYTES
+        if not (app or vscode_agent):
+            return None, None
+        s = self._surface_count_block(ordinal, u // _BLOCK)
+        o = (u % _BLOCK) * _SURFACE_COUNT_BYTES
         app_counts = vscode_counts = None
         if app:
-            sessions = 1 + s[o + 2] % 4
-            requests = sessions * (1 + s[o + 4] % 6)
-            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o + 2] % 2) * c))
+            sessions = 1 + s[o] % 4
+            requests = sessions * (1 + s[o + 2] % 6)
+            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o] % 2) * c))
         if vscode_agent:
-            sessions = 1 + s[o + 3] % 3
-            vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 4] % 9) * c))
+            sessions = 1 + s[o + 1] % 3
+            vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 2] % 9) * c))
         return app_counts, vscode_counts
 
     @staticmethod

@@ -35,6 +35,8 @@ VIEWS = (
     "reconciliation",
     "field_drift",
     "agent_surfaces_daily",
+    "cli_customizations_daily",
+    "adoption_phases",
 )
 
 
