@@ -15,7 +15,7 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
-from pipelines.transform.schema import AGGREGATE, USER, duckdb_type, totals_columns
+from pipelines.transform.schema import AGGREGATE, REPOS, USER, duckdb_type, totals_columns
 from pipelines.warehouse.sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -57,13 +57,16 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _declared_columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    """Add each declared record field's column that its totals tables lack; what was added.
+    """Add each declared record field's column that its totals tables (and the repository rows,
+    which carry the pull-request members) lack; what was added.
 
     Additive and nullable, so rows already landed are not rewritten: they read NULL there (the
     field was not declared when they landed; its value, if any, is in their `extra`).
     """
     added = []
-    for schema, table, level in (("core", "daily_totals", AGGREGATE), ("core", "user_daily_totals", USER)):
+    declared = (("core", "daily_totals", AGGREGATE), ("core", "user_daily_totals", USER),
+                ("core", "repository_days", REPOS))
+    for schema, table, level in declared:
         have = {row[0] for row in run_sql(conn, "migrations/select_table_columns.sql", schema=schema, table=table)}
         for column, dtype in totals_columns(level).items():
             if column in have:
