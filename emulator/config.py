@@ -171,6 +171,12 @@ class EmulatorConfig:
     # The day the service renamed its "coding agent" fields "cloud agent" (April 2026 on the
     # public service): earlier days' records carry the old names. None: the new names throughout.
     cloud_agent_from: date | None = None
+    # The first day with a repos-1-day report (GA 2026-07-17 on the public service): earlier days
+    # answer 204 (organization) or 404 (enterprise), as a day not yet available. None: every day.
+    repos_from: date | None = None
+    # The day repository rows gained pull_request_review_times (2026-09-25, no backfill): earlier
+    # rows carry no such field. None: every day has it.
+    review_times_from: date | None = None
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

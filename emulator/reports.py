@@ -24,6 +24,7 @@ from starlette.types import Receive, Scope, Send
 from emulator.config import RecordDrift
 from emulator.crypto import link_signature, link_signature_ok
 from emulator.reportdata import ReportData, completeness
+from emulator.repos import RepoRef, repository_lines
 from emulator.state import EmulatorState
 
 DEFAULT_LINK_TTL_SECONDS = 3600
@@ -40,6 +41,7 @@ REPORT_NAMES = {
         "organization-28-day/latest": ("aggregate", "28-day"),
         "users-28-day/latest": ("user", "28-day"),
         "user-teams-1-day": ("user-teams", "1-day"),  # an extension: no 28-day form
+        "repos-1-day": ("repos", "1-day"),
     },
     "enterprise": {
         "enterprise-1-day": ("aggregate", "1-day"),
@@ -47,9 +49,11 @@ REPORT_NAMES = {
         "enterprise-28-day/latest": ("aggregate", "28-day"),
         "users-28-day/latest": ("user", "28-day"),
         "user-teams-1-day": ("user-teams", "1-day"),
+        "repos-1-day": ("repos", "1-day"),
     },
 }
 TEAMS_LEVEL = "user-teams"
+REPOS_LEVEL = "repos"
 
 
 @dataclass(frozen=True)
@@ -193,8 +197,10 @@ class Reports:
             served_file = (self._report_file is not None and scope == "organization" and level == "user"
                            and name == state.config.primary_org
                            and day == state.config.report_file_day)
+            repos_from = state.config.repos_from
+            before_repos = level == REPOS_LEVEL and repos_from is not None and day < repos_from
             if not served_file:
-                if day >= today:
+                if day >= today or before_repos:
                     if scope == "organization":
                         return Response(status_code=204)
                     return _message(404, f"No report is available yet for {day.isoformat()}")
@@ -244,6 +250,8 @@ class Reports:
             return 1
         if key.level == TEAMS_LEVEL:
             return max(1, math.ceil(len(self._team_lines(key)) / self.state.config.user_lines_per_file))
+        if key.level == REPOS_LEVEL:
+            return 1
         users = self._data(key).user_count(scope=key.scope)
         return max(1, math.ceil(users / self._users_per_file(key)))
 
@@ -258,6 +266,24 @@ class Reports:
         """The user-teams report of a day: membership does not grow with fetches, so every
         version of a day has the same lines."""
         return self._teams_cache(key.scope, key.name, key.day)
+
+    def _repository_lines(self, key: ReportKey, complete: float) -> list[bytes]:
+        """The repos-1-day report: the world's repositories of the scope's organization (the
+        enterprise's: its first organization's), its aggregate record's pull requests split
+        among those active that day."""
+        config, data = self.state.config, self._data(key)
+        org = key.name if key.scope == "organization" else config.primary_org
+        repos = [] if key.scope == "enterprise" and key.name != config.primary_enterprise else [
+            RepoRef(r.id, r.owner.login, r.name, "private" if r.private else "public")
+            for r in self.state.world.org_repos(org)
+        ]
+        record = data.aggregate_record(scope=key.scope, day=key.day, completeness=complete)
+        return repository_lines(
+            seed=config.seed, day=key.day, repos=repos, pull_requests=record["pull_requests"],
+            ids={"enterprise_id": data.enterprise_id, "organization_id": data.organization_id},
+            name=self.state.wire.record_name,
+            review_times=config.review_times_from is None or key.day >= config.review_times_from,
+        )
 
     def _lines(self, key: ReportKey, index: int) -> Iterator[bytes]:
         if self._serves_report_file(key):
@@ -284,6 +310,9 @@ class Reports:
         if key.level == TEAMS_LEVEL:
             per_file = self.state.config.user_lines_per_file
             yield from self._team_lines(key)[index * per_file:(index + 1) * per_file]
+            return
+        if key.level == REPOS_LEVEL:
+            yield from self._repository_lines(key, completeness_for(key.day))
             return
         per_file = self._users_per_file(key)
         start = index * per_file

@@ -22,6 +22,7 @@ from pipelines.ingest.archive import remove_dead_parts
 from pipelines.ingest.drift import DriftTally
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.parse import Reject
+from pipelines.ingest.repositories import fetch_repositories
 from pipelines.ingest.teams import fetch_user_teams
 from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.transform import Provenance
@@ -46,6 +47,8 @@ class IngestResult:
     checks: tuple[CheckOutcome, ...] = ()
     # The day's user-teams rows landed with a user-level 1-day report; None: no such report.
     team_rows: int | None = None
+    # The day's repositories landed with an aggregate 1-day report; None: no such report.
+    repository_rows: int | None = None
     # What the records carried beyond the schema: path -> (drift, records carrying it).
     drift: dict[str, tuple[str, int]] = field(default_factory=dict)
 
@@ -177,10 +180,12 @@ def ingest_report(
     raw_dir.mkdir(parents=True, exist_ok=True)
     remove_dead_parts(raw_dir)
     report = ReportSlice(ref, metadata.start_day, metadata.end_day)
-    teams = None
+    teams = repos = None
     if ref.level == "user" and ref.kind == "1-day":
         teams = fetch_user_teams(client, ref, prov=prov, raw_dir=raw_dir)
-    team_rows = None
+    if ref.level == "aggregate" and ref.kind == "1-day":
+        repos = fetch_repositories(client, ref, prov=prov, raw_dir=raw_dir)
+    team_rows = repository_rows = None
     with (
         land_report(conn, report) as landing,
         run_stages(client=client, metadata=metadata, raw_dir=raw_dir, prov=prov, batch_rows=batch_rows) as items,
@@ -199,6 +204,8 @@ def ingest_report(
         drift = lander.record_drift()
         if teams is not None:
             team_rows = landing.replace_user_teams(teams)
+        if repos is not None:
+            repository_rows = landing.replace_repositories(repos)
     tallies = lander.tallies.values()
     totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
     quarantined = sum(t.quarantined for t in tallies)
@@ -212,6 +219,7 @@ def ingest_report(
             "raw.report_fetches": fetch_rows_landed,
             "raw.field_drift": drift.height,
             **({"core.user_team_days": team_rows} if team_rows is not None else {}),
+            **({name: frame.height for name, frame in repos.rows.items()} if repos is not None else {}),
         },
         files=len(lander.done),
         bytes=sum(d.archived.bytes for d in lander.done.values()),
@@ -221,6 +229,7 @@ def ingest_report(
         restarts=lander.restarts,
         checks=tuple(landing.checks),
         team_rows=team_rows,
+        repository_rows=repository_rows,
         drift={
             path: (kind, records)
             for path, kind, records in drift.group_by("path", "drift").agg(pl.col("records").sum()).iter_rows()

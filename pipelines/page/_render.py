@@ -14,6 +14,7 @@ import duckdb
 from pipelines.page._axis import Axis, time_axis
 from pipelines.page._document import page_document
 from pipelines.page._periods import period_rows, periods_section, summary_section
+from pipelines.page._repositories import repositories_section
 from pipelines.page._seats import seats_section
 from pipelines.page._surfaces import surfaces_section
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, coverage_legend, line_chart
@@ -67,6 +68,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),
+            repositories_section(conn),
             seats_section(conn),
         ]
     )

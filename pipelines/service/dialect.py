@@ -13,8 +13,8 @@ from pipelines.service.errors import ConfigError
 
 Scope = Literal["organization", "enterprise"]
 Kind = Literal["1-day", "28-day"]
-Level = Literal["aggregate", "user", "user-teams"]
-_REPORT_NAMES = {"user": "users", "user-teams": "user-teams"}  # aggregate: the scope's own name
+Level = Literal["aggregate", "user", "user-teams", "repos"]
+_REPORT_NAMES = {"user": "users", "user-teams": "user-teams", "repos": "repos"}  # aggregate: the scope's own name
 
 
 @dataclass(frozen=True)

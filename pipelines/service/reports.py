@@ -19,14 +19,14 @@ class ReportRef:
     scope: Scope
     scope_name: str
     kind: Kind
-    level: Level  # user-teams: an extension, 1-day only
+    level: Level  # user-teams (an extension) and repos: 1-day only
     day: date | None = None
 
     def __post_init__(self) -> None:
         if (self.kind == "1-day") != (self.day is not None):
             raise ValueError("a 1-day report needs a day; a 28-day report takes none")
-        if self.level == "user-teams" and self.kind != "1-day":
-            raise ValueError("the user-teams report is 1-day only")
+        if self.level in ("user-teams", "repos") and self.kind != "1-day":
+            raise ValueError(f"the {self.level} report is 1-day only")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ ACTIVITY_COUNTS: tuple[str, ...] = (
     "loc_deleted_sum",
 )
 
-USER, AGGREGATE, USER_TEAMS = "user", "aggregate", "user-teams"
+USER, AGGREGATE, USER_TEAMS, REPOS = "user", "aggregate", "user-teams", "repos"
 _BOTH = frozenset({USER, AGGREGATE})
 _USER = frozenset({USER})
 _AGGREGATE = frozenset({AGGREGATE})
@@ -89,7 +89,8 @@ KEY_FIELDS: tuple[str, ...] = ("day", "organization_id", "enterprise_id", "user_
 
 # Known objects of the records, whose scalar members become `<object>_<member>` columns of the
 # totals tables of the object's levels: (members with their types, levels). One entry declares
-# an object; a member is one line.
+# an object; a member is one line. `repos`: the repos-1-day report's rows (core.repository_days)
+# carry the same pull-request members, per repository.
 RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
     "pull_requests": ({
         "total_created": pl.Int64(),
@@ -106,7 +107,7 @@ RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
         "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
         "total_assistant_suggestions": pl.Int64(),
         "total_assistant_applied_suggestions": pl.Int64(),
-    }, _AGGREGATE),
+    }, frozenset({AGGREGATE, REPOS})),
     # The desktop app's sessions, requests and prompts (July 2026), on both levels.
     "totals_by_assistant_app": ({
         "session_count": pl.Int64(),
@@ -141,13 +142,38 @@ _GITHUB_RENAMED = (
     "used_assistant_app",
     "totals_by_assistant_app",
 )
+# The pull-request suggestions of the assistant's review per comment type (2026), an array of
+# `pull_requests`: its element, landed in core.repository_comment_types for repos-1-day.
+COMMENT_TYPES_FIELD = "assistant_suggestions_by_comment_type"
+COMMENT_TYPE_ENTRY: dict[str, pl.DataType] = {
+    "comment_type": pl.String(),
+    "total_assistant_suggestions": pl.Int64(),
+    "total_assistant_applied_suggestions": pl.Int64(),
+}
+# repos-1-day (2026-09-25): per repository, the review stages of the day's merged pull requests
+# (human reviews only), per (authored_by, reviewed_by); landed in core.repository_review_times.
+REVIEW_TIMES_FIELD = "pull_request_review_times"
+REVIEW_TIME_ENTRY: dict[str, pl.DataType] = {
+    "authored_by": pl.String(),
+    "reviewed_by": pl.String(),
+    "total_merged": pl.Int64(),
+    **{f"{stat}_minutes_{stage}": pl.Float64()
+       for stage in ("ready_to_first_review", "first_to_final_review", "final_review_to_merge")
+       for stat in ("median", "p90")},
+}
+
 WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
     "service": {},
     "github": {
         **{(name,): name.replace("assistant", "copilot") for name in _GITHUB_RENAMED},
         **{
             ("pull_requests", member): member.replace("assistant", "copilot")
-            for member in RECORD_OBJECTS["pull_requests"][0]
+            for member in (*RECORD_OBJECTS["pull_requests"][0], COMMENT_TYPES_FIELD)
+            if "assistant" in member
+        },
+        **{
+            ("pull_requests", COMMENT_TYPES_FIELD, member): member.replace("assistant", "copilot")
+            for member in COMMENT_TYPE_ENTRY
             if "assistant" in member
         },
     },
@@ -283,6 +309,8 @@ def declared_columns() -> dict[str, dict[str, pl.DataType]]:
     return {
         "core.daily_totals": totals_columns(AGGREGATE),
         "core.user_daily_totals": totals_columns(USER),
+        # The repository rows carry the pull-request members (RECORD_OBJECTS, level "repos").
+        "core.repository_days": totals_columns(REPOS),
         "core.adoption_phases": {k: v for k, v in ADOPTION_PHASE_ENTRY.items() if k != "phase_number"},
     }
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.transform.schema import ACTIVITY_COUNTS, AGGREGATE, USER
+import polars as pl
+
+from pipelines.transform.schema import ACTIVITY_COUNTS, AGGREGATE, COMMENT_TYPE_ENTRY, RECORD_OBJECTS, USER
 
 __all__ = ["TABLES", "Table", "table", "tables"]
 
@@ -30,7 +32,8 @@ class Table:
     partition: str | None = None
     partition_in_file: bool = False  # the day is derived (received_at's UTC day): the column stays in the file
     # Who writes it: "report" (each report's landing transaction, replaced by a re-fetch),
-    # "user-teams" (with a day's user report), "snapshot", "webhooks", or "derived" (refreshed
+    # "user-teams" (with a day's user report), "repos" (with a day's aggregate report),
+    # "snapshot", "webhooks", or "derived" (refreshed
     # from the facts in the same transaction).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
@@ -55,6 +58,10 @@ class Table:
 
 
 _ACTIVITY = ACTIVITY_COUNTS
+_PULL_REQUEST_COUNTS = tuple(
+    f"pull_requests_{member}" for member, dtype in RECORD_OBJECTS["pull_requests"][0].items()
+    if isinstance(dtype, pl.Int64)
+)
 
 TABLES: tuple[Table, ...] = (
     Table("raw", "report_files",
@@ -119,6 +126,21 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="user-teams", detail=True, asset="usage", replaces="days"),
     Table("core", "dim_team", ("scope", "scope_name", "team_id"),
           "Extension: one row per team_id with its latest slug.", asset="usage"),
+    Table("core", "repository_days", ("scope", "scope_name", "day", "repo_id"),
+          "Each repository active that day (repos-1-day report): its name, visibility and pull-request counts, "
+          "landed with the day's aggregate record.",
+          partition="day", writer="repos", levels=frozenset({AGGREGATE}), asset="usage",
+          counters=_PULL_REQUEST_COUNTS, label=("scope_name", "day", "repo_id"), landing="rows", replaces="days"),
+    Table("core", "repository_review_times", ("scope", "scope_name", "day", "repo_id", "authored_by", "reviewed_by"),
+          "Each repository's review stage times (median, p90 minutes) of the pull requests merged that day, "
+          "human reviews only.",
+          partition="day", writer="repos", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          counters=("total_merged",), label=("scope_name", "day", "repo_id"), landing="rows", replaces="days"),
+    Table("core", "repository_comment_types", ("scope", "scope_name", "day", "repo_id", "comment_type"),
+          "Each repository's suggestions of the assistant's review per comment type, and how many were applied.",
+          partition="day", writer="repos", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          counters=tuple(m for m in COMMENT_TYPE_ENTRY if m != "comment_type"),
+          label=("scope_name", "day", "repo_id", "comment_type"), landing="rows", replaces="days"),
     Table("snapshots", "repositories", ("snapshot_day", "repository_id"),
           "Every repository of the organization (REST), keyed by numeric id.",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),

@@ -123,7 +123,7 @@ _FACTS = tuple(
         t.table, ", ".join(c.replace("_", " ") for c in t.grain), t.grain, t.label, t.counters, t.levels,
     )
     for t in TABLES
-    if t.writer == "report" and t.counters
+    if t.writer in ("report", "repos") and t.counters
 )
 
 # Checked in every report's transaction over the report's slice (and by the audit over all).
@@ -158,6 +158,15 @@ REPORT_CHECKS: tuple[Check, ...] = (
         "Each team member of a day has a record in that day's 1-day user report (else left out of team metrics).",
         blocking=False,
         levels=_USER,
+    ),
+    Check(
+        "pull_requests_fit_the_aggregate",
+        ("core", "repository_days"),
+        "checks/count_repository_pull_requests_beyond_aggregate.sql",
+        "A day's repositories hold no more pull requests created, reviewed or merged than the aggregate record "
+        "of the day (fewer is expected: a repository deleted or transferred).",
+        blocking=False,
+        levels=_AGGREGATE,
     ),
     Check(
         "covers_every_team",

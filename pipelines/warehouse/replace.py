@@ -19,7 +19,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.transform.schema import USER_TEAMS
+from pipelines.transform.schema import REPOS, USER_TEAMS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 from pipelines.warehouse.sql import _statements, rollback, run_sql
@@ -27,10 +27,11 @@ from pipelines.warehouse.sql import _statements, rollback, run_sql
 if TYPE_CHECKING:
     from pipelines.service import ReportRef
 
-# What a report's landing inserts batch by batch, and what the user-teams report it carries
-# writes: the catalog's, by writer.
+# What a report's landing inserts batch by batch: the catalog's, by writer.
 LANDED_TABLES = tuple(t.table for t in tables(writer="report") if t.landing)
-TEAM_TABLES = tuple(t.name for t in tables(writer="user-teams", partitioned=True))
+# The reports landed inside another's transaction: each writes the catalog's tables whose
+# writer is its level.
+_CARRIED = (USER_TEAMS, REPOS)
 
 # One statement per way of landing a batch and of replacing a report's rows (Table.landing,
 # Table.replaces), the table filled in: no table has SQL of its own.
@@ -55,10 +56,10 @@ _REPORT_ROWS = ("report", "open-report")
 
 def _replaced(level: str) -> list[Table]:
     """The tables whose rows a landing at `level` replaces, in catalog order: the report's (and
-    the rows derived from them) at its level; for the user-teams report, the team tables and
-    the report's own files and lines."""
-    if level == USER_TEAMS:
-        return [t for t in TABLES if (t.writer == "user-teams" and t.replaces) or t.replaces in _REPORT_ROWS]
+    the rows derived from them) at its level; for a carried report (user-teams, repos), the
+    tables it writes and the report's own files and lines."""
+    if level in _CARRIED:
+        return [t for t in TABLES if (t.writer == level and t.replaces) or t.replaces in _REPORT_ROWS]
     return [t for t in TABLES if t.writer in ("report", "derived") and t.replaces and level in t.levels]
 
 
@@ -91,11 +92,12 @@ def _run_on_batch(
 
 
 @dataclass(frozen=True)
-class UserTeams:
-    """A day's user-teams report, parsed: its memberships and its raw.* rows (extension)."""
+class CarriedReport:
+    """A day's report landed inside another's transaction (user-teams with the user report,
+    repos with the aggregate one), parsed: its rows per table and its raw.* rows."""
 
     ref: ReportRef
-    rows: pl.DataFrame  # core.user_team_days
+    rows: dict[str, pl.DataFrame]  # table name -> rows, the tables its writer (its level) writes
     files: pl.DataFrame | None  # raw.report_files
     quarantine: pl.DataFrame | None  # raw.quarantine
 
@@ -157,25 +159,40 @@ class ReportLanding:
         # The totals' files also record the batch's (day, user) keys under file_index.
         _land(self._conn, declared, batch, file_index=file_index, level=self._report.ref.level)
 
-    def replace_user_teams(self, teams: UserTeams) -> int:
+    def replace_user_teams(self, teams: CarriedReport) -> int:
         """Replace the report's days of memberships with `teams` (after its user rows are in,
         before its checks); the rows landed."""
-        report, params = self._report, _params(self._report)
-        days = {"scope": params["scope"], "scope_name": params["scope_name"],
-                "start_day": report.start_day, "end_day": report.end_day}
-        teams_params = params | {"level": USER_TEAMS, "report_kind": "1-day"}
+        days = self._days()
         run_sql(self._conn, "warehouse/begin_user_teams.sql", **days)
-        _delete_replaced(self._conn, teams_params)
-        frames = {"core.user_team_days": teams.rows, "raw.report_files": teams.files,
-                  "raw.quarantine": teams.quarantine}
+        self._replace_carried(teams)
+        run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
+        return teams.rows["core.user_team_days"].height
+
+    def replace_repositories(self, repos: CarriedReport) -> int:
+        """Replace the report's day of repository rows with `repos` (after its aggregate record
+        is in, before its checks); the repositories landed."""
+        self._replace_carried(repos)
+        return repos.rows["core.repository_days"].height
+
+    def _days(self) -> dict[str, Any]:
+        report = self._report
+        return {"scope": report.ref.scope, "scope_name": report.ref.scope_name,
+                "start_day": report.start_day, "end_day": report.end_day}
+
+    def _replace_carried(self, carried: CarriedReport) -> None:
+        """Delete what the carried report's kind replaces over the report's days, land its rows,
+        files and lines, and mark its tables' partitions for the lake."""
+        level = carried.ref.level
+        params = _params(self._report) | {"level": level, "report_kind": "1-day"}
+        _delete_replaced(self._conn, params)
+        frames = {**carried.rows, "raw.report_files": carried.files, "raw.quarantine": carried.quarantine}
         for name, frame in frames.items():
             if frame is not None and frame.height:
                 _land(self._conn, table(name), frame.to_arrow())
-        run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **teams_params)
-        run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
-        run_sql(self._conn, "warehouse/mark_lake_changes.sql", tables=list(TEAM_TABLES),
-                start_day=report.start_day, end_day=report.end_day)
-        return teams.rows.height
+        run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **params)
+        run_sql(self._conn, "warehouse/mark_lake_changes.sql",
+                tables=[t.name for t in tables(writer=level, partitioned=True)],
+                start_day=self._report.start_day, end_day=self._report.end_day)
 
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).

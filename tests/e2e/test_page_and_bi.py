@@ -119,6 +119,12 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
         expected = conn.execute((ROOT / "sql/queries/select_agent_surfaces_in_use.sql").read_text()).fetchall()
     assert shown == [(f"{scope} {name}", surface) for scope, name, surface, *_ in expected] and shown
 
+    # Repositories: named as the snapshot names them (by id), the unsnapshotted one by the report.
+    repositories = re.search(r"<h2>Repositories</h2>(.*?)</section>", dom, re.S).group(1)
+    repos = re.findall(r'<tr class="repository-row"><td>([^<]+) <span[^>]*>[^<]+</span></td><td>([^<]+)</td>'
+                       r'<td class="num">(\d+)</td>', repositories)
+    assert repos == [("acme/atlas", "public", "10"), ("acme/beacon", "private", "4")]
+
 
 @pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
 def test_chromium_renders_a_window_over_60_days_as_weekly_charts(tmp_path):

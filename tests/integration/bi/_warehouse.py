@@ -155,6 +155,7 @@ def build_warehouse(path: Path) -> Expected:
         _snapshot(conn)
         _seats(conn)
         _customizations_and_phases(conn)
+        _repositories(conn)
     finally:
         conn.close()
     return expected
@@ -191,6 +192,36 @@ def _customizations_and_phases(conn: duckdb.DuckDBPyConnection) -> None:
             " interaction_count, fetched_at, is_final) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE)",
             [SCOPE, SCOPE_NAME, level, LAST_DAY, user_id, category, name, count, FETCHED],
         )
+
+
+def _repositories(conn: duckdb.DuckDBPyConnection) -> None:
+    """The newest two days' repositories: atlas (id 7, in the snapshot, whose name the report
+    spells as it was before a rename) and an unsnapshotted one; atlas's review times and comment
+    types on the newest day only. The snapshot says atlas is public, the report private."""
+    conn.execute("UPDATE snapshots.repositories SET visibility = 'public' WHERE repository_id = 7")
+    for day in (LAST_DAY - timedelta(days=1), LAST_DAY):
+        for repo_id, name, created, merged in ((7, "atlas-old", 5, 3), (8, "beacon", 2, 0)):
+            conn.execute(
+                "INSERT INTO core.repository_days (scope, scope_name, day, organization_id, repo_id, repo_owner_name,"
+                " repo_name, repo_visibility, pull_requests_total_created, pull_requests_total_created_by_assistant,"
+                " pull_requests_total_merged, pull_requests_total_assistant_suggestions,"
+                " pull_requests_total_assistant_applied_suggestions, fetched_at, is_final)"
+                " VALUES (?, ?, ?, '1', ?, 'acme', ?, 'private', ?, 1, ?, 6, 2, ?, FALSE)",
+                [SCOPE, SCOPE_NAME, day, repo_id, name, created, merged, FETCHED],
+            )
+    for comment_type, suggested, applied in (("bug", 4, 2), ("security", 2, 0)):
+        conn.execute(
+            "INSERT INTO core.repository_comment_types (scope, scope_name, day, repo_id, comment_type,"
+            " total_assistant_suggestions, total_assistant_applied_suggestions, fetched_at)"
+            " VALUES (?, ?, ?, 7, ?, ?, ?, ?)",
+            [SCOPE, SCOPE_NAME, LAST_DAY, comment_type, suggested, applied, FETCHED],
+        )
+    conn.execute(
+        "INSERT INTO core.repository_review_times (scope, scope_name, day, repo_id, authored_by, reviewed_by,"
+        " total_merged, median_minutes_ready_to_first_review, p90_minutes_ready_to_first_review, fetched_at)"
+        " VALUES (?, ?, ?, 7, 'human', 'human', 3, 42.5, 180.0, ?)",
+        [SCOPE, SCOPE_NAME, LAST_DAY, FETCHED],
+    )
 
 
 def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:

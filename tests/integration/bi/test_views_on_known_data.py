@@ -37,6 +37,7 @@ VIEWS = (
     "agent_surfaces_daily",
     "cli_customizations_daily",
     "adoption_phases",
+    "repository_outcomes_daily",
 )
 
 
@@ -183,6 +184,24 @@ def test_repository_activity_counts_the_last_28_days_of_the_issue_snapshot(known
     assert (row["stars"], row["forks"], row["open_issues"], row["open_pull_requests"]) == (12, 3, 2, 1)
     assert (row["issues_opened_28d"], row["issues_closed_28d"]) == (2, 1)
     assert (row["pull_requests_opened_28d"], row["pull_requests_closed_28d"]) == (1, 1)
+
+
+def test_repository_outcomes_take_name_and_visibility_from_the_snapshot_by_repo_id(known):
+    conn, _ = known
+    rows = {(r["day"], r["repo_id"]): r for r in _rows(conn, "SELECT * FROM bi.repository_outcomes_daily")}
+    assert len(rows) == 4
+    atlas, beacon = rows[(LAST_DAY, 7)], rows[(LAST_DAY, 8)]
+    # Joined by id: the snapshot's current name, not the report's older one.
+    assert (atlas["repository"], atlas["visibility"], atlas["in_snapshot"]) == ("acme/atlas", "public", True)
+    assert (beacon["repository"], beacon["visibility"], beacon["in_snapshot"]) == ("acme/beacon", "private", False)
+    assert atlas["suggestions_by_comment_type"] == [
+        {"comment_type": "bug", "suggestions": 4, "applied": 2},
+        {"comment_type": "security", "suggestions": 2, "applied": 0},
+    ]
+    assert (atlas["human_reviewed_merged"], atlas["median_minutes_ready_to_first_review"]) == (3, 42.5)
+    # No review times landed: NULL, never zero.
+    assert beacon["human_reviewed_merged"] is None and beacon["suggestions_by_comment_type"] is None
+    assert rows[(LAST_DAY - timedelta(days=1), 7)]["median_minutes_ready_to_first_review"] is None
 
 
 def test_views_survive_a_second_migration_run(tmp_path):

@@ -52,6 +52,9 @@ def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, l
     # The day's user-teams report (extension) comes with a 1-day user report, archived beside it.
     teams = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = 'user-teams'").fetchone()[0]
     assert teams == (result.team_rows if (level, kind) == ("user", "1-day") else None)
+    # Likewise the day's repositories with a 1-day aggregate report.
+    repos = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = 'repos'").fetchone()[0]
+    assert repos == (result.repository_rows if (level, kind) == ("aggregate", "1-day") else None)
     sessions = conn.execute("SELECT count(session_count), count(*) FROM core.agent_activity").fetchone()
     if level == "user":
         assert sessions[0] == 0  # no session_count at user level: NULL, never 0
@@ -104,7 +107,7 @@ def test_late_finalizing_day_is_replaced_by_the_second_fetch(client, conn, tmp_p
     ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path)
     second = conn.execute("SELECT user_initiated_interaction_count FROM core.daily_totals").fetchall()
     assert len(second) == 1 and second[0][0] > first[0][0]
-    assert conn.execute("SELECT count(*) FROM raw.report_files").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM raw.report_files WHERE level = 'aggregate'").fetchone()[0] == 1
 
 
 def test_rerunning_a_report_three_times_leaves_identical_tables(client, conn, tmp_path):

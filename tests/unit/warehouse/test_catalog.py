@@ -86,7 +86,7 @@ def test_every_table_a_landing_writes_declares_how_a_batch_lands_and_what_a_refe
         assert t.replaces is None or t.replaces in REPLACES, t.name
 
 
-@pytest.mark.parametrize("level", ["aggregate", "user", "user-teams"])
+@pytest.mark.parametrize("level", ["aggregate", "user", "user-teams", "repos"])
 def test_the_catalog_s_replace_and_discard_statements_bind_on_the_warehouse(level: str) -> None:
     conn = duckdb.connect()
     migrate(conn)
@@ -97,6 +97,9 @@ def test_the_catalog_s_replace_and_discard_statements_bind_on_the_warehouse(leve
     replaced = {t.name for t in _replaced(level)}
     if level == "user-teams":
         assert replaced == {"core.user_team_days", "core.team_days", "raw.report_files", "raw.quarantine"}
+    elif level == "repos":
+        assert replaced == {"core.repository_days", "core.repository_review_times", "core.repository_comment_types",
+                            "raw.report_files", "raw.quarantine"}
     else:
         assert {"core.agent_days", "core.breakdowns", "core.agent_activity", "raw.report_files",
                 "raw.field_drift", "raw.quarantine"} <= replaced
