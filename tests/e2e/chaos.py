@@ -23,19 +23,15 @@ from tests._emulator import environ_for
 
 # Columns that differ between two correct warehouses, each for a reason that has nothing to do
 # with the data. Everything else of every table is compared.
+# A fetch's or a download's time says when, not what: every table's `fetched_at` (the
+# service's clock at the metadata fetch, or the wall clock of the download) differs between runs.
+_EXCLUDED_EVERYWHERE = {"fetched_at": "time of the fetch or the download"}
 _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
     # A link's path names the metadata fetch it came from (the version it pins): a link that
     # expired and was fetched again names a later one, for the same final content. The secret
     # scan proves no link keeps its signed query.
-    ("raw", "report_files"): {"fetched_at": "wall-clock time of the download", "link": "names its metadata fetch"},
-    ("raw", "quarantine"): {"fetched_at": "wall-clock time of the download", "link": "names its metadata fetch"},
-    ("core", "daily_totals"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
-    ("core", "user_daily_totals"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
-    ("core", "breakdowns"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
-    ("core", "agent_activity"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
-    ("core", "agent_days"): {"fetched_at": "wall-clock time of the download (a label tie-breaker only)"},
-    ("core", "user_team_days"): {"fetched_at": "wall-clock time of the download (a slug tie-breaker only)"},
-    ("core", "team_days"): {"fetched_at": "wall-clock time of the download (a slug tie-breaker only)"},
+    ("raw", "report_files"): {"link": "names its metadata fetch"},
+    ("raw", "quarantine"): {"link": "names its metadata fetch"},
     ("meta", "schema_migrations"): {"applied_at": "wall-clock time the migration ran"},
     ("meta", "view_definitions"): {"created_at": "wall-clock time the views were created"},
     ("events", "webhook_deliveries"): {
@@ -48,7 +44,6 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
         "size": "the file's bytes follow its rows' order, which differs between runs (its rows are compared)",
     },
     ("meta", "declared_columns"): {"added_at": "wall-clock time migrate added the column"},
-    ("raw", "field_drift"): {"fetched_at": "time of the metadata fetch (the service's clock)"},
 }
 # Bookkeeping of one warehouse's history, not data: which lake partitions wait for the next
 # publish depends on where a killed run stopped.
@@ -83,7 +78,7 @@ def fingerprints(warehouse: Path, *, raw_dir: Path) -> dict[str, Fingerprint]:
         for schema, table in conn.execute(_TABLES_SQL).fetchall():
             if (schema, table) in _SKIPPED:
                 continue
-            excluded = _EXCLUDED.get((schema, table), {})
+            excluded = _EXCLUDED_EVERYWHERE | _EXCLUDED.get((schema, table), {})
             params: list[object] = []
             expressions = []
             for (column,) in conn.execute(_COLUMNS_SQL, [schema, table]).fetchall():
