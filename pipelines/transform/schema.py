@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipelines.service.dialect import Level
+
 # Scalar counts shared by a daily record and every breakdown element.
 ACTIVITY_COUNTS: tuple[str, ...] = (
     "user_initiated_interaction_count",
@@ -27,7 +29,12 @@ ACTIVITY_COUNTS: tuple[str, ...] = (
     "loc_deleted_sum",
 )
 
-USER, AGGREGATE, USER_TEAMS, REPOS = "user", "aggregate", "user-teams", "repos"
+# The report levels, typed by the report identity's one declaration (pipelines.service.Level):
+# mypy refuses a name here that a report cannot have.
+USER: Level = "user"
+AGGREGATE: Level = "aggregate"
+USER_TEAMS: Level = "user-teams"
+REPOS: Level = "repos"
 _BOTH = frozenset({USER, AGGREGATE})
 _USER = frozenset({USER})
 _AGGREGATE = frozenset({AGGREGATE})
