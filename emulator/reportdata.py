@@ -241,7 +241,7 @@ class _UserDay:
     cloud_agent: bool = False  # the service's own cloud agent (formerly "coding agent")
     app: bool = False  # the assistant's desktop app
     vscode_agent: bool = False  # agent sessions in VS Code
-    app_counts: tuple[int, int, int] | None = None  # the app's sessions, requests, prompts
+    app_counts: tuple[int, int, int, int, int] | None = None  # the app's sessions, requests, prompts, tokens
     vscode_counts: tuple[int, int] | None = None  # VS Code agent sessions, user messages
     # CLI customizations used: category -> ((name, interaction count), ...); CLI users only.
     customizations: dict[str, tuple[tuple[str, int], ...]] | None = None
@@ -537,9 +537,10 @@ class ReportData:
         return s[o] < p.cloud_agent_threshold, s[o + 1] < p.app_threshold, agent_mode and ide == "vscode"
 
     def _surface_counts(self, u: int, ordinal: int, *, app: bool, vscode_agent: bool,
-                        c: float) -> tuple[tuple[int, int, int] | None, tuple[int, int] | None]:
-        """The app's (sessions, requests, prompts) and VS Code agents' (sessions, messages) of a
-        user's day, scaled as the day's other counts; None where the surface was not used."""
+                        c: float) -> tuple[tuple[int, int, int, int, int] | None, tuple[int, int] | None]:
+        """The app's (sessions, requests, prompts, output and prompt tokens) and VS Code agents'
+        (sessions, messages) of a user's day, scaled as the day's other counts; None where the
+        surface was not used."""
         if not (app or vscode_agent):
             return None, None
         s = self._surface_count_block(ordinal, u // _BLOCK)
@@ -548,7 +549,8 @@ class ReportData:
         if app:
             sessions = 1 + s[o] % 4
             requests = sessions * (1 + s[o + 2] % 6)
-            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o] % 2) * c))
+            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o] % 2) * c),
+                          int(requests * (150 + 3 * s[o + 1]) * c), int(requests * (1800 + 20 * s[o + 2]) * c))
         if vscode_agent:
             sessions = 1 + s[o + 1] % 3
             vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 2] % 9) * c))
@@ -762,7 +764,7 @@ class ReportData:
         agents: dict[str, list[int]] = {}
         active_today = chat_today = agent_today = cli_today = review_active_today = review_passive_today = 0
         cloud_today = app_today = vscode_today = 0
-        app_sums, vscode_sums = [0, 0, 0], [0, 0]
+        app_sums, vscode_sums = [0] * 5, [0, 0]
         customized: dict[str, dict[str, int]] = {}
         phases: dict[int, list[int]] = {}  # phase -> users, and their interactions, generations, ...
         for u in self._scope_users(scope):
@@ -1046,9 +1048,16 @@ def _customization_json(entries: dict[str, Any], *, distinct: dict[str, int]) ->
     return "".join(parts)
 
 
-def _app_dict(v: Sequence[int]) -> dict[str, int]:
-    sessions, requests, prompts = v
-    return {"session_count": sessions, "request_count": requests, "prompt_count": prompts}
+def _app_dict(v: Sequence[int]) -> dict[str, Any]:
+    sessions, requests, prompts, out_tokens, prompt_tokens = v
+    return {
+        "session_count": sessions, "request_count": requests, "prompt_count": prompts,
+        "token_usage": {
+            "output_tokens_sum": out_tokens,
+            "prompt_tokens_sum": prompt_tokens,
+            "avg_tokens_per_request": round((out_tokens + prompt_tokens) / requests, 2) if requests else 0.0,
+        },
+    }
 
 
 def _vscode_dict(v: Sequence[int]) -> dict[str, int]:

@@ -29,11 +29,11 @@ from pipelines.transform.schema import (
     CLI_FIELD,
     CLI_TOKEN_USAGE,
     CUSTOMIZATION_ARRAYS,
-    RECORD_OBJECTS,
     TIMESTAMP_COLUMNS,
     TIMESTAMP_FORMAT,
     VERSION_COLUMNS,
     VERSION_SOURCES,
+    object_columns,
     record_dtype,
     totals_columns,
 )
@@ -95,10 +95,7 @@ def _user_columns(prov: Provenance) -> list[pl.Expr]:
 def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     # Every declared column of the level's table (schema.totals_columns): a scalar as it is, an
     # object's member flattened. A field declared there lands; nothing is listed twice.
-    columns = [
-        pl.col(name).struct.field(member).alias(f"{name}_{member}") if member else pl.col(name)
-        for name, member in _column_sources(prov.ref.level)
-    ]
+    columns = [_member(path).alias(column) for column, path in _column_sources(prov.ref.level)]
     return records.select(
         *_context_columns(prov, with_level=False),
         pl.lit(prov.ref.kind).alias("report_kind"),
@@ -109,12 +106,17 @@ def _totals(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     )
 
 
-def _column_sources(level: str) -> list[tuple[str, str | None]]:
-    """(record field, object member or None) of each totals column of `level`, in table order."""
-    objects = {
-        f"{name}_{member}": (name, member) for name, (members, _) in RECORD_OBJECTS.items() for member in members
-    }
-    return [objects.get(column, (column, None)) for column in totals_columns(level)]
+def _column_sources(level: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(column, its path in the record) of each totals column of `level`, in table order."""
+    objects = object_columns(level)
+    return [(column, objects[column][0] if column in objects else (column,)) for column in totals_columns(level)]
+
+
+def _member(path: tuple[str, ...]) -> pl.Expr:
+    expr = pl.col(path[0])
+    for member in path[1:]:
+        expr = expr.struct.field(member)
+    return expr
 
 
 def _breakdown_frame(

@@ -120,6 +120,11 @@ RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
         "session_count": pl.Int64(),
         "request_count": pl.Int64(),
         "prompt_count": pl.Int64(),
+        "token_usage": pl.Struct({
+            "output_tokens_sum": pl.Int64(),
+            "prompt_tokens_sum": pl.Int64(),
+            "avg_tokens_per_request": pl.Float64(),
+        }),
     }, _BOTH),
     # Agent sessions in VS Code and the messages users sent in them (September 2026).
     "totals_by_vscode_agent": ({
@@ -321,16 +326,36 @@ def declared_columns() -> dict[str, dict[str, pl.DataType]]:
         "core.adoption_phases": {k: v for k, v in ADOPTION_PHASE_ENTRY.items() if k != "phase_number"},
     }
 
+def _instance(dtype: object) -> pl.DataType:
+    # Polars annotates Field.dtype as a class or an instance; its constructor stores instances.
+    assert isinstance(dtype, pl.DataType)
+    return dtype
+
+
+def object_columns(level: str) -> dict[str, tuple[tuple[str, ...], pl.DataType]]:
+    """Each member of the objects of `level` as its column `<object>_<member>[_<submember>]`:
+    the member's path in the record and its type (an object inside an object is flattened)."""
+    out: dict[str, tuple[tuple[str, ...], pl.DataType]] = {}
+
+    def walk(column: str, path: tuple[str, ...], members: dict[str, pl.DataType]) -> None:
+        for member, dtype in members.items():
+            if isinstance(dtype, pl.Struct):
+                walk(f"{column}_{member}", (*path, member), {f.name: _instance(f.dtype) for f in dtype.fields})
+            else:
+                out[f"{column}_{member}"] = ((*path, member), dtype)
+
+    for obj, (members, levels) in RECORD_OBJECTS.items():
+        if level in levels:
+            walk(obj, (obj,), members)
+    return out
+
+
 def totals_columns(level: str) -> dict[str, pl.DataType]:
     """The record's columns in the totals table of `level`, beside the row's context (scope,
     report kind, extra, finality): its scalars and its objects' members, as `<object>_<member>`,
     of that level."""
     columns = {name: dtype for name, (dtype, levels) in RECORD_FIELDS.items() if level in levels}
-    columns |= {
-        f"{obj}_{m}": dtype
-        for obj, (members, levels) in RECORD_OBJECTS.items() if level in levels
-        for m, dtype in members.items()
-    }
+    columns |= {column: dtype for column, (_, dtype) in object_columns(level).items()}
     return columns
 
 
@@ -359,12 +384,15 @@ def fields_markdown() -> str:
     for name, (dtype, levels) in RECORD_FIELDS.items():
         columns = ", ".join(f"`{tables[level]}.{name}`" for level in (AGGREGATE, USER) if level in levels)
         rows.append(f"| {wire('service', (name,))} | {wire('github', (name,))} | {columns} | {duckdb_type(dtype)} |")
-    for obj, (members, levels) in RECORD_OBJECTS.items():
-        for member, dtype in members.items():
-            service = f"`{obj}.{member}`"
-            github = f"`{WIRE_NAMES['github'].get((obj,), obj)}.{WIRE_NAMES['github'].get((obj, member), member)}`"
-            columns = ", ".join(f"`{tables[level]}.{obj}_{member}`" for level in (AGGREGATE, USER) if level in levels)
-            rows.append(f"| {service} | {github} | {columns} | {duckdb_type(dtype)} |")
+    seen: dict[str, tuple[tuple[str, ...], pl.DataType, list[str]]] = {}
+    for level in (AGGREGATE, USER):
+        for column, (path, dtype) in object_columns(level).items():
+            seen.setdefault(column, (path, dtype, []))[2].append(f"`{tables[level]}.{column}`")
+    for path, dtype, names in seen.values():
+        obj, member, *rest = path
+        github = ".".join((WIRE_NAMES["github"].get((obj,), obj), WIRE_NAMES["github"].get((obj, member), member),
+                           *rest))
+        rows.append(f"| `{'.'.join(path)}` | `{github}` | {', '.join(names)} | {duckdb_type(dtype)} |")
     return "\n".join(rows)
 
 

@@ -83,7 +83,8 @@ def test_the_app_and_vscode_agent_objects_of_users_add_up_to_the_aggregate_s(con
         _land(emu, conn, tmp_path, [ReportRef("organization", "acme", "1-day", level, DAYS[0])
                                     for level in ("aggregate", "user")])
     counts = ("totals_by_assistant_app_session_count", "totals_by_assistant_app_request_count",
-              "totals_by_assistant_app_prompt_count", "totals_by_vscode_agent_session_count",
+              "totals_by_assistant_app_prompt_count", "totals_by_assistant_app_token_usage_output_tokens_sum",
+              "totals_by_assistant_app_token_usage_prompt_tokens_sum", "totals_by_vscode_agent_session_count",
               "totals_by_vscode_agent_total_user_messages")
     users = conn.execute(f"SELECT {', '.join(f'sum({c})' for c in counts)} FROM core.user_daily_totals").fetchone()
     aggregate = conn.execute(f"SELECT {', '.join(counts)} FROM core.daily_totals").fetchone()
