@@ -144,6 +144,8 @@ _BYTES_PER_USER = 20
 _SURFACE_BYTES = 2
 _SURFACE_COUNT_BYTES = 3  # the app's and VS Code agents' counts: a stream of their own
 _COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
+# The features of a 28-day report's engagement the emulator's flags can tell.
+_ENGAGEMENT_FEATURES = ("code_completion", "agent_edit", "code_review_passive", "code_review_active", "cloud_agent")
 # An adoption phase entry's averages per user, in the order the aggregate sums them.
 _PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
                    "avg_code_acceptance_activities", "avg_loc_added", "avg_loc_deleted")
@@ -317,6 +319,25 @@ class ReportData:
             "created_at": f"{(end_day + timedelta(days=1)).isoformat()}T06:{self.seed % 60:02d}:00Z",
             "day_totals": [self._with_phase_population(scope, copy.deepcopy(
                 self._aggregate(scope, d, float(completeness_for(d)))), d) for d in days],
+            self._name("assistant_feature_engagement"): self._feature_engagement(scope, days),
+        }
+
+    def _feature_engagement(self, scope: str, days: list[date]) -> dict[str, Any]:
+        """The 28 days' active users and, per feature, those who used it on two days or more."""
+        mask = self._scope_mask(scope)
+        once = [0] * 5
+        twice = [0] * 5
+        active = 0
+        for day in days:
+            a, _, ag, ra, rp, cl = self._day_flags(day)
+            active |= a
+            for i, used in enumerate((a, ag, rp, ra, cl)):
+                twice[i] |= once[i] & used
+                once[i] |= used
+        return {
+            "active_user_count": (active & mask).bit_count(),
+            "totals_by_feature": [{"feature": feature, "engaged_user_count": (engaged & mask).bit_count()}
+                                  for feature, engaged in zip(_ENGAGEMENT_FEATURES, twice, strict=True)],
         }
 
     def _with_phase_population(self, scope: str, record: dict[str, Any], day: date) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from pipelines.transform.schema import (
     CLI_FIELD,
     CLI_TOKEN_USAGE,
     CUSTOMIZATION_ARRAYS,
+    FEATURE_ENGAGEMENT_FIELD,
     TIMESTAMP_COLUMNS,
     TIMESTAMP_FORMAT,
     VERSION_COLUMNS,
@@ -67,6 +68,7 @@ class Transformed:
     agent_activity: pl.DataFrame
     cli_customizations: pl.DataFrame
     adoption_phases: pl.DataFrame  # aggregate reports only: none at user level
+    feature_engagement: pl.DataFrame  # 28-day aggregate reports only
     rejects: pl.DataFrame  # line_number, reason
 
 
@@ -245,6 +247,25 @@ def _adoption_phases(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     )
 
 
+def _feature_engagement(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    """The 28-day report's engagement per feature, once: from its last day's record (every day
+    of the report carries the same wrapper field)."""
+    last = records.filter(pl.col("day") == pl.lit(prov.end_day)).select(
+        pl.col("day"), pl.col(FEATURE_ENGAGEMENT_FIELD).struct.field("active_user_count").alias("active_user_count"),
+        pl.col(FEATURE_ENGAGEMENT_FIELD).struct.field("totals_by_feature").alias("entry"),
+    )
+    entries = last.explode("entry").drop_nulls("entry")
+    return entries.select(
+        *_context_columns(prov, with_level=True),
+        pl.lit(prov.ref.kind).alias("report_kind"),
+        pl.col("day"),
+        pl.col("entry").struct.field("feature").alias("feature"),
+        pl.col("entry").struct.field("engaged_user_count").alias("engaged_user_count"),
+        pl.col("active_user_count"),
+        *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
+    )
+
+
 def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
     checked = records.with_columns(reasons(prov).alias("_reason"))
@@ -261,5 +282,6 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         agent_activity=_agent_activity(good, prov),
         cli_customizations=_cli_customizations(good, prov),
         adoption_phases=_adoption_phases(good, prov),
+        feature_engagement=_feature_engagement(good, prov),
         rejects=rejects,
     )

@@ -153,6 +153,7 @@ _GITHUB_RENAMED = (
     "used_assistant_cloud_agent",
     "used_assistant_app",
     "totals_by_assistant_app",
+    "assistant_feature_engagement",
 )
 # The pull-request suggestions of the assistant's review per comment type (2026), an array of
 # `pull_requests`: its element, landed in core.repository_comment_types for repos-1-day.
@@ -273,6 +274,14 @@ ADOPTION_PHASE_ENTRY: dict[str, pl.DataType] = {
     )},
 }
 
+# The 28-day aggregate report's feature engagement (September 2026), a field of its wrapper
+# (so of each of its days' records), landed in core.feature_engagement on the report's last day.
+FEATURE_ENGAGEMENT_FIELD = "assistant_feature_engagement"
+FEATURE_ENGAGEMENT: dict[str, pl.DataType] = {
+    "active_user_count": pl.Int64(),
+    "totals_by_feature": pl.List(pl.Struct({"feature": pl.String(), "engaged_user_count": pl.Int64()})),
+}
+
 AGENT_FIELD = "totals_by_3rd_party_agent"
 AGENT_ENTRY: dict[str, pl.DataType] = {
     "agent_id": pl.String(),
@@ -312,6 +321,7 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     for category, field in CUSTOMIZATION_ARRAYS.items():
         fields[field] = pl.List(pl.Struct({category: pl.String(), "interaction_count": pl.Int64()}))
     fields[ADOPTION_PHASE_FIELD] = pl.List(pl.Struct(ADOPTION_PHASE_ENTRY))
+    fields[renamed.get((FEATURE_ENGAGEMENT_FIELD,), FEATURE_ENGAGEMENT_FIELD)] = pl.Struct(FEATURE_ENGAGEMENT)
     return fields
 
 

@@ -112,6 +112,12 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
           counters=("total_engaged_users", "users_in_phase_28d"), label=("scope_name", "day", "phase_number"),
           landing="days", replaces="days"),
+    Table("core", "feature_engagement", ("scope", "scope_name", "level", "report_kind", "day", "feature"),
+          "The 28-day aggregate report's users engaged with each feature on two days or more, beside its active "
+          "users (on the report's last day).",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          counters=("engaged_user_count", "active_user_count"), label=("scope_name", "day", "feature"),
+          landing="days", replaces="report-days"),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
           partition="day", detail=True, asset="usage", replaces="days"),

@@ -77,3 +77,15 @@ def test_the_28_day_report_gives_each_phase_s_population_and_its_share(conn):
     assert conn.execute(
         "SELECT count(population_28d) FROM bi.adoption_phases WHERE scope = 'organization'"
     ).fetchone() == (0,)
+
+
+def test_the_28_day_report_s_feature_engagement_lands_once_on_its_last_day(conn):
+    rows = conn.execute(
+        "SELECT day, feature, engaged_user_count, active_user_count FROM core.feature_engagement"
+    ).fetchall()
+    (last,) = conn.execute("SELECT max(day) FROM core.daily_totals WHERE scope = 'enterprise'").fetchone()
+    assert {r[0] for r in rows} == {last}
+    features = [r[1] for r in rows]
+    assert len(features) == len(set(features)) and "code_completion" in features
+    # A user engages with several features: each count is within the active users, never summed to them.
+    assert all(0 <= engaged <= active for _, _, engaged, active in rows)

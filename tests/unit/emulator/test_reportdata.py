@@ -233,7 +233,10 @@ def test_partial_day_has_smaller_counts_than_the_final_day(data: ReportData) -> 
 def test_28_day_wrapper_has_the_report_shape(data: ReportData) -> None:
     end = HISTORY[-1]
     report = data.aggregate_28_day(scope="enterprise", end_day=end, completeness_for=_final)
-    assert set(report) == {"report_start_day", "report_end_day", "enterprise_id", "created_at", "day_totals"}
+    assert set(report) == {"report_start_day", "report_end_day", "enterprise_id", "created_at", "day_totals",
+                           "assistant_feature_engagement"}
+    engagement = report["assistant_feature_engagement"]
+    assert all(f["engaged_user_count"] <= engagement["active_user_count"] for f in engagement["totals_by_feature"])
     assert report["report_end_day"] == end.isoformat()
     assert report["report_start_day"] == (end - timedelta(days=27)).isoformat()
     assert [d["day"] for d in report["day_totals"]] == [(end - timedelta(days=27 - i)).isoformat()
