@@ -40,6 +40,7 @@ from typing import Any
 
 from emulator.dialect import wire_for
 from emulator.errors import EmulatorError
+from emulator.repos import COMMENT_TYPES, split
 from emulator.teams import TeamMembership, TeamsModel
 
 SCOPES = ("organization", "enterprise")
@@ -957,7 +958,17 @@ class ReportData:
             "total_assistant_suggestions": scaled[9],
             "total_assistant_applied_suggestions": scaled[10],
         }
-        return {self._name(k): v for k, v in pulls.items()}
+        named: dict[str, Any] = {self._name(k): v for k, v in pulls.items()}
+        # The assistant's suggestions per comment type: the day's totals shared out by type.
+        weights = [1 + rng.randrange(5) for _ in COMMENT_TYPES]
+        named[self._name("assistant_suggestions_by_comment_type")] = [
+            {"comment_type": kind, self._name("total_assistant_suggestions"): suggested,
+             self._name("total_assistant_applied_suggestions"): applied}
+            for kind, suggested, applied in zip(COMMENT_TYPES, split(scaled[9], weights), split(scaled[10], weights),
+                                                strict=True)
+            if suggested
+        ]
+        return named
 
 
 _AGENT_NAMES = dict(AGENTS)

@@ -42,7 +42,7 @@ def _hash(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
 
 
-def _split(total: int, weights: Sequence[int]) -> list[int]:
+def split(total: int, weights: Sequence[int]) -> list[int]:
     """`total` split in proportion to `weights`, the parts summing to it exactly (largest
     remainders first, ties to the earlier)."""
     whole = sum(weights)
@@ -66,7 +66,7 @@ def repository_lines(
     medians = {name(median): name(count) for median, count in _MEDIAN_OF.items()}
     # Every count of the aggregate's object (under its wire name), split among the repositories.
     counts = {
-        member: _split(value, weights) for member, value in pull_requests.items()
+        member: split(value, weights) for member, value in pull_requests.items()
         if isinstance(value, int) and member not in medians
     }
     lines = []
@@ -83,7 +83,7 @@ def repository_lines(
         by_type = [
             {"comment_type": kind, name("total_assistant_suggestions"): s,
              name("total_assistant_applied_suggestions"): a}
-            for kind, s, a in zip(COMMENT_TYPES, _split(suggested, type_weights), _split(applied, type_weights),
+            for kind, s, a in zip(COMMENT_TYPES, split(suggested, type_weights), split(applied, type_weights),
                                   strict=True)
             if s
         ]

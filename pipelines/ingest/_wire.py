@@ -75,6 +75,8 @@ class Wire:
     frame_schema: pl.Schema  # what both paths build before `canonical` (decimals as floats)
     renames: dict[str, str]  # top-level wire name -> canonical name
     member_names: dict[str, list[str]]  # object (wire name) -> its canonical member names, in order
+    # (object, array member), both wire names -> the canonical names of the array's elements' fields
+    element_names: dict[tuple[str, str], list[str]]
     formers: dict[str, str]  # a former wire name of a renamed field -> its current wire name
 
 
@@ -102,6 +104,13 @@ def wire_of(dialect: str) -> Wire:
             for w, c in zip(current, canonical, strict=True)
             if isinstance(current[w], pl.Struct) and current[w] != canonical[c]
         },
+        element_names={
+            (w, f.name): [e.name for e in struct_of(dtype_of(g.dtype).inner).fields]  # type: ignore[attr-defined]
+            for w, c in zip(current, canonical, strict=True)
+            if isinstance(current[w], pl.Struct)
+            for f, g in zip(struct_of(current[w]).fields, struct_of(canonical[c]).fields, strict=True)
+            if isinstance(dtype_of(f.dtype), pl.List) and dtype_of(f.dtype) != dtype_of(g.dtype)
+        },
         formers=formers,
     )
 
@@ -112,6 +121,10 @@ def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
         frame = frame.with_columns(
             pl.coalesce(now, old).alias(now) for old, now in wire.formers.items()
         ).drop(list(wire.formers))
+    for (obj, member), names in wire.element_names.items():
+        frame = frame.with_columns(pl.col(obj).struct.with_fields(
+            pl.field(member).list.eval(pl.element().struct.rename_fields(names))
+        ))
     renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
     return renamed.rename(wire.renames).cast(empty_records().schema)
 

@@ -97,6 +97,7 @@ class _Lander:
         self._landing.insert(table="cli_customizations", frame=result.cli_customizations, file_index=file_index)
         self._landing.insert(table="adoption_phases", frame=result.adoption_phases, file_index=file_index)
         self._landing.insert(table="feature_engagement", frame=result.feature_engagement, file_index=file_index)
+        self._landing.insert(table="comment_types", frame=result.comment_types, file_index=file_index)
         tally = self.tallies.setdefault(file_index, _FileTally())
         tally.records += result.totals.height
         tally.breakdowns += result.breakdowns.height

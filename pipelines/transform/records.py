@@ -28,6 +28,8 @@ from pipelines.transform.schema import (
     CLI_COUNTS,
     CLI_FIELD,
     CLI_TOKEN_USAGE,
+    COMMENT_TYPE_ENTRY,
+    COMMENT_TYPES_FIELD,
     CUSTOMIZATION_ARRAYS,
     FEATURE_ENGAGEMENT_FIELD,
     TIMESTAMP_COLUMNS,
@@ -69,6 +71,7 @@ class Transformed:
     cli_customizations: pl.DataFrame
     adoption_phases: pl.DataFrame  # aggregate reports only: none at user level
     feature_engagement: pl.DataFrame  # 28-day aggregate reports only
+    comment_types: pl.DataFrame  # aggregate reports only
     rejects: pl.DataFrame  # line_number, reason
 
 
@@ -266,6 +269,20 @@ def _feature_engagement(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame
     )
 
 
+def _comment_types(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    """The pull requests' suggestions per comment type, one row per entry (aggregate records)."""
+    entries = records.select(
+        pl.col("day"), pl.col("pull_requests").struct.field(COMMENT_TYPES_FIELD).alias("entry")
+    ).explode("entry").drop_nulls("entry")
+    return entries.select(
+        *_context_columns(prov, with_level=False),
+        pl.col("day"),
+        *[pl.col("entry").struct.field(member).alias(member) for member in COMMENT_TYPE_ENTRY],
+        pl.lit(prov.ref.kind).alias("report_kind"),
+        *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
+    )
+
+
 def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
     """Split a batch of parsed records into the warehouse frames, rejecting rule breakers."""
     checked = records.with_columns(reasons(prov).alias("_reason"))
@@ -283,5 +300,6 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         cli_customizations=_cli_customizations(good, prov),
         adoption_phases=_adoption_phases(good, prov),
         feature_engagement=_feature_engagement(good, prov),
+        comment_types=_comment_types(good, prov),
         rejects=rejects,
     )

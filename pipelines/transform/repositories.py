@@ -33,7 +33,10 @@ from pipelines.transform.schema import (
 __all__ = ["REPOSITORY_TABLES", "RepositoryRows", "repository_rows"]
 
 _PULLS = "pull_requests"
-_MEMBERS: dict[str, pl.DataType] = RECORD_OBJECTS[_PULLS][0]
+# The object's scalar members (its comment-type array lands as rows of its own).
+_MEMBERS: dict[str, pl.DataType] = {
+    m: dtype for m, dtype in RECORD_OBJECTS[_PULLS][0].items() if not isinstance(dtype, pl.List)
+}
 _CONTEXT: dict[str, pl.DataType] = {"scope": pl.String(), "scope_name": pl.String(), "day": pl.Date()}
 _FINALITY: dict[str, pl.DataType] = {"fetched_at": pl.Datetime("us", "UTC"), "is_final": pl.Boolean()}
 _REPOSITORY: dict[str, pl.DataType] = {

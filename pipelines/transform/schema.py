@@ -94,6 +94,16 @@ WRAPPER_FIELDS: frozenset[str] = frozenset({"report_start_day", "report_end_day"
 # its raw value kept in `extra` (docs/ingest.md, "Types").
 KEY_FIELDS: tuple[str, ...] = ("day", "organization_id", "enterprise_id", "user_id", "user_login")
 
+# The pull-request suggestions of the assistant's review per comment type (2026), an array of
+# `pull_requests`: landed in core.comment_types (aggregate records) and
+# core.repository_comment_types (repos-1-day), never as columns.
+COMMENT_TYPES_FIELD = "assistant_suggestions_by_comment_type"
+COMMENT_TYPE_ENTRY: dict[str, pl.DataType] = {
+    "comment_type": pl.String(),
+    "total_assistant_suggestions": pl.Int64(),
+    "total_assistant_applied_suggestions": pl.Int64(),
+}
+
 # Known objects of the records, whose scalar members become `<object>_<member>` columns of the
 # totals tables of the object's levels: (members with their types, levels). One entry declares
 # an object; a member is one line. `repos`: the repos-1-day report's rows (core.repository_days)
@@ -114,6 +124,7 @@ RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
         "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
         "total_assistant_suggestions": pl.Int64(),
         "total_assistant_applied_suggestions": pl.Int64(),
+        COMMENT_TYPES_FIELD: pl.List(pl.Struct(COMMENT_TYPE_ENTRY)),
     }, frozenset({AGGREGATE, REPOS})),
     # The desktop app's sessions, requests and prompts (July 2026), on both levels.
     "totals_by_assistant_app": ({
@@ -155,14 +166,6 @@ _GITHUB_RENAMED = (
     "totals_by_assistant_app",
     "assistant_feature_engagement",
 )
-# The pull-request suggestions of the assistant's review per comment type (2026), an array of
-# `pull_requests`: its element, landed in core.repository_comment_types for repos-1-day.
-COMMENT_TYPES_FIELD = "assistant_suggestions_by_comment_type"
-COMMENT_TYPE_ENTRY: dict[str, pl.DataType] = {
-    "comment_type": pl.String(),
-    "total_assistant_suggestions": pl.Int64(),
-    "total_assistant_applied_suggestions": pl.Int64(),
-}
 # repos-1-day (2026-09-25): per repository, the review stages of the day's merged pull requests
 # (human reviews only), per (authored_by, reviewed_by); landed in core.repository_review_times.
 REVIEW_TIMES_FIELD = "pull_request_review_times"
@@ -303,6 +306,13 @@ def _breakdown_element(kind: str, keys: tuple[str, ...]) -> pl.Struct:
     return pl.Struct({**{k: pl.String() for k in keys}, **{c: pl.Int64() for c in ACTIVITY_COUNTS}, **versions})
 
 
+def _wire_member(dtype: pl.DataType, path: tuple[str, ...], renamed: dict[tuple[str, ...], str]) -> pl.DataType:
+    """An object member's type under wire names: an array's elements renamed too."""
+    if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+        return pl.List(pl.Struct({renamed.get((*path, f.name), f.name): f.dtype for f in dtype.inner.fields}))
+    return dtype
+
+
 def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     """The record: every known field with its Polars type (nested ones as structs/lists),
     under the canonical names, or under `dialect`'s wire names when one is given."""
@@ -310,7 +320,7 @@ def record_dtype(dialect: str | None = None) -> dict[str, pl.DataType]:
     fields: dict[str, pl.DataType] = {renamed.get((name,), name): dtype for name, dtype in RECORD_SCALARS.items()}
     for name, (members, _) in RECORD_OBJECTS.items():
         fields[renamed.get((name,), name)] = pl.Struct(
-            {renamed.get((name, m), m): dtype for m, dtype in members.items()}
+            {renamed.get((name, m), m): _wire_member(dtype, (name, m), renamed) for m, dtype in members.items()}
         )
     for kind, (field, keys) in BREAKDOWN_ARRAYS.items():
         fields[field] = pl.List(_breakdown_element(kind, keys))
@@ -351,6 +361,8 @@ def object_columns(level: str) -> dict[str, tuple[tuple[str, ...], pl.DataType]]
         for member, dtype in members.items():
             if isinstance(dtype, pl.Struct):
                 walk(f"{column}_{member}", (*path, member), {f.name: _instance(f.dtype) for f in dtype.fields})
+            elif isinstance(dtype, pl.List):
+                continue  # an array lands as rows of a table of its own, never as a column
             else:
                 out[f"{column}_{member}"] = ((*path, member), dtype)
 

@@ -94,3 +94,21 @@ def test_the_app_and_vscode_agent_objects_of_users_add_up_to_the_aggregate_s(con
         " FROM core.user_daily_totals ORDER BY 1"
     ).fetchall()
     assert phases == [(n, f"Phase {n}", "v1") for n in range(4)]
+
+
+@pytest.mark.parametrize("dialect", ["service", "github"])
+def test_the_aggregate_s_suggestions_per_comment_type_land_and_add_up_to_its_total(conn, tmp_path, dialect):
+    """pull_requests.*_suggestions_by_comment_type (the github dialect's names inside the array
+    too) lands one row per type, adding up to the day's suggestions and applied suggestions."""
+    config = EmulatorConfig(seed=76, users=120, today=TODAY, dialect=dialect)
+    with running_emulator(config) as emu:
+        _land(emu, conn, tmp_path, [ReportRef("organization", "acme", "1-day", "aggregate", day) for day in DAYS[:2]])
+    rows = conn.execute(
+        "SELECT t.day, sum(c.total_assistant_suggestions), sum(c.total_assistant_applied_suggestions),"
+        " any_value(t.pull_requests_total_assistant_suggestions),"
+        " any_value(t.pull_requests_total_assistant_applied_suggestions)"
+        " FROM core.daily_totals AS t JOIN core.comment_types AS c USING (scope, scope_name, day) GROUP BY t.day"
+    ).fetchall()
+    assert len(rows) == 2
+    assert all(s == total and a == applied for _, s, a, total, applied in rows)
+    assert conn.execute("SELECT count(*) FROM raw.field_drift").fetchone() == (0,)
