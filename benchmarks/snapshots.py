@@ -25,6 +25,7 @@ import duckdb
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.summary import record  # noqa: E402
 from emulator import EmulatorConfig, FaultSpec, running_emulator  # noqa: E402
 from pipelines.config import Secret, Settings  # noqa: E402
 from pipelines.ingest.snapshots import SnapshotResult, SnapshotSettings, run_snapshot  # noqa: E402
@@ -113,6 +114,7 @@ def main() -> int:
     ]
     for text, ok in checks:
         print(f"  {'ok    ' if ok else 'MISSED'}  {text}")
+        record("snapshots", text, "as stated", ok)
     return 0 if all(ok for _, ok in checks) else 1
 
 

@@ -26,6 +26,7 @@ import duckdb
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.summary import record  # noqa: E402
 from pipelines.warehouse import migrate  # noqa: E402
 from pipelines.warehouse.sql import run_sql  # noqa: E402
 
@@ -132,6 +133,7 @@ def main() -> int:
                           {"d": date.fromordinal(LAST_DAY.toordinal() - 7)}, args.repeat)
         label = "bi.reconciliation, last 7 days (the run check)"
         print(f"{label:52} {last_week * 1000:8.0f} {last_week / baseline:7.2f}")
+        record("views", f"{label}: {last_week * 1000:.0f} ms, {last_week / baseline:.2f}x the scan")
         conn.close()
     return 0
 

@@ -30,6 +30,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.summary import record  # noqa: E402
 from pipelines.warehouse.migrate import migrate  # noqa: E402
 from pipelines.webhooks.load import load_spool  # noqa: E402
 from pipelines.webhooks.segments import read_segment, segments  # noqa: E402
@@ -213,6 +214,9 @@ def main() -> int:
         and not tally.unexpected
     )
     print("accepted = spooled = loaded, rejected = bad, none lost:", "yes" if ok else "NO")
+    p99 = f", p99 {_percentile(lat_ms, 0.99):.0f} ms" if lat_ms else ""
+    record("webhooks", f"{tally.accepted / elapsed:,.0f} deliveries/s{p99} at {args.senders} senders",
+           "none lost", ok)
     return 0 if ok else 1
 
 

@@ -53,11 +53,12 @@ def read_fast(data: bytes, *, first_line: int, lines: int, dialect: str) -> pl.D
         day = pl.col("day")
         if frame.select((day.is_not_null() & (day.str.len_bytes() != 10)).any()).item():
             raise FastPathRefused("a day is not YYYY-MM-DD")
-        known = [_known_column(name, dtype, frame.schema[name]) for name, dtype in wire.dtypes.items()]
+        read = frame.schema  # built anew on every access: once per segment, not once per field
+        known = [_known_column(name, dtype, read[name]) for name, dtype in wire.dtypes.items()]
         selected = frame.select(
             *known,
             pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64()).alias(LINE),
-            _extra_expr(frame.schema, wire.dtypes).alias(EXTRA),
+            _extra_expr(read, wire.dtypes).alias(EXTRA),
         )
         return canonical(selected, wire)
     except (pa.ArrowException, pl.exceptions.PolarsError) as exc:

@@ -126,7 +126,13 @@ def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
             pl.field(member).list.eval(pl.element().struct.rename_fields(names))
         ))
     renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
-    return renamed.rename(wire.renames).cast(empty_records().schema)
+    return renamed.rename(wire.renames).cast(_records_schema())
+
+
+@cache
+def _records_schema() -> pl.Schema:
+    """The parsed-record schema, made once: building it costs ~1 ms, a segment casts to it once."""
+    return empty_records().schema
 
 
 # Breakdown and agent elements are told apart in `_extra` by their key fields.
