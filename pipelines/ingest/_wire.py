@@ -78,6 +78,8 @@ class Wire:
     # (object, array member), both wire names -> the canonical names of the array's elements' fields
     element_names: dict[tuple[str, str], list[str]]
     formers: dict[str, str]  # a former wire name of a renamed field -> its current wire name
+    # The parsed-record schema, made once with the wire (building it costs ~1 ms a segment).
+    canonical_schema: pl.Schema
 
 
 @cache
@@ -112,6 +114,7 @@ def wire_of(dialect: str) -> Wire:
             if isinstance(dtype_of(f.dtype), pl.List) and dtype_of(f.dtype) != dtype_of(g.dtype)
         },
         formers=formers,
+        canonical_schema=empty_records().schema,
     )
 
 
@@ -126,13 +129,7 @@ def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
             pl.field(member).list.eval(pl.element().struct.rename_fields(names))
         ))
     renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
-    return renamed.rename(wire.renames).cast(_records_schema())
-
-
-@cache
-def _records_schema() -> pl.Schema:
-    """The parsed-record schema, made once: building it costs ~1 ms, a segment casts to it once."""
-    return empty_records().schema
+    return renamed.rename(wire.renames).cast(wire.canonical_schema)
 
 
 # Breakdown and agent elements are told apart in `_extra` by their key fields.
