@@ -18,6 +18,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import queue
 import resource
 import shutil
 import statistics
@@ -220,12 +221,12 @@ def hand_sql(path: str, dialect: str) -> list[str]:
         CLI_COUNTS,
         CLI_FIELD,
         CLI_TOKEN_USAGE,
-        RECORD_OBJECTS,
         TIMESTAMP_COLUMNS,
         USER,
         VERSION_COLUMNS,
         VERSION_SOURCES,
         WIRE_NAMES,
+        object_columns,
         record_dtype,
         totals_columns,
     )
@@ -233,12 +234,13 @@ def hand_sql(path: str, dialect: str) -> list[str]:
     wire = WIRE_NAMES[dialect]
     quoted = path.replace("'", "''")
     columns = ", ".join(f"'{name}': '{_sql_type(dtype)}'" for name, dtype in record_dtype(dialect).items())
-    objects = {f"{obj}_{m}": (obj, m) for obj, (members, _) in RECORD_OBJECTS.items() for m in members}
+    objects = object_columns(USER)
 
     def totals_source(column: str) -> str:
         if column in objects:
-            obj, member = objects[column]
-            return f'"{wire.get((obj,), obj)}"."{wire.get((obj, member), member)}" AS "{column}"'
+            obj, member, *rest = objects[column][0]
+            path = [wire.get((obj,), obj), wire.get((obj, member), member), *rest]
+            return ".".join(f'"{part}"' for part in path) + f' AS "{column}"'
         return f'"{wire.get((column,), column)}" AS "{column}"'
 
     def versions(element: str, field: str | None) -> list[str]:
@@ -306,7 +308,15 @@ def _child(target, *args) -> dict:
     out = ctx.Queue()
     proc = ctx.Process(target=target, args=(*args, out))
     proc.start()
-    figures = out.get()
+    # A child that dies (an error in its SQL, the OOM killer) puts nothing: say so, never wait.
+    while True:
+        try:
+            figures = out.get(timeout=1.0)
+            break
+        except queue.Empty:
+            if not proc.is_alive():
+                step = target.__name__
+                raise SystemExit(f"benchmark step {step} ended ({proc.exitcode}) without its figures") from None
     proc.join()
     return figures
 
