@@ -15,7 +15,7 @@ REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from functools import partial
@@ -154,9 +154,9 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         )
         for org in settings.orgs
     ]
-    seats, seat_totals = _collect_seats(client, orgs=settings.orgs, day=day, warnings=warnings)
-    enterprise_seats, enterprise_totals = _collect_enterprise_seats(
-        client, enterprises=settings.enterprises, day=day, warnings=warnings
+    seats, seat_totals = _collect_seats(client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings)
+    enterprise_seats, enterprise_totals = _collect_seats(
+        client, _ENTERPRISE_SEATS, names=settings.enterprises, day=day, warnings=warnings
     )
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
@@ -249,42 +249,46 @@ def _collect_issues(
     return tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
 
 
+@dataclass(frozen=True)
+class _SeatOwner:
+    """Who lists seats (an organization or an enterprise): how to list one's, and its rows."""
+
+    kind: str  # as messages name it
+    endpoint: str  # as its warnings name it
+    listing: Callable[[ServiceClient, str], api.SeatListing]
+    rows: Callable[[Sequence[Mapping[str, Any]], date, str], pl.DataFrame]
+    totals: Callable[[Mapping[str, int], date], pl.DataFrame]
+
+
+_ORG_SEATS = _SeatOwner(
+    "organization", "seats", lambda client, org: api.list_seats(client, org=org),
+    lambda records, day, org: seats_tf.seats_frame(records=records, day=day, org=org),
+    lambda totals, day: seats_tf.seat_totals_frame(totals=totals, day=day),
+)
+_ENTERPRISE_SEATS = _SeatOwner(
+    "enterprise", "enterprise_seats", lambda client, name: api.list_enterprise_seats(client, enterprise=name),
+    lambda records, day, name: seats_tf.enterprise_seats_frame(records=records, day=day, enterprise=name),
+    lambda totals, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day),
+)
+
+
 def _collect_seats(
-    client: ServiceClient, *, orgs: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
+    client: ServiceClient, owner: _SeatOwner, *, names: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Every organization's seats and total; 403/404 is a warning for that organization."""
-    frames = [seats_tf.seats_frame(records=[], day=day, org="")]
+    """Every organization's (or enterprise's) seats and total; 403/404 is a warning for it."""
+    frames = [owner.rows([], day, "")]
     totals: dict[str, int] = {}
-    for org in orgs:
+    for name in names:
         try:
-            listing = api.list_seats(client, org=org)
+            listing = owner.listing(client, name)
         except (NotFound, PermissionDenied) as exc:
-            warnings.append(SnapshotWarning(org, "seats", exc.status, exc.message))
+            warnings.append(SnapshotWarning(name, owner.endpoint, exc.status, exc.message))
             continue
         except ServiceError as exc:
-            raise SnapshotFailed(f"snapshot of organization {org!r} failed listing its seats: {exc}") from exc
-        frames.append(seats_tf.seats_frame(records=listing.seats, day=day, org=org))
-        totals[org] = listing.total_seats
-    return pl.concat(frames), seats_tf.seat_totals_frame(totals=totals, day=day)
-
-
-def _collect_enterprise_seats(
-    client: ServiceClient, *, enterprises: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Every enterprise's seats and total; 403/404 is a warning for that enterprise."""
-    frames = [seats_tf.enterprise_seats_frame(records=[], day=day, enterprise="")]
-    totals: dict[str, int] = {}
-    for enterprise in enterprises:
-        try:
-            listing = api.list_enterprise_seats(client, enterprise=enterprise)
-        except (NotFound, PermissionDenied) as exc:
-            warnings.append(SnapshotWarning(enterprise, "enterprise_seats", exc.status, exc.message))
-            continue
-        except ServiceError as exc:
-            raise SnapshotFailed(f"snapshot of enterprise {enterprise!r} failed listing its seats: {exc}") from exc
-        frames.append(seats_tf.enterprise_seats_frame(records=listing.seats, day=day, enterprise=enterprise))
-        totals[enterprise] = listing.total_seats
-    return pl.concat(frames), seats_tf.enterprise_seat_totals_frame(totals=totals, day=day)
+            raise SnapshotFailed(f"snapshot of {owner.kind} {name!r} failed listing its seats: {exc}") from exc
+        frames.append(owner.rows(listing.seats, day, name))
+        totals[name] = listing.total_seats
+    return pl.concat(frames), owner.totals(totals, day)
 
 
 def _collect_stats(

@@ -1,10 +1,15 @@
-"""Parsed report records -> core.daily_totals / user_daily_totals, breakdowns, agent_activity.
+"""Parsed report records -> core.daily_totals / user_daily_totals, breakdowns, agent_activity,
+and the tables of the record's other arrays (CLI customizations, adoption phases, feature
+engagement, comment types).
 
 Input is a frame of `schema.record_dtype()` columns plus `_line` (the record's line number in
 its file) and `_extra` (JSON text of the fields the schema does not know, or null). Records
 that break a rule of the data (`rules.py`) are returned as rejects (line, reason) and produce
 no rows: one of another entity than the scope's (a 28-day file can hold a second enterprise's
 wrapper) is one, so it never lands under this scope's key.
+
+Long because it is the one place a record becomes rows: every table a record fills has its
+frame here, beside the context and finality columns they all share.
 """
 
 from __future__ import annotations

@@ -3,33 +3,21 @@ aggregate report gave them, their averages weighing back to the day's totals, th
 population from the 28-day report, and the user rows' phases beside them."""
 
 from datetime import timedelta
-from pathlib import Path
 
-import duckdb
 import pytest
 
-from emulator import EmulatorConfig, running_emulator
-from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef, ServiceClient
-from pipelines.warehouse import migrate
-from tests._emulator import settings_for
-from tests.integration.ingest.conftest import FAST_RETRY, TODAY
+from pipelines.service import ReportRef
+from tests.integration.bi._landed import landed_warehouse
+from tests.integration.ingest.conftest import TODAY
 
 DAY = TODAY - timedelta(days=8)
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
 def conn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    path = tmp_path_factory.mktemp("phases") / "warehouse.duckdb"
-    c = duckdb.connect(str(path))
-    migrate(c)
-    config = EmulatorConfig(seed=75, users=150, today=TODAY, dialect=request.param)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
-        refs = [ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")]
-        for ref in [*refs, ReportRef("enterprise", "acme-corp", "28-day", "aggregate")]:
-            ingest_report(client=client, ref=ref, conn=c, raw_dir=Path(path).parent / "raw")
+    refs = [*(ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")),
+            ReportRef("enterprise", "acme-corp", "28-day", "aggregate")]
+    c = landed_warehouse(tmp_path_factory, "phases", seed=75, users=150, dialect=request.param, refs=refs)
     yield c
     c.close()
 

@@ -3,33 +3,20 @@ top five as the aggregate report gave them, users as the user rows name them, th
 counts beside them, and plugin counts inside skill counts."""
 
 from datetime import timedelta
-from pathlib import Path
 
-import duckdb
 import pytest
 
-from emulator import EmulatorConfig, running_emulator
-from pipelines.ingest import ingest_report
-from pipelines.service import ReportRef, ServiceClient
-from pipelines.warehouse import migrate
-from tests._emulator import settings_for
-from tests.integration.ingest.conftest import FAST_RETRY, TODAY
+from pipelines.service import ReportRef
+from tests.integration.bi._landed import landed_warehouse
+from tests.integration.ingest.conftest import TODAY
 
 DAY = TODAY - timedelta(days=8)
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
 def conn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    path = tmp_path_factory.mktemp("customizations") / "warehouse.duckdb"
-    c = duckdb.connect(str(path))
-    migrate(c)
-    config = EmulatorConfig(seed=74, users=150, today=TODAY, dialect=request.param)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
-        for level in ("aggregate", "user"):
-            ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", level, DAY), conn=c,
-                          raw_dir=Path(path).parent / "raw")
+    refs = [ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")]
+    c = landed_warehouse(tmp_path_factory, "customizations", seed=74, users=150, dialect=request.param, refs=refs)
     yield c
     c.close()
 
