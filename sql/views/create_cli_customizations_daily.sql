@@ -22,11 +22,18 @@ WITH aggregate_entries AS (
     WHERE level = 'user'
     GROUP BY ALL
 ), distinct_counts AS (
-    SELECT scope, scope_name, day, category, max(used) AS distinct_in_scope
-    FROM core.daily_totals
-    UNPIVOT (used FOR category IN (distinct_skill_use_count AS 'skill', distinct_custom_agent_use_count AS 'custom_agent',
-                                   distinct_mcp_use_count AS 'mcp', distinct_slash_cmd_use_count AS 'slash_cmd',
-                                   distinct_plugin_use_count AS 'plugin'))
+    -- A lateral VALUES list, not UNPIVOT: DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB
+    -- 1.5.0 cannot bind, and BI tools still embed 1.x.
+    SELECT t.scope, t.scope_name, t.day, c.category, max(c.used) AS distinct_in_scope
+    FROM core.daily_totals AS t,
+         LATERAL (VALUES
+             ('skill', t.distinct_skill_use_count),
+             ('custom_agent', t.distinct_custom_agent_use_count),
+             ('mcp', t.distinct_mcp_use_count),
+             ('slash_cmd', t.distinct_slash_cmd_use_count),
+             ('plugin', t.distinct_plugin_use_count)
+         ) AS c(category, used)
+    WHERE c.used IS NOT NULL
     GROUP BY ALL
 )
 SELECT
