@@ -73,8 +73,11 @@ def answers(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
 
 def main(serving: str) -> None:
-    with duckdb.connect(serving, read_only=True) as conn:
-        print(json.dumps({"duckdb": duckdb.__version__, "answers": answers(conn)}))
+    try:
+        with duckdb.connect(serving, read_only=True) as conn:
+            print(json.dumps({"duckdb": duckdb.__version__, "answers": answers(conn)}))
+    except duckdb.Error as error:  # its first line names the cause; the rest is DuckDB's advice
+        sys.exit(str(error).splitlines()[0])
 
 
 if __name__ == "__main__":
