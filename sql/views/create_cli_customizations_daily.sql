@@ -22,18 +22,21 @@ WITH aggregate_entries AS (
     WHERE level = 'user'
     GROUP BY ALL
 ), distinct_counts AS (
-    -- A lateral VALUES list, not UNPIVOT: DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB
-    -- 1.5.0 cannot bind, and BI tools still embed 1.x.
-    SELECT t.scope, t.scope_name, t.day, c.category, max(c.used) AS distinct_in_scope
-    FROM core.daily_totals AS t,
-         LATERAL (VALUES
-             ('skill', t.distinct_skill_use_count),
-             ('custom_agent', t.distinct_custom_agent_use_count),
-             ('mcp', t.distinct_mcp_use_count),
-             ('slash_cmd', t.distinct_slash_cmd_use_count),
-             ('plugin', t.distinct_plugin_use_count)
-         ) AS c(category, used)
-    WHERE c.used IS NOT NULL
+    -- Not UNPIVOT: DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB 1.5.0 cannot bind, and
+    -- BI tools embed 1.x. NULLs left out, as UNPIVOT leaves them out.
+    SELECT scope, scope_name, day, category, max(used) AS distinct_in_scope
+    FROM (
+        SELECT scope, scope_name, day,
+               unnest([
+                   struct_pack(category := 'skill', used := distinct_skill_use_count),
+                   struct_pack(category := 'custom_agent', used := distinct_custom_agent_use_count),
+                   struct_pack(category := 'mcp', used := distinct_mcp_use_count),
+                   struct_pack(category := 'slash_cmd', used := distinct_slash_cmd_use_count),
+                   struct_pack(category := 'plugin', used := distinct_plugin_use_count)
+               ], recursive := true)
+        FROM core.daily_totals
+    )
+    WHERE used IS NOT NULL
     GROUP BY ALL
 )
 SELECT
