@@ -134,6 +134,12 @@ TABLES: tuple[Table, ...] = (
     Table("core", "team_report_days", ("scope", "scope_name", "day", "team_id"),
           "Rollup: each listed team's members, reported, active and agent users and their sums per day.",
           partition="day", writer="rollup"),
+    Table("core", "team_agent_days", ("scope", "scope_name", "day", "team_id", "agent_id"),
+          "Rollup: each listed team's users of each third-party agent per day, and their job starts.",
+          partition="day", writer="rollup"),
+    Table("core", "phase_user_days", ("scope", "scope_name", "day", "phase_number"),
+          "Rollup: the user-level report's users in each AI adoption phase per day.",
+          partition="day", writer="rollup"),
     Table("core", "agent_reach", ("scope", "scope_name", "day", "agent_id", "gap_days"),
           "Rollup: a day's users of each agent by days since their previous day with it (28: four weeks or more), "
           "what a period's distinct users are summed from.",

@@ -54,6 +54,29 @@ CREATE TABLE core.team_report_days (
     PRIMARY KEY (scope, scope_name, day, team_id)
 );
 
+-- One row per scope, day, listed team and third-party agent: the members who used it that day.
+CREATE TABLE core.team_agent_days (
+    scope            VARCHAR NOT NULL,
+    scope_name       VARCHAR NOT NULL,
+    day              DATE NOT NULL,
+    team_id          BIGINT NOT NULL,
+    agent_id         VARCHAR NOT NULL,
+    agent_users      BIGINT NOT NULL,
+    agent_job_starts BIGINT,
+    is_final         BOOLEAN,
+    PRIMARY KEY (scope, scope_name, day, team_id, agent_id)
+);
+
+-- One row per scope, day and AI adoption phase: the user-level report's users in it.
+CREATE TABLE core.phase_user_days (
+    scope        VARCHAR NOT NULL,
+    scope_name   VARCHAR NOT NULL,
+    day          DATE NOT NULL,
+    phase_number BIGINT NOT NULL,
+    users        BIGINT NOT NULL,
+    PRIMARY KEY (scope, scope_name, day, phase_number)
+);
+
 -- What a period's DISTINCT users are summed from without reading a user row: per day and key,
 -- the users counted that day by how many days back they were last counted (gap_days 1..27),
 -- 28 meaning four weeks or more, or never. A period starting on day s holds each user once, on

@@ -9,10 +9,8 @@
 -- never sum them across phases or days, weigh them by engaged_users to combine.
 CREATE OR REPLACE VIEW bi.adoption_phases AS
 WITH users AS (
-    SELECT scope, scope_name, day, ai_adoption_phase_phase_number AS phase_number, count(*) AS users_in_user_report
-    FROM core.user_daily_totals
-    WHERE ai_adoption_phase_phase_number IS NOT NULL
-    GROUP BY ALL
+    SELECT scope, scope_name, day, phase_number, users AS users_in_user_report
+    FROM core.phase_user_days
 )
 SELECT
     coalesce(p.scope, u.scope) AS scope,

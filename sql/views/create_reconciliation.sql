@@ -72,6 +72,8 @@ WITH settings AS (
     FROM newest_user_day AS n
     JOIN core.user_daily_totals AS o ON o.scope = 'organization' AND o.scope_name = n.scope_name AND o.day = n.day
     JOIN core.user_daily_totals AS e ON e.scope = 'enterprise' AND e.day = n.day AND e.user_id = o.user_id
+    -- A constant bound the lake's day partitions are pruned by, whatever the history.
+    WHERE o.day >= (SELECT min(day) FROM newest_user_day) AND e.day >= (SELECT min(day) FROM newest_user_day)
     UNION
     -- Without user-level data, the only enterprise there is.
     SELECT o.scope_name, e.scope_name

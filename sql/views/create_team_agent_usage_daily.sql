@@ -11,20 +11,15 @@ SELECT
     t.scope_name,
     t.day,
     t.team_id,
-    coalesce(dt.slug, t.slug) AS team_slug,
-    a.agent_id,
-    coalesce(da.agent_name, a.agent_id) AS agent_name,
-    count(DISTINCT a.user_id) AS agent_users,
-    CAST(sum(a.agent_job_starts) AS BIGINT) AS agent_job_starts,
-    bool_and(u.is_final) AS is_final
-FROM core.user_team_days AS t
-JOIN core.user_daily_totals AS u
-  ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
- AND u.report_kind = '1-day'
-JOIN core.agent_activity AS a
-  ON a.level = 'user' AND a.scope = t.scope AND a.scope_name = t.scope_name AND a.day = t.day AND a.user_id = t.user_id
+    coalesce(dt.slug, l.slug) AS team_slug,
+    t.agent_id,
+    coalesce(da.agent_name, t.agent_id) AS agent_name,
+    t.agent_users,
+    t.agent_job_starts,
+    t.is_final
+FROM core.team_agent_days AS t
+LEFT JOIN core.team_days AS l USING (scope, scope_name, day, team_id)
 LEFT JOIN core.dim_team AS dt ON dt.scope = t.scope AND dt.scope_name = t.scope_name AND dt.team_id = t.team_id
-LEFT JOIN core.dim_agent AS da ON da.agent_id = a.agent_id
-GROUP BY ALL;
+LEFT JOIN core.dim_agent AS da ON da.agent_id = t.agent_id;
 
 COMMENT ON VIEW bi.team_agent_usage_daily IS 'Extension. One row per scope, day, team and agent_id: members who used the agent that day and their job starts. A user on two teams counts in both.';
