@@ -140,12 +140,13 @@ TABLES: tuple[Table, ...] = (
     Table("core", "phase_user_days", ("scope", "scope_name", "day", "phase_number"),
           "Rollup: the user-level report's users in each AI adoption phase per day.",
           partition="day", writer="rollup"),
-    Table("core", "agent_reach", ("scope", "scope_name", "day", "agent_id", "gap_days"),
-          "Rollup: a day's users of each agent by days since their previous day with it (28: four weeks or more), "
-          "what a period's distinct users are summed from.",
+    Table("core", "agent_reach", ("scope", "scope_name", "day", "agent_id"),
+          "Rollup: a day's users of each agent counted by how many days back they last used it (users_since[k]: "
+          "k days or more), what a 28-day period's distinct users are summed from.",
           partition="day", writer="rollup", trail=27),
-    Table("core", "team_reach", ("scope", "scope_name", "day", "team_id", "counted", "gap_days"),
-          "Rollup: a day's listed, active and agent users of each team by days since the team last counted them.",
+    Table("core", "team_reach", ("scope", "scope_name", "day", "team_id", "counted"),
+          "Rollup: a day's listed, active and agent users of each team counted by how many days back the team "
+          "last counted them so.",
           partition="day", writer="rollup", trail=27),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",

@@ -1,6 +1,7 @@
 -- core.team_reach for a scope's days $start_day..$end_day: each user counted on a team that day
 -- (listed, active, with a third-party agent job) with the days since the team last counted
--- them so. Days from 27 before $start_day are read for those gaps: a longer gap counts as 28.
+-- them so, as users_since counts. Days from 27 before $start_day are read for those gaps: a
+-- longer gap counts as 28.
 INSERT INTO core.team_reach BY NAME
 WITH agent_days AS (
     SELECT day, user_id
@@ -34,8 +35,14 @@ WITH agent_days AS (
            least(coalesce(day - lag(day) OVER (PARTITION BY team_id, counted, user_id ORDER BY day), 28), 28)
                AS gap_days
       FROM counted
+), histogram AS (
+    SELECT day, team_id, counted, gap_days, count(*) AS users FROM gaps WHERE day >= $start_day GROUP BY ALL
+), since AS (
+    SELECT h.day, h.team_id, h.counted, k.k, coalesce(sum(h.users) FILTER (WHERE h.gap_days >= k.k), 0) AS users
+      FROM histogram AS h, range(1, 29) AS k(k)
+     GROUP BY ALL
 )
-SELECT $scope AS scope, $scope_name AS scope_name, day, team_id, counted, gap_days, count(*) AS users
-  FROM gaps
- WHERE day >= $start_day
- GROUP BY ALL;
+SELECT $scope AS scope, $scope_name AS scope_name, day, team_id, counted,
+       list(CAST(users AS BIGINT) ORDER BY k) AS users_since
+  FROM since
+ GROUP BY day, team_id, counted;

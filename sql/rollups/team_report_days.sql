@@ -7,7 +7,8 @@ WITH agent_days AS (
      WHERE level = 'user' AND scope = $scope AND scope_name = $scope_name AND day BETWEEN $start_day AND $end_day
      GROUP BY ALL
 ), member_days AS (
-    SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id, coalesce(t.is_final, TRUE) AS membership_final,
+    SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id, t.slug, t.fetched_at,
+           coalesce(t.is_final, TRUE) AS membership_final,
            u.user_id IS NOT NULL AS reported,
            (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
             OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
@@ -22,6 +23,7 @@ WITH agent_days AS (
      WHERE t.scope = $scope AND t.scope_name = $scope_name AND t.day BETWEEN $start_day AND $end_day
 )
 SELECT scope, scope_name, day, team_id,
+       arg_max(slug, fetched_at) AS slug,
        count(DISTINCT user_id) AS members,
        count(DISTINCT user_id) FILTER (WHERE reported) AS reported_users,
        count(DISTINCT user_id) FILTER (WHERE reported AND active) AS active_users,

@@ -38,6 +38,7 @@ CREATE TABLE core.team_report_days (
     scope_name                       VARCHAR NOT NULL,
     day                              DATE NOT NULL,
     team_id                          BIGINT NOT NULL,
+    slug                             VARCHAR NOT NULL, -- the slug that day
     members                          BIGINT NOT NULL,  -- listed that day
     reported_users                   BIGINT NOT NULL,  -- of them, in the day's user report
     active_users                     BIGINT NOT NULL,
@@ -77,18 +78,18 @@ CREATE TABLE core.phase_user_days (
     PRIMARY KEY (scope, scope_name, day, phase_number)
 );
 
--- What a period's DISTINCT users are summed from without reading a user row: per day and key,
--- the users counted that day by how many days back they were last counted (gap_days 1..27),
--- 28 meaning four weeks or more, or never. A period starting on day s holds each user once, on
--- their first day in it: the rows of its days d with gap_days > d - s.
+-- What a period's DISTINCT users are summed from without reading a user row. Per day and key,
+-- users_since[k] (k = 1..28) counts the users counted that day whose previous day counted so is
+-- k days back or more (or who had none): in a 28-day period starting on day s, a user counts
+-- once, on their first day d in it, so the period's distinct users are the sum over its days of
+-- users_since[d - s + 1].
 CREATE TABLE core.agent_reach (
     scope       VARCHAR NOT NULL,
     scope_name  VARCHAR NOT NULL,
     day         DATE NOT NULL,
     agent_id    VARCHAR NOT NULL,
-    gap_days    INTEGER NOT NULL,
-    users       BIGINT NOT NULL,
-    PRIMARY KEY (scope, scope_name, day, agent_id, gap_days)
+    users_since BIGINT[] NOT NULL,
+    PRIMARY KEY (scope, scope_name, day, agent_id)
 );
 -- The same per team, for three kinds of user: 'member' (listed), 'active', 'agent'.
 CREATE TABLE core.team_reach (
@@ -97,9 +98,8 @@ CREATE TABLE core.team_reach (
     day         DATE NOT NULL,
     team_id     BIGINT NOT NULL,
     counted     VARCHAR NOT NULL,
-    gap_days    INTEGER NOT NULL,
-    users       BIGINT NOT NULL,
-    PRIMARY KEY (scope, scope_name, day, team_id, counted, gap_days)
+    users_since BIGINT[] NOT NULL,
+    PRIMARY KEY (scope, scope_name, day, team_id, counted)
 );
 
 -- The agent label days also count a day's users and sessions per agent.

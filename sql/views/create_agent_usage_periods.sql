@@ -79,10 +79,11 @@ WITH bounds AS (
     GROUP BY ALL
 ), user_level AS (
     -- Distinct users over the period, from core.agent_reach: each user once, on their first
-    -- day of the period (the rows whose gap reaches back before the period's first day).
+    -- day d of the period, which starts on day s: users_since[d - s + 1], d - s + 1 being
+    -- 28 - (last_day - d) % 28.
     SELECT r.scope, r.scope_name, d.period_index, r.agent_id,
-           CAST(sum(r.users) FILTER (WHERE r.gap_days > r.day - (b.last_day - CAST(28 * d.period_index + 27 AS INTEGER)))
-                AS BIGINT) AS agent_users
+           CAST(sum(r.users_since[28 - (b.last_day - r.day) % 28]) AS BIGINT)
+               AS agent_users
     FROM core.agent_reach AS r
     JOIN user_day AS d USING (scope, scope_name, day)
     CROSS JOIN bounds AS b

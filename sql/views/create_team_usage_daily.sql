@@ -12,24 +12,17 @@
 -- bi.team_agent_usage_daily: never in a view with the top-level interaction count.
 -- is_final: the day was final when its user-level report was fetched (NULL: no member reported).
 CREATE OR REPLACE VIEW bi.team_usage_daily AS
-WITH team_days AS (
-    -- The rollup core.team_report_days: each team-day's users and sums, counted when it landed.
-    SELECT scope, scope_name, day, team_id, reported_users, active_users, agent_users,
-           user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
-           loc_suggested_to_add_sum, loc_added_sum, loc_deleted_sum, ai_credits_used, is_final
-    FROM core.team_report_days
-)
 SELECT
-    l.scope,
-    l.scope_name,
-    l.day,
-    l.team_id,
-    coalesce(d.slug, l.slug) AS team_slug,
-    l.slug AS slug_that_day,
-    l.members,
-    coalesce(t.reported_users, 0) AS reported_users,
-    coalesce(t.active_users, 0) AS active_users,
-    coalesce(t.agent_users, 0) AS agent_users,
+    t.scope,
+    t.scope_name,
+    t.day,
+    t.team_id,
+    coalesce(d.slug, t.slug) AS team_slug,
+    t.slug AS slug_that_day,
+    t.members,
+    t.reported_users,
+    t.active_users,
+    t.agent_users,
     coalesce(t.user_initiated_interaction_count, 0) AS user_initiated_interaction_count,
     coalesce(t.code_generation_activity_count, 0) AS code_generation_activity_count,
     coalesce(t.code_acceptance_activity_count, 0) AS code_acceptance_activity_count,
@@ -38,8 +31,8 @@ SELECT
     coalesce(t.loc_deleted_sum, 0) AS loc_deleted_sum,
     coalesce(t.ai_credits_used, 0) AS ai_credits_used,
     t.is_final
-FROM core.team_days AS l
-LEFT JOIN team_days AS t USING (scope, scope_name, day, team_id)
+-- The rollup core.team_report_days: each listed team-day's users and sums, counted when it landed.
+FROM core.team_report_days AS t
 LEFT JOIN core.dim_team AS d USING (scope, scope_name, team_id);
 
 COMMENT ON VIEW bi.team_usage_daily IS 'Extension. One row per scope, day and listed team: members, users and activity of the users on the team THAT day (1-day reports only). A user on two teams counts in both: rows do not add up to the organization. Group on team_id.';

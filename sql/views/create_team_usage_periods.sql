@@ -19,15 +19,16 @@ WITH bounds AS (
     SELECT t.*, (b.last_day - t.day) // 28 AS period_index
     FROM core.team_report_days AS t, bounds AS b
 ), reach AS (
-    -- Distinct users over the period, from core.team_reach: each user once, on their first day
-    -- of the period counted so (the rows whose gap reaches back before the period's first day).
+    -- Distinct users over the period, from core.team_reach: each user once, on their first day d
+    -- of the period counted so, which starts on day s: users_since[d - s + 1], d - s + 1 being
+    -- 28 - (last_day - d) % 28.
     SELECT scope, scope_name, period_index, team_id,
-           CAST(sum(users) FILTER (WHERE counted = 'member') AS BIGINT) AS members,
-           CAST(sum(users) FILTER (WHERE counted = 'active') AS BIGINT) AS active_users,
-           CAST(sum(users) FILTER (WHERE counted = 'agent') AS BIGINT) AS agent_users
-    FROM (SELECT r.*, (b.last_day - r.day) // 28 AS period_index, b.last_day
+           CAST(sum(first_days) FILTER (WHERE counted = 'member') AS BIGINT) AS members,
+           CAST(sum(first_days) FILTER (WHERE counted = 'active') AS BIGINT) AS active_users,
+           CAST(sum(first_days) FILTER (WHERE counted = 'agent') AS BIGINT) AS agent_users
+    FROM (SELECT r.scope, r.scope_name, r.team_id, r.counted, (b.last_day - r.day) // 28 AS period_index,
+                 r.users_since[28 - (b.last_day - r.day) % 28] AS first_days
           FROM core.team_reach AS r, bounds AS b)
-    WHERE gap_days > day - (last_day - CAST(28 * period_index + 27 AS INTEGER))
     GROUP BY ALL
 ), measured AS (
     SELECT t.scope, t.scope_name, t.period_index, t.team_id,
