@@ -5,9 +5,10 @@
 For each size: builds a warehouse in a temporary directory straight from SQL (no emulator: the
 views are what is measured): per day the aggregate rows of an organization of --users users and
 its enterprise of 1.5x as many, one user-level row per user of each scope (about 60% active),
-team memberships (one team each, a fifth of the users on a second), agent entries at both
-levels, three fetches a day, the newest three days provisional. The rollups are built from those
-facts as landings keep them, then a full publish writes the lake and the serving database, and a
+team memberships (one team each, a fifth of the users on a second: about 600 teams a scope), agent
+entries at both levels, three fetches a day, the newest three days provisional, rows in day order
+as landings leave them. The rollups are built from those facts, and a landing's refresh of one
+day of the enterprise is timed (rolled back); then a full publish writes the lake and the serving database, and a
 one-day publish rewrites one day of every day table (both timed). Then each bi view is read whole
 (count(*) over it) through a read-only connection to the serving database, as a BI tool holds
 one, against the same view on the warehouse in the same run (the baseline), and so are the report
@@ -34,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.summary import record  # noqa: E402
 from pipelines.warehouse import migrate  # noqa: E402
 from pipelines.warehouse.lake import publish  # noqa: E402
-from pipelines.warehouse.rollups import rebuild_rollups  # noqa: E402
+from pipelines.warehouse.rollups import rebuild_rollups, refresh_rollups  # noqa: E402
 from pipelines.warehouse.sql import connect, run_sql  # noqa: E402
 
 TARGET_MS = 100
@@ -57,12 +58,13 @@ SELECT s.scope, s.scope_name, d.day, '1-day' AS report_kind, u AS user_id, 'dev-
        CAST(hash(u, d.day, 2) % 10 AS BIGINT) AS code_acceptance_activity_count,
        hash(u, d.day) % 10 = 0 AS agent_breakdown_present,
        TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at, NOT d.provisional AS is_final
-FROM scopes AS s, days AS d, range(s.users) AS r(u);
+FROM scopes AS s, days AS d, range(s.users) AS r(u)
+ORDER BY d.day, s.scope;
 INSERT INTO core.agent_activity BY NAME
 SELECT scope, scope_name, 'user' AS level, day, user_id, user_login,
        CAST(1000 + hash(user_id) % 5 AS VARCHAR) AS agent_id, 'Agent ' || (hash(user_id) % 5) AS agent_name,
        CAST(1 + hash(user_id, day) % 4 AS BIGINT) AS agent_job_starts, fetched_at, is_final
-FROM core.user_daily_totals WHERE agent_breakdown_present;
+FROM core.user_daily_totals WHERE agent_breakdown_present ORDER BY day, scope;
 INSERT INTO core.daily_totals BY NAME
 SELECT scope, scope_name, day, '1-day' AS report_kind,
        sum(user_initiated_interaction_count) AS user_initiated_interaction_count,
@@ -89,7 +91,8 @@ FROM core.agent_days GROUP BY agent_id;
 INSERT INTO core.user_team_days BY NAME
 SELECT scope, scope_name, day, user_id, user_login, team_id, 'team-' || team_id AS slug, fetched_at, is_final
 FROM (SELECT *, [user_id % 500] || CASE WHEN user_id % 5 = 0 THEN [500 + user_id % 97] ELSE [] END AS teams
-      FROM core.user_daily_totals) AS u, unnest(u.teams) AS t(team_id);
+      FROM core.user_daily_totals) AS u, unnest(u.teams) AS t(team_id)
+ORDER BY day, scope;
 INSERT INTO core.team_days BY NAME
 SELECT scope, scope_name, day, team_id, any_value(slug) AS slug, count(*) AS members, max(fetched_at) AS fetched_at
 FROM core.user_team_days GROUP BY scope, scope_name, day, team_id;
@@ -139,10 +142,23 @@ def _build(scratch: Path, users: int, days: int) -> duckdb.DuckDBPyConnection:
     built = time.perf_counter() - started
     started = time.perf_counter()
     rebuild_rollups(conn)
+    rebuilt = time.perf_counter() - started
     (rows,) = conn.execute("SELECT count(*) FROM core.user_daily_totals").fetchall()[0]
-    print(f"built {days} days, {rows:,} user-day rows in {built:.1f} s, rollups from them in "
-          f"{time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.2f}")
+    print(f"built {days} days, {rows:,} user-day rows in {built:.1f} s, rollups from them in {rebuilt:.1f} s; "
+          f"load average {os.getloadavg()[0]:.2f}")
     return conn
+
+
+def _refresh_one_day(conn: duckdb.DuckDBPyConnection, label: str, repeat: int) -> None:
+    """What the rollups add to a daily landing: one day of the enterprise, as land_report does it."""
+    def refresh() -> None:
+        conn.execute("BEGIN TRANSACTION")
+        refresh_rollups(conn, scope="enterprise", scope_name="acme-corp", start_day=LAST_DAY, end_day=LAST_DAY)
+        conn.execute("ROLLBACK")
+
+    seconds = _best(refresh, repeat)
+    print(f"rollups of one landed day (enterprise): {seconds:.2f} s")
+    record("views", f"{label}: the rollups of one landed day {seconds:.2f} s")
 
 
 def _publish(conn: duckdb.DuckDBPyConnection, scratch: Path, label: str) -> tuple[float, float]:
@@ -199,6 +215,7 @@ def main() -> int:
         print(f"\n== {label}")
         with tempfile.TemporaryDirectory(prefix="bench-views-") as scratch:
             conn = _build(Path(scratch), users, args.days)
+            _refresh_one_day(conn, label, args.repeat)
             _publish(conn, Path(scratch), label)
             slow = _measure(conn, Path(scratch), label, args.repeat)
             conn.close()
