@@ -4,8 +4,10 @@ It holds views only (a few hundred KB), rebuilt and renamed into place on each p
 table's view reads the files of every version of the lake and keeps the newest version visible
 when the query's transaction began (`_versions`): every table of a query reads the same
 publish, and a reader holding the database open reads the newest one on its next query.
-DuckDB prunes the other versions' files before reading them (the filter on the hive column,
-a scalar subquery, is applied per file), so they cost a directory listing, not a read.
+DuckDB skips the other versions' files without opening them (the filter on the hive column, a
+scalar subquery, becomes a join filter applied per file), so they cost a directory listing, not
+a read; only a table without rows, whose scan DuckDB 2.0 plans as the join's smaller side, has
+its zero-row file opened in every version.
 """
 
 from __future__ import annotations

@@ -262,7 +262,6 @@ def _publish_partitions(
             else:
                 days.add(day)
         for value in sorted(on_disk - drifted - {d.isoformat() for d in days}):
-            assert old is not None
             _link(old / f"{p.column}={value}" / DATA_FILE, root / f"{p.column}={value}")
             counts.linked += 1
     sql = table.select()
@@ -275,6 +274,7 @@ def _publish_partitions(
         else:
             written.removed(directory / DATA_FILE)
             counts.removed += day.isoformat() in on_disk
+
 
 def publish(
     conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, grace: timedelta = GRACE
@@ -292,7 +292,8 @@ def publish(
         changes.setdefault(name, set()).add(day)
     tables = lake_tables(conn)
     found = versions(lake)
-    # No version yet (a new lake, or one published before versions): everything is written.
+    # Everything is written when asked, after a migration, and when there is no version yet (a
+    # new lake, or one published before versions): then no file of it is a surprise (`drifted`).
     previous = None if full or REWRITE_ALL in changes or not found else found[0]
     drifted = drifted_files(conn, previous.path, tables) if previous is not None else []
     by_table: dict[str, set[str]] = {}
@@ -320,6 +321,5 @@ def publish(
     record(conn, written, whole=previous is None)
     build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
     remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
-    # A whole rewrite was asked for (or the lake is new): no file of it is a surprise.
     repaired = tuple(path for path in drifted if not asked(path, changes))
     return PublishResult(counts.written, counts.removed, whole, serving, repaired, counts.linked, version.path, late)
