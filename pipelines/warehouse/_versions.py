@@ -28,7 +28,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 KEY = "publish"  # the hive column of a version's directory
@@ -68,12 +68,22 @@ def versions(lake: Path) -> list[Version]:
     return sorted(found, key=lambda v: v.visible_from, reverse=True)
 
 
-def start(lake: Path) -> Path:
+class ClockSetBack(Exception):
+    """The newest version is dated far ahead of the clock: the next could not be visible before it."""
+
+
+def start(lake: Path, newest: Version | None) -> Path:
     """An empty directory for the next version, under a name no reader's glob matches.
 
     What a publish that crashed left is removed first: one publish at a time writes a lake, since
     it holds the warehouse's only writing connection.
     """
+    if newest is not None and newest.visible_from > now_us() + GRACE // timedelta(microseconds=1):
+        since = datetime.fromtimestamp(newest.visible_from / 1_000_000, UTC).isoformat(timespec="seconds")
+        raise ClockSetBack(
+            f"the lake's newest version {newest.path} is visible only from {since}, later than this machine's "
+            "clock: the clock was set back since it was published; remove that directory and publish again"
+        )
     lake.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(lake):
         if entry.name.startswith((_STAGING, _REMOVING)):

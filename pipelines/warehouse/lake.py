@@ -300,7 +300,7 @@ def publish(
     for path in drifted:
         name, partition, _ = path.split("/")
         by_table.setdefault(name, set()).add(partition.split("=", 1)[1])
-    staging = start(lake)
+    staging = start(lake, found[0] if found else None)
     written = Written(staging, {}, set())
     counts, whole = _Counts(), 0
     try:

@@ -5,9 +5,11 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
+from pipelines.warehouse._versions import ClockSetBack
 from pipelines.warehouse.lake import CURRENT, publish
 from pipelines.warehouse.sql import run_sql
 
@@ -294,3 +296,15 @@ def test_a_lake_published_before_versions_is_upgraded_by_the_next_publish(conn, 
     assert sorted(p.name for p in lake.iterdir()) == [CURRENT, *_versions(lake)]
     assert _days_served(serving) == [(date(2026, 11, 1), 5), (date(2026, 11, 2), 7)]
     old_reader.close()
+
+
+def test_a_newest_version_dated_ahead_of_the_clock_stops_the_publish_in_one_line(conn, tmp_path):
+    lake, serving = tmp_path / "lake", tmp_path / "serving.duckdb"
+    publish(conn, lake=lake, serving=serving)
+    newest = (lake / CURRENT).resolve()
+    ahead = newest.with_name(f"publish={int(newest.name.split('=')[1]) - 3_600_000_000}")  # an hour later
+    newest.rename(ahead)
+    with pytest.raises(ClockSetBack) as raised:
+        publish(conn, lake=lake, serving=serving)
+    (line,) = str(raised.value).splitlines()
+    assert str(ahead) in line and "clock was set back" in line and "publish again" in line
