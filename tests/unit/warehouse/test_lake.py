@@ -9,8 +9,8 @@ import pytest
 
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
-from pipelines.warehouse._versions import ClockSetBack
-from pipelines.warehouse.lake import CURRENT, publish
+from pipelines.warehouse._versions import ClockSetBack, make_visible, start
+from pipelines.warehouse.lake import CURRENT, PublishResult, publish
 from pipelines.warehouse.sql import run_sql
 
 T1 = datetime(2026, 11, 20, tzinfo=UTC)
@@ -308,3 +308,11 @@ def test_a_newest_version_dated_ahead_of_the_clock_stops_the_publish_in_one_line
         publish(conn, lake=lake, serving=serving)
     (line,) = str(raised.value).splitlines()
     assert str(ahead) in line and "clock was set back" in line and "publish again" in line
+
+
+def test_a_version_renamed_in_after_its_time_is_named_in_one_line(tmp_path):
+    staging = start(tmp_path / "lake", None)
+    version, late = make_visible(staging, None, margin_us=-1_000_000)  # as if the process stalled a second
+    assert late >= 1_000_000 and version.path.parent == tmp_path / "lake"
+    (line,) = PublishResult(0, 0, 0, tmp_path / "serving.duckdb", late_us=late).warnings()
+    assert "after its time" in line and "stalled" in line and "run it again" in line
