@@ -42,6 +42,7 @@ GRACE = timedelta(minutes=10)
 MARGIN_US = 500_000
 _STAGING = ".publishing-"
 _REMOVING = ".removing-"
+_LINKING = f".{CURRENT}."  # the next `current`, before it replaces the last
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,9 @@ def start(lake: Path, newest: Version | None) -> Path:
         )
     lake.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(lake):
-        if entry.name.startswith((_STAGING, _REMOVING)):
+        if entry.name.startswith(_LINKING):
+            os.unlink(entry.path)
+        elif entry.name.startswith((_STAGING, _REMOVING)):
             shutil.rmtree(entry.path, ignore_errors=True)
     staging = lake / f"{_STAGING}{os.getpid()}"
     staging.mkdir()
@@ -101,8 +104,7 @@ def make_visible(staging: Path, previous: Version | None, *, margin_us: int = MA
     target = staging.parent / f"{KEY}={COUNTDOWN - visible}"
     os.rename(staging, target)
     late = max(0, now_us() - visible)
-    link = staging.parent / f".{CURRENT}.{os.getpid()}"
-    link.unlink(missing_ok=True)
+    link = staging.parent / f"{_LINKING}{os.getpid()}"
     link.symlink_to(target.name)  # relative: the lake can move with its data home
     os.replace(link, staging.parent / CURRENT)
     return Version(target, visible), late

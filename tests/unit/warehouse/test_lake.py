@@ -232,6 +232,9 @@ def test_a_superseded_version_stays_for_the_grace_period_and_the_newest_always(c
     assert len(_versions(lake)) == 2, "superseded a moment ago: a query may still read it"
     publish(conn, lake=lake, serving=serving, grace=timedelta(0))
     assert _versions(lake) == [(lake / CURRENT).resolve().name]
+    # What a publish killed midway leaves: its version half built, its next `current`.
+    (lake / ".publishing-99999" / "core.dim_agent").mkdir(parents=True)
+    (lake / ".current.99999").symlink_to(".publishing-99999")
     publish(conn, lake=lake, serving=serving, grace=timedelta(0))
     assert len(_versions(lake)) == 1
     assert sorted(p.name for p in lake.iterdir()) == [CURRENT, *_versions(lake)], "nothing else left behind"
