@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 KEY = "publish"  # the hive column of a version's directory
-COUNTDOWN = 9_999_999_999_999_999  # N = COUNTDOWN - visible_from: 16 digits until the year 2286
+COUNTDOWN = 9_999_999_999_999_999  # N = COUNTDOWN - visible_from: 16 digits (so sorted as numbers) until the year 2255
 MARKER = "_published"  # one per version: the views list versions by it (DuckDB's glob lists files only)
 CURRENT = "current"
 # How long a superseded version stays for the queries still reading it.
