@@ -211,7 +211,8 @@ def _sizes(home: Home) -> Sizes:
         user_days=user_days,
         raw=sum(f.stat().st_size for f in home.raw.rglob("*") if f.is_file()),
         serving=home.serving.stat().st_size if home.serving.exists() else 0,
-        lake=sum(f.stat().st_size for f in (home.root / "lake").rglob("*.parquet")),
+        # The newest version: a superseded one kept for its readers is mostly links to the same files.
+        lake=sum(f.stat().st_size for f in (home.root / "lake" / "current").rglob("*.parquet")),
     )
 
 

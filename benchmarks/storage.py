@@ -44,7 +44,7 @@ def _size_alone(con: duckdb.DuckDBPyConnection, query: str, work: Path, name: st
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--warehouse", type=Path, required=True, help="a warehouse (opened read-only)")
-    parser.add_argument("--lake", type=Path, help="the lake directory, for its Parquet bytes per table")
+    parser.add_argument("--lake", type=Path, help="the lake directory (LAKE_PATH), for its Parquet bytes per table")
     args = parser.parse_args()
     con = duckdb.connect()
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(args.warehouse)])
@@ -65,7 +65,8 @@ def main() -> None:
             print(f"{name:40} {size / 1e6:9.1f} {size / max(user_days, 1):11.1f}")
     if args.lake:
         print(f"\n{'lake (zstd Parquet)':40} {'MB':>9} {'B/user-day':>11} {'files':>12}")
-        for directory in sorted(p for p in args.lake.iterdir() if p.is_dir()):
+        newest = (args.lake / "current").resolve()  # the newest version: the others are mostly links to it
+        for directory in sorted(p for p in newest.iterdir() if p.is_dir()):
             files = list(directory.rglob("*.parquet"))
             size = sum(f.stat().st_size for f in files)
             print(f"{directory.name:40} {size / 1e6:9.1f} {size / max(user_days, 1):11.1f} {len(files):12,}")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 SUMMARY = Path(__file__).parent / ".cache" / "summary.jsonl"
 # The benchmarks `make bench` runs, in its order.
-BENCHMARKS = ("ingest", "parts", "snapshots", "webhooks", "history", "views")
+BENCHMARKS = ("ingest", "parts", "snapshots", "webhooks", "history", "views", "publish")
 
 
 def record(benchmark: str, figure: str, target: str | None = None, met: bool | None = None) -> None:

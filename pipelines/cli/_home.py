@@ -98,6 +98,7 @@ def publish(full: bool) -> None:
     from pipelines.defs.serving.assets import PUBLISH_JOB, SERVING_OP
     from pipelines.runs import RunFailed, run_job
     from pipelines.service.errors import ConfigError
+    from pipelines.warehouse.lake import CURRENT
 
     settings = load_settings()
     if not settings.warehouse_path.is_file():
@@ -107,4 +108,4 @@ def publish(full: bool) -> None:
     except (RunFailed, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(f"serving database for BI tools: {settings.serving_path.resolve()}")
-    click.echo(f"Parquet lake: {settings.lake_path.resolve()}")
+    click.echo(f"Parquet lake, its newest version for other engines: {settings.lake_path.resolve() / CURRENT}")

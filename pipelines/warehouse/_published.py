@@ -1,11 +1,13 @@
 """What the lake holds against what this warehouse last published into it.
 
-Each publish records every partition file it wrote or kept, with its size and modification
-time (meta.lake_files, in the transaction that forgets the changes it covered). The next publish
-stats the lake's files (one stat each: cheap next to a publish) and compares: a file changed or
-damaged outside the pipeline, one missing, or one this warehouse never wrote (the lake was
-published from another warehouse: a restored backup, a rebuilt file) has drifted, and is written
-again from the warehouse (or removed with the day the warehouse does not have).
+Each publish records every partition file it wrote, with its size and modification time
+(meta.lake_files, paths relative to a version of the lake, in the transaction that forgets the
+changes it covered); a file it linked from the previous version keeps its record. The next
+publish stats the files of the lake's newest version (one stat each: cheap next to a publish)
+and compares: a file changed or damaged outside the pipeline, one missing, or one this
+warehouse never wrote (the lake was published from another warehouse: a restored backup, a
+rebuilt file) has drifted, and is written again from the warehouse into the next version
+instead of linked (or left out with the day the warehouse does not have).
 """
 
 from __future__ import annotations
@@ -31,24 +33,24 @@ FileState = tuple[int, int]  # (size, mtime_ns): what a publish recorded of each
 
 @dataclass
 class Written:
-    """What a publish did to the lake's partition files, to record in meta.lake_files."""
+    """What a publish did to the partition files of the version it built, to record in meta.lake_files."""
 
-    lake: Path
-    files: dict[str, FileState]  # relative path -> state, for every partition file written or kept
+    root: Path  # the version's directory
+    files: dict[str, FileState]  # relative path -> state, for every partition file written
     touched: set[str]  # every relative path written or removed
 
     def wrote(self, path: Path) -> None:
         stat = path.stat()
-        relative = path.relative_to(self.lake).as_posix()
+        relative = path.relative_to(self.root).as_posix()
         self.files[relative] = (stat.st_size, stat.st_mtime_ns)
         self.touched.add(relative)
 
     def removed(self, path: Path) -> None:
-        self.touched.add(path.relative_to(self.lake).as_posix())
+        self.touched.add(path.relative_to(self.root).as_posix())
 
 
 def _lake_files(lake: Path, tables: list[LakeTable]) -> dict[str, FileState]:
-    """Every partition file of the lake with its size and modification time: one stat each."""
+    """Every partition file of a version of the lake (`lake`) with its size and modification time: one stat each."""
     found: dict[str, FileState] = {}
     for table in tables:
         p = table.partitioning
@@ -68,8 +70,9 @@ def _lake_files(lake: Path, tables: list[LakeTable]) -> dict[str, FileState]:
 
 
 def drifted_files(conn: duckdb.DuckDBPyConnection, lake: Path, tables: list[LakeTable]) -> list[str]:
-    """Lake files not as the last publish of this warehouse left them: changed, damaged, missing,
-    or unknown to it (another warehouse published them: a restored backup, a rebuilt file)."""
+    """Files of a version of the lake (`lake`) not as the last publish of this warehouse left them:
+    changed, damaged, missing, or unknown to it (another warehouse published them: a restored
+    backup, a rebuilt file)."""
     published = {path: (size, mtime) for path, size, mtime in run_sql(conn, "warehouse/select_lake_files.sql")}
     on_disk = _lake_files(lake, tables)
     return sorted(path for path in published.keys() | on_disk.keys() if published.get(path) != on_disk.get(path))

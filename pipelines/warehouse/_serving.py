@@ -1,8 +1,13 @@
 """The serving database: one view per lake table, typed as in the warehouse, and the bi.* views.
 
-It holds views only (a few hundred KB), rebuilt and renamed into place on each publish; a reader
-holding it open reads the lake's newest files on its next query, since the views list the
-files when they run.
+It holds views only (a few hundred KB), rebuilt and renamed into place on each publish. Each
+table's view reads the files of every version of the lake and keeps the newest version visible
+when the query's transaction began (`_versions`): every table of a query reads the same
+publish, and a reader holding the database open reads the newest one on its next query.
+DuckDB skips the other versions' files without opening them (the filter on the hive column, a
+scalar subquery, becomes a join filter applied per file), so they cost a directory listing, not
+a read; only a table without rows, whose scan DuckDB 2.0 plans as the join's smaller side, has
+its zero-row file opened in every version.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pipelines._paths import SQL_DIR
 from pipelines.warehouse._published import DATA_FILE
+from pipelines.warehouse._versions import COUNTDOWN, GRACE, KEY, MARKER, wait_until
 from pipelines.warehouse.sql import connect, run_sql
 
 if TYPE_CHECKING:
@@ -34,22 +40,43 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_NO_VERSION = (
+    "no version of the lake was visible when this transaction began: it began before the first publish, "
+    f"or has run longer than the {GRACE.seconds // 60} minutes a superseded version is kept: query again"
+)
+
+
+def _newest_visible(versions: str) -> str:
+    """The hive value of the newest version visible when the transaction began, or an error."""
+    number = f"CAST(regexp_extract(file, '{KEY}=([0-9]+)/{MARKER}$', 1) AS BIGINT)"
+    newest = (
+        f"SELECT min({number}) FROM glob({_literal(f'{versions}/{MARKER}')}) "
+        f"WHERE {COUNTDOWN} - {number} <= epoch_us(current_timestamp)"
+    )
+    return f"coalesce(({newest}), error({_literal(_NO_VERSION)}))"
+
+
 def _view(table: LakeTable, lake: Path) -> str:
-    """The table as a view over its lake files, cast to the warehouse's types."""
+    """The table as a view over its files in the lake's newest visible version, cast to the warehouse's types."""
     columns = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in table.columns)
-    root = glob_literal(str(lake.resolve() / table.name))
+    versions = f"{glob_literal(str(lake.resolve()))}/{KEY}=*"
+    root = f"{versions}/{table.name}"
     p = table.partitioning
-    # publish wrote every table's file (partitioned ones: at least the empty partition's) first.
-    if p is None:
-        source = f"read_parquet({_literal(f'{root}/{DATA_FILE}')})"
-    else:
-        hive_type = "" if p.in_file else f", hive_types = {{'{p.column}': 'DATE'}}"
-        source = f"read_parquet({_literal(f'{root}/*/{DATA_FILE}')}, hive_partitioning = true{hive_type})"
-    return f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source}'
+    hive_types = {KEY: "BIGINT"} | ({p.column: "DATE"} if p is not None and not p.in_file else {})
+    types = ", ".join(f"'{column}': '{kind}'" for column, kind in hive_types.items())
+    # Every version holds every table's file (partitioned ones: at least the empty partition's).
+    files = f"{root}/{DATA_FILE}" if p is None else f"{root}/*/{DATA_FILE}"
+    source = f"read_parquet({_literal(files)}, hive_partitioning = true, hive_types = {{{types}}})"
+    return (
+        f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source} '
+        f'WHERE "{KEY}" = {_newest_visible(versions)}'
+    )
 
 
-def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
-    """The serving database: one view per lake table and the bi.* views, renamed into place.
+def build_serving(tables: list[LakeTable], *, lake: Path, target: Path, not_before: int = 0) -> Path:
+    """The serving database: one view per lake table and the bi.* views, renamed into place once
+    the lake's version it was built for is visible (`not_before`, microseconds since the epoch):
+    its views may read a column that version is the first to have.
 
     View definitions are DDL: the lake's paths are written into them as quoted literals (a view
     cannot hold bound parameters), so the serving database names the lake by absolute path.
@@ -70,5 +97,6 @@ def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
         serving.execute("CHECKPOINT")
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())
+    wait_until(not_before)
     os.replace(staging, target)
     return target

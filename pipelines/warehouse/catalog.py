@@ -2,7 +2,7 @@
 writes it, and which Dagster asset shows it.
 
 The lists that were written in several places (and drifted) derive from TABLES: the lake's
-partitions and publish order (`lake.py`), the tables a report's landing writes and marks for
+partitions (`lake.py`), the tables a report's landing writes and marks for
 the lake (`replace.py`), the snapshot tables a day replaces (`snapshots.py`), the grain and sign
 checks (`checks.py`), and the Dagster assets of each concern with their descriptions and row
 counts (`pipelines/defs/*/assets.py`). `tests/unit/warehouse/test_catalog.py` holds it against
@@ -40,7 +40,6 @@ class Table:
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
     label: tuple[str, ...] = ()  # grain columns that name a failing row in a check's detail
-    detail: bool = False  # rows detailing a day's report rows: published after them
     asset: str | None = None  # the Dagster group whose asset shows it
     # How a landing writes a batch (LANDINGS in replace.py): "rows" as they come, "days" but
     # not the days kept from a 1-day report, "keyed" like "days" recording each file's
@@ -95,36 +94,36 @@ TABLES: tuple[Table, ...] = (
     Table("core", "breakdowns",
           ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
           "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
-          partition="day", writer="report", detail=True, asset="usage",
+          partition="day", writer="report", asset="usage",
           counters=(*_ACTIVITY, "session_count", "request_count", "prompt_count"), label=("scope_name", "day", "kind"),
           landing="days", replaces="days"),
     Table("core", "agent_activity", ("scope", "scope_name", "level", "day", "user_id", "agent_id"),
           "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
-          partition="day", writer="report", detail=True, asset="usage",
+          partition="day", writer="report", asset="usage",
           counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id"),
           landing="days", replaces="days"),
     Table("core", "cli_customizations",
           ("scope", "scope_name", "level", "day", "user_id", "category", "name"),
           "The CLI customizations used most (skills, custom agents, MCP servers, slash commands, plugins), "
           "each entry's interaction count.",
-          partition="day", writer="report", detail=True, asset="usage",
+          partition="day", writer="report", asset="usage",
           counters=("interaction_count",), label=("scope_name", "day", "category", "name"),
           landing="days", replaces="days"),
     Table("core", "adoption_phases", ("scope", "scope_name", "day", "phase_number"),
           "The aggregate report's AI adoption phases: users of each phase that day, its 28-day population, "
           "and averages per user of the phase (never summed).",
-          partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
           counters=("total_engaged_users", "users_in_phase_28d"), label=("scope_name", "day", "phase_number"),
           landing="days", replaces="days"),
     Table("core", "feature_engagement", ("scope", "scope_name", "level", "report_kind", "day", "feature"),
           "The 28-day aggregate report's users engaged with each feature on two days or more, beside its active "
           "users (on the report's last day).",
-          partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
           counters=("engaged_user_count", "active_user_count"), label=("scope_name", "day", "feature"),
           landing="days", replaces="report-days"),
     Table("core", "comment_types", ("scope", "scope_name", "day", "comment_type"),
           "The aggregate report's suggestions of the assistant's review per comment type, and those applied.",
-          partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          partition="day", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
           counters=("total_assistant_suggestions", "total_assistant_applied_suggestions"),
           label=("scope_name", "day", "comment_type"), landing="days", replaces="days"),
     Table("core", "user_report_days", ("scope", "scope_name", "day"),
@@ -150,16 +149,16 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="rollup", trail=27),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
-          partition="day", detail=True, asset="usage", replaces="days"),
+          partition="day", asset="usage", replaces="days"),
     Table("core", "dim_agent", ("agent_id",), "One row per agent_id with its latest label.", asset="usage"),
     Table("core", "agent_names", ("agent_id", "agent_name"),
           "Every label an agent_id has carried, with the days it was seen.", asset="usage"),
     Table("core", "user_team_days", ("scope", "scope_name", "day", "user_id", "team_id"),
           "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
-          partition="day", writer="user-teams", detail=True, asset="usage", landing="rows", replaces="days"),
+          partition="day", writer="user-teams", asset="usage", landing="rows", replaces="days"),
     Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
           "Extension: each listed team per day, with its slug and member count (a few rows a day).",
-          partition="day", writer="user-teams", detail=True, asset="usage", replaces="days"),
+          partition="day", writer="user-teams", asset="usage", replaces="days"),
     Table("core", "dim_team", ("scope", "scope_name", "team_id"),
           "Extension: one row per team_id with its latest slug.", asset="usage"),
     Table("core", "repository_days", ("scope", "scope_name", "day", "repo_id"),
@@ -170,11 +169,11 @@ TABLES: tuple[Table, ...] = (
     Table("core", "repository_review_times", ("scope", "scope_name", "day", "repo_id", "authored_by", "reviewed_by"),
           "Each repository's review stage times (median, p90 minutes) of the pull requests merged that day, "
           "human reviews only.",
-          partition="day", writer="repos", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          partition="day", writer="repos", levels=frozenset({AGGREGATE}), asset="usage",
           counters=("total_merged",), label=("scope_name", "day", "repo_id"), landing="rows", replaces="days"),
     Table("core", "repository_comment_types", ("scope", "scope_name", "day", "repo_id", "comment_type"),
           "Each repository's suggestions of the assistant's review per comment type, and how many were applied.",
-          partition="day", writer="repos", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
+          partition="day", writer="repos", levels=frozenset({AGGREGATE}), asset="usage",
           counters=tuple(m for m in COMMENT_TYPE_ENTRY if m != "comment_type"),
           label=("scope_name", "day", "repo_id", "comment_type"), landing="rows", replaces="days"),
     Table("snapshots", "repositories", ("snapshot_day", "repository_id"),

@@ -1,21 +1,24 @@
 """The Parquet lake BI tools and distributed engines read, and the serving database over it.
 
-Every core, raw, snapshots and events table is written under LAKE_PATH as zstd Parquet. Tables
-with a day are hive-partitioned by it (`core.breakdowns/day=2026-11-01/data.parquet`,
-snapshots by `snapshot_day`, webhook deliveries by the UTC day they were received); each
-partition is written aside and renamed into place, so a reader sees a whole old or a whole new
-partition, never half a file. Writers mark the partitions they change in meta.lake_changes (in
-their own transactions), and a publish rewrites only those and the small unpartitioned tables:
-its cost follows what the run changed, not what the warehouse holds.
+Long because one publish is one piece: which partitions a run changed, linking the others from
+the previous version, writing the changed ones, and what it says back.
+
+Every core, raw, snapshots and events table is written under LAKE_PATH as zstd Parquet, in a
+version of the lake (`_versions`: `LAKE/publish=<N>/`, made visible whole by one rename). Tables
+with a day are hive-partitioned by it (`core.breakdowns/day=2026-11-01/data.parquet`, snapshots
+by `snapshot_day`, webhook deliveries by the UTC day they were received). Writers mark the
+partitions they change in meta.lake_changes (in their own transactions); a publish writes only
+those and the small unpartitioned tables into the new version, and hard-links every other
+partition file of the previous one: its cost follows what the run changed, plus one link and
+one directory per partition the lake holds.
 
 The serving database (SERVING_PATH) of views over the lake is built by `_serving`; what the
 lake holds is checked against what this warehouse last published into it by `_published`.
 
 Each partitioned table also holds a zero-row file with its schema in the partition Hive names
 for NULL (`day=__HIVE_DEFAULT_PARTITION__/data.parquet`). So a table's glob matches from the first
-publish on, even before it has a day, and its view is the same read_parquet then as later: a
-connection held across the publish that gives the table its first day sees that day. DuckDB,
-Polars, PyArrow, Spark and Trino read that partition as NULL and find no rows in it.
+publish on, even before it has a day, and its view is the same read_parquet then as later.
+DuckDB, Polars, PyArrow, Spark and Trino read that partition as NULL and find no rows in it.
 """
 
 from __future__ import annotations
@@ -35,11 +38,12 @@ import pyarrow.parquet as pq
 from pipelines._words import counted
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
+from pipelines.warehouse._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
 from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
-    "DATA_FILE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
+    "CURRENT", "DATA_FILE", "GRACE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
     "unreadable_lake_file",
 ]
 
@@ -57,9 +61,6 @@ class Partitioning:
 _PARTITIONS: dict[str, Partitioning] = {
     t.name: Partitioning(t.partition, in_file=t.partition_in_file) for t in TABLES if t.partition is not None
 }
-
-# Published after the other tables (see publish): rows that detail a day's report rows.
-_DETAIL_TABLES = frozenset(t.name for t in TABLES if t.detail)
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,24 @@ class PublishResult:
     serving_path: Path
     # Lake files that were not as this warehouse last published them, written again from it.
     repaired: tuple[str, ...] = ()
+    partitions_linked: int = 0  # unchanged partition files of the previous version, hard-linked
+    version: Path | None = None
+    late_us: int = 0  # how long after its time the version was renamed in (a stalled process)
 
-    def warning(self) -> str | None:
-        """The one line a person sees when the lake had to be repaired, else None."""
+    def warnings(self) -> tuple[str, ...]:
+        """The lines a person sees: the lake had to be repaired, a version came late."""
+        lines = (self._repaired(), self._late())
+        return tuple(line for line in lines if line is not None)
+
+    def _late(self) -> str | None:
+        if not self.late_us:
+            return None
+        return (
+            f"lake: the new version was renamed in {self.late_us / 1e6:.3f} s after its time (the process stalled), "
+            "so a query started in between may have read tables of two publishes: run it again"
+        )
+
+    def _repaired(self) -> str | None:
         if not self.repaired:
             return None
         shown = ", ".join(self.repaired[:3]) + (f" and {len(self.repaired) - 3} more" if len(self.repaired) > 3 else "")
@@ -160,32 +176,19 @@ def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
     return [LakeTable(s, t, tuple(cols)) for (s, t), cols in columns.items()]
 
 
-def _write(
-    conn: duckdb.DuckDBPyConnection, table: LakeTable, directory: Path, sql: str, params: dict[str, Any] | None
-) -> bool:
-    """Write the query's rows as directory/data.parquet, aside then renamed; False if none."""
-    rows = conn.sql(sql, params=params).to_arrow_table()
-    if table.partitioning is not None and rows.num_rows == 0:
-        if directory.exists():
-            shutil.rmtree(directory)
-        return False
-    _write_file(rows, directory)
-    return True
-
-
-def _write_empty_partition(
-    conn: duckdb.DuckDBPyConnection, table: LakeTable, root: Path, written: Written, *, force: bool
-) -> None:
-    """The zero-row file every partitioned table keeps, written again when its schema changed,
-    when it cannot be read, or when it is not as the last publish left it (`force`)."""
-    p = table.partitioning
-    assert p is not None
-    rows = conn.sql(table.no_rows()).to_arrow_table()
-    directory = root / f"{p.column}={EMPTY_PARTITION}"
+def _write_file(rows: pa.Table, directory: Path) -> Path:
+    # Inside the version being built, which no reader sees before its rename.
+    directory.mkdir(parents=True, exist_ok=True)
     path = directory / DATA_FILE
-    if force or not _has_schema(path, rows.schema):
-        _write_file(rows, directory)
-    written.wrote(path)
+    pq.write_table(rows, path, compression="zstd")
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+    return path
+
+
+def _link(source: Path, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    os.link(source, directory / DATA_FILE)
 
 
 def _has_schema(path: Path, schema: pa.Schema) -> bool:
@@ -195,91 +198,128 @@ def _has_schema(path: Path, schema: pa.Schema) -> bool:
         return False
 
 
-def _write_file(rows: pa.Table, directory: Path) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    # Not *.parquet: a reader's glob never picks up a file still being written.
-    staging = directory / f".{DATA_FILE}.{os.getpid()}.tmp"
-    pq.write_table(rows, staging, compression="zstd")
-    with staging.open("rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(staging, directory / DATA_FILE)
+@dataclass
+class _Counts:
+    written: int = 0
+    linked: int = 0
+    removed: int = 0
 
 
-def _write_partitions(
+def _partitions_on_disk(root: Path, column: str) -> set[str]:
+    """The partition values of a table's directory in a version that hold a data file."""
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return set()
+    found = set()
+    for entry in entries:
+        key, _, value = entry.name.partition("=")
+        if key == column and os.path.isfile(os.path.join(entry.path, DATA_FILE)):
+            found.add(value)
+    return found
+
+
+def _as_day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:  # not a partition this pipeline writes
+        return None
+
+
+def _publish_partitions(
     conn: duckdb.DuckDBPyConnection,
     table: LakeTable,
-    lake: Path,
-    days: set[date],
-    written: Written,
-    *,
-    full: bool,
+    previous: Path | None,
+    staging: Path,
+    changed: set[date],
     drifted: set[str],
-) -> tuple[int, int]:
-    """Write the partitions of `days`, and those whose files drifted (values of `drifted`)."""
+    written: Written,
+    counts: _Counts,
+) -> None:
+    """The table's partitions in the version being built: the days of `changed` and those whose
+    files drifted (values of `drifted`) written from the warehouse, every other partition of the
+    previous version linked; with no previous version (`None`: a full publish) all written."""
     p = table.partitioning
     assert p is not None
-    root = lake / table.name
-    _write_empty_partition(conn, table, root, written, force=EMPTY_PARTITION in drifted)
-    if full:
+    root, old = staging / table.name, previous / table.name if previous is not None else None
+    empty = conn.sql(table.no_rows()).to_arrow_table()
+    name = f"{p.column}={EMPTY_PARTITION}"
+    # Linked unless its schema changed, or it is not as the last publish left it.
+    if old is not None and EMPTY_PARTITION not in drifted and _has_schema(old / name / DATA_FILE, empty.schema):
+        _link(old / name / DATA_FILE, root / name)
+    else:
+        written.wrote(_write_file(empty, root / name))
+    if old is None:
+        on_disk: set[str] = set()
         days = {row[0] for row in conn.execute(table.partition_values()).fetchall()}
-        kept = {EMPTY_PARTITION} | {x.isoformat() for x in days}
-        stale = [d for d in root.glob(f"{p.column}=*") if d.is_dir() and d.name.split("=", 1)[1] not in kept]
-        for directory in stale:
-            shutil.rmtree(directory)
-            written.removed(directory / DATA_FILE)
-    for value in drifted - {EMPTY_PARTITION}:
-        try:
-            days.add(date.fromisoformat(value))
-        except ValueError:  # not a partition this pipeline writes: nothing of the warehouse's
-            shutil.rmtree(root / f"{p.column}={value}", ignore_errors=True)
-            written.removed(root / f"{p.column}={value}" / DATA_FILE)
+    else:
+        on_disk = _partitions_on_disk(old, p.column) - {EMPTY_PARTITION}
+        days = set(changed)
+        for value in drifted - {EMPTY_PARTITION}:
+            day = _as_day(value)
+            if day is None:  # nothing of the warehouse's: left out of the new version
+                written.removed(root / f"{p.column}={value}" / DATA_FILE)
+            else:
+                days.add(day)
+        for value in sorted(on_disk - drifted - {d.isoformat() for d in days}):
+            _link(old / f"{p.column}={value}" / DATA_FILE, root / f"{p.column}={value}")
+            counts.linked += 1
     sql = table.select()
-    count = removed = 0
     for day in sorted(days):
         directory = root / f"{p.column}={day.isoformat()}"
-        if _write(conn, table, directory, sql, table.partition_params(day)):
-            written.wrote(directory / DATA_FILE)
-            count += 1
+        rows = conn.sql(sql, params=table.partition_params(day)).to_arrow_table()
+        if rows.num_rows:
+            written.wrote(_write_file(rows, directory))
+            counts.written += 1
         else:
             written.removed(directory / DATA_FILE)
-            removed += 1
-    return count, removed
+            counts.removed += day.isoformat() in on_disk
 
 
-def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False) -> PublishResult:
-    """Write the changed partitions and the small tables to the lake, then the serving database.
+def publish(
+    conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, grace: timedelta = GRACE
+) -> PublishResult:
+    """A new version of the lake, then the serving database over it; returns once readers take it.
 
-    Partition files that are not as this warehouse last published them are written again from
-    it too (and named in the result); `full` writes every partition again.
+    The version links the previous one's partitions a run did not change and writes the changed
+    ones and the small tables. Partition files that are not as this warehouse last published them
+    are written again too (and named in the result); `full` writes every partition again.
+    Versions superseded more than `grace` ago are removed.
     """
     run_sql(conn, "warehouse/limit_publish.sql")
     changes: dict[str, set[date]] = {}
     for name, day in run_sql(conn, "warehouse/select_lake_changes.sql"):
         changes.setdefault(name, set()).add(day)
-    full = full or REWRITE_ALL in changes or not lake.is_dir()
     tables = lake_tables(conn)
-    drifted = drifted_files(conn, lake, tables)
+    found = versions(lake)
+    # Everything is written when asked, after a migration, and when there is no version yet (a
+    # new lake, or one published before versions): then no file of it is a surprise (`drifted`).
+    previous = None if full or REWRITE_ALL in changes or not found else found[0]
+    drifted = drifted_files(conn, previous.path, tables) if previous is not None else []
     by_table: dict[str, set[str]] = {}
     for path in drifted:
         name, partition, _ = path.split("/")
         by_table.setdefault(name, set()).add(partition.split("=", 1)[1])
-    written = Written(lake, {}, set())
-    count = removed = whole = 0
-    # A reader querying mid-publish sees a day's report rows before the detail rows that hang
-    # off them: then a detail is missing (the views show that day's agents once they land),
-    # never a detail whose report row is not there yet (which the views would read as a gap).
-    for table in sorted(tables, key=lambda t: t.name in _DETAIL_TABLES):
-        if table.partitioning is None:
-            _write(conn, table, lake / table.name, table.select(), None)
-            whole += 1
-            continue
-        days = {d for d in changes.get(table.name, set()) if d is not None}
-        w, r = _write_partitions(
-            conn, table, lake, days, written, full=full, drifted=by_table.get(table.name, set())
-        )
-        count, removed = count + w, removed + r
-    record(conn, written, whole=full)
-    build_serving(tables, lake=lake, target=serving)
-    # A whole rewrite was asked for (or the lake is new): no file of it is a surprise.
-    repaired = () if full else tuple(path for path in drifted if not asked(path, changes))
-    return PublishResult(count, removed, whole, serving, repaired)
+    staging = start(lake, found[0] if found else None)
+    written = Written(staging, {}, set())
+    counts, whole = _Counts(), 0
+    try:
+        for table in tables:
+            if table.partitioning is None:  # small: written whole by every publish
+                _write_file(conn.sql(table.select()).to_arrow_table(), staging / table.name)
+                whole += 1
+                continue
+            days = {d for d in changes.get(table.name, set()) if d is not None}
+            _publish_partitions(
+                conn, table, previous.path if previous is not None else None, staging, days,
+                by_table.get(table.name, set()), written, counts,
+            )
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    version, late = make_visible(staging, found[0] if found else None)
+    record(conn, written, whole=previous is None)
+    build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
+    remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
+    repaired = tuple(path for path in drifted if not asked(path, changes))
+    return PublishResult(counts.written, counts.removed, whole, serving, repaired, counts.linked, version.path, late)

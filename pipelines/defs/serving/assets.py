@@ -41,23 +41,25 @@ class PublishConfig(dg.Config):
 def serving_copy(
     context: dg.AssetExecutionContext, config: PublishConfig, warehouse: WarehouseResource, storage: StorageResource
 ) -> dg.MaterializeResult[None]:
-    """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
-    it (SERVING_PATH) for BI tools, each file replaced atomically. Lake files that are not as
-    this warehouse last published them (a restored warehouse, a damaged file) are written again."""
+    """A new version of the lake (Parquet, LAKE_PATH: the changed partitions written, the others
+    linked, made visible whole) and the serving database of views over it (SERVING_PATH) for BI
+    tools. Lake files that are not as this warehouse last published them (a restored warehouse, a
+    damaged file) are written again."""
     with warehouse.get_connection() as conn:
         result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full)
-    warning = result.warning()
-    if warning:
+    warnings = result.warnings()
+    for warning in warnings:
         context.log.warning(warning)
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(result.serving_path.resolve())),
             "lake": dg.MetadataValue.path(str(Path(storage.lake_path).resolve())),
             "partitions_written": dg.MetadataValue.int(result.partitions_written),
+            "partitions_linked": dg.MetadataValue.int(result.partitions_linked),
             "partitions_removed": dg.MetadataValue.int(result.partitions_removed),
             "tables_written_whole": dg.MetadataValue.int(result.tables_written),
             "partitions_repaired": dg.MetadataValue.int(len(result.repaired)),
-            "warnings": dg.MetadataValue.json([warning] if warning else []),
+            "warnings": dg.MetadataValue.json(list(warnings)),
         }
     )
 
