@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.publish [--days 365] [--users 10000]
 
-Builds the warehouse of benchmarks/views.py straight from SQL, then times three publishes, each
+Builds the year of benchmarks/_year.py straight from SQL (with its rollups), then times three publishes, each
 a new version of the lake: a full one (every partition written, as after a migration), a
 one-day one (the newest day of every day-partitioned table marked as a landing marks it: those
 written, every other partition hard-linked from the previous version) and one that changed
@@ -29,9 +29,9 @@ import duckdb
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._year import LAST_DAY, build_warehouse  # noqa: E402
 from benchmarks.summary import record  # noqa: E402
-from benchmarks.views import _BUILD, LAST_DAY  # noqa: E402
-from pipelines.warehouse import migrate, run_sql  # noqa: E402
+from pipelines.warehouse import run_sql  # noqa: E402
 from pipelines.warehouse.catalog import TABLES  # noqa: E402
 from pipelines.warehouse.lake import PublishResult, publish  # noqa: E402
 
@@ -98,17 +98,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-publish-") as name:
         scratch = Path(name)
-        with duckdb.connect(str(scratch / "w.duckdb")) as conn:
-            migrate(conn)
-            started = time.perf_counter()
-            values = {"users": args.users, "enterprise_users": args.users * 3 // 2, "days": args.days,
-                      "last_day": LAST_DAY}
-            for statement in _BUILD.split(";"):
-                if statement.strip():
-                    conn.execute(statement, {k: v for k, v in values.items() if f"${k}" in statement} or None)
-            (rows,) = conn.execute("SELECT count(*) FROM core.user_daily_totals").fetchone() or (0,)
-            print(f"built {args.days} days, {rows:,} user-day rows in {time.perf_counter() - started:.1f} s; "
-                  f"load average {os.getloadavg()[0]:.2f}\n")
+        with build_warehouse(scratch, args.users, args.days) as conn:
             times = measure_publishes(conn, scratch, day=LAST_DAY)
         print(_line("full publish", times.full))
         print(_line("one-day publish", times.one_day))
