@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,9 +77,10 @@ def drifted_files(conn: duckdb.DuckDBPyConnection, lake: Path, tables: list[Lake
     return sorted(path for path in published.keys() | on_disk.keys() if published.get(path) != on_disk.get(path))
 
 
-def asked(path: str, changes: dict[str, set[date]]) -> bool:
+def asked(path: str, partitions: dict[str, set[str]]) -> bool:
+    """Whether a run marked the file's partition (`partitions`: each table's partition values)."""
     name, partition, _ = path.split("/")
-    return partition.split("=", 1)[1] in {d.isoformat() for d in changes.get(name, set()) if d is not None}
+    return partition.split("=", 1)[1] in partitions.get(name, set())
 
 
 def record(conn: duckdb.DuckDBPyConnection, written: Written, *, whole: bool) -> None:

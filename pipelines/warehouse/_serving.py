@@ -62,7 +62,8 @@ def _view(table: LakeTable, lake: Path) -> str:
     versions = f"{glob_literal(str(lake.resolve()))}/{KEY}=*"
     root = f"{versions}/{table.name}"
     p = table.partitioning
-    hive_types = {KEY: "BIGINT"} | ({p.column: "DATE"} if p is not None and not p.in_file else {})
+    dated = p is not None and (not p.in_file or p.grain == "month")  # received_day is read as it is
+    hive_types = {KEY: "BIGINT"} | ({p.column: "DATE"} if dated and p is not None else {})
     types = ", ".join(f"'{column}': '{kind}'" for column, kind in hive_types.items())
     # Every version holds every table's file (partitioned ones: at least the empty partition's).
     files = f"{root}/{DATA_FILE}" if p is None else f"{root}/*/{DATA_FILE}"

@@ -39,7 +39,7 @@ from pipelines._words import counted
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
 from pipelines.warehouse._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
-from pipelines.warehouse.catalog import TABLES
+from pipelines.warehouse.catalog import TABLES, Table
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
@@ -55,12 +55,23 @@ EMPTY_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's name for a NULL partiti
 class Partitioning:
     column: str  # the hive column in the lake's paths
     in_file: bool  # False: the table's own column, kept in the path only (hive style)
+    source: str  # the table's day column a partition is of
+    grain: str = "day"  # "month": one partition a month, named by its first day (`month`)
+
+
+def _partitioning(t: Table) -> Partitioning:
+    assert t.partition is not None
+    if t.lake_grain == "month":
+        return Partitioning("month", in_file=True, source=t.partition, grain="month")
+    return Partitioning(t.partition, in_file=t.partition_in_file, source=t.partition)
 
 
 # Tables partitioned by a day (the catalog's); every other table of SCHEMAS is small and written whole.
-_PARTITIONS: dict[str, Partitioning] = {
-    t.name: Partitioning(t.partition, in_file=t.partition_in_file) for t in TABLES if t.partition is not None
-}
+_PARTITIONS: dict[str, Partitioning] = {t.name: _partitioning(t) for t in TABLES if t.partition is not None}
+
+
+def _next_month(day: date) -> date:
+    return (day.replace(day=28) + timedelta(days=4)).replace(day=1)
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,9 @@ class LakeTable:
         p = self.partitioning
         if p is None:
             return f"SELECT * FROM {self._quoted()}"
+        if p.grain == "month":  # ordered, so a reader's filter on the day skips row groups
+            return (f'SELECT * FROM {self._quoted()} WHERE "{p.source}" >= $start AND "{p.source}" < $end '
+                    f'ORDER BY "{p.source}"')
         if p.in_file:  # received_day: the UTC day of received_at, as a range zone maps can use
             return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end"
         return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day'
@@ -98,16 +112,25 @@ class LakeTable:
             return f"SELECT * FROM {self._quoted()} LIMIT 0"
         return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} LIMIT 0'
 
-    def partition_params(self, day: date) -> dict[str, Any]:
+    def partition_of(self, day: date) -> date:
+        """The partition (its value) a changed day is in."""
         p = self.partitioning
+        return day.replace(day=1) if p is not None and p.grain == "month" else day
+
+    def partition_params(self, value: date) -> dict[str, Any]:
+        p = self.partitioning
+        if p is not None and p.grain == "month":
+            return {"start": value, "end": _next_month(value)}
         if p is not None and p.in_file:
-            start = datetime.combine(day, time(), tzinfo=UTC)
+            start = datetime.combine(value, time(), tzinfo=UTC)
             return {"start": start, "end": start + timedelta(days=1)}
-        return {"day": day}
+        return {"day": value}
 
     def partition_values(self) -> str:
         p = self.partitioning
         assert p is not None
+        if p.grain == "month":
+            return f'SELECT DISTINCT CAST(date_trunc(\'month\', "{p.source}") AS DATE) FROM {self._quoted()}'
         if p.in_file:
             return f"SELECT DISTINCT CAST(timezone('UTC', received_at) AS DATE) FROM {self._quoted()}"
         return f'SELECT DISTINCT "{p.column}" FROM {self._quoted()}'
@@ -309,7 +332,7 @@ def publish(
                 _write_file(conn.sql(table.select()).to_arrow_table(), staging / table.name)
                 whole += 1
                 continue
-            days = {d for d in changes.get(table.name, set()) if d is not None}
+            days = {table.partition_of(d) for d in changes.get(table.name, set()) if d is not None}
             _publish_partitions(
                 conn, table, previous.path if previous is not None else None, staging, days,
                 by_table.get(table.name, set()), written, counts,
@@ -321,5 +344,7 @@ def publish(
     record(conn, written, whole=previous is None)
     build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
     remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
-    repaired = tuple(path for path in drifted if not asked(path, changes))
+    marked = {t.name: {t.partition_of(d).isoformat() for d in changes.get(t.name, set()) if d is not None}
+              for t in tables if t.partitioning is not None}
+    repaired = tuple(path for path in drifted if not asked(path, marked))
     return PublishResult(counts.written, counts.removed, whole, serving, repaired, counts.linked, version.path, late)

@@ -66,7 +66,9 @@ def test_a_damaged_partition_fails_reads_in_one_line_until_a_publish_writes_it_a
     env = _env(home, **environ_for(emu))
     _run(env, DAYS[0], DAYS[2])
     # In the newest version of the lake, in place (the versions linking it share the damage).
-    damaged = (home / "lake" / "current").resolve() / "core.daily_totals" / f"day={DAYS[1]}" / "data.parquet"
+    # core.daily_totals is small: one file a month.
+    month = f"month={DAYS[1].replace(day=1)}"
+    damaged = (home / "lake" / "current").resolve() / "core.daily_totals" / month / "data.parquet"
     damaged.write_bytes(b"PAR1 not any more")
     for args in (["report", "--out", str(tmp_path / "r.html")],
                  ["export", "--view", "assistant_activity_daily", "--format", "csv", "--out", str(tmp_path / "x.csv")]):
@@ -77,7 +79,7 @@ def test_a_damaged_partition_fails_reads_in_one_line_until_a_publish_writes_it_a
     repaired = _cli(env, "publish")
     assert repaired.returncode == 0, repaired.stderr[-3000:]
     (warning,) = [line for line in repaired.stdout.splitlines() if line.strip().startswith("lake: ")]
-    assert f"core.daily_totals/day={DAYS[1]}/data.parquet" in warning
+    assert f"core.daily_totals/{month}/data.parquet" in warning
     assert _days(home / "serving.duckdb") == DAYS[0:3]
     assert _cli(env, "report", "--out", str(tmp_path / "r.html")).returncode == 0
     full = _cli(env, "publish", "--full")
