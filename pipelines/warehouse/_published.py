@@ -102,3 +102,21 @@ def record(conn: duckdb.DuckDBPyConnection, written: Written, *, whole: bool) ->
             raise
     finally:
         conn.unregister("published_lake_files")
+
+
+def remove_unpublished_files(conn: duckdb.DuckDBPyConnection, lake: Path, tables: list[LakeTable]) -> list[str]:
+    """Remove every file under the lake that the newest publish did not leave there (a staging
+    file a crash left, a partition of a table no longer published): what an erasure calls after
+    publishing, so no superseded copy of a row survives. Their paths, relative to the lake."""
+    kept = {path for (path,) in run_sql(conn, "warehouse/select_lake_file_paths.sql")}
+    kept |= {f"{table.name}/{DATA_FILE}" for table in tables if table.partitioning is None}
+    removed = []
+    for path in sorted(lake.rglob("*")):
+        relative = path.relative_to(lake).as_posix()
+        if path.is_file() and relative not in kept:
+            path.unlink()
+            removed.append(relative)
+    for directory in sorted((p for p in lake.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if not any(directory.iterdir()):
+            directory.rmdir()
+    return removed

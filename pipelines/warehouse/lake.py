@@ -34,13 +34,15 @@ import pyarrow.parquet as pq
 
 from pipelines._words import counted
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
+from pipelines.warehouse._published import remove_unpublished_files as _remove_unpublished
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
+from pipelines.warehouse.aggregate import DEFAULT_K, publish_aggregate
 from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
     "DATA_FILE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
-    "unreadable_lake_file",
+    "remove_unpublished_files", "unreadable_lake_file",
 ]
 
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
@@ -153,6 +155,11 @@ def unreadable_lake_file(error: str) -> str | None:
     )
 
 
+def remove_unpublished_files(conn: duckdb.DuckDBPyConnection, lake: Path) -> list[str]:
+    """Remove every lake file the newest publish did not leave (superseded copies); their paths."""
+    return _remove_unpublished(conn, lake, lake_tables(conn))
+
+
 def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
     columns: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for schema, table, column, data_type in run_sql(conn, "warehouse/select_lake_columns.sql", schemas=list(SCHEMAS)):
@@ -246,8 +253,11 @@ def _write_partitions(
     return count, removed
 
 
-def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False) -> PublishResult:
-    """Write the changed partitions and the small tables to the lake, then the serving database.
+def publish(
+    conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, k: int = DEFAULT_K
+) -> PublishResult:
+    """Write the changed partitions and the small tables to the lake, then the serving database,
+    then the aggregate tier (no group under `k` people: aggregate.py) beside them.
 
     Partition files that are not as this warehouse last published them are written again from
     it too (and named in the result); `full` writes every partition again.
@@ -280,6 +290,7 @@ def publish(conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full:
         count, removed = count + w, removed + r
     record(conn, written, whole=full)
     build_serving(tables, lake=lake, target=serving)
+    publish_aggregate(conn, serving=serving, k=k)
     # A whole rewrite was asked for (or the lake is new): no file of it is a surprise.
     repaired = () if full else tuple(path for path in drifted if not asked(path, changes))
     return PublishResult(count, removed, whole, serving, repaired)

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.defs.resources import StorageResource, WarehouseResource
+from pipelines.privacy import apply_retention
 from pipelines.warehouse.lake import publish
 
 # Downstream of every table, so a failing blocking check upstream keeps the last good state.
@@ -42,10 +44,19 @@ def serving_copy(
     context: dg.AssetExecutionContext, config: PublishConfig, warehouse: WarehouseResource, storage: StorageResource
 ) -> dg.MaterializeResult[None]:
     """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
-    it (SERVING_PATH) for BI tools, each file replaced atomically. Lake files that are not as
-    this warehouse last published them (a restored warehouse, a damaged file) are written again."""
+    it (SERVING_PATH) for BI tools, each file replaced atomically, and the aggregate tier beside
+    them. Lake files that are not as this warehouse last published them (a restored warehouse, a
+    damaged file) are written again. With METRICS_RETENTION_DAYS, what expired goes first."""
+    retention = None
     with warehouse.get_connection() as conn:
-        result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full)
+        if storage.retention_days is not None:
+            retention = apply_retention(conn, days=storage.retention_days, today=utc_today())
+            if retention.line():
+                context.log.info(retention.line())
+        result = publish(
+            conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full,
+            k=storage.aggregate_k,
+        )
     warning = result.warning()
     if warning:
         context.log.warning(warning)
@@ -58,6 +69,8 @@ def serving_copy(
             "tables_written_whole": dg.MetadataValue.int(result.tables_written),
             "partitions_repaired": dg.MetadataValue.int(len(result.repaired)),
             "warnings": dg.MetadataValue.json([warning] if warning else []),
+            "retention_rows_removed": dg.MetadataValue.int(sum(retention.rows.values()) if retention else 0),
+            "retention_files_removed": dg.MetadataValue.int(retention.files if retention else 0),
         }
     )
 

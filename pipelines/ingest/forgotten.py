@@ -1,0 +1,42 @@
+"""A fetch drops the lines of people erased by `metrics-etl forget` (docs/privacy.md).
+
+Inside a report's landing transaction, before it commits: the people the report's days name
+are tested against the erased people's keyed hashes, the rows of those who match leave every
+table (warehouse.erasure), and the archive files of this fetch are written again without
+their lines. So an erased person never lands again, and the aggregate report's figures, which
+the service computes, stay as the service gave them.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+
+from pipelines.ingest.rewrite import rewrite_without
+from pipelines.warehouse.erasure import Forgotten, archive_files, erase_rows, people_in, record_rewrite
+
+
+def drop_forgotten(
+    conn: duckdb.DuckDBPyConnection, forgotten: Forgotten, *, first_day: date, last_day: date, fetched_at: datetime
+) -> int:
+    """Remove the erased people this landing brought back; how many rows went (0: nobody)."""
+    people = people_in(conn, forgotten, first_day=first_day, last_day=last_day)
+    removed = 0
+    for person in people:
+        removed += sum(erase_rows(conn, person, first_day=first_day, last_day=last_day).values())
+    if not people:
+        return 0
+    for path, sha in archive_files(conn, first_day=first_day, last_day=last_day, fetched_at=[fetched_at]):
+        done = rewrite_without(Path(path), forgotten.names_line)
+        if done is None:
+            continue
+        record_rewrite(
+            conn, previous=(path, sha), path=str(done.path), sha256=done.sha256, size=done.bytes,
+            lines_removed=done.lines_removed, reason="ingest",
+        )
+        # Whether this landing commits or not, nothing should keep the file that names them.
+        if done.path != Path(path):
+            Path(path).unlink(missing_ok=True)
+    return removed
