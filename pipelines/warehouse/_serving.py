@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from pipelines.warehouse.lake import LakeTable
 
 SCHEMAS = ("core", "raw", "snapshots", "events")
+# The storage format the serving database is written in: DuckDB 2.x writes its own by default,
+# which no 1.x opens, and BI drivers (JDBC, Node) still embed 1.x. 'v1.2.0' opens in 1.2.0 and later.
+STORAGE_VERSION = "v1.2.0"
 
 
 def glob_literal(path: str) -> str:
@@ -54,7 +57,10 @@ def build_serving(tables: list[LakeTable], *, lake: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
-    with connect(staging) as serving:
+    with connect(":memory:") as serving:
+        # A storage version is an ATTACH option: the file is attached, not opened, to set it.
+        serving.execute(f"ATTACH {_literal(str(staging))} AS serving (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+        serving.execute("USE serving")
         for schema in (*SCHEMAS, "bi"):
             serving.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         for table in tables:

@@ -33,8 +33,9 @@ class Table:
     partition_in_file: bool = False  # the day is derived (received_at's UTC day): the column stays in the file
     # Who writes it: "report" (each report's landing transaction, replaced by a re-fetch),
     # "user-teams" (with a day's user report), "repos" (with a day's aggregate report),
-    # "snapshot", "webhooks", or "derived" (refreshed
-    # from the facts in the same transaction).
+    # "snapshot", "webhooks", "derived" (refreshed from the facts in the same transaction), or
+    # "rollup" (a small daily rollup of user rows the bi views read, computed by
+    # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
@@ -51,6 +52,9 @@ class Table:
     # same report, "open-report" those not cleared by a person, "report-days" the report kind's
     # days. None: rows are kept (a history).
     replaces: str | None = None
+    # A rollup: how many days after a landing's days it is computed again too (its rows there
+    # depend on the days before them).
+    trail: int = 0
 
     @property
     def name(self) -> str:
@@ -123,6 +127,20 @@ TABLES: tuple[Table, ...] = (
           partition="day", writer="report", levels=frozenset({AGGREGATE}), detail=True, asset="usage",
           counters=("total_assistant_suggestions", "total_assistant_applied_suggestions"),
           label=("scope_name", "day", "comment_type"), landing="days", replaces="days"),
+    Table("core", "user_report_days", ("scope", "scope_name", "day"),
+          "Rollup: each user-level report day's users (records, active, with the agent array, per surface) and "
+          "sums, for the bi views.",
+          partition="day", writer="rollup"),
+    Table("core", "team_report_days", ("scope", "scope_name", "day", "team_id"),
+          "Rollup: each listed team's members, reported, active and agent users and their sums per day.",
+          partition="day", writer="rollup"),
+    Table("core", "agent_reach", ("scope", "scope_name", "day", "agent_id", "gap_days"),
+          "Rollup: a day's users of each agent by days since their previous day with it (28: four weeks or more), "
+          "what a period's distinct users are summed from.",
+          partition="day", writer="rollup", trail=27),
+    Table("core", "team_reach", ("scope", "scope_name", "day", "team_id", "counted", "gap_days"),
+          "Rollup: a day's listed, active and agent users of each team by days since the team last counted them.",
+          partition="day", writer="rollup", trail=27),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
           partition="day", detail=True, asset="usage", replaces="days"),

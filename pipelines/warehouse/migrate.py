@@ -16,6 +16,7 @@ import duckdb
 
 from pipelines._paths import SQL_DIR
 from pipelines.transform.schema import declared_columns, duckdb_type
+from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
 from pipelines.warehouse.sql import rollback, run_sql
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -50,6 +51,9 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
     done += _declared_columns(conn)
     if done:
         run_sql(conn, "migrations/mark_lake_rewrite.sql")
+    # After the migrations (a new rollup's table), before the views that read the rollups.
+    if rollups_stale(conn):
+        rebuild_rollups(conn)
     checksum = _views_checksum()
     if done or run_sql(conn, "migrations/select_view_checksum.sql") != [(checksum,)]:
         _create_views(conn, checksum)

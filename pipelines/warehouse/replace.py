@@ -22,6 +22,7 @@ import pyarrow as pa
 from pipelines.transform.schema import REPOS, USER_TEAMS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
+from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import _statements, rollback, run_sql
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ class ReportLanding:
 @contextmanager
 def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iterator[ReportLanding]:
     """Open the report's transaction; when the block ends normally, refresh the agent dimensions
-    it touched, check the report's slice and commit. It rolls back if the block raises or a
+    it touched and the rollups of its days, check the report's slice and commit. It rolls back if the block raises or a
     blocking check fails (ChecksFailed). Either all of the report lands or none."""
     conn.execute("BEGIN TRANSACTION")
     try:
@@ -227,6 +228,9 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
+        ref = report.ref
+        refresh_rollups(conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day,
+                        end_day=report.end_day)
         run_sql(
             conn,
             "warehouse/mark_lake_changes.sql",

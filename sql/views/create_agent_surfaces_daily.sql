@@ -11,18 +11,13 @@
 CREATE OR REPLACE VIEW bi.agent_surfaces_daily AS
 WITH users AS (
     SELECT scope, scope_name, day,
-           count(*) FILTER (WHERE used_assistant_cloud_agent) AS cloud_agent,
-           count(used_assistant_cloud_agent) > 0 AS cloud_agent_carried,
-           count(*) FILTER (WHERE used_assistant_app) AS app,
-           count(used_assistant_app) > 0 AS app_carried,
-           count(*) FILTER (WHERE used_vscode_agent) AS vscode_agent,
-           count(used_vscode_agent) > 0 AS vscode_agent_carried,
-           count(*) FILTER (WHERE used_cli) AS cli,
-           count(used_cli) > 0 AS cli_carried,
-           bool_or(agent_breakdown_present) AS agents_carried,
-           bool_and(is_final) AS final
-    FROM core.user_daily_totals
-    GROUP BY scope, scope_name, day
+           cloud_agent_users AS cloud_agent, cloud_agent_carried,
+           app_users AS app, app_carried,
+           vscode_agent_users AS vscode_agent, vscode_agent_carried,
+           cli_users AS cli, cli_carried,
+           agent_breakdown_present AS agents_carried,
+           is_final AS final
+    FROM core.user_report_days
 ), aggregates AS (
     SELECT scope, scope_name, day,
            max(daily_active_assistant_cloud_agent_users) AS cloud_agent,
@@ -62,13 +57,13 @@ WITH users AS (
     LEFT JOIN aggregates AS a USING (scope, scope_name, day)
     LEFT JOIN cli_sessions AS c USING (scope, scope_name, day)
 ), third_party_users AS (
-    SELECT scope, scope_name, day, agent_id, count(DISTINCT user_id) AS users
-    FROM core.agent_activity
+    SELECT scope, scope_name, day, agent_id, CAST(sum(agent_users) AS BIGINT) AS users
+    FROM core.agent_days
     WHERE level = 'user'
     GROUP BY scope, scope_name, day, agent_id
 ), third_party_sessions AS (
     SELECT scope, scope_name, day, agent_id, CAST(sum(session_count) AS BIGINT) AS sessions
-    FROM core.agent_activity
+    FROM core.agent_days
     WHERE level = 'aggregate'
     GROUP BY scope, scope_name, day, agent_id
 ), third_party AS (

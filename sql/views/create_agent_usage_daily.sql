@@ -11,15 +11,17 @@
 -- (more than three full UTC days old); a provisional day is still filling in, not a drop.
 CREATE OR REPLACE VIEW bi.agent_usage_daily AS
 WITH aggregate_level AS (
+    -- core.agent_days: the day's entries per agent and label (a few rows a day), never user rows.
     SELECT scope, scope_name, day, agent_id,
            CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts,
            CAST(sum(session_count) AS BIGINT) AS agent_sessions
-    FROM core.agent_activity
+    FROM core.agent_days
     WHERE level = 'aggregate'
     GROUP BY scope, scope_name, day, agent_id
 ), user_level AS (
-    SELECT scope, scope_name, day, agent_id, count(DISTINCT user_id) AS agent_users
-    FROM core.agent_activity
+    -- A user's entry names one label: users of an agent's labels add up.
+    SELECT scope, scope_name, day, agent_id, CAST(sum(agent_users) AS BIGINT) AS agent_users
+    FROM core.agent_days
     WHERE level = 'user'
     GROUP BY scope, scope_name, day, agent_id
 ), aggregate_arrays AS (
@@ -27,9 +29,8 @@ WITH aggregate_level AS (
     FROM core.daily_totals
     GROUP BY scope, scope_name, day
 ), user_arrays AS (
-    SELECT scope, scope_name, day, bool_or(agent_breakdown_present) AS carried, bool_and(is_final) AS final
-    FROM core.user_daily_totals
-    GROUP BY scope, scope_name, day
+    SELECT scope, scope_name, day, agent_breakdown_present AS carried, is_final AS final
+    FROM core.user_report_days
 ), keys AS (
     SELECT scope, scope_name, day, agent_id FROM aggregate_level
     UNION

@@ -20,7 +20,7 @@
 CREATE OR REPLACE VIEW bi.agent_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
-    FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_daily_totals)
+    FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
 ), aggregate_day AS (
     -- A day's aggregate report: did it carry the array, was it final when fetched (unknown: final).
     SELECT t.scope, t.scope_name, t.day, (b.last_day - t.day) // 28 AS period_index,
@@ -29,9 +29,8 @@ WITH bounds AS (
     GROUP BY ALL
 ), user_day AS (
     SELECT t.scope, t.scope_name, t.day, (b.last_day - t.day) // 28 AS period_index,
-           bool_or(t.agent_breakdown_present) AS carried, bool_and(coalesce(t.is_final, TRUE)) AS final
-    FROM core.user_daily_totals AS t, bounds AS b
-    GROUP BY ALL
+           t.agent_breakdown_present AS carried, coalesce(t.is_final, TRUE) AS final
+    FROM core.user_report_days AS t, bounds AS b
 ), aggregate_days AS (
     SELECT scope, scope_name, period_index,
            count(*) AS report_days,
@@ -59,7 +58,7 @@ WITH bounds AS (
 ), aggregate_daily AS (
     SELECT scope, scope_name, day, agent_id,
            sum(agent_job_starts) AS job_starts, sum(session_count) AS sessions
-    FROM core.agent_activity
+    FROM core.agent_days
     WHERE level = 'aggregate'
     GROUP BY ALL
 ), aggregate_level AS (
@@ -74,16 +73,19 @@ WITH bounds AS (
     JOIN aggregate_day AS d USING (scope, scope_name, day)
     GROUP BY ALL
 ), user_daily AS (
-    SELECT t.scope, t.scope_name, t.day, t.agent_id, count(DISTINCT t.user_id) AS users
-    FROM core.agent_activity AS t
-    WHERE t.level = 'user'
+    SELECT scope, scope_name, day, agent_id, sum(agent_users) AS users
+    FROM core.agent_days
+    WHERE level = 'user'
     GROUP BY ALL
 ), user_level AS (
-    SELECT t.scope, t.scope_name, d.period_index, t.agent_id,
-           count(DISTINCT t.user_id) AS agent_users
-    FROM core.agent_activity AS t
+    -- Distinct users over the period, from core.agent_reach: each user once, on their first
+    -- day of the period (the rows whose gap reaches back before the period's first day).
+    SELECT r.scope, r.scope_name, d.period_index, r.agent_id,
+           CAST(sum(r.users) FILTER (WHERE r.gap_days > r.day - (b.last_day - CAST(28 * d.period_index + 27 AS INTEGER)))
+                AS BIGINT) AS agent_users
+    FROM core.agent_reach AS r
     JOIN user_day AS d USING (scope, scope_name, day)
-    WHERE t.level = 'user'
+    CROSS JOIN bounds AS b
     GROUP BY ALL
 ), user_rates AS (
     SELECT u.scope, u.scope_name, d.period_index, u.agent_id, sum(u.users) AS compared_user_days
@@ -106,7 +108,7 @@ WITH bounds AS (
            CASE WHEN p.user_compared_days > 0
                 THEN coalesce(r.compared_user_days, 0) / p.user_compared_days END AS users_per_day
     FROM periods AS p
-    JOIN (SELECT DISTINCT scope, scope_name, agent_id FROM core.agent_activity) AS g USING (scope, scope_name)
+    JOIN (SELECT DISTINCT scope, scope_name, agent_id FROM core.agent_days) AS g USING (scope, scope_name)
     LEFT JOIN aggregate_level AS a USING (scope, scope_name, period_index, agent_id)
     LEFT JOIN user_level AS u USING (scope, scope_name, period_index, agent_id)
     LEFT JOIN user_rates AS r USING (scope, scope_name, period_index, agent_id)

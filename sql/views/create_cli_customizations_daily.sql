@@ -22,11 +22,21 @@ WITH aggregate_entries AS (
     WHERE level = 'user'
     GROUP BY ALL
 ), distinct_counts AS (
+    -- Not UNPIVOT: DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB 1.5.0 cannot bind, and
+    -- BI tools embed 1.x. NULLs left out, as UNPIVOT leaves them out.
     SELECT scope, scope_name, day, category, max(used) AS distinct_in_scope
-    FROM core.daily_totals
-    UNPIVOT (used FOR category IN (distinct_skill_use_count AS 'skill', distinct_custom_agent_use_count AS 'custom_agent',
-                                   distinct_mcp_use_count AS 'mcp', distinct_slash_cmd_use_count AS 'slash_cmd',
-                                   distinct_plugin_use_count AS 'plugin'))
+    FROM (
+        SELECT scope, scope_name, day,
+               unnest([
+                   struct_pack(category := 'skill', used := distinct_skill_use_count),
+                   struct_pack(category := 'custom_agent', used := distinct_custom_agent_use_count),
+                   struct_pack(category := 'mcp', used := distinct_mcp_use_count),
+                   struct_pack(category := 'slash_cmd', used := distinct_slash_cmd_use_count),
+                   struct_pack(category := 'plugin', used := distinct_plugin_use_count)
+               ], recursive := true)
+        FROM core.daily_totals
+    )
+    WHERE used IS NOT NULL
     GROUP BY ALL
 )
 SELECT

@@ -1,8 +1,9 @@
 -- bi.reconciliation
 -- Grain: one row per scope, scope_name, day, comparison and measure. Two comparisons:
 --   'aggregate vs users': the aggregate report (core.daily_totals) against the sum of the
---     same day's user-level records (core.user_daily_totals) for the counters that should
---     agree, agent job starts at each level (core.agent_activity), and daily_active_users
+--     same day's user-level records (core.user_daily_totals, summed per day in the rollup
+--     core.user_report_days) for the counters that should agree, agent job starts at each level
+--     (core.agent_activity, per day in core.agent_days), and daily_active_users
 --     against the user rows with interactions or code generation (active_users).
 --   'enterprise vs organization': an organization's aggregate report against that of its
 --     enterprise (the enterprise whose user-level report lists the organization's users on the
@@ -27,24 +28,13 @@ WITH settings AS (
            daily_active_users AS active_users
     FROM core.daily_totals
 ), user_days AS (
-    SELECT scope, scope_name, day,
-           bool_and(is_final) AS is_final,
-           max(fetched_at) AS fetched_at,
-           bool_or(agent_breakdown_present) AS agent_breakdown_present,
-           CAST(sum(user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
-           CAST(sum(code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
-           CAST(sum(code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
-           CAST(sum(loc_suggested_to_add_sum) AS BIGINT) AS loc_suggested_to_add_sum,
-           CAST(sum(loc_suggested_to_delete_sum) AS BIGINT) AS loc_suggested_to_delete_sum,
-           CAST(sum(loc_added_sum) AS BIGINT) AS loc_added_sum,
-           CAST(sum(loc_deleted_sum) AS BIGINT) AS loc_deleted_sum,
-           count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0)
-               AS active_users
-    FROM core.user_daily_totals
-    GROUP BY ALL
-), agent_days AS (
+    SELECT scope, scope_name, day, is_final, fetched_at, agent_breakdown_present,
+           user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
+           loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum, active_users
+    FROM core.user_report_days
+), agent_sums AS (
     SELECT scope, scope_name, level, day, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
-    FROM core.agent_activity
+    FROM core.agent_days
     GROUP BY ALL
 ), quarantined AS (
     -- A refused user line's day: its own "day" field when readable, else its 1-day report's day.
@@ -69,12 +59,12 @@ WITH settings AS (
             u.active_users, ju.agent_job_starts] AS compared
     FROM aggregate_days AS a
     LEFT JOIN user_days AS u USING (scope, scope_name, day)
-    LEFT JOIN agent_days AS ja ON ja.level = 'aggregate' AND ja.scope = a.scope AND ja.scope_name = a.scope_name
+    LEFT JOIN agent_sums AS ja ON ja.level = 'aggregate' AND ja.scope = a.scope AND ja.scope_name = a.scope_name
                               AND ja.day = a.day
-    LEFT JOIN agent_days AS ju ON ju.level = 'user' AND ju.scope = a.scope AND ju.scope_name = a.scope_name
+    LEFT JOIN agent_sums AS ju ON ju.level = 'user' AND ju.scope = a.scope AND ju.scope_name = a.scope_name
                               AND ju.day = a.day
 ), newest_user_day AS (
-    SELECT scope_name, max(day) AS day FROM core.user_daily_totals WHERE scope = 'organization' GROUP BY ALL
+    SELECT scope_name, max(day) AS day FROM core.user_report_days WHERE scope = 'organization' GROUP BY ALL
 ), membership AS (
     -- The enterprise of an organization: the one whose user report lists the organization's
     -- users on the organization's newest user day (one day read, whatever the history).

@@ -14,15 +14,11 @@ WITH aggregate_level AS (
     FROM core.daily_totals
     GROUP BY scope, scope_name, day
 ), user_level AS (
-    SELECT scope, scope_name, day,
-           count(*) AS user_records,
-           count(*) FILTER (WHERE agent_breakdown_present) AS users_with_agent_array,
-           bool_and(is_final) AS final
-    FROM core.user_daily_totals
-    GROUP BY scope, scope_name, day
+    SELECT scope, scope_name, day, user_records, users_with_agent_array, is_final AS final
+    FROM core.user_report_days
 ), job_starts AS (
     SELECT scope, scope_name, day, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
-    FROM core.agent_activity
+    FROM core.agent_days
     WHERE level = 'aggregate'
     GROUP BY scope, scope_name, day
 ), reported AS (

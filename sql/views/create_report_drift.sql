@@ -9,18 +9,25 @@
 -- active_users (aggregate: daily_active_users; user level: rows with interactions or code
 -- generation) and agent_job_starts (NULL in a fetch whose records carried no agent array).
 CREATE OR REPLACE VIEW bi.report_drift AS
+-- One row per fetch and measure, NULLs left out, as UNPIVOT gives them. Not UNPIVOT itself:
+-- DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB 1.5.0 cannot bind, and BI tools embed 1.x.
 WITH measured AS (
-    UNPIVOT (
+    SELECT * FROM (
         SELECT scope, scope_name, level, day, fetched_at, is_final, report_kind,
-               user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
-               loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum,
-               active_users, agent_job_starts
+               unnest([
+                   struct_pack(measure := 'user_initiated_interaction_count', value := user_initiated_interaction_count),
+                   struct_pack(measure := 'code_generation_activity_count', value := code_generation_activity_count),
+                   struct_pack(measure := 'code_acceptance_activity_count', value := code_acceptance_activity_count),
+                   struct_pack(measure := 'loc_suggested_to_add_sum', value := loc_suggested_to_add_sum),
+                   struct_pack(measure := 'loc_suggested_to_delete_sum', value := loc_suggested_to_delete_sum),
+                   struct_pack(measure := 'loc_added_sum', value := loc_added_sum),
+                   struct_pack(measure := 'loc_deleted_sum', value := loc_deleted_sum),
+                   struct_pack(measure := 'active_users', value := active_users),
+                   struct_pack(measure := 'agent_job_starts', value := agent_job_starts)
+               ], recursive := true)
         FROM raw.report_fetches
     )
-    ON user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
-       loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum,
-       active_users, agent_job_starts
-    INTO NAME measure VALUE value
+    WHERE value IS NOT NULL
 ), fetches AS (
     SELECT scope, scope_name, level, day,
            count(*) AS fetches,

@@ -12,38 +12,12 @@
 -- bi.team_agent_usage_daily: never in a view with the top-level interaction count.
 -- is_final: the day was final when its user-level report was fetched (NULL: no member reported).
 CREATE OR REPLACE VIEW bi.team_usage_daily AS
-WITH member_days AS (
-    SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id,
-           (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
-            OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
-           u.used_agent, u.user_initiated_interaction_count, u.code_generation_activity_count,
-           u.code_acceptance_activity_count, u.loc_suggested_to_add_sum, u.loc_added_sum, u.loc_deleted_sum,
-           u.ai_credits_used, u.is_final
-    FROM core.user_team_days AS t
-    JOIN core.user_daily_totals AS u
-      ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
-     AND u.report_kind = '1-day'
-), agent_days AS (
-    SELECT a.scope, a.scope_name, a.day, a.user_id, CAST(sum(a.agent_job_starts) AS BIGINT) AS agent_job_starts
-    FROM core.agent_activity AS a
-    WHERE a.level = 'user'
-    GROUP BY ALL
-), team_days AS (
-    SELECT m.scope, m.scope_name, m.day, m.team_id,
-           count(DISTINCT m.user_id) AS reported_users,
-           count(DISTINCT m.user_id) FILTER (WHERE m.active) AS active_users,
-           count(DISTINCT m.user_id) FILTER (WHERE a.agent_job_starts > 0) AS agent_users,
-           CAST(sum(m.user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
-           CAST(sum(m.code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
-           CAST(sum(m.code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
-           CAST(sum(m.loc_suggested_to_add_sum) AS BIGINT) AS loc_suggested_to_add_sum,
-           CAST(sum(m.loc_added_sum) AS BIGINT) AS loc_added_sum,
-           CAST(sum(m.loc_deleted_sum) AS BIGINT) AS loc_deleted_sum,
-           sum(m.ai_credits_used) AS ai_credits_used,
-           bool_and(m.is_final) AS is_final
-    FROM member_days AS m
-    LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
-    GROUP BY ALL
+WITH team_days AS (
+    -- The rollup core.team_report_days: each team-day's users and sums, counted when it landed.
+    SELECT scope, scope_name, day, team_id, reported_users, active_users, agent_users,
+           user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
+           loc_suggested_to_add_sum, loc_added_sum, loc_deleted_sum, ai_credits_used, is_final
+    FROM core.team_report_days
 )
 SELECT
     l.scope,

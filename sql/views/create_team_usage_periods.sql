@@ -13,52 +13,45 @@
 CREATE OR REPLACE VIEW bi.team_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
-    FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_daily_totals)
-), member_days AS (
-    SELECT t.scope, t.scope_name, (b.last_day - t.day) // 28 AS period_index, t.team_id, t.day, t.user_id,
-           u.user_id IS NOT NULL AS reported,
-           (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
-            OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
-           u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
-           u.ai_credits_used, coalesce(t.is_final, TRUE) AS final
-    FROM core.user_team_days AS t
-    CROSS JOIN bounds AS b
-    LEFT JOIN core.user_daily_totals AS u
-      ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
-     AND u.report_kind = '1-day'
-), agent_days AS (
-    SELECT scope, scope_name, day, user_id, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
-    FROM core.agent_activity
-    WHERE level = 'user'
+    FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
+), team_days AS (
+    -- The rollup core.team_report_days: each team-day's users and sums, counted when it landed.
+    SELECT t.*, (b.last_day - t.day) // 28 AS period_index
+    FROM core.team_report_days AS t, bounds AS b
+), reach AS (
+    -- Distinct users over the period, from core.team_reach: each user once, on their first day
+    -- of the period counted so (the rows whose gap reaches back before the period's first day).
+    SELECT scope, scope_name, period_index, team_id,
+           CAST(sum(users) FILTER (WHERE counted = 'member') AS BIGINT) AS members,
+           CAST(sum(users) FILTER (WHERE counted = 'active') AS BIGINT) AS active_users,
+           CAST(sum(users) FILTER (WHERE counted = 'agent') AS BIGINT) AS agent_users
+    FROM (SELECT r.*, (b.last_day - r.day) // 28 AS period_index, b.last_day
+          FROM core.team_reach AS r, bounds AS b)
+    WHERE gap_days > day - (last_day - CAST(28 * period_index + 27 AS INTEGER))
     GROUP BY ALL
 ), measured AS (
-    SELECT m.scope, m.scope_name, m.period_index, m.team_id,
-           count(DISTINCT m.day) AS listed_days,
-           count(DISTINCT m.user_id) AS members,
-           count(DISTINCT m.user_id) FILTER (WHERE m.reported AND m.active) AS active_users,
-           count(DISTINCT m.user_id) FILTER (WHERE m.reported AND a.agent_job_starts > 0) AS agent_users,
-           CAST(sum(m.user_initiated_interaction_count) FILTER (WHERE m.reported) AS BIGINT) AS user_initiated_interaction_count,
-           CAST(sum(m.code_generation_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_generation_activity_count,
-           CAST(sum(m.code_acceptance_activity_count) FILTER (WHERE m.reported) AS BIGINT) AS code_acceptance_activity_count,
-           sum(m.ai_credits_used) FILTER (WHERE m.reported) AS ai_credits_used
-    FROM member_days AS m
-    LEFT JOIN agent_days AS a USING (scope, scope_name, day, user_id)
-    GROUP BY ALL
-), daily_active AS (
-    -- Each final day's active users of the team: the series the change rule weighs.
-    SELECT scope, scope_name, period_index, team_id, day,
-           count(DISTINCT user_id) FILTER (WHERE reported AND active) AS users
-    FROM member_days
-    WHERE final
+    SELECT t.scope, t.scope_name, t.period_index, t.team_id,
+           count(*) AS listed_days,
+           coalesce(any_value(r.members), 0) AS members,
+           coalesce(any_value(r.active_users), 0) AS active_users,
+           coalesce(any_value(r.agent_users), 0) AS agent_users,
+           CAST(sum(t.user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
+           CAST(sum(t.code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
+           CAST(sum(t.code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
+           sum(t.ai_credits_used) AS ai_credits_used
+    FROM team_days AS t
+    LEFT JOIN reach AS r USING (scope, scope_name, period_index, team_id)
     GROUP BY ALL
 ), active_series AS (
+    -- Each final day's active users of the team: the series the change rule weighs.
     SELECT scope, scope_name, period_index, team_id,
-           sum(users) AS active_user_days, sum(users * users) AS active_user_days_squares
-    FROM daily_active
+           sum(active_users) AS active_user_days, sum(active_users * active_users) AS active_user_days_squares
+    FROM team_days
+    WHERE membership_final
     GROUP BY ALL
 ), periods AS (
-    SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE final) AS compared_days
-    FROM member_days
+    SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE membership_final) AS compared_days
+    FROM team_days
     GROUP BY ALL
 ), rows AS (
     SELECT scope, scope_name, period_index, team_id FROM measured

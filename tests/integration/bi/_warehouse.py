@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse import migrate
+from pipelines.warehouse.rollups import rebuild_rollups, refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
 LAST_DAY = date(2026, 3, 31)
@@ -162,12 +163,28 @@ def build_warehouse(path: Path) -> Expected:
 
 
 def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date, last_day: date) -> None:
-    """Rows inserted by hand: refresh agent_days and the dimensions as a landing would."""
+    """Rows inserted by hand: refresh agent_days, the dimensions and the rollups as a landing would."""
     for level in ("aggregate", "user"):
         conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
         conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME, level=level,
                 start_day=first_day, end_day=last_day)
+    refresh_rollups(conn, scope=SCOPE, scope_name=SCOPE_NAME, start_day=first_day, end_day=last_day)
+
+
+def refresh_derived(conn: duckdb.DuckDBPyConnection) -> None:
+    """Facts inserted by hand, any scope: agent_days, the agent dimensions and every rollup made
+    again as the landings of those facts would have made them."""
+    conn.execute("DELETE FROM core.agent_days")
+    scopes = conn.execute(
+        "SELECT scope, scope_name, level, min(day), max(day) FROM core.agent_activity GROUP BY ALL"
+    ).fetchall()
+    for scope, scope_name, level, first_day, last_day in scopes:
+        conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
+        conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=scope, scope_name=scope_name, level=level,
+                start_day=first_day, end_day=last_day)
+    rebuild_rollups(conn)
 
 
 CUSTOMIZATIONS = (

@@ -18,6 +18,7 @@ from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.checks import run_checks
 from tests._emulator import settings_for
+from tests.integration.bi._warehouse import refresh_derived
 
 ORG, ENT = ("organization", "acme"), ("enterprise", "acme-corp")
 AGREES, PROVISIONAL, REFUSED_LINE, NO_USERS, WITHIN, OFF, ORG_OVER = (date(2026, 11, d) for d in range(1, 8))
@@ -85,6 +86,7 @@ def conn(tmp_path_factory) -> Iterator[duckdb.DuckDBPyConnection]:
     _aggregate(c, ORG, ORG_OVER, 100)
     _users(c, ORG, ORG_OVER, [60, 40])
     _aggregate(c, ENT, ORG_OVER, 90)
+    refresh_derived(c)
     yield c
     c.close()
 

@@ -17,7 +17,7 @@ import pytest
 
 from pipelines.warehouse import migrate
 from pipelines.warehouse.sql import run_sql
-from tests.integration.bi._warehouse import INSERT_AGENT_ACTIVITY, INSERT_USER_TEAM_DAY
+from tests.integration.bi._warehouse import INSERT_AGENT_ACTIVITY, INSERT_USER_TEAM_DAY, refresh_derived
 
 SCOPE, NAME = "organization", "acme"
 D1 = date(2026, 3, 1)
@@ -78,6 +78,7 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
     for day in [*DAYS, D5, OLD]:
         conn.execute("CREATE OR REPLACE TEMP TABLE touched_teams (team_id BIGINT)")  # as begin_user_teams.sql leaves it
         run_sql(conn, "warehouse/refresh_team_dimensions.sql", scope=SCOPE, scope_name=NAME, start_day=day, end_day=day)
+    refresh_derived(conn)
     return conn
 
 
@@ -155,8 +156,8 @@ def test_team_agent_usage_is_per_agent_and_team(conn: duckdb.DuckDBPyConnection)
         " ORDER BY day, team_id",
     )
     assert rows == [
-        (DAYS[0], "crimson", "x-1", 1, 2),
-        (DAYS[1], "crimson", "x-1", 1, 2),
-        (DAYS[2], "blue", "x-1", 1, 2),
-        (DAYS[3], "blue", "x-1", 2, 5),
+        (DAYS[0], "crimson", "Xagent", 1, 2),
+        (DAYS[1], "crimson", "Xagent", 1, 2),
+        (DAYS[2], "blue", "Xagent", 1, 2),
+        (DAYS[3], "blue", "Xagent", 2, 5),
     ]

@@ -17,6 +17,7 @@ from tests.integration.bi._warehouse import (
     USERS,
     build_warehouse,
     refresh_agent_dimensions,
+    refresh_derived,
 )
 
 VIEWS = (
@@ -136,6 +137,7 @@ def test_a_missing_day_is_a_calendar_row_without_report(tmp_path):
     with duckdb.connect(str(path)) as conn:
         for table in ("core.daily_totals", "core.user_daily_totals", "core.agent_activity"):
             conn.execute(f"DELETE FROM {table} WHERE day = ?", [missing])
+        refresh_derived(conn)
         row = _rows(conn, "SELECT * FROM bi.report_coverage WHERE day = ?", missing)
     assert row == [{
         "scope": "organization", "scope_name": "acme", "day": missing, "aggregate_report": False,

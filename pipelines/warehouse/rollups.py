@@ -1,0 +1,64 @@
+"""The daily rollups the bi views read instead of user rows (catalog writer "rollup").
+
+Each rollup's rows for a scope's days are computed by `sql/rollups/<table>.sql` from the facts,
+inside the landing transaction that changed those days, and its lake partitions are marked for
+the next publish: a daily run refreshes one day (and, for the reach tables, the 27 after it,
+whose gaps it can change), never the history. When the files of sql/rollups/ change (their
+checksum, kept in meta.rollup_definitions), `migrate` rebuilds every rollup from the facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, timedelta
+from typing import Any
+
+import duckdb
+
+from pipelines._paths import SQL_DIR
+from pipelines.warehouse.catalog import tables
+from pipelines.warehouse.sql import rollback, run_sql
+
+__all__ = ["ROLLUPS", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
+
+ROLLUPS = tuple(tables(writer="rollup"))
+
+
+def refresh_rollups(
+    conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
+) -> None:
+    """Compute every rollup again for the scope's days (inside the caller's transaction)."""
+    for rollup in ROLLUPS:
+        last = end_day + timedelta(days=rollup.trail)
+        days: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": last}
+        run_sql(conn, "warehouse/delete_rollup_days.sql", identifiers={"table": rollup.name}, **days)
+        run_sql(conn, f"rollups/{rollup.table}.sql", **days)
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[rollup.name], start_day=start_day, end_day=last)
+
+
+def rollups_checksum() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((SQL_DIR / "rollups").glob("*.sql")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def rebuild_rollups(conn: duckdb.DuckDBPyConnection) -> None:
+    """Every rollup computed again from all the facts, in one transaction (after facts were
+    written other than by a landing, or when sql/rollups/ changed)."""
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        for rollup in ROLLUPS:
+            run_sql(conn, "warehouse/clear_rollup.sql", identifiers={"table": rollup.name})
+        for scope, scope_name, first, last in run_sql(conn, "warehouse/select_rollup_scopes.sql"):
+            refresh_rollups(conn, scope=scope, scope_name=scope_name, start_day=first, end_day=last)
+        run_sql(conn, "warehouse/record_rollup_checksum.sql", checksum=rollups_checksum())
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+
+
+def rollups_stale(conn: duckdb.DuckDBPyConnection) -> bool:
+    """Whether sql/rollups/ changed since the rollups were last built (a new rollup too)."""
+    return run_sql(conn, "warehouse/select_rollup_checksum.sql") != [(rollups_checksum(),)]

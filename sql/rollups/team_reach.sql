@@ -1,0 +1,41 @@
+-- core.team_reach for a scope's days $start_day..$end_day: each user counted on a team that day
+-- (listed, active, with a third-party agent job) with the days since the team last counted
+-- them so. Days from 27 before $start_day are read for those gaps: a longer gap counts as 28.
+INSERT INTO core.team_reach BY NAME
+WITH agent_days AS (
+    SELECT day, user_id
+      FROM core.agent_activity
+     WHERE level = 'user' AND scope = $scope AND scope_name = $scope_name
+       AND day BETWEEN CAST($start_day AS DATE) - 27 AND $end_day
+     GROUP BY ALL
+    HAVING sum(agent_job_starts) > 0
+), member_days AS (
+    SELECT DISTINCT t.day, t.team_id, t.user_id,
+           u.user_id IS NOT NULL
+           AND (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
+                OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE))
+               AS active,
+           u.user_id IS NOT NULL AND a.user_id IS NOT NULL AS agent
+      FROM core.user_team_days AS t
+      LEFT JOIN core.user_daily_totals AS u
+        ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
+       AND u.report_kind = '1-day'
+      LEFT JOIN agent_days AS a ON a.day = t.day AND a.user_id = t.user_id
+     WHERE t.scope = $scope AND t.scope_name = $scope_name
+       AND t.day BETWEEN CAST($start_day AS DATE) - 27 AND $end_day
+), counted AS (
+    SELECT day, team_id, user_id, 'member' AS counted FROM member_days
+    UNION ALL
+    SELECT day, team_id, user_id, 'active' FROM member_days WHERE active
+    UNION ALL
+    SELECT day, team_id, user_id, 'agent' FROM member_days WHERE agent
+), gaps AS (
+    SELECT day, team_id, counted,
+           least(coalesce(day - lag(day) OVER (PARTITION BY team_id, counted, user_id ORDER BY day), 28), 28)
+               AS gap_days
+      FROM counted
+)
+SELECT $scope AS scope, $scope_name AS scope_name, day, team_id, counted, gap_days, count(*) AS users
+  FROM gaps
+ WHERE day >= $start_day
+ GROUP BY ALL;

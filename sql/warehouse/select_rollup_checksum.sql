@@ -1,0 +1,1 @@
+SELECT checksum FROM meta.rollup_definitions;
