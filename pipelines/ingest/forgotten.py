@@ -2,9 +2,10 @@
 
 Inside a report's landing transaction, before it commits: the people the report's days name
 are tested against the erased people's keyed hashes, the rows of those who match leave every
-table (warehouse.erasure), and the archive files of this fetch are written again without
-their lines. So an erased person never lands again, and the aggregate report's figures, which
-the service computes, stay as the service gave them.
+table (warehouse.erasure), the team days are counted again without them (the landing computes
+its agent days and rollups after this), and the archive files of this fetch are written again
+without their lines. So an erased person never lands again, and the aggregate report's
+figures, which the service computes, stay as the service gave them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from pathlib import Path
 import duckdb
 
 from pipelines.ingest.rewrite import rewrite_without
-from pipelines.warehouse.erasure import Forgotten, archive_files, erase_rows, people_in, record_rewrite
+from pipelines.warehouse.erasure import (
+    Forgotten,
+    ScopeDay,
+    archive_files,
+    erase_rows,
+    people_in,
+    record_rewrite,
+    refresh_team_days,
+)
 
 
 def drop_forgotten(
@@ -24,10 +33,15 @@ def drop_forgotten(
     """Remove the erased people this landing brought back; how many rows went (0: nobody)."""
     people = people_in(conn, forgotten, first_day=first_day, last_day=last_day)
     removed = 0
+    days: set[ScopeDay] = set()
     for person in people:
-        removed += sum(erase_rows(conn, person, first_day=first_day, last_day=last_day).values())
+        erased = erase_rows(conn, person, first_day=first_day, last_day=last_day)
+        removed += sum(erased.rows.values())
+        days |= erased.days
     if not people:
         return 0
+    for scope, scope_name in {(scope, scope_name) for scope, scope_name, _ in days}:
+        refresh_team_days(conn, scope=scope, scope_name=scope_name, start_day=first_day, end_day=last_day)
     for path, sha in archive_files(conn, first_day=first_day, last_day=last_day, fetched_at=[fetched_at]):
         done = rewrite_without(Path(path), forgotten.names_line)
         if done is None:

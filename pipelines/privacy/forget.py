@@ -10,7 +10,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
    their lines, its new path and sha256 recorded with its lineage;
 3. the ETag cache: every cached listing naming the person;
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
-   lines, webhook deliveries), their lake partitions marked changed;
+   lines, webhook deliveries), and what is derived from their days computed again (agent and
+   team days, the rollups), the lake partitions of both marked changed;
 5. the lake and the serving databases: published again, then every lake file the newest
    publish did not write removed (`remove_unpublished_files`).
 
@@ -31,7 +32,15 @@ import duckdb
 
 from pipelines.ingest.rewrite import rewrite_without
 from pipelines.service import forget_cached
-from pipelines.warehouse.erasure import Person, archive_files, erase_rows, find_person, record_rewrite, remember
+from pipelines.warehouse.erasure import (
+    Person,
+    archive_files,
+    erase_rows,
+    find_person,
+    record_rewrite,
+    refresh_derived,
+    remember,
+)
 from pipelines.warehouse.lake import publish, remove_unpublished_files
 from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.load import load_spool, prune_spool
@@ -137,14 +146,15 @@ def _archive(conn: duckdb.DuckDBPyConnection, pattern: re.Pattern[bytes]) -> tup
 def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, int]:
     conn.execute("BEGIN TRANSACTION")
     try:
-        removed = erase_rows(conn, person)
+        erased = erase_rows(conn, person)
+        refresh_derived(conn, erased.days)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
         raise
     # The deleted rows' blocks are written over as the file is checkpointed and reused.
     conn.execute("CHECKPOINT")
-    return sum(removed.values()), 0
+    return sum(erased.rows.values()), 0
 
 
 def _lake(conn: duckdb.DuckDBPyConnection, places: Places) -> tuple[int, int]:

@@ -5,8 +5,9 @@ Aggregate-level rows (the service's own figures per scope and day) are kept. Wha
 at is what expired since the last one (meta.retention keeps the first day kept), plus the old
 days landed since (a backfill: the lake's change marks and the fetch times name them): so its
 cost follows what expires, not what the warehouse holds. The rows go in one transaction, with
-their lake partitions marked changed for the publish that follows; the archive files after it
-commits (a crash between leaves files the next run's erasure of the same days still finds).
+what the landings derived from them (agent and team days, the rollups) computed again for their
+days, and their lake partitions marked changed for the publish that follows; the archive files
+after it commits (a crash between leaves files the next run's erasure of the same days still finds).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse.catalog import table
-from pipelines.warehouse.erasure import PERSON_TABLES
+from pipelines.warehouse.erasure import PERSON_TABLES, ScopeDay, refresh_derived
 from pipelines.warehouse.sql import rollback, run_sql
 
 __all__ = ["RetentionResult", "apply_retention"]
@@ -52,15 +53,20 @@ def apply_retention(conn: duckdb.DuckDBPyConnection, *, days: int, today: date) 
     }
     files = [path for (path,) in run_sql(conn, "privacy/select_expired_archive_files.sql", **window)]
     rows: dict[str, int] = {}
+    expiring: set[ScopeDay] = set()
     conn.execute("BEGIN TRANSACTION")
     try:
         for person_table in PERSON_TABLES:
             if person_table.anonymize:
                 continue  # an issue is the repository's; its author goes only on erasure
-            both_levels = "level" in table(person_table.name).grain
-            sql = "privacy/expire_user_level_rows.sql" if both_levels else "privacy/expire_rows.sql"
+            grain = table(person_table.name).grain
             identifiers = {"table": person_table.name, "day": person_table.day_column}
+            if "scope" in grain:
+                scope_days = run_sql(conn, "privacy/select_expiring_days.sql", identifiers=identifiers, **window)
+                expiring.update((scope, scope_name, day) for scope, scope_name, day in scope_days)
+            sql = "privacy/expire_user_level_rows.sql" if "level" in grain else "privacy/expire_rows.sql"
             rows[person_table.name] = len(run_sql(conn, sql, identifiers=identifiers, **window))
+        refresh_derived(conn, expiring)
         rows["events.webhook_deliveries"] = len(run_sql(conn, "privacy/expire_deliveries.sql", **window))
         rows["events.webhook_quarantine"] = len(run_sql(conn, "privacy/expire_quarantine.sql", **window))
         run_sql(conn, "privacy/record_retention.sql", cutoff=cutoff)

@@ -7,7 +7,9 @@ fetch of the same days again drops the person's lines on ingest.
 
 Every table that holds a person is listed once in `PERSON_TABLES`: its rows of the person go
 (issues keep their row and lose the author), and the lake partitions they were in are marked
-changed, so the next publish writes those partitions again without them.
+changed, so the next publish writes those partitions again without them. What the landings
+derive from user rows (agent and team days, the rollups) is computed again for the days rows
+left (`refresh_derived`), so every view equals what the remaining rows say.
 """
 
 from __future__ import annotations
@@ -17,18 +19,28 @@ import hmac
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
+from typing import Any
 
 import duckdb
 
+from pipelines.transform.schema import USER
+from pipelines.warehouse.catalog import table
+from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
-    "PERSON_TABLES", "Forgotten", "ForgottenWithoutKey", "Person", "PersonTable", "archive_files", "erase_rows",
-    "find_person", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes", "record_rewrite", "remember",
+    "PERSON_TABLES", "Erased", "Forgotten", "ForgottenWithoutKey", "Person", "PersonTable", "ScopeDay",
+    "archive_files", "erase_rows", "find_person", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes",
+    "record_rewrite", "refresh_derived", "refresh_team_days", "remember",
 ]
 
 FIRST_DAY, LAST_DAY = date(1, 1, 1), date(9999, 12, 31)
+# Days of a scope this close are refreshed as one run: a reach rollup is computed again for the
+# 27 days after a run anyway.
+_RUN_GAP = 28
+
+ScopeDay = tuple[str, str, date]  # scope, scope_name, day
 
 
 @dataclass(frozen=True)
@@ -146,9 +158,9 @@ def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
     """
     user_id = int(who) if who.isdigit() else None
     login = None if user_id is not None else who.lower()
-    for table in PERSON_TABLES:
+    for person_table in PERSON_TABLES:
         rows = run_sql(
-            conn, "privacy/select_person.sql", identifiers=_identifiers(table), user_id=user_id, login=login
+            conn, "privacy/select_person.sql", identifiers=_identifiers(person_table), user_id=user_id, login=login
         )
         if rows:
             found_id, found_login = rows[0]
@@ -164,9 +176,10 @@ def people_in(
 ) -> list[Person]:
     """The erased people whose rows are in these days again (a fetch brought them back)."""
     found: dict[tuple[int | None, str | None], Person] = {}
-    for table in PERSON_TABLES:
+    for person_table in PERSON_TABLES:
         rows = run_sql(
-            conn, "privacy/select_people.sql", identifiers=_identifiers(table), first_day=first_day, last_day=last_day
+            conn, "privacy/select_people.sql", identifiers=_identifiers(person_table), first_day=first_day,
+            last_day=last_day,
         )
         for user_id, login in rows:
             if forgotten.names(user_id, login):
@@ -174,21 +187,29 @@ def people_in(
     return list(found.values())
 
 
+@dataclass(frozen=True)
+class Erased:
+    rows: dict[str, int]  # rows removed per table
+    days: frozenset[ScopeDay]  # the scope days they were on: what refresh_derived computes again
+
+
 def erase_rows(
     conn: duckdb.DuckDBPyConnection, person: Person, *, first_day: date = FIRST_DAY, last_day: date = LAST_DAY
-) -> dict[str, int]:
+) -> Erased:
     """Remove the person's rows of these days from every table, inside the caller's transaction.
 
-    Marks every lake partition they were in as changed; returns the rows removed per table.
+    Marks every lake partition they were in as changed; returns the rows removed per table and
+    the scope days they were on.
     """
     removed: dict[str, int] = {}
-    for table in PERSON_TABLES:
-        sql = "privacy/anonymize_person_rows.sql" if table.anonymize else "privacy/delete_person_rows.sql"
-        rows = run_sql(
-            conn, sql, identifiers=_identifiers(table), user_id=person.user_id, login=person.login,
-            first_day=first_day, last_day=last_day,
-        )
-        removed[table.name] = len(rows)
+    days: set[ScopeDay] = set()
+    for person_table in PERSON_TABLES:
+        who = {"user_id": person.user_id, "login": person.login, "first_day": first_day, "last_day": last_day}
+        if "scope" in table(person_table.name).grain:
+            found = run_sql(conn, "privacy/select_person_days.sql", identifiers=_identifiers(person_table), **who)
+            days.update((scope, scope_name, day) for scope, scope_name, day in found)
+        sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
+        removed[person_table.name] = len(run_sql(conn, sql, identifiers=_identifiers(person_table), **who))
     pattern = person.text_pattern()
     removed["raw.quarantine"] = len(
         run_sql(conn, "privacy/delete_person_quarantine.sql", pattern=pattern, first_day=first_day, last_day=last_day)
@@ -197,11 +218,52 @@ def erase_rows(
     removed["events.webhook_quarantine"] = len(
         run_sql(conn, "privacy/delete_person_delivery_quarantine.sql", pattern=pattern)
     )
-    return {name: count for name, count in removed.items() if count}
+    return Erased({name: count for name, count in removed.items() if count}, frozenset(days))
 
 
-def _identifiers(table: PersonTable) -> dict[str, str]:
-    return {"table": table.name, "id": table.id_column, "login": table.login_column, "day": table.day_column}
+def refresh_derived(conn: duckdb.DuckDBPyConnection, days: Iterable[ScopeDay]) -> None:
+    """What the landings derive from user rows, computed again for the scope days rows left (an
+    erasure, retention), inside the caller's transaction: core.agent_days' user level with the
+    agent dimensions, core.team_days with the team dimension, and every rollup; their lake
+    partitions are marked changed."""
+    for scope, scope_name, start_day, end_day in _runs(days):
+        span: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": end_day}
+        run_sql(conn, "privacy/begin_agent_days_refresh.sql", level=USER, **span)
+        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", level=USER, **span)
+        run_sql(conn, "privacy/end_agent_days_refresh.sql")
+        refresh_team_days(conn, **span)
+        refresh_rollups(conn, **span)
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=["core.agent_days"], **span)
+
+
+def refresh_team_days(
+    conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
+) -> None:
+    """core.team_days (members per listed team) and core.dim_team counted again from the
+    memberships left on a scope's days, inside the caller's transaction; their partitions marked."""
+    span: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": end_day}
+    run_sql(conn, "warehouse/begin_user_teams.sql", **span)
+    run_sql(conn, "privacy/delete_team_days.sql", **span)
+    run_sql(conn, "warehouse/refresh_team_dimensions.sql", **span)
+    run_sql(conn, "warehouse/mark_lake_changes.sql", tables=["core.team_days"], **span)
+
+
+def _runs(days: Iterable[ScopeDay]) -> list[tuple[str, str, date, date]]:
+    """Each scope's days as runs of days: (scope, scope_name, first day, last day)."""
+    runs: list[tuple[str, str, date, date]] = []
+    for scope, scope_name, day in sorted(set(days)):
+        if runs and runs[-1][:2] == (scope, scope_name) and day - runs[-1][3] <= timedelta(days=_RUN_GAP):
+            runs[-1] = (scope, scope_name, runs[-1][2], day)
+        else:
+            runs.append((scope, scope_name, day, day))
+    return runs
+
+
+def _identifiers(person_table: PersonTable) -> dict[str, str]:
+    return {
+        "table": person_table.name, "id": person_table.id_column, "login": person_table.login_column,
+        "day": person_table.day_column,
+    }
 
 
 def archive_files(

@@ -76,6 +76,19 @@ def _scan(home: Path, pattern: re.Pattern[str]) -> list[str]:
     return found
 
 
+def _agent_users(home: Path, user_id: int) -> tuple[dict[tuple[object, ...], int], set[tuple[object, ...]]]:
+    """bi.agent_usage_daily's users per scope, day and agent, and the keys the person counts in."""
+    with duckdb.connect(str(home / "serving.duckdb"), read_only=True) as conn:
+        users = conn.execute(
+            "SELECT scope, scope_name, day, agent_id, agent_users FROM bi.agent_usage_daily"
+        ).fetchall()
+        theirs = conn.execute(
+            "SELECT DISTINCT scope, scope_name, day, agent_id FROM core.agent_activity"
+            " WHERE level = 'user' AND user_id = ?", [user_id],
+        ).fetchall()
+    return {row[:4]: row[4] for row in users}, set(theirs)
+
+
 def _spool_a_delivery_naming(spool: Path, login: str, user_id: int) -> None:
     spool.mkdir(parents=True, exist_ok=True)
     sender = f'{{"login":"{login}","id":{user_id}}}'
@@ -99,9 +112,12 @@ def test_after_forget_no_file_of_the_data_home_names_the_person_and_a_rerun_does
     _cli(env, home, "run", "--from", first, "--to", last)
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         login, user_id = conn.execute(
-            "SELECT u.user_login, u.user_id FROM core.user_daily_totals AS u "
-            "JOIN snapshots.seats AS s USING (user_id) WHERE u.user_login LIKE 'dev-%' ORDER BY u.user_id LIMIT 1"
+            "SELECT u.user_login, u.user_id FROM core.user_daily_totals AS u JOIN snapshots.seats AS s USING (user_id)"
+            " WHERE u.user_login LIKE 'dev-%' AND u.user_id IN (SELECT user_id FROM core.agent_activity)"
+            " ORDER BY u.user_id LIMIT 1"
         ).fetchone()
+    agent_users_before, theirs = _agent_users(home, user_id)
+    assert theirs, "the person ran an agent on some day"
     _spool_a_delivery_naming(home / "spool", login, user_id)
     pattern = re.compile(rf"(?i)(?<![0-9a-z]){re.escape(login)}(?![0-9a-z])|(?<![0-9A-Za-z]){user_id}(?![0-9A-Za-z])")
     assert _scan(home, pattern), "the person is in the data home before the erasure"
@@ -115,6 +131,17 @@ def test_after_forget_no_file_of_the_data_home_names_the_person_and_a_rerun_does
         rewritten = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'erasure'").fetchone()[0]
     assert stores == {"webhook spool", "raw archive", "etag cache", "warehouse", "lake and serving databases"}
     assert rewritten > 0
+    # The views still equal what the rows left say: one user fewer where the person was counted.
+    # (Read as 0: the row of an agent only they used that day, gone; NULL, a day no user left
+    # carried the agent array on.)
+    agent_users_after, _ = _agent_users(home, user_id)
+    assert set(agent_users_after) <= set(agent_users_before)
+    assert {key: agent_users_after.get(key) or 0 for key in theirs} == {
+        key: agent_users_before[key] - 1 for key in theirs
+    }
+    assert {key: agent_users_after[key] for key in agent_users_before if key not in theirs} == {
+        key: users for key, users in agent_users_before.items() if key not in theirs
+    }
 
     _cli(env, home, "run", "--from", first, "--to", last, "--no-snapshots")
     assert _scan(home, pattern) == []
