@@ -6,17 +6,25 @@ table (warehouse.erasure), the team days are counted again without them (the lan
 its agent days and rollups after this), and the archive files of this fetch are written again
 without their lines. So an erased person never lands again, and the aggregate report's
 figures, which the service computes, stay as the service gave them.
+
+A snapshot's listings are filtered before they land (`without_forgotten`): a seat or a member
+naming an erased person goes, an issue they wrote stays without its author. Its ETag cache
+entries naming them are removed after it (`forget_cached`): the next snapshot asks for those
+listings whole again, and no cached copy keeps them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from pipelines.ingest.rewrite import rewrite_without
 from pipelines.warehouse.erasure import (
+    PERSON_TABLES,
     Forgotten,
     ScopeDay,
     archive_files,
@@ -54,3 +62,30 @@ def drop_forgotten(
         if done.path != Path(path):
             Path(path).unlink(missing_ok=True)
     return removed
+
+
+def without_forgotten(
+    frames: Mapping[str, pl.DataFrame], forgotten: Forgotten, *, schema: str
+) -> dict[str, pl.DataFrame]:
+    """The frames (table name in `schema` → rows) without the erased people: a row naming one goes,
+    or stays without them where the table keeps such rows (an issue loses its author)."""
+    person_tables = {t.name: t for t in PERSON_TABLES}
+    kept = dict(frames)
+    for name, frame in frames.items():
+        person_table = person_tables.get(f"{schema}.{name}")
+        if person_table is None or frame.height == 0:
+            continue
+        columns = (person_table.id_column, person_table.login_column)
+        rows = list(zip(frame[columns[0]].to_list(), frame[columns[1]].to_list(), strict=True))
+        # Each person once: a listing names thousands of people, few of them twice.
+        named = {row: forgotten.names(*row) for row in set(rows)}
+        mask = pl.Series([named[row] for row in rows], dtype=pl.Boolean)
+        if not mask.any():
+            continue
+        if person_table.anonymize:
+            kept[name] = frame.with_columns(
+                pl.when(mask).then(None).otherwise(pl.col(column)).alias(column) for column in columns
+            )
+        else:
+            kept[name] = frame.filter(~mask)
+    return kept

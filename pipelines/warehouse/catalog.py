@@ -186,7 +186,8 @@ TABLES: tuple[Table, ...] = (
           "snapshots.seat_totals.",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
-          "Extension: each organization's total_seats on the snapshot day.",
+          "Extension: each organization's total_seats on the snapshot day, and how many of those seats were left "
+          "out of snapshots.seats as their holder was erased.",
           partition="snapshot_day", writer="snapshot"),
     Table("snapshots", "enterprise_seats", ("snapshot_day", "enterprise", "user_id", "granted_through", "granted_by"),
           "Extension: every enterprise's seats (REST billing/seats), one per holder and granting organization or "
@@ -194,7 +195,8 @@ TABLES: tuple[Table, ...] = (
           "snapshots.enterprise_seat_totals.",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "enterprise_seat_totals", ("snapshot_day", "enterprise"),
-          "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders.",
+          "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders (erased_holders: "
+          "of them, those left out of snapshots.enterprise_seats as erased).",
           partition="snapshot_day", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",

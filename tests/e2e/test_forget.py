@@ -1,7 +1,8 @@
 """`metrics-etl forget` as a person runs it, against the emulator over loopback: afterwards no file
 of the data home names the person, read the way a reader would (the archive decompressed, every
 DuckDB table and view and every Parquet column as text), and fetching the same days again does
-not bring them back. Retention removes exactly the expired days."""
+not bring them back, nor does today's snapshot of the service, which still lists them. Retention
+removes exactly the expired days."""
 
 from __future__ import annotations
 
@@ -143,12 +144,14 @@ def test_after_forget_no_file_of_the_data_home_names_the_person_and_a_rerun_does
         key: users for key, users in agent_users_before.items() if key not in theirs
     }
 
-    _cli(env, home, "run", "--from", first, "--to", last, "--no-snapshots")
+    # The same days again, today's snapshot with them: the service still lists the person.
+    _cli(env, home, "run", "--from", first, "--to", last)
     assert _scan(home, pattern) == []
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         dropped = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'ingest'").fetchone()[0]
         others = conn.execute("SELECT count(DISTINCT user_id) FROM core.user_daily_totals").fetchone()[0]
-    assert dropped > 0 and others > 0
+        seats = conn.execute("SELECT count(*) FROM snapshots.seats WHERE snapshot_day = ?", [today]).fetchone()[0]
+    assert dropped > 0 and others > 0 and seats > 0
 
 
 def test_forget_without_the_key_says_what_to_set_in_one_line(tmp_path, emu):
