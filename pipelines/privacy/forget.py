@@ -3,9 +3,9 @@
 Store by store, each in its own transaction or by atomic renames, and each recorded in
 meta.erasures when done (when, how many rows and files, which store; never whom):
 
-1. the webhook spool: loaded, then its fully loaded segments removed (their deliveries are in
-   the warehouse, where step 4 reaches them); a segment a running receiver still writes that
-   names the person stops the erasure, which is run again once the receiver is stopped;
+1. the webhook spool: loaded (the person's deliveries passed without landing), then its fully
+   loaded segments removed; a segment a running receiver still writes that names the person
+   stops the erasure, which is run again once the receiver is stopped;
 2. the raw archive: every file of a user-level report naming the person written again without
    their lines, its new path and sha256 recorded with its lineage;
 3. the ETag cache: every cached listing naming the person;
@@ -33,10 +33,12 @@ import duckdb
 from pipelines.ingest.rewrite import rewrite_without
 from pipelines.service import forget_cached
 from pipelines.warehouse.erasure import (
+    Forgotten,
     Person,
     archive_files,
     erase_rows,
     find_person,
+    load_forgotten,
     record_rewrite,
     refresh_derived,
     remember,
@@ -77,7 +79,7 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
     erasure = _Erasure(conn, uuid.uuid4().hex, result)
     pattern = re.compile(person.text_pattern().encode())
 
-    erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, pattern))
+    erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, pattern, load_forgotten(conn, key)))
     erasure.step("raw archive", lambda: _archive(conn, pattern))
     erasure.step(
         "etag cache",
@@ -103,8 +105,10 @@ class _Erasure:
         self._result.stores[store] = (rows, files)
 
 
-def _spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path, pattern: re.Pattern[bytes]) -> tuple[int, int]:
-    loaded = load_spool(conn, spool_dir)
+def _spool(
+    conn: duckdb.DuckDBPyConnection, spool_dir: Path, pattern: re.Pattern[bytes], forgotten: Forgotten | None
+) -> tuple[int, int]:
+    loaded = load_spool(conn, spool_dir, forgotten=forgotten)
     pruned = prune_spool(conn, spool_dir)
     for segment in segments(spool_dir):
         if any(pattern.search(spooled.record.payload) for spooled in read_segment(segment)):
@@ -112,7 +116,7 @@ def _spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path, pattern: re.Pattern
                 f"the webhook receiver is still writing the spool segment {segment}, which names the person: stop "
                 "the receiver, run `metrics-etl forget` again, then start the receiver"
             )
-    return loaded.loaded, len(pruned)
+    return loaded.erased, len(pruned)
 
 
 def _archive(conn: duckdb.DuckDBPyConnection, pattern: re.Pattern[bytes]) -> tuple[int, int]:
