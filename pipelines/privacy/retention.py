@@ -59,12 +59,12 @@ def apply_retention(conn: duckdb.DuckDBPyConnection, *, days: int, today: date) 
         for person_table in PERSON_TABLES:
             if person_table.anonymize:
                 continue  # an issue is the repository's; its author goes only on erasure
-            grain = table(person_table.name).grain
             identifiers = {"table": person_table.name, "day": person_table.day_column}
-            if "scope" in grain:
+            if person_table.scoped:
                 scope_days = run_sql(conn, "privacy/select_expiring_days.sql", identifiers=identifiers, **window)
                 expiring.update((scope, scope_name, day) for scope, scope_name, day in scope_days)
-            sql = "privacy/expire_user_level_rows.sql" if "level" in grain else "privacy/expire_rows.sql"
+            both_levels = "level" in table(person_table.name).grain
+            sql = "privacy/expire_user_level_rows.sql" if both_levels else "privacy/expire_rows.sql"
             rows[person_table.name] = len(run_sql(conn, sql, identifiers=identifiers, **window))
         refresh_derived(conn, expiring)
         rows["events.webhook_deliveries"] = len(run_sql(conn, "privacy/expire_deliveries.sql", **window))

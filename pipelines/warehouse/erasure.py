@@ -5,11 +5,12 @@ hashes (HMAC-SHA256 under METRICS_PSEUDONYM_KEY) in meta.forgotten_people, which
 without the key. `Forgotten` matches a row's or a line's ids and logins against them, so a
 fetch of the same days again drops the person's lines on ingest.
 
-Every table that holds a person is listed once in `PERSON_TABLES`: its rows of the person go
-(issues keep their row and lose the author), and the lake partitions they were in are marked
-changed, so the next publish writes those partitions again without them. What the landings
-derive from user rows (agent and team days, the rollups) is computed again for the days rows
-left (`refresh_derived`), so every view equals what the remaining rows say.
+Every table that holds a person declares its columns naming them in the catalog
+(`Table.person`; `PERSON_TABLES` here): its rows of the person go (issues keep their row and
+lose the author), and the lake partitions they were in are marked changed, so the next
+publish writes those partitions again without them. What the landings derive from user rows
+(agent and team days, the rollups) is computed again for the days rows left
+(`refresh_derived`), so every view equals what the remaining rows say.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import duckdb
 
 from pipelines.transform.schema import USER
-from pipelines.warehouse.catalog import table
+from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
@@ -45,24 +46,27 @@ ScopeDay = tuple[str, str, date]  # scope, scope_name, day
 
 @dataclass(frozen=True)
 class PersonTable:
+    """A table naming people, as the catalog declares it (Table.person)."""
+
     name: str
     id_column: str
     login_column: str
-    day_column: str
-    anonymize: bool = False  # keep the row without the person (an issue stays, its author goes)
+    day_column: str  # its partition day: what retention and a landing's days select by
+    scoped: bool  # its rows are a scope's (what the landings derive things from)
+    anonymize: bool  # the id is not in its grain: the row stays without the person (an issue, its author)
 
 
-PERSON_TABLES: tuple[PersonTable, ...] = (
-    PersonTable("core.user_daily_totals", "user_id", "user_login", "day"),
-    PersonTable("core.breakdowns", "user_id", "user_login", "day"),
-    PersonTable("core.agent_activity", "user_id", "user_login", "day"),
-    PersonTable("core.cli_customizations", "user_id", "user_login", "day"),
-    PersonTable("core.user_team_days", "user_id", "user_login", "day"),
-    PersonTable("snapshots.seats", "user_id", "login", "snapshot_day"),
-    PersonTable("snapshots.enterprise_seats", "user_id", "login", "snapshot_day"),
-    PersonTable("snapshots.org_members", "member_id", "login", "snapshot_day"),
-    PersonTable("snapshots.issues", "user_id", "user_login", "snapshot_day", anonymize=True),
-)
+def _person_table(declared: Table) -> PersonTable:
+    if declared.person is None or declared.partition is None:
+        raise ValueError(f"{declared.name}: a table naming people is partitioned by day and names its columns")
+    id_column, login_column = declared.person
+    return PersonTable(
+        declared.name, id_column, login_column, declared.partition, scoped="scope" in declared.grain,
+        anonymize=id_column not in declared.grain,
+    )
+
+
+PERSON_TABLES = tuple(_person_table(declared) for declared in tables(person=True))
 
 # The JSON keys that name a person in report lines, listings and webhook payloads.
 _ID_KEYS = ("id", "user_id", "member_id")
@@ -205,7 +209,7 @@ def erase_rows(
     days: set[ScopeDay] = set()
     for person_table in PERSON_TABLES:
         who = {"user_id": person.user_id, "login": person.login, "first_day": first_day, "last_day": last_day}
-        if "scope" in table(person_table.name).grain:
+        if person_table.scoped:
             found = run_sql(conn, "privacy/select_person_days.sql", identifiers=_identifiers(person_table), **who)
             days.update((scope, scope_name, day) for scope, scope_name, day in found)
         sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
