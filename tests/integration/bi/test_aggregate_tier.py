@@ -1,6 +1,6 @@
 """The aggregate tier on reports the emulator served over loopback: it names nobody, shows no
 group under k (a suppressed row says so, its figures NULL), and where nothing was suppressed its
-figures are the full tier's."""
+figures are the full tier's, per day and per 28-day period."""
 
 from __future__ import annotations
 
@@ -17,12 +17,18 @@ from tests.integration.bi._landed import landed_warehouse
 from tests.integration.ingest.conftest import TODAY
 
 DAYS = [TODAY - timedelta(days=n) for n in (7, 6, 5)]
-# The figures each table compares with the full tier, and the count that decides its suppression.
+# Each table's full-tier relation its figures equal, its key, and the count that decides its
+# suppression (scope_periods sums the service's days: compared on its own below).
 FULL = {
     "scope_daily": ("core.daily_totals", ("scope", "scope_name", "day"), "daily_active_users"),
     "team_daily": ("bi.team_usage_daily", ("scope", "scope_name", "day", "team_id"), "reported_users"),
     "agent_daily": ("bi.agent_usage_daily", ("scope", "scope_name", "day", "agent_id"), "agent_users"),
+    "scope_periods": (None, ("scope", "scope_name", "period_index"), "monthly_active_users"),
+    "team_periods": ("bi.team_usage_periods", ("scope", "scope_name", "period_index", "team_id"), "active_users"),
+    "agent_periods": ("bi.agent_usage_periods", ("scope", "scope_name", "period_index", "agent_id"), "agent_users"),
 }
+# Columns that name a row rather than tell a figure.
+_NAMING = ("suppressed", "is_final", "team_slug", "agent_name", "period_start", "period_end")
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +45,11 @@ def _published(conn: duckdb.DuckDBPyConnection, root: Path, k: int) -> duckdb.Du
 
 def _figures(conn: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     columns = [row[0] for row in conn.execute(f"DESCRIBE aggregate.{name}").fetchall()]
-    return [c for c in columns if c not in (*FULL[name][1], "suppressed", "is_final", "team_slug", "agent_name")]
+    return [c for c in columns if c not in (*FULL[name][1], *_NAMING)]
+
+
+def test_every_table_of_the_tier_is_tested() -> None:
+    assert set(AGGREGATE_TABLES) == set(FULL)
 
 
 def test_the_tier_names_nobody(landed, tmp_path):
@@ -79,6 +89,8 @@ def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_pa
     # k = 2: the emulator's agents have a few users a day each, and every table shows some rows.
     with _published(landed, tmp_path, k=2) as tier:
         for name, (full, key, _) in FULL.items():
+            if full is None:
+                continue
             figures = _figures(tier, name)
             shown = tier.execute(
                 f"SELECT {', '.join(key + tuple(figures))} FROM aggregate.{name} WHERE NOT suppressed ORDER BY ALL"
@@ -93,4 +105,14 @@ def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_pa
         totals = tier.execute(
             "SELECT sum(user_initiated_interaction_count) FROM aggregate.scope_daily WHERE NOT suppressed"
         ).fetchone()[0]
+        periods = tier.execute(
+            "SELECT scope, scope_name, period_start, period_end, report_days, user_initiated_interaction_count,"
+            " loc_added_sum FROM aggregate.scope_periods WHERE NOT suppressed ORDER BY ALL"
+        ).fetchall()
     assert totals == landed.execute("SELECT sum(user_initiated_interaction_count) FROM core.daily_totals").fetchone()[0]
+    assert periods, "aggregate.scope_periods shows some rows"
+    for scope, scope_name, start, end, *figures in periods:
+        assert figures == list(landed.execute(
+            "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.daily_totals"
+            " WHERE scope = ? AND scope_name = ? AND day BETWEEN ? AND ?", [scope, scope_name, start, end],
+        ).fetchone())
