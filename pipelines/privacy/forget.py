@@ -12,8 +12,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
    lines, webhook deliveries), and what is derived from their days computed again (agent and
    team days, the rollups), the lake partitions of both marked changed;
-5. the lake and the serving databases: published again, then every lake file the newest
-   publish did not write removed (`remove_unpublished_files`).
+5. the lake and the serving databases (the aggregate and pseudonymous tiers too): published
+   again, then every lake file the newest publish did not write removed (`remove_unpublished_files`).
 
 The person's keyed hashes are recorded first, so later fetches drop them on ingest, and a
 crash at any step is mended by running the same command again: each step finds what is left.
@@ -44,6 +44,7 @@ from pipelines.warehouse.erasure import (
     remember,
 )
 from pipelines.warehouse.lake import publish, remove_unpublished_files
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
 from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.load import load_spool, prune_spool
 from pipelines.webhooks.segments import read_segment, segments
@@ -87,7 +88,7 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
         if places.etag_cache is not None else (0, 0),
     )
     erasure.step("warehouse", lambda: _warehouse(conn, person))
-    erasure.step("lake and serving databases", lambda: _lake(conn, places))
+    erasure.step("lake and serving databases", lambda: _lake(conn, places, key))
     return result
 
 
@@ -161,7 +162,8 @@ def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, in
     return sum(erased.rows.values()), 0
 
 
-def _lake(conn: duckdb.DuckDBPyConnection, places: Places) -> tuple[int, int]:
+def _lake(conn: duckdb.DuckDBPyConnection, places: Places, key: str) -> tuple[int, int]:
     result = publish(conn, lake=places.lake, serving=places.serving, k=places.aggregate_k)
+    publish_pseudonymous(conn, serving=places.serving, key=key)
     removed = remove_unpublished_files(conn, places.lake)
     return 0, result.partitions_written + result.partitions_removed + len(removed)

@@ -21,7 +21,7 @@ from pipelines.warehouse._published import DATA_FILE
 from pipelines.warehouse._serving import glob_literal
 from pipelines.warehouse.sql import connect, run_sql
 
-__all__ = ["AGGREGATE_TABLES", "DEFAULT_K", "aggregate_lake", "aggregate_serving", "publish_aggregate"]
+__all__ = ["AGGREGATE_TABLES", "DEFAULT_K", "aggregate_lake", "aggregate_serving", "build_views", "publish_aggregate"]
 
 DIRECTORY = "aggregate"  # beside SERVING_PATH
 
@@ -48,20 +48,21 @@ def publish_aggregate(conn: duckdb.DuckDBPyConnection, *, serving: Path, k: int 
         run_sql(conn, f"aggregate/{name}.sql", k=k)
         _write_file(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), root / name)
         conn.execute(f"DROP TABLE aggregate_{name}")
-    return _build_serving(root, aggregate_serving(serving))
+    return build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES)
 
 
-def _build_serving(root: Path, target: Path) -> Path:
-    """One view per aggregate table over its lake file, renamed into place (as _serving.build_serving)."""
+def build_views(root: Path, target: Path, *, schema: str, names: tuple[str, ...]) -> Path:
+    """A database of one view per table over its file under `root`, in `schema`, renamed into
+    place (as _serving.build_serving)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
     with connect(staging) as serving:
-        serving.execute(f'CREATE SCHEMA "{SCHEMA}"')
-        for name in AGGREGATE_TABLES:
+        serving.execute(f'CREATE SCHEMA "{schema}"')
+        for name in names:
             # A view's DDL holds no parameters: the path is a quoted literal, as in _serving.
             source = glob_literal(str(root.resolve() / name / DATA_FILE)).replace("'", "''")
-            serving.execute(f"CREATE VIEW \"{SCHEMA}\".\"{name}\" AS SELECT * FROM read_parquet('{source}')")
+            serving.execute(f"CREATE VIEW \"{schema}\".\"{name}\" AS SELECT * FROM read_parquet('{source}')")
         serving.execute("CHECKPOINT")
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())

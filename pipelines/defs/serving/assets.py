@@ -8,6 +8,7 @@ from pipelines._clock import utc_today
 from pipelines.defs.resources import StorageResource, WarehouseResource
 from pipelines.privacy import apply_retention
 from pipelines.warehouse.lake import publish
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
 
 # Downstream of every table, so a failing blocking check upstream keeps the last good state.
 _UPSTREAM = [
@@ -46,7 +47,8 @@ def serving_copy(
     """The lake's changed partitions (Parquet, LAKE_PATH) and the serving database of views over
     it (SERVING_PATH) for BI tools, each file replaced atomically, and the aggregate tier beside
     them. Lake files that are not as this warehouse last published them (a restored warehouse, a
-    damaged file) are written again. With METRICS_RETENTION_DAYS, what expired goes first."""
+    damaged file) are written again. With METRICS_RETENTION_DAYS, what expired goes first; with
+    METRICS_PSEUDONYM_KEY, the pseudonymous tier is written too (docs/privacy.md)."""
     retention = None
     with warehouse.get_connection() as conn:
         if storage.retention_days is not None:
@@ -57,6 +59,8 @@ def serving_copy(
             conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full,
             k=storage.aggregate_k,
         )
+        if storage.pseudonym_key:
+            publish_pseudonymous(conn, serving=Path(storage.serving_path), key=storage.pseudonym_key)
     warning = result.warning()
     if warning:
         context.log.warning(warning)

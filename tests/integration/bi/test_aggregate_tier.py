@@ -1,9 +1,12 @@
 """The aggregate tier on reports the emulator served over loopback: it names nobody, shows no
 group under k (a suppressed row says so, its figures NULL), and where nothing was suppressed its
-figures are the full tier's, per day and per 28-day period."""
+figures are the full tier's, per day and per 28-day period. The pseudonymous tier keys each
+user by a keyed HMAC of their id, alike in every publish, and names nobody either."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 from pipelines.service import ReportRef
 from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
 from pipelines.warehouse.lake import publish
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
 from tests.integration.bi._landed import landed_warehouse
 from tests.integration.ingest.conftest import TODAY
 
@@ -116,3 +120,38 @@ def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_pa
             "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.daily_totals"
             " WHERE scope = ? AND scope_name = ? AND day BETWEEN ? AND ?", [scope, scope_name, start, end],
         ).fetchone())
+
+
+def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_nobody(landed, tmp_path):
+    key = "a-pseudonym-key-of-some-length"
+    serving = tmp_path / "serving.duckdb"
+    people = landed.execute("SELECT DISTINCT user_id, user_login FROM core.user_daily_totals").fetchall()
+    rows = landed.execute(
+        "SELECT scope, scope_name, day, user_id, user_initiated_interaction_count FROM core.user_daily_totals"
+    ).fetchall()
+    expected = sorted(
+        (scope, name, day, hmac.new(key.encode(), f"pseudonym:{user_id}".encode(), hashlib.sha256).hexdigest(), n)
+        for scope, name, day, user_id, n in rows
+    )
+
+    published = []
+    for _ in range(2):
+        database = publish_pseudonymous(landed, serving=serving, key=key)
+        with duckdb.connect(str(database), read_only=True) as tier:
+            columns = [row[0] for row in tier.execute("DESCRIBE pseudonymous.user_daily").fetchall()]
+            published.append(sorted(tier.execute(
+                "SELECT scope, scope_name, day, pseudonym, user_initiated_interaction_count"
+                " FROM pseudonymous.user_daily"
+            ).fetchall()))
+            values = {
+                value for column in columns
+                for (value,) in tier.execute(
+                    f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM pseudonymous.user_daily'
+                ).fetchall()
+            }
+        assert not [c for c in columns if "user_id" in c or "login" in c]
+        assert not values & {str(text) for person in people for text in person}
+    assert published[0] == published[1] == expected
+    # The key is in no file the tier wrote.
+    files = [path for path in (tmp_path / "pseudonymous").rglob("*") if path.is_file()]
+    assert files and not [path for path in files if key.encode() in path.read_bytes()]
