@@ -72,10 +72,17 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "lock_wait": "WAREHOUSE_LOCK_WAIT",
         "alerts": "METRICS_ALERTS",
         "webserver_url": "DAGSTER_WEBSERVER_URL",
+        "pseudonym_key": "METRICS_PSEUDONYM_KEY",
+        "retention_days": "METRICS_RETENTION_DAYS",
+        "aggregate_k": "METRICS_AGGREGATE_K",
     }
 )
 # Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
-SECRET_FIELDS: Final = frozenset({"token", "app_private_key", "client_secret", "webhook_secret", "alerts"})
+# METRICS_PSEUDONYM_KEY keys the pseudonyms and the erased people's hashes: with it, a user id
+# could be tested against them.
+SECRET_FIELDS: Final = frozenset(
+    {"token", "app_private_key", "client_secret", "webhook_secret", "alerts", "pseudonym_key"}
+)
 
 
 def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -135,6 +142,12 @@ class Settings:
     lock_wait: float = 300.0  # seconds a run waits for another process's hold on the warehouse
     # Where alerts go (METRICS_ALERTS), with links to runs in the UI at DAGSTER_WEBSERVER_URL.
     alerts: AlertConfig = field(default_factory=AlertConfig)
+    # Privacy (docs/privacy.md): the key of pseudonyms and of erased people's hashes, how many
+    # days user-level rows, raw files and webhook payloads are kept (None: for ever), and the
+    # smallest group the aggregate tier shows.
+    pseudonym_key: Secret | None = None
+    retention_days: int | None = None
+    aggregate_k: int = 5
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -303,6 +316,10 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
             private_key = Secret(key_path.read_text())
         except OSError as exc:
             raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
+    retention = _whole(values, "retention_days", None, "a whole number of days")
+    k = _whole(values, "aggregate_k", 5, "a whole number of people, 2 or more")
+    if k is not None and k < 2:
+        raise ConfigError(f"{ENV_VARS['aggregate_k']} must be a whole number of people, 2 or more, not {k}")
     start = _text(values, "metrics_start_day")
     trailing = _number(values, "trailing_days", 3, "a whole number of days")
     if trailing != int(trailing):
@@ -343,7 +360,19 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         trailing_days=int(trailing),
         lock_wait=_number(values, "lock_wait", 300.0, "a number of seconds"),
         alerts=_alerts(values),
+        pseudonym_key=_secret(values, "pseudonym_key"),
+        retention_days=retention,
+        aggregate_k=k or 5,
     )
+
+
+def _whole(values: Mapping[str, str], field: str, default: int | None, what: str) -> int | None:
+    value = _text(values, field)
+    if value is None:
+        return default
+    if not value.isdigit():
+        raise ConfigError(f"{ENV_VARS[field]} must be {what}, not {value!r}")
+    return int(value)
 
 
 def _alerts(values: Mapping[str, str]) -> AlertConfig:

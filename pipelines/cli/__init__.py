@@ -23,6 +23,7 @@ from pipelines.cli._emulator import emulator
 from pipelines.cli._fields import fields
 from pipelines.cli._home import backup, init, migrate, publish
 from pipelines.cli._page import export, report
+from pipelines.cli._privacy import forget
 from pipelines.cli._quarantine import quarantine
 from pipelines.cli._run import demo, run
 from pipelines.cli._sql import sql
@@ -119,8 +120,8 @@ def cli(home: Path | None) -> None:
 
 
 for _command in (
-    demo, init, run, check, login, migrate, backup, publish, report, export, sql, fields, quarantine, webhooks,
-    alerts, emulator, dev_env,
+    demo, init, run, check, login, migrate, backup, publish, forget, report, export, sql, fields, quarantine,
+    webhooks, alerts, emulator, dev_env,
 ):
     cli.add_command(_command)
 

@@ -71,13 +71,18 @@ _PATHS = ("token_file", "app_private_key_path", "etag_cache")
 
 
 class StorageResource(dg.ConfigurableResource["StorageResource"]):
-    """Files beside the warehouse: the raw report archive, the webhook spool, the lake and the serving database."""
+    """Files beside the warehouse: the raw report archive, the webhook spool, the lake and the serving
+    database; and what privacy asks of them (docs/privacy.md)."""
 
     # build_resources always gives all four (absolute, inside the data home).
     raw_dir: str
     webhook_spool_dir: str
     serving_path: str
     lake_path: str
+    # METRICS_PSEUDONYM_KEY, only ever as its environment variable (a secret).
+    pseudonym_key: str | None = None
+    retention_days: int | None = None  # None: everything is kept
+    aggregate_k: int = 5  # the aggregate tier's smallest group
 
     @property
     def raw_path(self) -> Path:
@@ -145,6 +150,17 @@ def _secret(settings: Settings, field: str, source: str) -> dg.EnvVar | None:
     )
 
 
+def _plain_secret(settings: Settings, field: str) -> dg.EnvVar | None:
+    """A secret without a file setting: its variable, which must hold it in the process environment."""
+    value: Secret | None = getattr(settings, field)
+    if value is None:
+        return None
+    name = ENV_VARS[field]
+    if os.environ.get(name, "").strip() != value.reveal():
+        raise ConfigError(f"{name} must be set in the process environment (Dagster reads secrets only from there)")
+    return dg.EnvVar(name)
+
+
 def _read(path: Path) -> tuple[str, ...]:
     """The file's text as a token (stripped) and as a key (whole) are read; none if unreadable."""
     try:
@@ -168,6 +184,9 @@ def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any
             webhook_spool_dir=str(settings.webhook_spool_dir),
             serving_path=str(settings.serving_path),
             lake_path=str(settings.lake_path),
+            pseudonym_key=_plain_secret(settings, "pseudonym_key"),
+            retention_days=settings.retention_days,
+            aggregate_k=settings.aggregate_k,
         ),
         # Every connection starts bounded; phases that need a different bound set their own
         # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to

@@ -21,6 +21,7 @@ from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import remove_dead_parts
 from pipelines.ingest.drift import DriftTally
 from pipelines.ingest.errors import IngestError
+from pipelines.ingest.forgotten import drop_forgotten
 from pipelines.ingest.parse import Reject
 from pipelines.ingest.repositories import fetch_repositories
 from pipelines.ingest.teams import fetch_user_teams
@@ -29,6 +30,7 @@ from pipelines.transform import Provenance
 from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.warehouse import ReportLanding, ReportSlice, SharedRecordKeys, land_report
 from pipelines.warehouse.checks import CheckOutcome
+from pipelines.warehouse.erasure import Forgotten
 from pipelines.warehouse.sql import run_sql
 
 DEFAULT_BATCH_ROWS = 10_000
@@ -157,10 +159,12 @@ def ingest_report(
     conn: duckdb.DuckDBPyConnection,
     raw_dir: Path,
     batch_rows: int = DEFAULT_BATCH_ROWS,
+    forgotten: Forgotten | None = None,
 ) -> IngestResult:
     """Fetch, archive, parse and land one report; its days are replaced in one transaction.
 
     Returns `available=False` (nothing written) when the platform has no report for the day yet.
+    People erased by `metrics-etl forget` (`forgotten`) are dropped before it commits.
     """
     metadata = fetch_report_metadata(client, ref)
     if metadata is None:
@@ -208,6 +212,10 @@ def ingest_report(
             team_rows = landing.replace_user_teams(teams)
         if repos is not None:
             repository_rows = landing.replace_repositories(repos)
+        if forgotten is not None:
+            drop_forgotten(
+                conn, forgotten, first_day=metadata.start_day, last_day=metadata.end_day, fetched_at=prov.fetched_at
+            )
     tallies = lander.tallies.values()
     totals_table = "core.user_daily_totals" if ref.level == "user" else "core.daily_totals"
     quarantined = sum(t.quarantined for t in tallies)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.ingest._batch import AdaptiveBatch
-from pipelines.service import canonical_scopes
+from pipelines.ingest.forgotten import without_forgotten
+from pipelines.service import canonical_scopes, forget_cached
 from pipelines.service import repos as api
 from pipelines.service.errors import (
     ConfigError,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
     from pipelines.config import Settings
     from pipelines.service import ServiceClient
+    from pipelines.warehouse.erasure import Forgotten
 
 __all__ = [
     "SnapshotCost",
@@ -193,12 +195,40 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
 
 
 def run_snapshot(
-    client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date
+    client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date,
+    forgotten: Forgotten | None = None,
 ) -> SnapshotResult:
-    """Collect `day` and replace it in the warehouse in one transaction."""
+    """Collect `day` and replace it in the warehouse in one transaction.
+
+    People erased by `metrics-etl forget` (`forgotten`) are left out of what lands, and the
+    cached listings naming them are removed from the ETag cache (ingest/forgotten.py).
+    """
     result = collect_snapshot(client, settings=settings, day=day)
+    if forgotten is not None:
+        result = replace(result, frames=_without_forgotten(result.frames, forgotten))
     replace_snapshot_day(conn, day=day, frames=result.frames)
+    if forgotten is not None and client.config.etag_cache is not None:
+        forget_cached(client.config.etag_cache, forgotten.names_line)
     return result
+
+
+def _without_forgotten(frames: Mapping[str, pl.DataFrame], forgotten: Forgotten) -> dict[str, pl.DataFrame]:
+    """The frames without the erased people. The listings' totals stay as the service gave them;
+    the seats (holders, for an enterprise) left out are counted beside them."""
+    kept = without_forgotten(frames, forgotten, schema="snapshots")
+    for seats, totals, owner, column, count in (
+        ("seats", "seat_totals", "org_login", "erased_seats", pl.len()),
+        ("enterprise_seats", "enterprise_seat_totals", "enterprise", "erased_holders", pl.col("user_id").n_unique()),
+    ):
+        listed = frames[seats].group_by(owner).agg(count.alias("listed"))
+        left = kept[seats].group_by(owner).agg(count.alias("left"))
+        erased = listed.join(left, on=owner, how="left").select(
+            owner, (pl.col("listed") - pl.col("left").fill_null(0)).alias(column)
+        )
+        kept[totals] = (
+            kept[totals].join(erased, on=owner, how="left").with_columns(pl.col(column).fill_null(0))
+        )
+    return kept
 
 
 def _collect_repositories(

@@ -9,6 +9,7 @@ from pipelines.service._redaction import redact_secrets, register_secrets
 from pipelines.service._retry import RetryPolicy
 from pipelines.service._secret import Secret
 from pipelines.service._stats import Budget, ClientStats
+from pipelines.service._transports import forget_cached
 from pipelines.service.access import AccessCheck, AccessProblem, ProblemKind, ScopeAccess, check_access
 from pipelines.service.auth import AppAuth, TokenAuth
 from pipelines.service.client import ServiceClient
@@ -78,6 +79,7 @@ __all__ = [
     "canonical_scopes",
     "check_access",
     "fetch_report_metadata",
+    "forget_cached",
     "get_dialect",
     "oauth_login",
     "open_report_file",

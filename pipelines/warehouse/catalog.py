@@ -58,6 +58,10 @@ class Table:
     # A rollup: how many days after a landing's days it is computed again too (its rows there
     # depend on the days before them).
     trail: int = 0
+    # The columns naming a person (user id, login), which erasure and retention act on
+    # (pipelines/warehouse/erasure.py): a row whose grain holds the id goes with the person, any
+    # other keeps its place without them (an issue loses its author). Rows by their partition day.
+    person: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -65,6 +69,7 @@ class Table:
 
 
 _ACTIVITY = ACTIVITY_COUNTS
+_USER = ("user_id", "user_login")
 _PULL_REQUEST_COUNTS = tuple(
     f"pull_requests_{member}" for member, dtype in RECORD_OBJECTS["pull_requests"][0].items()
     if isinstance(dtype, pl.Int64)
@@ -94,25 +99,26 @@ TABLES: tuple[Table, ...] = (
     Table("core", "user_daily_totals", ("scope", "scope_name", "day", "user_id"),
           "User-level report records: one row per scope, day and user.",
           partition="day", writer="report", levels=frozenset({USER}), asset="usage",
-          counters=_ACTIVITY, label=("scope_name", "day", "user_id"), landing="keyed", replaces="days"),
+          counters=_ACTIVITY, label=("scope_name", "day", "user_id"), landing="keyed", replaces="days",
+          person=_USER),
     Table("core", "breakdowns",
           ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
           "The breakdown arrays (IDE, feature, language, model, CLI) in long form.",
           partition="day", writer="report", asset="usage",
           counters=(*_ACTIVITY, "session_count", "request_count", "prompt_count"), label=("scope_name", "day", "kind"),
-          landing="days", replaces="days"),
+          landing="days", replaces="days", person=_USER),
     Table("core", "agent_activity", ("scope", "scope_name", "level", "day", "user_id", "agent_id"),
           "Third-party agent entries by agent_id: job starts and (aggregate only) sessions.",
           partition="day", writer="report", asset="usage",
           counters=("agent_job_starts", "session_count"), label=("scope_name", "day", "agent_id"),
-          landing="days", replaces="days"),
+          landing="days", replaces="days", person=_USER),
     Table("core", "cli_customizations",
           ("scope", "scope_name", "level", "day", "user_id", "category", "name"),
           "The CLI customizations used most (skills, custom agents, MCP servers, slash commands, plugins), "
           "each entry's interaction count.",
           partition="day", writer="report", asset="usage",
           counters=("interaction_count",), label=("scope_name", "day", "category", "name"),
-          landing="days", replaces="days"),
+          landing="days", replaces="days", person=_USER),
     Table("core", "adoption_phases", ("scope", "scope_name", "day", "phase_number"),
           "The aggregate report's AI adoption phases: users of each phase that day, its 28-day population, "
           "and averages per user of the phase (never summed).",
@@ -159,7 +165,8 @@ TABLES: tuple[Table, ...] = (
           "Every label an agent_id has carried, with the days it was seen.", asset="usage"),
     Table("core", "user_team_days", ("scope", "scope_name", "day", "user_id", "team_id"),
           "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
-          partition="day", writer="user-teams", asset="usage", landing="rows", replaces="days"),
+          partition="day", writer="user-teams", asset="usage", landing="rows", replaces="days",
+          person=_USER),
     Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
           "Extension: each listed team per day, with its slug and member count (a few rows a day).",
           partition="day", lake_grain="month", writer="user-teams", asset="usage", replaces="days"),
@@ -187,24 +194,26 @@ TABLES: tuple[Table, ...] = (
           "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "issues", ("snapshot_day", "issue_id"), "Every issue and pull request (REST), labels kept.",
-          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", person=_USER),
     Table("snapshots", "org_members", ("snapshot_day", "org_login", "member_id"), "The organization's members (REST).",
-          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", person=("member_id", "login")),
     Table("snapshots", "seats", ("snapshot_day", "org_login", "user_id"),
           "Extension: every organization's seats (REST billing/seats): holder, granting organization, assigning "
           "team and its type, plan, last activity, pending cancellation; total_seats per organization in "
           "snapshots.seat_totals.",
-          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", person=("user_id", "login")),
     Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
-          "Extension: each organization's total_seats on the snapshot day.",
+          "Extension: each organization's total_seats on the snapshot day, and how many of those seats were left "
+          "out of snapshots.seats as their holder was erased.",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "enterprise_seats", ("snapshot_day", "enterprise", "user_id", "granted_through", "granted_by"),
           "Extension: every enterprise's seats (REST billing/seats), one per holder and granting organization or "
           "enterprise team (a user granted twice holds two rows); total_seats, each user once, in "
           "snapshots.enterprise_seat_totals.",
-          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", person=("user_id", "login")),
     Table("snapshots", "enterprise_seat_totals", ("snapshot_day", "enterprise"),
-          "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders.",
+          "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders (erased_holders: "
+          "of them, those left out of snapshots.enterprise_seats as erased).",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",
@@ -226,13 +235,17 @@ def table(name: str) -> Table:
     raise KeyError(f"no table {name!r} in the catalog")
 
 
-def tables(*, writer: str | None = None, asset: str | None = None, partitioned: bool | None = None) -> list[Table]:
+def tables(
+    *, writer: str | None = None, asset: str | None = None, partitioned: bool | None = None,
+    person: bool | None = None,
+) -> list[Table]:
     """The declared tables matching every filter given, in declaration order."""
     return [
         t for t in TABLES
         if (writer is None or t.writer == writer)
         and (asset is None or t.asset == asset)
         and (partitioned is None or (t.partition is not None) == partitioned)
+        and (person is None or (t.person is not None) == person)
     ]
 
 

@@ -39,12 +39,13 @@ from pipelines._words import counted
 from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
 from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
 from pipelines.warehouse._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
+from pipelines.warehouse.aggregate import DEFAULT_K, publish_aggregate
 from pipelines.warehouse.catalog import TABLES, Table
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
     "CURRENT", "DATA_FILE", "GRACE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
-    "unreadable_lake_file",
+    "remove_unpublished_files", "unreadable_lake_file",
 ]
 
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
@@ -192,6 +193,15 @@ def unreadable_lake_file(error: str) -> str | None:
     )
 
 
+def remove_unpublished_files(lake: Path) -> list[str]:
+    """Remove every version of the lake but the newest at once, without the grace period (and a
+    lake's table directories from before versions): what an erasure calls after publishing, so
+    no superseded copy of a row survives. The names of the versions removed."""
+    before = {v.path.name for v in versions(lake)}
+    remove_superseded(lake, legacy=[t.name for t in TABLES], grace=timedelta(0))
+    return sorted(before - {v.path.name for v in versions(lake)})
+
+
 def lake_tables(conn: duckdb.DuckDBPyConnection) -> list[LakeTable]:
     columns: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for schema, table, column, data_type in run_sql(conn, "warehouse/select_lake_columns.sql", schemas=list(SCHEMAS)):
@@ -300,9 +310,11 @@ def _publish_partitions(
 
 
 def publish(
-    conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, grace: timedelta = GRACE
+    conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, grace: timedelta = GRACE,
+    k: int = DEFAULT_K,
 ) -> PublishResult:
-    """A new version of the lake, then the serving database over it; returns once readers take it.
+    """A new version of the lake, the serving database over it, then the aggregate tier (no group
+    under `k` people: aggregate.py) beside them; returns once readers take the version.
 
     The version links the previous one's partitions a run did not change and writes the changed
     ones and the small tables. Partition files that are not as this warehouse last published them
@@ -343,6 +355,7 @@ def publish(
     version, late = make_visible(staging, found[0] if found else None)
     record(conn, written, whole=previous is None)
     build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
+    publish_aggregate(conn, serving=serving, k=k)
     remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
     marked = {t.name: {t.partition_of(d).isoformat() for d in changes.get(t.name, set()) if d is not None}
               for t in tables if t.partitioning is not None}

@@ -11,22 +11,30 @@ to hold such a batch of any shape and a webhook-shaped delivery at the receiver'
 batch that fails anyway for what a delivery holds is split until the one delivery that fails
 alone is set aside in `events.webhook_quarantine` with the error and its position passed, so it
 never blocks the deliveries behind it.
+
+A delivery naming a person erased by `metrics-etl forget` (`forgotten`: their keyed hashes) is
+passed without landing: its position moves on with the batch, nothing of it is written, and
+the segment holding it goes with the others once fully loaded (`prune_spool`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 
 from pipelines.warehouse.sql import first_meaningful_line, rollback, run_sql
 from pipelines.webhooks.segments import SpooledRecord, read_segment, segments, writer_gone
+
+if TYPE_CHECKING:
+    from pipelines.warehouse.erasure import Forgotten
 
 _BATCH_VIEW = "webhook_batch"
 # Payload bytes a batch holds. Parsed, JSON takes 7 (webhook-shaped) to 33 (an array of digits)
@@ -45,6 +53,7 @@ _BATCH_SCHEMA = pa.schema(
         ("received_at", pa.string()),
         ("payload", pa.string()),
         ("spool_offset", pa.int64()),
+        ("erased", pa.bool_()),
     ]
 )
 
@@ -57,18 +66,26 @@ class LoadResult:
     quarantined: int = 0
     # The ids this call inserted: what the asset's checks look at.
     delivery_ids: tuple[str, ...] = ()
+    erased: int = 0  # deliveries naming an erased person, passed without landing
 
 
 @dataclass
 class _Tally:
+    erased: Callable[[bytes], bool] | None = None  # whether a payload names an erased person
     duplicates: int = 0
     quarantined: int = 0
+    passed: int = 0  # of erased people's deliveries
     inserted: list[tuple[str, str | None]] = field(default_factory=list)
 
     def add(self, batch: list[SpooledRecord], inserted: list[tuple[str, str | None]], set_aside: int) -> None:
+        passed = sum(self.names(spooled) for spooled in batch)
         self.inserted += inserted
         self.quarantined += set_aside
-        self.duplicates += len(batch) - len(inserted) - set_aside
+        self.passed += passed
+        self.duplicates += len(batch) - len(inserted) - set_aside - passed
+
+    def names(self, spooled: SpooledRecord) -> bool:
+        return self.erased is not None and self.erased(spooled.record.payload)
 
 
 def load_spool(
@@ -77,17 +94,19 @@ def load_spool(
     *,
     batch_size: int = 1000,
     max_batches: int | None = None,
+    forgotten: Forgotten | None = None,
 ) -> LoadResult:
     """Load every complete spool record not loaded yet, at most `batch_size` per transaction.
 
     `max_batches` bounds one call's work (a sensor tick); the next call resumes where it stopped.
     Sets the connection's memory limit to `LOAD_MEMORY_LIMIT`, as each phase sets its own.
+    Deliveries naming a person `forgotten` holds are passed without landing.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     run_sql(conn, "webhooks/limit_load.sql", memory_limit=LOAD_MEMORY_LIMIT)
     offsets: dict[str, int] = dict(run_sql(conn, "webhooks/select_spool_offsets.sql"))
-    tally = _Tally()
+    tally = _Tally(erased=forgotten.names_line if forgotten is not None else None)
     for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
         _load_batch(conn, segment, batch, tally)
     return LoadResult(
@@ -96,6 +115,7 @@ def load_spool(
         repositories=frozenset(repo for _, repo in tally.inserted if repo),
         quarantined=tally.quarantined,
         delivery_ids=tuple(delivery_id for delivery_id, _ in tally.inserted),
+        erased=tally.passed,
     )
 
 
@@ -145,7 +165,7 @@ def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[Spool
     delivery that fails alone, which is set aside. Halves commit in spool order, so the segment's
     offset only moves forward and always covers exactly what was committed."""
     try:
-        inserted, set_aside = _commit_batch(conn, segment, batch)
+        inserted, set_aside = _commit_batch(conn, segment, batch, tally)
     except duckdb.Error as exc:
         if not _delivery_may_cause(exc):
             raise
@@ -158,7 +178,7 @@ def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[Spool
         # out of memory alone, it says the process is short of memory, not that it is poisoned.
         if _out_of_memory(exc) and len(batch[0].record.payload) <= _MAX_BATCH_BYTES:
             raise
-        inserted, set_aside = [], _quarantine(conn, segment, batch[0], exc)
+        inserted, set_aside = [], _quarantine(conn, segment, batch[0], exc, tally)
     tally.add(batch, inserted, set_aside)
 
 
@@ -175,13 +195,13 @@ def _delivery_may_cause(error: duckdb.Error) -> bool:
 
 
 def _commit_batch(
-    conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord]
+    conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord], tally: _Tally
 ) -> tuple[list[tuple[str, str | None]], int]:
     """Insert the batch and advance the segment's offset in one transaction.
 
     Returns the (delivery id, repository) of rows inserted and how many were quarantined.
     """
-    with _registered(conn, batch):
+    with _registered(conn, batch, tally):
         try:
             conn.begin()
             try:
@@ -198,10 +218,12 @@ def _commit_batch(
     return inserted, len(finished)
 
 
-def _quarantine(conn: duckdb.DuckDBPyConnection, segment: str, spooled: SpooledRecord, error: duckdb.Error) -> int:
+def _quarantine(
+    conn: duckdb.DuckDBPyConnection, segment: str, spooled: SpooledRecord, error: duckdb.Error, tally: _Tally
+) -> int:
     """Set aside one delivery that failed alone, with the error as its reason, and pass it."""
     reason = f"failed to load even alone: {type(error).__name__}: {first_meaningful_line(str(error))}"
-    with _registered(conn, [spooled]):
+    with _registered(conn, [spooled], tally):
         conn.begin()
         try:
             rows = run_sql(
@@ -216,8 +238,9 @@ def _quarantine(conn: duckdb.DuckDBPyConnection, segment: str, spooled: SpooledR
 
 
 @contextmanager
-def _registered(conn: duckdb.DuckDBPyConnection, batch: list[SpooledRecord]) -> Iterator[None]:
-    """The batch as the Arrow view `webhook_batch` for the statements run inside the block.
+def _registered(conn: duckdb.DuckDBPyConnection, batch: list[SpooledRecord], tally: _Tally) -> Iterator[None]:
+    """The batch as the Arrow view `webhook_batch` for the statements run inside the block, each
+    delivery marked `erased` when it names an erased person (the statements pass it).
 
     DuckDB reads an Arrow string column in place: the payloads are not copied to be scanned, and
     they live in Python's memory, outside DuckDB's limit.
@@ -230,6 +253,7 @@ def _registered(conn: duckdb.DuckDBPyConnection, batch: list[SpooledRecord]) -> 
             "received_at": [r.received_at for r in records],
             "payload": [r.payload.decode("utf-8") for r in records],
             "spool_offset": [spooled.offset for spooled in batch],
+            "erased": [tally.names(spooled) for spooled in batch],
         },
         schema=_BATCH_SCHEMA,
     )

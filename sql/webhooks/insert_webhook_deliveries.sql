@@ -3,9 +3,10 @@
 -- each payload as a JSON document, or as sent where DuckDB's JSON refuses it (a NULL document).
 -- A JSON function holds every document of a vector parsed until the statement moves on (7 to 33
 -- times the payload's bytes, by shape), so each statement here parses each payload at most once,
--- and the insert none (docs/webhooks.md, "Loader memory").
+-- and the insert none (docs/webhooks.md, "Loader memory"). A delivery naming an erased person
+-- (`erased`) is passed: neither parsed nor kept anywhere.
 CREATE OR REPLACE TEMP TABLE webhook_batch_checked AS
-WITH parsed AS (SELECT *, TRY_CAST(payload AS JSON) AS document FROM webhook_batch)
+WITH parsed AS (SELECT *, TRY_CAST(payload AS JSON) AS document FROM webhook_batch WHERE NOT erased)
 SELECT
     delivery_id,
     event,

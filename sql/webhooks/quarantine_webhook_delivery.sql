@@ -3,7 +3,7 @@
 -- transaction: the deliveries behind it load. Nothing here parses the payload, which is what
 -- may have failed, and nothing copies it more than once: NOT EXISTS rather than ON CONFLICT,
 -- which holds about three more copies of a large row. Returns the row set aside: none for a
--- delivery already landed or already set aside.
+-- delivery already landed or already set aside, or naming an erased person.
 INSERT INTO events.spool_offsets (segment, "offset", updated_at)
 VALUES ($segment, $offset, now())
 ON CONFLICT (segment) DO UPDATE SET "offset" = excluded."offset", updated_at = excluded.updated_at;
@@ -19,6 +19,7 @@ SELECT
     payload,
     now()
 FROM webhook_batch AS b
-WHERE NOT EXISTS (SELECT 1 FROM events.webhook_deliveries AS d WHERE d.delivery_id = b.delivery_id)
+WHERE NOT b.erased
+  AND NOT EXISTS (SELECT 1 FROM events.webhook_deliveries AS d WHERE d.delivery_id = b.delivery_id)
   AND NOT EXISTS (SELECT 1 FROM events.webhook_quarantine AS q WHERE q.delivery_id = b.delivery_id)
 RETURNING delivery_id;

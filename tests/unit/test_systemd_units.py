@@ -1,6 +1,6 @@
 """deploy/systemd/*.service: each unit runs a program this repository installs into its venv, with
 arguments that program accepts, as the service user, with the deployment's settings and the
-hardening docs/operations.md describes."""
+hardening docs/operations.md describes, and the umask docs/privacy.md's file modes rest on."""
 
 from __future__ import annotations
 
@@ -71,6 +71,8 @@ def test_a_unit_runs_as_the_service_user_with_the_settings_and_hardening(name: s
     assert service["PrivateTmp"] == "yes"
     assert service["ProtectSystem"] == "strict"
     assert "/var/lib/metrics-etl" in service["ReadWritePaths"].split()
+    # Nothing it writes is readable by others: docs/privacy.md's file modes rest on it.
+    assert service["UMask"] == "0027"
     assert service["StandardOutput"] == service["StandardError"] == "journal"
     after = " ".join(unit["Unit"]["After"]).split()
     assert {"network-online.target", "postgresql.service"} <= set(after)

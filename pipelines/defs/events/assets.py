@@ -8,6 +8,7 @@ from pipelines.defs._checks import check_results, check_specs
 from pipelines.defs.events.checks import EVENT_CHECKS
 from pipelines.defs.resources import StorageResource, WarehouseResource
 from pipelines.warehouse.checks import run_checks
+from pipelines.warehouse.erasure import load_forgotten
 from pipelines.webhooks.load import load_spool, prune_spool
 
 DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
@@ -17,9 +18,10 @@ DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
 def webhook_deliveries(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, storage: StorageResource
 ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
-    """Every accepted delivery once; the loader's position commits with the rows it loaded."""
+    """Every accepted delivery once; the loader's position commits with the rows it loaded. A
+    delivery naming a person `metrics-etl forget` erased is passed without landing."""
     with warehouse.get_connection() as conn:
-        result = load_spool(conn, storage.spool_path)
+        result = load_spool(conn, storage.spool_path, forgotten=load_forgotten(conn, storage.pseudonym_key))
         # Segments fully loaded and no longer written are deleted; the rows and offsets stay.
         pruned = prune_spool(conn, storage.spool_path)
         (total,) = conn.execute("SELECT count(*) FROM events.webhook_deliveries").fetchone() or (0,)
@@ -34,6 +36,7 @@ def webhook_deliveries(
                 "loaded": dg.MetadataValue.int(result.loaded),
                 "redeliveries_skipped": dg.MetadataValue.int(result.duplicates),
                 "quarantined": dg.MetadataValue.int(result.quarantined),
+                "erased_passed": dg.MetadataValue.int(result.erased),
                 "dagster/row_count": dg.MetadataValue.int(total),
                 "repositories": sorted(result.repositories),
                 "spool_segments_pruned": dg.MetadataValue.int(len(pruned)),

@@ -4,8 +4,11 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines._clock import utc_today
 from pipelines.defs.resources import StorageResource, WarehouseResource
+from pipelines.privacy import apply_retention
 from pipelines.warehouse.lake import publish
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
 
 # Downstream of every table, so a failing blocking check upstream keeps the last good state.
 _UPSTREAM = [
@@ -42,11 +45,23 @@ def serving_copy(
     context: dg.AssetExecutionContext, config: PublishConfig, warehouse: WarehouseResource, storage: StorageResource
 ) -> dg.MaterializeResult[None]:
     """A new version of the lake (Parquet, LAKE_PATH: the changed partitions written, the others
-    linked, made visible whole) and the serving database of views over it (SERVING_PATH) for BI
-    tools. Lake files that are not as this warehouse last published them (a restored warehouse, a
-    damaged file) are written again."""
+    linked, made visible whole), the serving database of views over it (SERVING_PATH) for BI
+    tools, and the aggregate tier beside them. Lake files that are not as this warehouse last
+    published them (a restored warehouse, a damaged file) are written again. With
+    METRICS_RETENTION_DAYS, what expired goes first; with METRICS_PSEUDONYM_KEY, the pseudonymous
+    tier is written too (docs/privacy.md)."""
+    retention = None
     with warehouse.get_connection() as conn:
-        result = publish(conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full)
+        if storage.retention_days is not None:
+            retention = apply_retention(conn, days=storage.retention_days, today=utc_today())
+            if retention.line():
+                context.log.info(retention.line())
+        result = publish(
+            conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full,
+            k=storage.aggregate_k,
+        )
+        if storage.pseudonym_key:
+            publish_pseudonymous(conn, serving=Path(storage.serving_path), key=storage.pseudonym_key)
     warnings = result.warnings()
     for warning in warnings:
         context.log.warning(warning)
@@ -60,6 +75,8 @@ def serving_copy(
             "tables_written_whole": dg.MetadataValue.int(result.tables_written),
             "partitions_repaired": dg.MetadataValue.int(len(result.repaired)),
             "warnings": dg.MetadataValue.json(list(warnings)),
+            "retention_rows_removed": dg.MetadataValue.int(sum(retention.rows.values()) if retention else 0),
+            "retention_files_removed": dg.MetadataValue.int(retention.files if retention else 0),
         }
     )
 

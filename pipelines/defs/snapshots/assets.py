@@ -8,11 +8,12 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
-from pipelines.defs.resources import ServiceResource, WarehouseResource
+from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.checks import run_checks
+from pipelines.warehouse.erasure import load_forgotten
 
 GROUP = "snapshots"
 POOL = "service_api"
@@ -35,9 +36,11 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
         can_subset=False,
     )
     def snapshots_daily(
-        context: dg.AssetExecutionContext, service: ServiceResource, warehouse: WarehouseResource
+        context: dg.AssetExecutionContext, service: ServiceResource, warehouse: WarehouseResource,
+        storage: StorageResource,
     ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
-        """The service's current state, recorded as today's snapshot (re-running today replaces it)."""
+        """The service's current state, recorded as today's snapshot (re-running today replaces it),
+        without the people `metrics-etl forget` erased."""
         day = date.fromisoformat(context.partition_key)
         today = utc_today()
         if day != today:
@@ -48,7 +51,8 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
             )
         snapshot_settings = SnapshotSettings.from_settings(service.settings())
         with service.client() as client, warehouse.get_connection() as conn:
-            result = run_snapshot(client, conn, settings=snapshot_settings, day=day)
+            forgotten = load_forgotten(conn, storage.pseudonym_key)
+            result = run_snapshot(client, conn, settings=snapshot_settings, day=day, forgotten=forgotten)
             for warning in result.warnings:
                 context.log.warning(
                     "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message

@@ -31,6 +31,7 @@ from pipelines.service import (
 from pipelines.service.dialect import Kind
 from pipelines.transform.finality import FINAL_AFTER_DAYS
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
+from pipelines.warehouse.erasure import load_forgotten
 
 
 def report_refs(
@@ -138,9 +139,14 @@ def ingest_all(
     conn: duckdb.DuckDBPyConnection,
     raw_dir: Path,
     refs: Iterable[ReportRef],
+    pseudonym_key: str | None = None,
 ) -> Tally:
-    """Land every report; a scope that fails is skipped and named, the other scopes still land."""
+    """Land every report; a scope that fails is skipped and named, the other scopes still land.
+
+    People erased by `metrics-etl forget` are dropped from every report (`pseudonym_key` tests them).
+    """
     tally = Tally()
+    forgotten = load_forgotten(conn, pseudonym_key)
     by_scope: dict[tuple[str, str], list[ReportRef]] = {}
     for ref in refs:
         by_scope.setdefault((ref.scope, ref.scope_name), []).append(ref)
@@ -149,7 +155,7 @@ def ingest_all(
         try:
             landed = 0
             for ref in scope_refs:
-                result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)
+                result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir, forgotten=forgotten)
                 tally.add(ref, result)
                 landed += result.available
                 landed_text = f"{counted(result.files, 'file')}, {counted(result.bytes, 'byte')}"

@@ -115,7 +115,9 @@ def _run(
     with service.client() as client, warehouse.get_connection() as conn:
         before = client.rate_limit()["resources"]["core"]["remaining"]
         refs = report_refs(settings, kind=kind, days=days, client=client)
-        tally = ingest_all(context, client=client, conn=conn, raw_dir=storage.raw_path, refs=refs)
+        tally = ingest_all(
+            context, client=client, conn=conn, raw_dir=storage.raw_path, refs=refs, pseudonym_key=storage.pseudonym_key
+        )
         service_metadata = _client_metadata(client, before)
         yield from _materializations(conn, tally, service_metadata)
         available_day = utc_today() - timedelta(days=1)
@@ -177,6 +179,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
             tally = ingest_all(
                 context, client=client, conn=conn, raw_dir=storage.raw_path,
                 refs=report_refs(settings, kind="28-day", days=[None], client=client),
+                pseudonym_key=storage.pseudonym_key,
             )
             metadata = _client_metadata(client, None)
         raise_failures(tally)

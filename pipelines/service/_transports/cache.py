@@ -15,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import httpx
 
-__all__ = ["CACHE_IDENTITY", "NOT_MODIFIED", "CachingTransport"]
+__all__ = ["CACHE_IDENTITY", "NOT_MODIFIED", "CachingTransport", "forget_cached"]
 
 CACHE_IDENTITY = "metrics_etl.cache_identity"
 NOT_MODIFIED = "metrics_etl.not_modified"
@@ -81,6 +82,29 @@ class CachingTransport(httpx.BaseTransport):
     def _put(self, key: str, entry: _Entry) -> None:
         with self._lock:
             self._db.execute(_sql("upsert_conditional_entry"), (key, entry.etag, entry.last_modified, entry.body))
+
+
+def forget_cached(path: Path, names: Callable[[bytes], bool]) -> int:
+    """Remove every cached answer whose body `names` says names a person; how many went.
+
+    A removed entry only costs the next request its validators: it is asked for whole again.
+    Deleted pages are overwritten (secure_delete) and the file vacuumed, so no copy of a
+    removed body is left in its free pages.
+    """
+    if not path.is_file():
+        return 0
+    db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    try:
+        db.execute("PRAGMA secure_delete = ON")
+        keys = [key for key, body in db.execute(_sql("select_conditional_bodies")) if names(bytes(body))]
+        if keys:
+            db.execute("BEGIN")
+            db.executemany(_sql("delete_conditional_entry"), [(key,) for key in keys])
+            db.execute("COMMIT")
+            db.execute("VACUUM")
+    finally:
+        db.close()
+    return len(keys)
 
 
 def _key(*, identity: str, url: str) -> str:

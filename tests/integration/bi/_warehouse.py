@@ -305,4 +305,6 @@ def _seats(conn: duckdb.DuckDBPyConnection) -> None:
         )
     totals = [(SEAT_DAY, "acme", len(SEATS)), (SEAT_DAY, "globex", 0), (OLDER_SEAT_DAY, "acme", 2),
               (OLDER_SEAT_DAY, "globex", 1)]
-    conn.executemany("INSERT INTO snapshots.seat_totals VALUES (?, ?, ?)", totals)
+    conn.executemany(
+        "INSERT INTO snapshots.seat_totals (snapshot_day, org_login, total_seats) VALUES (?, ?, ?)", totals
+    )

@@ -13,6 +13,7 @@ import duckdb
 import httpx
 import pytest
 
+from pipelines.warehouse.erasure import Forgotten, Person, person_hashes
 from pipelines.webhooks import load
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool, prune_spool
@@ -282,3 +283,25 @@ def test_a_repository_event_without_a_repository_is_quarantined_with_its_reason(
     assert warehouse.execute("SELECT delivery_id, reason FROM events.webhook_quarantine").fetchall() == [
         ("bare", "issues delivery has no repository.full_name")
     ]
+
+
+def test_deliveries_naming_an_erased_person_are_passed_and_the_spool_keeps_nothing_of_them(spool_dir, warehouse):
+    key = b"a key"
+    forgotten = Forgotten(key, frozenset(person_hashes(key, Person(1000014, "dev-00014"))))
+
+    def sent_by(i: int, login: str, user_id: int) -> SpoolRecord:
+        payload = {"action": "opened", "sender": {"login": login, "id": user_id}, "repository": {"full_name": "a/r"}}
+        return SpoolRecord(f"d-{i}", "issues", "2026-11-22T10:00:00+00:00", json.dumps(payload).encode())
+
+    # The erased person's deliveries in the middle of a batch and at its end, where the position lands.
+    records = [sent_by(1, "dev-00001", 1000001), sent_by(2, "DEV-00014", 9), sent_by(3, "someone", 1000014),
+               sent_by(4, "dev-00002", 1000002), sent_by(5, "dev-00014", 1000014)]
+    _write_segment(spool_dir, "0001", records)
+    result = load_spool(warehouse, spool_dir, batch_size=3, forgotten=forgotten)
+    assert (result.loaded, result.erased, result.duplicates, result.quarantined) == (2, 3, 0, 0)
+    assert _ids(warehouse) == ["d-1", "d-4"]
+    assert warehouse.execute("SELECT count(*) FROM events.webhook_quarantine").fetchone() == (0,)
+    # Passed, not pending: the segment is fully loaded, so it goes, and a reload finds nothing.
+    assert prune_spool(warehouse, spool_dir) == ["0001.seg"]
+    assert segments(spool_dir) == []
+    assert load_spool(warehouse, spool_dir, forgotten=forgotten).loaded == 0

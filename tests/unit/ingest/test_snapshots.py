@@ -1,17 +1,23 @@
 """collect_snapshot alone over a mock transport, for answers the emulator cannot give (403, timeouts)."""
 
 import json
+import sqlite3
 from datetime import date
 
+import duckdb
 import httpx
 import polars as pl
 import pytest
 
 from pipelines.config import Secret, Settings
-from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot
+from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
+from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.service.errors import ConfigError, GraphQLError
 from pipelines.transform.seats import SeatRecordError
+from pipelines.warehouse import migrate
+from pipelines.warehouse.checks import run_checks
+from pipelines.warehouse.erasure import Forgotten, Person, person_hashes
 
 DAY = date(2026, 11, 20)
 _REPOS = [
@@ -230,3 +236,47 @@ def test_enterprise_seats_refused_or_not_enabled_are_a_warning_for_that_enterpri
 def test_any_other_enterprise_seats_failure_fails_the_snapshot_naming_the_enterprise(tmp_path):
     with pytest.raises(SnapshotFailed, match=r"enterprise 'acme-corp' failed listing its seats"):
         _collect(tmp_path, _enterprise_service(500), enterprises=("acme-corp",))
+
+
+def test_a_snapshot_leaves_out_the_erased_people_and_the_etag_cache_keeps_no_listing_naming_them(tmp_path):
+    bob = {"id": 6, "login": "bob"}
+    answers = {
+        "/orgs/acme/members": [{"id": 5, "login": "Ann"}, bob],
+        "/orgs/acme/assistant/billing/seats": {"total_seats": 2, "seats": [_SEAT, {**_SEAT, "assignee": bob}]},
+        "/repos/acme/open/issues": [{"id": 70, "number": 1, "user": {"id": 5, "login": "ann"}},
+                                    {"id": 71, "number": 2, "user": bob}],
+    }
+
+    def service(request: httpx.Request) -> httpx.Response:
+        answer = answers.get(request.url.path)
+        if answer is None:
+            return _service(request)
+        body = answer if request.url.params.get("page", "1") == "1" else [] if isinstance(answer, list) else {
+            "total_seats": 2, "seats": []}
+        return httpx.Response(200, json=body, headers={"ETag": f'"{request.url}"'})
+
+    key = b"a key"
+    forgotten = Forgotten(key, frozenset(person_hashes(key, Person(5, "ann"))))
+    cache = tmp_path / "cache.sqlite3"
+    conn = duckdb.connect()
+    migrate(conn)
+    settings = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=cache)
+    with ServiceClient(
+        config=settings.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
+        run_snapshot(client, conn, settings=SnapshotSettings(orgs=("acme",)), day=DAY, forgotten=forgotten)
+
+    assert conn.execute("SELECT login FROM snapshots.seats").fetchall() == [("bob",)]
+    # The service's total stays; the seat left out is counted beside it, so the check adds up.
+    assert conn.execute("SELECT total_seats, erased_seats FROM snapshots.seat_totals").fetchall() == [(2, 1)]
+    (complete,) = run_checks(conn, [check for check in SNAPSHOT_CHECKS if check.name == "seat_snapshot_complete"])
+    assert complete.passed
+    assert conn.execute("SELECT login FROM snapshots.org_members").fetchall() == [("bob",)]
+    # The issue is the repository's: it stays, without its author.
+    assert conn.execute("SELECT issue_id, user_id, user_login FROM snapshots.issues ORDER BY 1").fetchall() == [
+        (70, None, None), (71, 6, "bob"),
+    ]
+    with sqlite3.connect(cache) as db:
+        bodies = [bytes(body) for (body,) in db.execute("SELECT body FROM conditional_cache")]
+    assert bodies, "listings that name nobody erased stay cached"
+    assert not [body for body in bodies if b'"ann"' in body.lower()]

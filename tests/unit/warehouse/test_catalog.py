@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 
@@ -58,6 +59,22 @@ def test_each_table_s_grain_partition_and_counters_are_its_columns_and_its_prima
             assert (t.partition in have) != t.partition_in_file, t.name
         if t.name in keys:
             assert set(keys[t.name]) == set(t.grain), t.name
+
+
+# A column named like a user id or a login holds a person, but these, which name an
+# organization (the snapshot's organization, a seat's granting one, a repository's owner).
+_PERSON_LIKE = re.compile(r"(^|_)(user_id|member_id|login)$")
+_ORGANIZATIONS = {"org_login", "organization_login", "owner_login"}
+
+
+def test_every_table_with_a_column_naming_a_person_declares_it(warehouse: duckdb.DuckDBPyConnection) -> None:
+    # Erasure and retention act on the declared columns only: an undeclared one would keep the person.
+    columns = _columns(warehouse)
+    for t in TABLES:
+        person_like = {c for c in columns[t.name] if _PERSON_LIKE.search(c)} - _ORGANIZATIONS
+        assert person_like == set(t.person or ()), f"{t.name}: declare Table.person for {sorted(person_like)}"
+        if t.person is not None:
+            assert t.partition in columns[t.name], f"{t.name}: erasure and retention select its rows by day"
 
 
 def test_the_dagster_assets_of_each_concern_are_the_catalog_s(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,57 @@
+"""`metrics-etl forget`: one person out of every store of the data home (docs/privacy.md)."""
+
+from __future__ import annotations
+
+import click
+
+from pipelines._words import counted
+from pipelines.cli._base import Failed, load_settings
+
+
+@click.command()
+@click.argument("who", metavar="LOGIN|USER_ID")
+def forget(who: str) -> None:
+    """Erase one person (a login, or a numeric user id) from the warehouse, the lake, the serving
+    databases, the raw archive, the ETag cache and the webhook spool and deliveries.
+
+    Records that an erasure happened (when, how many rows, which stores), never whom, and keeps
+    keyed hashes (METRICS_PSEUDONYM_KEY) so later fetches drop the person's lines on ingest.
+    Waits for a run in progress (WAREHOUSE_LOCK_WAIT). After a crash, run it again.
+    """
+    from pipelines.config import ENV_VARS
+    from pipelines.privacy import Places, ReceiverWriting
+    from pipelines.privacy import forget as erase
+    from pipelines.warehouse import migrate
+    from pipelines.warehouse.lock import WarehouseUnavailable, connect_for_writing
+    from pipelines.webhooks.errors import SpoolCorrupt
+
+    settings = load_settings()
+    if settings.pseudonym_key is None:
+        raise Failed(
+            f"{ENV_VARS['pseudonym_key']} is not set: set it (a long random secret, kept like the token) so later "
+            "fetches can recognise the person without the warehouse naming them"
+        )
+    if not who.strip():
+        raise Failed("give the person's login or numeric user id")
+    if not settings.warehouse_path.is_file():
+        raise Failed(f"nothing to erase from: {settings.warehouse_path} does not exist")
+    try:
+        conn = connect_for_writing(settings.warehouse_path, config={}, wait=settings.lock_wait)
+    except WarehouseUnavailable as exc:
+        raise Failed(str(exc)) from None
+    places = Places(
+        raw_dir=settings.raw_dir, spool_dir=settings.webhook_spool_dir, etag_cache=settings.etag_cache,
+        lake=settings.lake_path, serving=settings.serving_path, aggregate_k=settings.aggregate_k,
+    )
+    try:
+        migrate(conn)
+        result = erase(conn, who.strip(), key=settings.pseudonym_key.reveal(), places=places)
+    except (ReceiverWriting, SpoolCorrupt) as exc:
+        raise Failed(f"{exc}; the stores before it are done, run forget again to finish") from None
+    finally:
+        conn.close()
+    if not result.person_known:
+        click.echo("the warehouse does not name this person: every store was searched for what was given")
+    for store, (rows, files) in result.stores.items():
+        click.echo(f"{store}: {counted(rows, 'row')} removed, {counted(files, 'file')} changed")
+    click.echo("erasure recorded in meta.erasures (when, how many, which stores; not whom)")

@@ -1,0 +1,91 @@
+"""A fetch drops the lines of people erased by `metrics-etl forget` (docs/privacy.md).
+
+Inside a report's landing transaction, before it commits: the people the report's days name
+are tested against the erased people's keyed hashes, the rows of those who match leave every
+table (warehouse.erasure), the team days are counted again without them (the landing computes
+its agent days and rollups after this), and the archive files of this fetch are written again
+without their lines. So an erased person never lands again, and the aggregate report's
+figures, which the service computes, stay as the service gave them.
+
+A snapshot's listings are filtered before they land (`without_forgotten`): a seat or a member
+naming an erased person goes, an issue they wrote stays without its author. Its ETag cache
+entries naming them are removed after it (`forget_cached`): the next snapshot asks for those
+listings whole again, and no cached copy keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipelines.ingest.rewrite import rewrite_without
+from pipelines.warehouse.erasure import (
+    PERSON_TABLES,
+    Forgotten,
+    ScopeDay,
+    archive_files,
+    erase_rows,
+    people_in,
+    record_rewrite,
+    refresh_team_days,
+)
+
+
+def drop_forgotten(
+    conn: duckdb.DuckDBPyConnection, forgotten: Forgotten, *, first_day: date, last_day: date, fetched_at: datetime
+) -> int:
+    """Remove the erased people this landing brought back; how many rows went (0: nobody)."""
+    people = people_in(conn, forgotten, first_day=first_day, last_day=last_day)
+    removed = 0
+    days: set[ScopeDay] = set()
+    for person in people:
+        erased = erase_rows(conn, person, first_day=first_day, last_day=last_day)
+        removed += sum(erased.rows.values())
+        days |= erased.days
+    if not people:
+        return 0
+    for scope, scope_name in {(scope, scope_name) for scope, scope_name, _ in days}:
+        refresh_team_days(conn, scope=scope, scope_name=scope_name, start_day=first_day, end_day=last_day)
+    for path, sha in archive_files(conn, first_day=first_day, last_day=last_day, fetched_at=[fetched_at]):
+        done = rewrite_without(Path(path), forgotten.names_line)
+        if done is None:
+            continue
+        record_rewrite(
+            conn, previous=(path, sha), path=str(done.path), sha256=done.sha256, size=done.bytes,
+            lines_removed=done.lines_removed, reason="ingest",
+        )
+        # Whether this landing commits or not, nothing should keep the file that names them.
+        if done.path != Path(path):
+            Path(path).unlink(missing_ok=True)
+    return removed
+
+
+def without_forgotten(
+    frames: Mapping[str, pl.DataFrame], forgotten: Forgotten, *, schema: str
+) -> dict[str, pl.DataFrame]:
+    """The frames (table name in `schema` → rows) without the erased people: a row naming one goes,
+    or stays without them where the table keeps such rows (an issue loses its author)."""
+    person_tables = {t.name: t for t in PERSON_TABLES}
+    kept = dict(frames)
+    for name, frame in frames.items():
+        person_table = person_tables.get(f"{schema}.{name}")
+        if person_table is None or frame.height == 0:
+            continue
+        columns = (person_table.id_column, person_table.login_column)
+        rows = list(zip(frame[columns[0]].to_list(), frame[columns[1]].to_list(), strict=True))
+        # Each person once: a listing names thousands of people, few of them twice.
+        named = {row: forgotten.names(*row) for row in set(rows)}
+        mask = pl.Series([named[row] for row in rows], dtype=pl.Boolean)
+        if not mask.any():
+            continue
+        if person_table.anonymize:
+            kept[name] = frame.with_columns(
+                pl.when(mask).then(None).otherwise(pl.col(column)).alias(column) for column in columns
+            )
+        else:
+            kept[name] = frame.filter(~mask)
+    return kept

@@ -1,0 +1,169 @@
+"""`metrics-etl forget`: one person out of every store of the data home (docs/privacy.md).
+
+Store by store, each in its own transaction or by atomic renames, and each recorded in
+meta.erasures when done (when, how many rows and files, which store; never whom):
+
+1. the webhook spool: loaded (the person's deliveries passed without landing), then its fully
+   loaded segments removed; a segment a running receiver still writes that names the person
+   stops the erasure, which is run again once the receiver is stopped;
+2. the raw archive: every file of a user-level report naming the person written again without
+   their lines, its new path and sha256 recorded with its lineage;
+3. the ETag cache: every cached listing naming the person;
+4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
+   lines, webhook deliveries), and what is derived from their days computed again (agent and
+   team days, the rollups), the lake partitions of both marked changed;
+5. the lake and the serving databases (the aggregate and pseudonymous tiers too): published
+   again, then every version of the lake but the newest removed at once (`remove_unpublished_files`).
+
+The person's keyed hashes are recorded first, so later fetches drop them on ingest, and a
+crash at any step is mended by running the same command again: each step finds what is left.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from pipelines.ingest.rewrite import rewrite_without
+from pipelines.service import forget_cached
+from pipelines.warehouse.erasure import (
+    Forgotten,
+    Person,
+    archive_files,
+    erase_rows,
+    find_person,
+    load_forgotten,
+    record_rewrite,
+    refresh_derived,
+    remember,
+)
+from pipelines.warehouse.lake import publish, remove_unpublished_files
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from pipelines.warehouse.sql import rollback, run_sql
+from pipelines.webhooks.load import load_spool, prune_spool
+from pipelines.webhooks.segments import read_segment, segments
+
+__all__ = ["ErasureResult", "ReceiverWriting", "forget"]
+
+
+class ReceiverWriting(Exception):
+    """A spool segment still being written names the person: the receiver must stop first."""
+
+
+@dataclass(frozen=True)
+class Places:
+    raw_dir: Path
+    spool_dir: Path
+    etag_cache: Path | None
+    lake: Path
+    serving: Path
+    aggregate_k: int
+
+
+@dataclass
+class ErasureResult:
+    person_known: bool  # the warehouse held the person (else only the given half was looked for)
+    stores: dict[str, tuple[int, int]] = field(default_factory=dict)  # store -> (rows, files)
+
+
+def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Places) -> ErasureResult:
+    """Erase the person `who` (a login or a user id) from every store; what each store lost."""
+    person = find_person(conn, who)
+    remember(conn, key.encode(), person)
+    result = ErasureResult(person_known=person.user_id is not None and person.login is not None)
+    erasure = _Erasure(conn, uuid.uuid4().hex, result)
+    pattern = re.compile(person.text_pattern().encode())
+
+    erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, pattern, load_forgotten(conn, key)))
+    erasure.step("raw archive", lambda: _archive(conn, pattern))
+    erasure.step(
+        "etag cache",
+        lambda: (0, forget_cached(places.etag_cache, lambda body: pattern.search(body) is not None))
+        if places.etag_cache is not None else (0, 0),
+    )
+    erasure.step("warehouse", lambda: _warehouse(conn, person))
+    erasure.step("lake and serving databases", lambda: _lake(conn, places, key))
+    return result
+
+
+class _Erasure:
+    def __init__(self, conn: duckdb.DuckDBPyConnection, erasure_id: str, result: ErasureResult) -> None:
+        self._conn, self._id, self._result = conn, erasure_id, result
+
+    def step(self, store: str, action: Callable[[], tuple[int, int]]) -> None:
+        started = datetime.now(UTC)
+        rows, files = action()
+        run_sql(
+            self._conn, "privacy/record_erasure.sql", erasure_id=self._id, store=store, started_at=started,
+            rows=rows, files=files,
+        )
+        self._result.stores[store] = (rows, files)
+
+
+def _spool(
+    conn: duckdb.DuckDBPyConnection, spool_dir: Path, pattern: re.Pattern[bytes], forgotten: Forgotten | None
+) -> tuple[int, int]:
+    loaded = load_spool(conn, spool_dir, forgotten=forgotten)
+    pruned = prune_spool(conn, spool_dir)
+    for segment in segments(spool_dir):
+        if any(pattern.search(spooled.record.payload) for spooled in read_segment(segment)):
+            raise ReceiverWriting(
+                f"the webhook receiver is still writing the spool segment {segment}, which names the person: stop "
+                "the receiver, run `metrics-etl forget` again, then start the receiver"
+            )
+    return loaded.erased, len(pruned)
+
+
+def _archive(conn: duckdb.DuckDBPyConnection, pattern: re.Pattern[bytes]) -> tuple[int, int]:
+    """Each file written again in its own step: renamed into place, recorded, the old one removed."""
+    # Files a crash left behind after their new version was recorded go first.
+    for (previous,) in run_sql(conn, "privacy/select_superseded_archive_files.sql"):
+        Path(previous).unlink(missing_ok=True)
+    lines = files = 0
+    for path, sha in archive_files(conn):
+        if not Path(path).is_file():
+            continue  # removed by retention, or never kept here
+        done = rewrite_without(Path(path), lambda line: pattern.search(line) is not None)
+        if done is None:
+            continue
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            record_rewrite(
+                conn, previous=(path, sha), path=str(done.path), sha256=done.sha256, size=done.bytes,
+                lines_removed=done.lines_removed, reason="erasure",
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+        if done.path != Path(path):
+            Path(path).unlink(missing_ok=True)
+        lines, files = lines + done.lines_removed, files + 1
+    return lines, files
+
+
+def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, int]:
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        erased = erase_rows(conn, person)
+        refresh_derived(conn, erased.days)
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+    # The deleted rows' blocks are written over as the file is checkpointed and reused.
+    conn.execute("CHECKPOINT")
+    return sum(erased.rows.values()), 0
+
+
+def _lake(conn: duckdb.DuckDBPyConnection, places: Places, key: str) -> tuple[int, int]:
+    result = publish(conn, lake=places.lake, serving=places.serving, k=places.aggregate_k)
+    publish_pseudonymous(conn, serving=places.serving, key=key)
+    removed = remove_unpublished_files(places.lake)
+    return 0, result.partitions_written + result.partitions_removed + len(removed)

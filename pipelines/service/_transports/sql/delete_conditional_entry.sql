@@ -1,0 +1,1 @@
+DELETE FROM conditional_cache WHERE key = ?

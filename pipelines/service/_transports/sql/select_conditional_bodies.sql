@@ -1,0 +1,1 @@
+SELECT key, body FROM conditional_cache

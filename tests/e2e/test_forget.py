@@ -1,0 +1,186 @@
+"""`metrics-etl forget` as a person runs it, against the emulator over loopback: afterwards no file
+of the data home names the person, read the way a reader would (the archive decompressed, every
+DuckDB table and view and every Parquet column as text), and fetching the same days again does
+not bring them back, nor does today's snapshot of the service, which still lists them. Retention
+removes exactly the expired days."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from emulator import EmulatorConfig, running_emulator
+from pipelines.webhooks.segments import SEGMENT_SUFFIX, SpoolRecord, encode_record
+from tests._emulator import environ_for
+
+CLI = str(Path(sys.executable).parent / "metrics-etl")
+KEY = "a-test-pseudonym-key-of-some-length"
+
+
+def _env(home: Path, emu: object, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
+    env.update(METRICS_HOME=str(home), METRICS_PSEUDONYM_KEY=KEY, **environ_for(emu), **extra)  # type: ignore[arg-type]
+    return env
+
+
+def _cli(env: dict[str, str], home: Path, *args: str) -> str:
+    done = subprocess.run([CLI, *args], env=env, cwd=home, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def _texts_of_duckdb(path: Path) -> list[str]:
+    """Every value of every table and view of the database, as text."""
+    texts = []
+    with duckdb.connect(str(path), read_only=True) as conn:
+        relations = conn.execute(
+            "SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT temporary UNION ALL "
+            "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary"
+        ).fetchall()
+        for schema, name in relations:
+            columns = [row[0] for row in conn.execute(f'DESCRIBE "{schema}"."{name}"').fetchall()]
+            for column in columns:
+                query = f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM "{schema}"."{name}"'
+                texts.extend(value for (value,) in conn.execute(query).fetchall() if value is not None)
+    return texts
+
+
+def _texts_of_parquet(path: Path) -> list[str]:
+    table = pq.read_table(path)
+    return [str(value) for column in table.columns for value in column.to_pylist() if value is not None]
+
+
+def _scan(home: Path, pattern: re.Pattern[str]) -> list[str]:
+    """Where under `home` the pattern is found, each file read as a reader reads it."""
+    found = []
+    for path in sorted(p for p in home.rglob("*") if p.is_file()):
+        if path.suffix == ".duckdb":
+            texts = _texts_of_duckdb(path)
+        elif path.suffix == ".parquet":
+            texts = _texts_of_parquet(path)
+        elif path.suffix == ".zst":
+            unpacked = zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes())
+            texts = [unpacked.decode(errors="replace")]
+        else:
+            texts = [path.read_bytes().decode(errors="replace")]
+        if any(pattern.search(text) for text in texts):
+            found.append(str(path.relative_to(home)))
+    return found
+
+
+def _agent_users(home: Path, user_id: int) -> tuple[dict[tuple[object, ...], int], set[tuple[object, ...]]]:
+    """bi.agent_usage_daily's users per scope, day and agent, and the keys the person counts in."""
+    with duckdb.connect(str(home / "serving.duckdb"), read_only=True) as conn:
+        users = conn.execute(
+            "SELECT scope, scope_name, day, agent_id, agent_users FROM bi.agent_usage_daily"
+        ).fetchall()
+        theirs = conn.execute(
+            "SELECT DISTINCT scope, scope_name, day, agent_id FROM core.agent_activity"
+            " WHERE level = 'user' AND user_id = ?", [user_id],
+        ).fetchall()
+    return {row[:4]: row[4] for row in users}, set(theirs)
+
+
+def _spool_a_delivery_naming(spool: Path, login: str, user_id: int) -> None:
+    spool.mkdir(parents=True, exist_ok=True)
+    sender = f'{{"login":"{login}","id":{user_id}}}'
+    payload = f'{{"action":"opened","sender":{sender},"repository":{{"full_name":"acme/r"}}}}'
+    record = SpoolRecord("delivery-1", "issues", datetime.now(UTC).isoformat(), payload.encode())
+    (spool / f"{1:020d}-1-0001{SEGMENT_SUFFIX}").write_bytes(encode_record(record))
+
+
+@pytest.fixture(scope="module")
+def emu():
+    with running_emulator(EmulatorConfig(seed=31, users=14, repos=2, issues_per_repo=2)) as running:
+        yield running
+
+
+def test_after_forget_no_file_of_the_data_home_names_the_person_and_a_rerun_does_not_bring_them_back(tmp_path, emu):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _env(home, emu)
+    today = datetime.now(UTC).date()
+    first, last = (today - timedelta(days=9)).isoformat(), (today - timedelta(days=5)).isoformat()
+    _cli(env, home, "run", "--from", first, "--to", last)
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        login, user_id = conn.execute(
+            "SELECT u.user_login, u.user_id FROM core.user_daily_totals AS u JOIN snapshots.seats AS s USING (user_id)"
+            " WHERE u.user_login LIKE 'dev-%' AND u.user_id IN (SELECT user_id FROM core.agent_activity)"
+            " ORDER BY u.user_id LIMIT 1"
+        ).fetchone()
+    agent_users_before, theirs = _agent_users(home, user_id)
+    assert theirs, "the person ran an agent on some day"
+    _spool_a_delivery_naming(home / "spool", login, user_id)
+    pattern = re.compile(rf"(?i)(?<![0-9a-z]){re.escape(login)}(?![0-9a-z])|(?<![0-9A-Za-z]){user_id}(?![0-9A-Za-z])")
+    assert _scan(home, pattern), "the person is in the data home before the erasure"
+
+    said = _cli(env, home, "forget", login)
+    assert "warehouse:" in said and "raw archive:" in said
+
+    assert _scan(home, pattern) == []
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        stores = {row[0] for row in conn.execute("SELECT store FROM meta.erasures").fetchall()}
+        rewritten = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'erasure'").fetchone()[0]
+    assert stores == {"webhook spool", "raw archive", "etag cache", "warehouse", "lake and serving databases"}
+    assert rewritten > 0
+    # The views still equal what the rows left say: one user fewer where the person was counted.
+    # (Read as 0: the row of an agent only they used that day, gone; NULL, a day no user left
+    # carried the agent array on.)
+    agent_users_after, _ = _agent_users(home, user_id)
+    assert set(agent_users_after) <= set(agent_users_before)
+    assert {key: agent_users_after.get(key) or 0 for key in theirs} == {
+        key: agent_users_before[key] - 1 for key in theirs
+    }
+    assert {key: agent_users_after[key] for key in agent_users_before if key not in theirs} == {
+        key: users for key, users in agent_users_before.items() if key not in theirs
+    }
+
+    # The same days again, today's snapshot with them: the service still lists the person.
+    _cli(env, home, "run", "--from", first, "--to", last)
+    assert _scan(home, pattern) == []
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        dropped = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'ingest'").fetchone()[0]
+        others = conn.execute("SELECT count(DISTINCT user_id) FROM core.user_daily_totals").fetchone()[0]
+        seats = conn.execute("SELECT count(*) FROM snapshots.seats WHERE snapshot_day = ?", [today]).fetchone()[0]
+    assert dropped > 0 and others > 0 and seats > 0
+
+
+def test_forget_without_the_key_says_what_to_set_in_one_line(tmp_path, emu):
+    env = _env(tmp_path, emu)
+    env.pop("METRICS_PSEUDONYM_KEY")
+    done = subprocess.run([CLI, "forget", "dev-00001"], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("metrics-etl forget: METRICS_PSEUDONYM_KEY is not set")
+
+
+def test_retention_removes_exactly_the_expired_days(tmp_path, emu):
+    home = tmp_path / "home"
+    home.mkdir()
+    today = datetime.now(UTC).date()
+    days = [today - timedelta(days=n) for n in range(9, 4, -1)]
+    env = _env(home, emu)
+    _cli(env, home, "run", "--from", days[0].isoformat(), "--to", days[-1].isoformat(), "--no-latest", "--no-snapshots")
+    # Kept: the last 7 days before today, so days[0] and days[1] (9 and 8 days old) expire.
+    _cli(_env(home, emu, METRICS_RETENTION_DAYS="7"), home, "publish")
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        user_days = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.user_daily_totals").fetchall()}
+        user_detail = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.breakdowns WHERE level = 'user'")
+                       .fetchall()}
+        aggregate_days = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.daily_totals").fetchall()}
+        files = conn.execute("SELECT archive_path, report_end_day FROM raw.report_files").fetchall()
+    assert user_days == user_detail == set(days[2:])
+    assert aggregate_days == set(days)
+    assert {Path(path).exists() for path, end in files if end < days[2]} == {False}
+    assert {Path(path).exists() for path, end in files if end >= days[2]} == {True}
+    lake_days = {p.name.split("=", 1)[1] for p in (home / "lake" / "current" / "core.user_daily_totals").iterdir()}
+    assert lake_days == {"__HIVE_DEFAULT_PARTITION__"} | {d.isoformat() for d in days[2:]}

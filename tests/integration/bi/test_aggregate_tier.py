@@ -1,0 +1,157 @@
+"""The aggregate tier on reports the emulator served over loopback: it names nobody, shows no
+group under k (a suppressed row says so, its figures NULL), and where nothing was suppressed its
+figures are the full tier's, per day and per 28-day period. The pseudonymous tier keys each
+user by a keyed HMAC of their id, alike in every publish, and names nobody either."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.service import ReportRef
+from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
+from pipelines.warehouse.lake import publish
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from tests.integration.bi._landed import landed_warehouse
+from tests.integration.ingest.conftest import TODAY
+
+DAYS = [TODAY - timedelta(days=n) for n in (7, 6, 5)]
+# Each table's full-tier relation its figures equal, its key, and the count that decides its
+# suppression (scope_periods sums the service's days: compared on its own below).
+FULL = {
+    "scope_daily": ("core.daily_totals", ("scope", "scope_name", "day"), "daily_active_users"),
+    "team_daily": ("bi.team_usage_daily", ("scope", "scope_name", "day", "team_id"), "reported_users"),
+    "agent_daily": ("bi.agent_usage_daily", ("scope", "scope_name", "day", "agent_id"), "agent_users"),
+    "scope_periods": (None, ("scope", "scope_name", "period_index"), "monthly_active_users"),
+    "team_periods": ("bi.team_usage_periods", ("scope", "scope_name", "period_index", "team_id"), "active_users"),
+    "agent_periods": ("bi.agent_usage_periods", ("scope", "scope_name", "period_index", "agent_id"), "agent_users"),
+}
+# Columns that name a row rather than tell a figure.
+_NAMING = ("suppressed", "is_final", "team_slug", "agent_name", "period_start", "period_end")
+
+
+@pytest.fixture(scope="module")
+def landed(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+    refs = [ReportRef("organization", "acme", "1-day", level, day) for day in DAYS for level in ("aggregate", "user")]
+    return landed_warehouse(tmp_path_factory, "aggregate", seed=81, users=150, dialect="service", refs=refs)
+
+
+def _published(conn: duckdb.DuckDBPyConnection, root: Path, k: int) -> duckdb.DuckDBPyConnection:
+    serving = root / "serving.duckdb"
+    publish(conn, lake=root / "lake", serving=serving, k=k, full=True)
+    return duckdb.connect(str(aggregate_serving(serving)), read_only=True)
+
+
+def _figures(conn: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    columns = [row[0] for row in conn.execute(f"DESCRIBE aggregate.{name}").fetchall()]
+    return [c for c in columns if c not in (*FULL[name][1], *_NAMING)]
+
+
+def test_every_table_of_the_tier_is_tested() -> None:
+    assert set(AGGREGATE_TABLES) == set(FULL)
+
+
+def test_the_tier_names_nobody(landed, tmp_path):
+    people = landed.execute(
+        "SELECT DISTINCT CAST(user_id AS VARCHAR), user_login FROM core.user_daily_totals"
+    ).fetchall()
+    assert people
+    with _published(landed, tmp_path, k=5) as tier:
+        for name in AGGREGATE_TABLES:
+            columns = [row[0] for row in tier.execute(f"DESCRIBE aggregate.{name}").fetchall()]
+            assert not [c for c in columns if "user_id" in c or "login" in c]
+            values = {
+                value for column in columns
+                for (value,) in tier.execute(f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM aggregate.{name}')
+                .fetchall()
+            }
+            assert not values & {text for person in people for text in person}
+
+
+@pytest.mark.parametrize("k", [5, 12])
+def test_no_group_under_k_and_suppression_is_visible(landed, tmp_path, k):
+    with _published(landed, tmp_path, k=k) as tier:
+        for name, (_, _, count) in FULL.items():
+            figures = _figures(tier, name)
+            shown_under_k = tier.execute(
+                f"SELECT count(*) FROM aggregate.{name} WHERE NOT suppressed AND ({count} < ? OR {count} IS NULL)", [k]
+            ).fetchone()[0]
+            assert shown_under_k == 0
+            leaked = " OR ".join(f'"{f}" IS NOT NULL' for f in figures)
+            leaking = f"SELECT count(*) FROM aggregate.{name} WHERE suppressed AND ({leaked})"
+            assert tier.execute(leaking).fetchone() == (0,)
+        suppressed = tier.execute("SELECT count(*) FROM aggregate.agent_daily WHERE suppressed").fetchone()[0]
+    assert suppressed > 0, "the emulator's data has agents used by fewer than k people"
+
+
+def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_path):
+    # k = 2: the emulator's agents have a few users a day each, and every table shows some rows.
+    with _published(landed, tmp_path, k=2) as tier:
+        for name, (full, key, _) in FULL.items():
+            if full is None:
+                continue
+            figures = _figures(tier, name)
+            shown = tier.execute(
+                f"SELECT {', '.join(key + tuple(figures))} FROM aggregate.{name} WHERE NOT suppressed ORDER BY ALL"
+            ).fetchall()
+            assert shown, f"aggregate.{name} shows some rows"
+            keys = {row[: len(key)] for row in shown}
+            expected = [
+                row for row in landed.execute(f"SELECT {', '.join(key + tuple(figures))} FROM {full} ORDER BY ALL")
+                .fetchall() if row[: len(key)] in keys
+            ]
+            assert shown == expected
+        totals = tier.execute(
+            "SELECT sum(user_initiated_interaction_count) FROM aggregate.scope_daily WHERE NOT suppressed"
+        ).fetchone()[0]
+        periods = tier.execute(
+            "SELECT scope, scope_name, period_start, period_end, report_days, user_initiated_interaction_count,"
+            " loc_added_sum FROM aggregate.scope_periods WHERE NOT suppressed ORDER BY ALL"
+        ).fetchall()
+    assert totals == landed.execute("SELECT sum(user_initiated_interaction_count) FROM core.daily_totals").fetchone()[0]
+    assert periods, "aggregate.scope_periods shows some rows"
+    for scope, scope_name, start, end, *figures in periods:
+        assert figures == list(landed.execute(
+            "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.daily_totals"
+            " WHERE scope = ? AND scope_name = ? AND day BETWEEN ? AND ?", [scope, scope_name, start, end],
+        ).fetchone())
+
+
+def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_nobody(landed, tmp_path):
+    key = "a-pseudonym-key-of-some-length"
+    serving = tmp_path / "serving.duckdb"
+    people = landed.execute("SELECT DISTINCT user_id, user_login FROM core.user_daily_totals").fetchall()
+    rows = landed.execute(
+        "SELECT scope, scope_name, day, user_id, user_initiated_interaction_count FROM core.user_daily_totals"
+    ).fetchall()
+    expected = sorted(
+        (scope, name, day, hmac.new(key.encode(), f"pseudonym:{user_id}".encode(), hashlib.sha256).hexdigest(), n)
+        for scope, name, day, user_id, n in rows
+    )
+
+    published = []
+    for _ in range(2):
+        database = publish_pseudonymous(landed, serving=serving, key=key)
+        with duckdb.connect(str(database), read_only=True) as tier:
+            columns = [row[0] for row in tier.execute("DESCRIBE pseudonymous.user_daily").fetchall()]
+            published.append(sorted(tier.execute(
+                "SELECT scope, scope_name, day, pseudonym, user_initiated_interaction_count"
+                " FROM pseudonymous.user_daily"
+            ).fetchall()))
+            values = {
+                value for column in columns
+                for (value,) in tier.execute(
+                    f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM pseudonymous.user_daily'
+                ).fetchall()
+            }
+        assert not [c for c in columns if "user_id" in c or "login" in c]
+        assert not values & {str(text) for person in people for text in person}
+    assert published[0] == published[1] == expected
+    # The key is in no file the tier wrote.
+    files = [path for path in (tmp_path / "pseudonymous").rglob("*") if path.is_file()]
+    assert files and not [path for path in files if key.encode() in path.read_bytes()]
