@@ -249,12 +249,18 @@ def tables(
     ]
 
 
+def _partition_words(t: Table) -> str:
+    if t.partition is None:
+        return "whole"
+    return f"{t.partition}, a file a month" if t.lake_grain == "month" else t.partition
+
+
 def markdown() -> str:
     """The catalog as the table docs/architecture.md shows (tests hold the two equal)."""
     rows = ["| table | one row per | lake partition | written by | Dagster asset | what |", "|---|---|---|---|---|---|"]
     for t in TABLES:
         rows.append(
-            f"| `{t.name}` | {', '.join(t.grain)} | {t.partition or 'whole'} | {t.writer} | {t.asset or '-'} "
+            f"| `{t.name}` | {', '.join(t.grain)} | {_partition_words(t)} | {t.writer} | {t.asset or '-'} "
             f"| {t.description} |"
         )
     return "\n".join(rows)

@@ -6,7 +6,8 @@ the previous version, writing the changed ones, and what it says back.
 Every core, raw, snapshots and events table is written under LAKE_PATH as zstd Parquet, in a
 version of the lake (`_versions`: `LAKE/publish=<N>/`, made visible whole by one rename). Tables
 with a day are hive-partitioned by it (`core.breakdowns/day=2026-11-01/data.parquet`, snapshots
-by `snapshot_day`, webhook deliveries by the UTC day they were received). Writers mark the
+by `snapshot_day`, webhook deliveries by the UTC day they were received), the small ones (the
+catalog's `lake_grain="month"`) by month, their day kept in the file. Writers mark the
 partitions they change in meta.lake_changes (in their own transactions); a publish writes only
 those and the small unpartitioned tables into the new version, and hard-links every other
 partition file of the previous one: its cost follows what the run changed, plus one link and
