@@ -125,6 +125,7 @@ def _stage_clock() -> _StageClock:
     clock.wrap(_pipeline, "transform_records", "transform (rules, long form)")
     clock.wrap(replace.ReportLanding, "insert", "landing (DuckDB inserts)")
     clock.wrap(replace, "_check", "checks (the report's slice)")
+    clock.wrap(replace, "refresh_rollups", "rollups (the bi views' daily rollups of the report's days)")
     for method in ("land", "file_done", "record_fetch", "record_drift"):
         clock.wrap(report._Lander, method, "tally (days, agents, fetches, drift)")
     clock.wrap(report, "fetch_user_teams", "user-teams report")

@@ -204,6 +204,7 @@ def ingest_report(
                 lander.restart(item.file_index)
             else:
                 lander.file_done(item)
+            del item  # landed: not held while the next batch is awaited
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
         fetch_rows_landed = lander.record_fetch()

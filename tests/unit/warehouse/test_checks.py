@@ -42,3 +42,18 @@ def test_a_duplicate_and_a_negative_count_are_found_in_their_slice_only(conn):
     ]
     assert all(o.passed for o in run_checks(conn, checks, where="other", **other))
     assert not any(o.passed for o in run_checks(conn, checks, where="whole history", **WHOLE_HISTORY))
+
+
+def test_the_grain_check_compares_whole_keys_nulls_alike(conn):
+    # Two ide rows of one user and day (feature, language and model NULL in both) are one key
+    # twice; rows differing in one key member, or NULL against a value, are two keys.
+    rows = [("vscode", None), ("vscode", None), ("jetbrains", None), ("jetbrains", "chat"), ("vim", "chat")]
+    for ide, feature in rows:
+        conn.execute(
+            "INSERT INTO core.breakdowns (scope, scope_name, level, day, user_id, kind, ide, feature) "
+            "VALUES ('organization', 'acme', 'user', ?, 7, 'ide', ?, ?)",
+            [DAY, ide, feature],
+        )
+    acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
+    (found,) = run_checks(conn, [_check("grain_is_unique", "breakdowns")], where="acme", **acme)
+    assert (found.failures, found.detail) == (1, "acme 2026-11-01 ide")
