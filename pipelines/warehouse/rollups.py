@@ -24,16 +24,37 @@ __all__ = ["ROLLUPS", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
 ROLLUPS = tuple(tables(writer="rollup"))
 
 
+# The rollups' joins and windows over a scope's days (and 27 before them) run at the end of a
+# landing, whose memory limit (64 MB, sql/ingest/limit_resources.sql) is sized for its batches
+# and by then holds the transaction's rows: the demo's week of reports ran out of it there.
+_ROLLUP_MEMORY = 256 * 2**20
+_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def _bytes(setting: str) -> float:
+    """DuckDB's memory_limit as it shows it ('61.0 MiB', '18.8 GiB') in bytes."""
+    number, unit = setting.split()
+    return float(number) * _UNITS[unit]
+
+
 def refresh_rollups(
     conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
 ) -> None:
     """Compute every rollup again for the scope's days (inside the caller's transaction)."""
-    for rollup in ROLLUPS:
-        last = end_day + timedelta(days=rollup.trail)
-        days: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": last}
-        run_sql(conn, "warehouse/delete_rollup_days.sql", identifiers={"table": rollup.name}, **days)
-        run_sql(conn, f"rollups/{rollup.table}.sql", **days)
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[rollup.name], start_day=start_day, end_day=last)
+    ((limit,),) = run_sql(conn, "warehouse/select_memory_limit.sql")
+    raised = _bytes(limit) < _ROLLUP_MEMORY
+    if raised:
+        run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=f"{_ROLLUP_MEMORY // 2**20}MB")
+    try:
+        for rollup in ROLLUPS:
+            last = end_day + timedelta(days=rollup.trail)
+            days: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": last}
+            run_sql(conn, "warehouse/delete_rollup_days.sql", identifiers={"table": rollup.name}, **days)
+            run_sql(conn, f"rollups/{rollup.table}.sql", **days)
+            run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[rollup.name], start_day=start_day, end_day=last)
+    finally:
+        if raised:
+            run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=limit)
 
 
 def rollups_checksum() -> str:
