@@ -11,14 +11,13 @@ SELECT
     t.scope_name,
     t.day,
     t.team_id,
-    coalesce(dt.slug, l.slug) AS team_slug,
+    coalesce(dt.slug, CAST(t.team_id AS VARCHAR)) AS team_slug,
     t.agent_id,
     coalesce(da.agent_name, t.agent_id) AS agent_name,
     t.agent_users,
     t.agent_job_starts,
     t.is_final
 FROM core.team_agent_days AS t
-LEFT JOIN core.team_days AS l USING (scope, scope_name, day, team_id)
 LEFT JOIN core.dim_team AS dt ON dt.scope = t.scope AND dt.scope_name = t.scope_name AND dt.team_id = t.team_id
 LEFT JOIN core.dim_agent AS da ON da.agent_id = t.agent_id;
 
