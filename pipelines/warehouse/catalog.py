@@ -157,6 +157,10 @@ TABLES: tuple[Table, ...] = (
           "Rollup: a day's listed, active and agent users of each team counted by how many days back the team "
           "last counted them so.",
           partition="day", lake_grain="month", writer="rollup", trail=27),
+    Table("core", "team_window_users", ("scope", "scope_name", "day", "team_id"),
+          "Rollup: each team's distinct listed, active and agent users over the 28 days ending on each day, "
+          "from core.team_reach: a 28-day period of bi.team_usage_periods is one row a team.",
+          partition="day", lake_grain="month", writer="rollup", trail=54),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",
           partition="day", lake_grain="month", asset="usage", replaces="days"),

@@ -19,17 +19,12 @@ WITH bounds AS (
     SELECT t.*, (b.last_day - t.day) // 28 AS period_index
     FROM core.team_report_days AS t, bounds AS b
 ), reach AS (
-    -- Distinct users over the period, from core.team_reach: each user once, on their first day d
-    -- of the period counted so, which starts on day s: users_since[d - s + 1], d - s + 1 being
-    -- 28 - (last_day - d) % 28.
-    SELECT scope, scope_name, period_index, team_id,
-           CAST(sum(first_days) FILTER (WHERE counted = 'member') AS BIGINT) AS members,
-           CAST(sum(first_days) FILTER (WHERE counted = 'active') AS BIGINT) AS active_users,
-           CAST(sum(first_days) FILTER (WHERE counted = 'agent') AS BIGINT) AS agent_users
-    FROM (SELECT r.scope, r.scope_name, r.team_id, r.counted, (b.last_day - r.day) // 28 AS period_index,
-                 r.users_since[28 - (b.last_day - r.day) % 28] AS first_days
-          FROM core.team_reach AS r, bounds AS b)
-    GROUP BY ALL
+    -- Distinct users over the period: the rollup core.team_window_users, of the 28 days ending on
+    -- the period's last day (one row a team and period).
+    SELECT w.scope, w.scope_name, (b.last_day - w.day) // 28 AS period_index, w.team_id,
+           w.members, w.active_users, w.agent_users
+    FROM core.team_window_users AS w, bounds AS b
+    WHERE w.day <= b.last_day AND (b.last_day - w.day) % 28 = 0
 ), measured AS (
     SELECT t.scope, t.scope_name, t.period_index, t.team_id,
            count(*) AS listed_days,
@@ -39,16 +34,12 @@ WITH bounds AS (
            CAST(sum(t.user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
            CAST(sum(t.code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
            CAST(sum(t.code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
-           sum(t.ai_credits_used) AS ai_credits_used
+           sum(t.ai_credits_used) AS ai_credits_used,
+           -- Each final day's active users of the team: the series the change rule weighs.
+           sum(t.active_users) FILTER (WHERE t.membership_final) AS active_user_days,
+           sum(t.active_users * t.active_users) FILTER (WHERE t.membership_final) AS active_user_days_squares
     FROM team_days AS t
     LEFT JOIN reach AS r USING (scope, scope_name, period_index, team_id)
-    GROUP BY ALL
-), active_series AS (
-    -- Each final day's active users of the team: the series the change rule weighs.
-    SELECT scope, scope_name, period_index, team_id,
-           sum(active_users) AS active_user_days, sum(active_users * active_users) AS active_user_days_squares
-    FROM team_days
-    WHERE membership_final
     GROUP BY ALL
 ), periods AS (
     SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE membership_final) AS compared_days
@@ -81,20 +72,20 @@ SELECT
         AS active_users_change,
     tp.compared_days,
     pp.compared_days AS previous_compared_days,
-    CASE WHEN tp.compared_days > 0 THEN coalesce(ts.active_user_days, 0) / tp.compared_days END
+    CASE WHEN tp.compared_days > 0 THEN coalesce(m.active_user_days, 0) / tp.compared_days END
         AS active_users_per_day,
-    CASE WHEN pp.compared_days > 0 THEN coalesce(ps.active_user_days, 0) / pp.compared_days END
+    CASE WHEN pp.compared_days > 0 THEN coalesce(prev.active_user_days, 0) / pp.compared_days END
         AS previous_active_users_per_day,
     coalesce(tp.compared_days >= bi.min_compared_days() AND pp.compared_days >= bi.min_compared_days(), FALSE)
         AS comparable,
-    bi.change_low(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
-                  coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+    bi.change_low(coalesce(m.active_user_days, 0), coalesce(m.active_user_days_squares, 0), tp.compared_days,
+                  coalesce(prev.active_user_days, 0), coalesce(prev.active_user_days_squares, 0), pp.compared_days)
         AS active_users_per_day_change_low,
-    bi.change_high(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
-                   coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+    bi.change_high(coalesce(m.active_user_days, 0), coalesce(m.active_user_days_squares, 0), tp.compared_days,
+                   coalesce(prev.active_user_days, 0), coalesce(prev.active_user_days_squares, 0), pp.compared_days)
         AS active_users_per_day_change_high,
-    bi.change_call(coalesce(ts.active_user_days, 0), coalesce(ts.active_user_days_squares, 0), tp.compared_days,
-                   coalesce(ps.active_user_days, 0), coalesce(ps.active_user_days_squares, 0), pp.compared_days)
+    bi.change_call(coalesce(m.active_user_days, 0), coalesce(m.active_user_days_squares, 0), tp.compared_days,
+                   coalesce(prev.active_user_days, 0), coalesce(prev.active_user_days_squares, 0), pp.compared_days)
         AS change
 FROM rows AS r
 CROSS JOIN bounds AS b
@@ -102,12 +93,6 @@ LEFT JOIN measured AS m USING (scope, scope_name, period_index, team_id)
 LEFT JOIN measured AS prev
     ON prev.scope = r.scope AND prev.scope_name = r.scope_name AND prev.team_id = r.team_id
    AND prev.period_index = r.period_index + 1
-LEFT JOIN active_series AS ts
-    ON ts.scope = r.scope AND ts.scope_name = r.scope_name AND ts.team_id = r.team_id
-   AND ts.period_index = r.period_index
-LEFT JOIN active_series AS ps
-    ON ps.scope = r.scope AND ps.scope_name = r.scope_name AND ps.team_id = r.team_id
-   AND ps.period_index = r.period_index + 1
 LEFT JOIN periods AS tp
     ON tp.scope = r.scope AND tp.scope_name = r.scope_name AND tp.period_index = r.period_index
 LEFT JOIN periods AS pp

@@ -1,5 +1,6 @@
 """The rollups: refreshed day by day as landings do, they equal a rebuild from all the facts, and
-a period's distinct users summed from the reach tables equal a count over the user rows."""
+a period's distinct users, summed from the reach tables or read from the team windows, equal a
+count over the user rows."""
 
 from __future__ import annotations
 
@@ -115,3 +116,8 @@ def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_use
         " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL", {"first": first, "last": last},
     ).fetchall()
     assert [r for r in team_reach if r[1] == "member"] == members
+    window = conn.execute(
+        "SELECT team_id, 'member', members FROM core.team_window_users WHERE day = $last AND members > 0 ORDER BY ALL",
+        {"last": last},
+    ).fetchall()
+    assert window == members
