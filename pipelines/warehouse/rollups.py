@@ -2,8 +2,9 @@
 
 Each rollup's rows for a scope's days are computed by `sql/rollups/<table>.sql` from the facts,
 inside the landing transaction that changed those days, and its lake partitions are marked for
-the next publish: a daily run refreshes one day (and, for the reach tables, the 27 after it,
-whose gaps it can change), never the history. When the files of sql/rollups/ change (their
+the next publish: a daily run refreshes one day (and the days after it that depend on it, the
+catalog's `trail`: 27 for the reach tables, whose gaps it can change, 54 for the team windows
+over them), never the history. When the files of sql/rollups/ change (their
 checksum, kept in meta.rollup_definitions), `migrate` rebuilds every rollup from the facts.
 """
 
