@@ -74,7 +74,13 @@ def emulator_process(tmp_path) -> Iterator[tuple[str, dict]]:
         yield base_url, json.loads(creds.read_text())
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            # Seen twice in full runs of this session (never alone): the emulator not stopping on
+            # SIGTERM after serving a download. Killed, so no orphan outlives the test.
+            process.kill()
+            process.wait(timeout=20)
 
 
 def test_newcomer_fetches_a_report_like_with_curl(emulator_process):
