@@ -22,7 +22,7 @@ import pyarrow as pa
 from pipelines.transform.schema import REPOS, USER_TEAMS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
-from pipelines.warehouse.rollups import refresh_rollups
+from pipelines.warehouse.rollups import end_of_landing_memory, refresh_rollups
 from pipelines.warehouse.sql import _statements, rollback, run_sql
 
 if TYPE_CHECKING:
@@ -238,7 +238,8 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
             start_day=report.start_day,
             end_day=report.end_day,
         )
-        landing.checks = _check(conn, report)
+        with end_of_landing_memory(conn):
+            landing.checks = _check(conn, report)
         run_sql(conn, "warehouse/drop_landed_keys.sql")
         conn.execute("COMMIT")
     except BaseException:

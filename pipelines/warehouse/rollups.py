@@ -11,6 +11,8 @@ checksum, kept in meta.rollup_definitions), `migrate` rebuilds every rollup from
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,14 +22,15 @@ from pipelines._paths import SQL_DIR
 from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.sql import rollback, run_sql
 
-__all__ = ["ROLLUPS", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
+__all__ = ["ROLLUPS", "end_of_landing_memory", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
 
 ROLLUPS = tuple(tables(writer="rollup"))
 
 
 # The rollups' joins and windows over a scope's days (and 27 before them) run at the end of a
 # landing, whose memory limit (64 MB, sql/ingest/limit_resources.sql) is sized for its batches
-# and by then holds the transaction's rows: the demo's week of reports ran out of it there.
+# and by then holds the transaction's rows: the demo's week of reports ran out of it there, in
+# the rollups and then in the checks after them.
 _ROLLUP_MEMORY = 256 * 2**20
 _UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
@@ -38,24 +41,32 @@ def _bytes(setting: str) -> float:
     return float(number) * _UNITS[unit]
 
 
-def refresh_rollups(
-    conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
-) -> None:
-    """Compute every rollup again for the scope's days (inside the caller's transaction)."""
+@contextmanager
+def end_of_landing_memory(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """At least 256 MB for the statements of the block (the rollups, then the landing's checks),
+    the limit that was set restored after it."""
     ((limit,),) = run_sql(conn, "warehouse/select_memory_limit.sql")
     raised = _bytes(limit) < _ROLLUP_MEMORY
     if raised:
         run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=f"{_ROLLUP_MEMORY // 2**20}MB")
     try:
+        yield
+    finally:
+        if raised:
+            run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=limit)
+
+
+def refresh_rollups(
+    conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
+) -> None:
+    """Compute every rollup again for the scope's days (inside the caller's transaction)."""
+    with end_of_landing_memory(conn):
         for rollup in ROLLUPS:
             last = end_day + timedelta(days=rollup.trail)
             days: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": last}
             run_sql(conn, "warehouse/delete_rollup_days.sql", identifiers={"table": rollup.name}, **days)
             run_sql(conn, f"rollups/{rollup.table}.sql", **days)
             run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[rollup.name], start_day=start_day, end_day=last)
-    finally:
-        if raised:
-            run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=limit)
 
 
 def rollups_checksum() -> str:
