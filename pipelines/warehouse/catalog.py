@@ -140,6 +140,10 @@ TABLES: tuple[Table, ...] = (
           "Rollup: each user-level report day's users (records, active, with the agent array, per surface) and "
           "sums, for the bi views.",
           partition="day", lake_grain="month", writer="rollup"),
+    Table("core", "organization_enterprise_days", ("scope", "scope_name", "day", "enterprise"),
+          "Rollup: the users an organization's user-level report shares with an enterprise's each day, which "
+          "says the enterprise the organization is in (bi.reconciliation).",
+          partition="day", lake_grain="month", writer="rollup"),
     Table("core", "team_report_days", ("scope", "scope_name", "day", "team_id"),
           "Rollup: each listed team's members, reported, active and agent users and their sums per day.",
           partition="day", lake_grain="month", writer="rollup"),
@@ -158,8 +162,9 @@ TABLES: tuple[Table, ...] = (
           "last counted them so.",
           partition="day", lake_grain="month", writer="rollup", trail=27),
     Table("core", "team_window_users", ("scope", "scope_name", "day", "team_id"),
-          "Rollup: each team's distinct listed, active and agent users over the 28 days ending on each day, "
-          "from core.team_reach: a 28-day period of bi.team_usage_periods is one row a team.",
+          "Rollup: each team's distinct listed, active and agent users over the 28 days ending on each day "
+          "(from core.team_reach) and the window's sums of its days: a 28-day period of bi.team_usage_periods "
+          "is one row a team.",
           partition="day", lake_grain="month", writer="rollup", trail=54),
     Table("core", "agent_days", ("scope", "scope_name", "level", "day", "agent_id", "agent_name"),
           "Which agent labels were seen on which day, per scope and level (a few rows a day).",

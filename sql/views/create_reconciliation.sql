@@ -7,7 +7,8 @@
 --     against the user rows with interactions or code generation (active_users).
 --   'enterprise vs organization': an organization's aggregate report against that of its
 --     enterprise (the enterprise whose user-level report lists the organization's users on the
---     organization's newest user day, or the only enterprise in the warehouse).
+--     organization's newest user day, kept per day in the rollup core.organization_enterprise_days,
+--     or the only enterprise in the warehouse).
 -- reported: the aggregate (or enterprise) value, compared: the user sum (or organization's),
 -- difference = reported - compared, difference_share = difference / reported.
 -- status: 'agrees', 'explained' (reason says why it may differ), 'unexplained' (a final day
@@ -66,14 +67,12 @@ WITH settings AS (
 ), newest_user_day AS (
     SELECT scope_name, max(day) AS day FROM core.user_report_days WHERE scope = 'organization' GROUP BY ALL
 ), membership AS (
-    -- The enterprise of an organization: the one whose user report lists the organization's
-    -- users on the organization's newest user day (one day read, whatever the history).
-    SELECT DISTINCT n.scope_name AS organization, e.scope_name AS enterprise
-    FROM newest_user_day AS n
-    JOIN core.user_daily_totals AS o ON o.scope = 'organization' AND o.scope_name = n.scope_name AND o.day = n.day
-    JOIN core.user_daily_totals AS e ON e.scope = 'enterprise' AND e.day = n.day AND e.user_id = o.user_id
-    -- A constant bound the lake's day partitions are pruned by, whatever the history.
-    WHERE o.day >= (SELECT min(day) FROM newest_user_day) AND e.day >= (SELECT min(day) FROM newest_user_day)
+    -- The enterprise of an organization: the one whose user report shares users with the
+    -- organization's on the organization's newest user day (the rollup
+    -- core.organization_enterprise_days: a few rows a day, whatever the users).
+    SELECT DISTINCT m.scope_name AS organization, m.enterprise
+    FROM core.organization_enterprise_days AS m
+    JOIN newest_user_day AS n ON n.scope_name = m.scope_name AND n.day = m.day
     UNION
     -- Without user-level data, the only enterprise there is.
     SELECT o.scope_name, e.scope_name

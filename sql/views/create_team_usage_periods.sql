@@ -14,36 +14,22 @@ CREATE OR REPLACE VIEW bi.team_usage_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
     FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
-), team_days AS (
-    -- The rollup core.team_report_days: each team-day's users and sums, counted when it landed.
-    SELECT t.*, (b.last_day - t.day) // 28 AS period_index
-    FROM core.team_report_days AS t, bounds AS b
-), reach AS (
-    -- Distinct users over the period: the rollup core.team_window_users, of the 28 days ending on
-    -- the period's last day (one row a team and period).
-    SELECT w.scope, w.scope_name, (b.last_day - w.day) // 28 AS period_index, w.team_id,
-           w.members, w.active_users, w.agent_users
+), windows AS (
+    -- The rollup core.team_window_users: one row a team and period, the 28 days ending on the
+    -- period's last day, with its distinct users, sums and the scope's compared days.
+    SELECT w.*, (b.last_day - w.day) // 28 AS period_index
     FROM core.team_window_users AS w, bounds AS b
     WHERE w.day <= b.last_day AND (b.last_day - w.day) % 28 = 0
 ), measured AS (
-    SELECT t.scope, t.scope_name, t.period_index, t.team_id,
-           count(*) AS listed_days,
-           coalesce(any_value(r.members), 0) AS members,
-           coalesce(any_value(r.active_users), 0) AS active_users,
-           coalesce(any_value(r.agent_users), 0) AS agent_users,
-           CAST(sum(t.user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
-           CAST(sum(t.code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
-           CAST(sum(t.code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,
-           sum(t.ai_credits_used) AS ai_credits_used,
-           -- Each final day's active users of the team: the series the change rule weighs.
-           sum(t.active_users) FILTER (WHERE t.membership_final) AS active_user_days,
-           sum(t.active_users * t.active_users) FILTER (WHERE t.membership_final) AS active_user_days_squares
-    FROM team_days AS t
-    LEFT JOIN reach AS r USING (scope, scope_name, period_index, team_id)
-    GROUP BY ALL
+    SELECT scope, scope_name, period_index, team_id, listed_days, members, active_users, agent_users,
+           user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
+           ai_credits_used, active_user_days, active_user_days_squares
+    FROM windows
+    WHERE listed_days > 0
 ), periods AS (
-    SELECT scope, scope_name, period_index, count(DISTINCT day) FILTER (WHERE membership_final) AS compared_days
-    FROM team_days
+    SELECT scope, scope_name, period_index, max(compared_days) AS compared_days
+    FROM windows
+    WHERE listed_days > 0
     GROUP BY ALL
 ), rows AS (
     SELECT scope, scope_name, period_index, team_id FROM measured

@@ -1,6 +1,6 @@
 """The rollups: refreshed day by day as landings do, they equal a rebuild from all the facts, and
 a period's distinct users, summed from the reach tables or read from the team windows, equal a
-count over the user rows."""
+count over the user rows, and a team window's sums equal its team-days'."""
 
 from __future__ import annotations
 
@@ -121,3 +121,53 @@ def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_use
         {"last": last},
     ).fetchall()
     assert window == members
+    # The window's sums are its team-days' sums: a period of bi.team_usage_periods is one row.
+    by_days = conn.execute(
+        "SELECT team_id, count(*), sum(user_initiated_interaction_count),"
+        " sum(active_users) FILTER (WHERE membership_final),"
+        " sum(active_users * active_users) FILTER (WHERE membership_final)"
+        " FROM core.team_report_days WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL",
+        {"first": first, "last": last},
+    ).fetchall()
+    windowed = conn.execute(
+        "SELECT team_id, listed_days, user_initiated_interaction_count, active_user_days, active_user_days_squares"
+        " FROM core.team_window_users WHERE day = $last AND listed_days > 0 ORDER BY ALL",
+        {"last": last},
+    ).fetchall()
+    assert windowed == by_days
+    compared = conn.execute(
+        "SELECT count(DISTINCT day) FILTER (WHERE membership_final) FROM core.team_report_days"
+        " WHERE day BETWEEN $first AND $last", {"first": first, "last": last},
+    ).fetchall()
+    in_windows = conn.execute(
+        "SELECT DISTINCT compared_days FROM core.team_window_users WHERE day = $last AND listed_days > 0",
+        {"last": last},
+    ).fetchall()
+    assert in_windows in ([], compared)
+
+
+@pytest.mark.parametrize("order", [("organization", "enterprise"), ("enterprise", "organization")])
+def test_an_organizations_enterprise_is_found_whichever_lands_first(
+    warehouse: duckdb.DuckDBPyConnection, order: tuple[str, str],
+) -> None:
+    conn = warehouse
+    conn.execute("BEGIN TRANSACTION")
+    for table in ("core.user_daily_totals", *(r.name for r in ROLLUPS)):
+        conn.execute(f"DELETE FROM {table}")
+    names = {"organization": "acme", "enterprise": "big"}
+    users = {"organization": [1, 2], "enterprise": [2, 3]}
+    for scope in order:
+        for user in users[scope]:
+            conn.execute(
+                "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, user_login,"
+                " agent_breakdown_present, is_final) VALUES (?, ?, ?, '1-day', ?, 'u', TRUE, TRUE)",
+                [scope, names[scope], FIRST, user],
+            )
+        refresh_rollups(conn, scope=scope, scope_name=names[scope], start_day=FIRST, end_day=FIRST)
+    pairs = "SELECT scope_name, day, enterprise, shared_users FROM core.organization_enterprise_days"
+    assert conn.execute(pairs).fetchall() == [("acme", FIRST, "big", 1)]
+    # The day fetched again without the shared user: the pair is gone, whichever side lands.
+    conn.execute("DELETE FROM core.user_daily_totals WHERE scope = 'enterprise' AND user_id = 2")
+    refresh_rollups(conn, scope="enterprise", scope_name="big", start_day=FIRST, end_day=FIRST)
+    assert conn.execute(pairs).fetchall() == []
+    conn.execute("ROLLBACK")
