@@ -32,11 +32,12 @@ ROLLUPS = tuple(tables(writer="rollup"))
 # and by then holds the transaction's rows: the demo's week of reports ran out of it there, in
 # the rollups and then in the checks after them.
 _ROLLUP_MEMORY = 256 * 2**20
-_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50, "EiB": 2**60}
 
 
 def _bytes(setting: str) -> float:
-    """DuckDB's memory_limit as it shows it ('61.0 MiB', '18.8 GiB') in bytes."""
+    """DuckDB's memory_limit as it shows it ('61.0 MiB', '18.8 GiB'; no limit is '16383.9 PiB') in
+    bytes: DuckDB has no numeric form of the setting."""
     number, unit = setting.split()
     return float(number) * _UNITS[unit]
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipelines.warehouse import migrate
-from pipelines.warehouse.rollups import ROLLUPS, rebuild_rollups, refresh_rollups
+from pipelines.warehouse.rollups import ROLLUPS, _bytes, end_of_landing_memory, rebuild_rollups, refresh_rollups
 
 FIRST = date(2026, 1, 1)
 DAYS = 70
@@ -171,3 +171,16 @@ def test_an_organizations_enterprise_is_found_whichever_lands_first(
     refresh_rollups(conn, scope="enterprise", scope_name="big", start_day=FIRST, end_day=FIRST)
     assert conn.execute(pairs).fetchall() == []
     conn.execute("ROLLBACK")
+
+
+@pytest.mark.parametrize("limit", ["64MB", "1GB", "100KB", "-1"])
+def test_the_end_of_a_landing_has_at_least_256_mb_and_gives_the_limit_back(limit: str) -> None:
+    conn = duckdb.connect()
+    conn.execute(f"SET memory_limit = '{limit}'")
+    ((before,),) = conn.execute("SELECT current_setting('memory_limit')").fetchall()
+    with end_of_landing_memory(conn):
+        ((during,),) = conn.execute("SELECT current_setting('memory_limit')").fetchall()
+    ((after,),) = conn.execute("SELECT current_setting('memory_limit')").fetchall()
+    assert during == ("244.1 MiB" if limit in ("64MB", "100KB") else before)
+    # Given back as DuckDB shows it, to its one decimal: '97.6 KiB' may come back as '97.5 KiB'.
+    assert _bytes(after) == pytest.approx(_bytes(before), rel=1e-2)
