@@ -7,8 +7,10 @@ a new version of the lake: a full one (every partition written, as after a migra
 one-day one (the newest day of every day-partitioned table marked as a landing marks it: those
 written, every other partition hard-linked from the previous version) and one that changed
 nothing (links only). Each includes building the serving database and waiting for the
-version's time (up to half a second). Then, apart, what linking costs at a year of every
-partitioned table of the catalog: one directory and one hard link per partition file.
+version's time (up to half a second). Then the pseudonymous tier (pipelines/warehouse/pseudonymous.py):
+its first write (every day: what each publish cost when the tier was written whole, the
+baseline) and its write after a one-day publish. Then, apart, what linking costs at a year of
+every partitioned table of the catalog: one directory and one hard link per partition file.
 Figures, not asserts; the load average is printed. `measure_publishes` is the same, for another
 benchmark holding such a warehouse.
 """
@@ -34,6 +36,7 @@ from benchmarks.summary import record  # noqa: E402
 from pipelines.warehouse import run_sql  # noqa: E402
 from pipelines.warehouse.catalog import TABLES  # noqa: E402
 from pipelines.warehouse.lake import PublishResult, publish  # noqa: E402
+from pipelines.warehouse.pseudonymous import publish_pseudonymous  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,21 @@ def _line(name: str, timed: Timed) -> str:
             f"{r.tables_written:3} small tables")
 
 
+def measure_pseudonymous(conn: duckdb.DuckDBPyConnection, scratch: Path, *, day: date) -> tuple[float, float]:
+    """Seconds of the pseudonymous tier's first write (every day), then of its write after a
+    publish that changed `day` of every day-partitioned table."""
+    lake, serving, key = scratch / "lake", scratch / "serving.duckdb", "a-benchmark-pseudonym-key"
+    started = time.perf_counter()
+    publish_pseudonymous(conn, serving=serving, key=key)
+    every_day = time.perf_counter() - started
+    days = [t.name for t in TABLES if t.partition == "day"]
+    run_sql(conn, "warehouse/mark_lake_changes.sql", tables=days, start_day=day, end_day=day)
+    publish(conn, lake=lake, serving=serving)
+    started = time.perf_counter()
+    publish_pseudonymous(conn, serving=serving, key=key)
+    return every_day, time.perf_counter() - started
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=365, help="days of history")
@@ -100,14 +118,18 @@ def main() -> int:
         scratch = Path(name)
         with build_warehouse(scratch, args.users, args.days) as conn:
             times = measure_publishes(conn, scratch, day=LAST_DAY)
+            every_day, one_day = measure_pseudonymous(conn, scratch, day=LAST_DAY)
         print(_line("full publish", times.full))
         print(_line("one-day publish", times.one_day))
         print(_line("publish that changed nothing", times.unchanged))
+        print(f"pseudonymous tier: every day {every_day:.1f} s (the baseline: the tier written whole), "
+              f"after a one-day publish {one_day:.2f} s ({every_day / one_day:.0f}x less)")
         files, seconds = _link_cost(scratch, days=args.days)
         print(f"\nlinks of a year of every partitioned table: {files:,} files, {seconds:.2f} s "
               f"({seconds / files * 1e6:.0f} us a file); load average {os.getloadavg()[0]:.2f}")
     size = f"{args.days} days x {args.users:,} + {args.users * 3 // 2:,} users"
     record("publish", f"full publish {times.full.seconds:.1f} s, one-day {times.one_day.seconds:.2f} s ({size})")
+    record("publish", f"pseudonymous tier after a one-day publish {one_day:.2f} s, written whole {every_day:.1f} s")
     record("publish", f"links of {files:,} partition files (a year of every partitioned table): {seconds:.2f} s")
     return 0
 

@@ -53,9 +53,12 @@ def publish_aggregate(conn: duckdb.DuckDBPyConnection, *, serving: Path, k: int 
     return build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES)
 
 
-def build_views(root: Path, target: Path, *, schema: str, names: tuple[str, ...]) -> Path:
+def build_views(
+    root: Path, target: Path, *, schema: str, names: tuple[str, ...], partitioned: dict[str, str] | None = None
+) -> Path:
     """A database of one view per table over its file under `root`, in `schema`, renamed into
-    place (as _serving.build_serving)."""
+    place (as _serving.build_serving). A table of `partitioned` is one file per value of its
+    column (`<table>/<column>=<value>/data.parquet`), a DATE read from the directory's name."""
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
@@ -67,8 +70,14 @@ def build_views(root: Path, target: Path, *, schema: str, names: tuple[str, ...]
         serving.execute(f'CREATE SCHEMA "{schema}"')
         for name in names:
             # A view's DDL holds no parameters: the path is a quoted literal, as in _serving.
-            source = glob_literal(str(root.resolve() / name / DATA_FILE)).replace("'", "''")
-            serving.execute(f"CREATE VIEW \"{schema}\".\"{name}\" AS SELECT * FROM read_parquet('{source}')")
+            column = (partitioned or {}).get(name)
+            files = glob_literal(str(root.resolve() / name)) + (f"/*/{DATA_FILE}" if column else f"/{DATA_FILE}")
+            source = "'" + files.replace("'", "''") + "'"
+            columns = "*"
+            if column:
+                source += f", hive_partitioning = true, hive_types = {{'{column}': 'DATE'}}"
+                columns = f'"{column}", * EXCLUDE ("{column}")'  # first, where the files' order would put it last
+            serving.execute(f'CREATE VIEW "{schema}"."{name}" AS SELECT {columns} FROM read_parquet({source})')
         serving.execute("CHECKPOINT")
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())

@@ -1,2 +1,2 @@
--- Every user id with rows: the pseudonyms are computed in Python for these (the key stays there).
-SELECT DISTINCT user_id FROM core.user_daily_totals WHERE user_id IS NOT NULL
+-- The user ids of the days to write: their pseudonyms are computed in Python (the key stays there).
+SELECT DISTINCT user_id FROM core.user_daily_totals WHERE day IN (SELECT unnest($days)) AND user_id IS NOT NULL

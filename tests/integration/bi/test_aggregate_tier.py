@@ -16,7 +16,8 @@ import pytest
 from pipelines.service import ReportRef
 from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
 from pipelines.warehouse.lake import publish
-from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from pipelines.warehouse.pseudonymous import pseudonymous_lake, publish_pseudonymous
+from pipelines.warehouse.sql import run_sql
 from tests.integration.bi._landed import landed_warehouse
 from tests.integration.ingest.conftest import TODAY
 
@@ -134,6 +135,7 @@ def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_n
         for scope, name, day, user_id, n in rows
     )
 
+    publish(landed, lake=tmp_path / "lake", serving=serving, full=True)
     published = []
     for _ in range(2):
         database = publish_pseudonymous(landed, serving=serving, key=key)
@@ -155,3 +157,50 @@ def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_n
     # The key is in no file the tier wrote.
     files = [path for path in (tmp_path / "pseudonymous").rglob("*") if path.is_file()]
     assert files and not [path for path in files if key.encode() in path.read_bytes()]
+
+
+def _day_files(serving: Path) -> dict[str, int]:
+    root = pseudonymous_lake(serving) / "user_daily"
+    return {path.parent.name: path.stat().st_mtime_ns for path in root.glob("*/data.parquet")}
+
+
+def test_a_publish_writes_only_the_pseudonymous_days_whose_lake_file_changed(landed, tmp_path):
+    key = "another-pseudonym-key"
+    serving, lake = tmp_path / "serving.duckdb", tmp_path / "lake"
+    publish(landed, lake=lake, serving=serving, full=True)
+    publish_pseudonymous(landed, serving=serving, key=key)
+    first = _day_files(serving)
+    assert {f"day={day}" for day in DAYS} <= first.keys()
+
+    # Nothing changed: nothing written. One day landed again: that day alone.
+    publish(landed, lake=lake, serving=serving)
+    publish_pseudonymous(landed, serving=serving, key=key)
+    assert _day_files(serving) == first
+    run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
+            end_day=DAYS[0])
+    publish(landed, lake=lake, serving=serving)
+    publish_pseudonymous(landed, serving=serving, key=key)
+    second = _day_files(serving)
+    assert [day for day in first if second[day] != first[day]] == [f"day={DAYS[0]}"]
+
+    # Another key: every day again, with other pseudonyms.
+    publish_pseudonymous(landed, serving=serving, key=key + "-rotated")
+    assert not [day for day in first if _day_files(serving)[day] == second[day]]
+
+    # A day the warehouse no longer has (retention) leaves the tier with the lake.
+    landed.execute("CREATE TEMP TABLE kept AS SELECT * FROM core.user_daily_totals WHERE day = ?", [DAYS[0]])
+    try:
+        landed.execute("DELETE FROM core.user_daily_totals WHERE day = ?", [DAYS[0]])
+        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
+                end_day=DAYS[0])
+        publish(landed, lake=lake, serving=serving)
+        database = publish_pseudonymous(landed, serving=serving, key=key)
+        assert f"day={DAYS[0]}" not in _day_files(serving)
+        with duckdb.connect(str(database), read_only=True) as tier:
+            days = {day for (day,) in tier.execute("SELECT DISTINCT day FROM pseudonymous.user_daily").fetchall()}
+        assert days == set(DAYS[1:])
+    finally:
+        landed.execute("INSERT INTO core.user_daily_totals SELECT * FROM kept")
+        landed.execute("DROP TABLE kept")
+        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
+                end_day=DAYS[0])
