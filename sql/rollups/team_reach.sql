@@ -30,13 +30,20 @@ WITH agent_days AS (
     SELECT day, team_id, user_id, 'active' FROM member_days WHERE active
     UNION ALL
     SELECT day, team_id, user_id, 'agent' FROM member_days WHERE agent
+), seen AS (
+    -- Of the days before $start_day only each user's last one on the team counts for a gap: one
+    -- row a user, so the window below sorts the refreshed days, not four weeks of history.
+    SELECT day, team_id, counted, user_id, TRUE AS refreshed FROM counted WHERE day >= $start_day
+    UNION ALL
+    SELECT max(day), team_id, counted, user_id, FALSE FROM counted WHERE day < $start_day
+     GROUP BY team_id, counted, user_id
 ), gaps AS (
-    SELECT day, team_id, counted,
+    SELECT day, team_id, counted, refreshed,
            least(coalesce(day - lag(day) OVER (PARTITION BY team_id, counted, user_id ORDER BY day), 28), 28)
                AS gap_days
-      FROM counted
+      FROM seen
 ), histogram AS (
-    SELECT day, team_id, counted, gap_days, count(*) AS users FROM gaps WHERE day >= $start_day GROUP BY ALL
+    SELECT day, team_id, counted, gap_days, count(*) AS users FROM gaps WHERE refreshed GROUP BY ALL
 ), since AS (
     SELECT h.day, h.team_id, h.counted, k.k, coalesce(sum(h.users) FILTER (WHERE h.gap_days >= k.k), 0) AS users
       FROM histogram AS h, range(1, 29) AS k(k)
