@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import threading
 from datetime import date
@@ -70,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
                     json.dump(emu.credentials, handle, indent=2)
                 print(f"credentials written to {out}", file=sys.stderr)
             print(emu.base_url, flush=True)
+            # SIGTERM stops the server as Ctrl-C does, even when the parent ignored it: a test
+            # runner started in the background ignores SIGINT, Dagster's interrupt handling then
+            # gives SIGTERM the same disposition, and every child would inherit an ignored SIGTERM.
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
             with contextlib.suppress(KeyboardInterrupt):
                 threading.Event().wait()
     except (EmulatorError, OSError) as exc:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -77,8 +78,28 @@ def emulator_process(tmp_path) -> Iterator[tuple[str, dict]]:
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            # Seen twice in full runs of this session (never alone): the emulator not stopping on
-            # SIGTERM after serving a download. Killed, so no orphan outlives the test.
+            process.kill()  # a bounded teardown whatever happens: no orphan outlives the test
+            process.wait(timeout=20)
+
+
+def test_the_emulator_stops_on_sigterm_even_when_its_parent_ignored_it(tmp_path):
+    # As in a full run started in the background: SIGINT ignored, and Dagster's interrupt
+    # handling copies that to SIGTERM, which children inherit.
+    def ignore_both() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "emulator", "--seed", "5", "--users", "3", "--repos", "1"],
+        stdout=subprocess.PIPE, text=True, preexec_fn=ignore_both)
+    try:
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+        assert httpx.get(base_url + "/repos/acme/atlas").status_code in (200, 401)
+        process.terminate()
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
             process.kill()
             process.wait(timeout=20)
 
