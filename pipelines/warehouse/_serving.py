@@ -46,7 +46,7 @@ _NO_VERSION = (
 )
 
 
-def _newest_visible(versions: str) -> str:
+def newest_visible(versions: str) -> str:
     """The hive value of the newest version visible when the transaction began, or an error."""
     number = f"CAST(regexp_extract(file, '{KEY}=([0-9]+)/{MARKER}$', 1) AS BIGINT)"
     newest = (
@@ -70,7 +70,7 @@ def _view(table: LakeTable, lake: Path) -> str:
     source = f"read_parquet({_literal(files)}, hive_partitioning = true, hive_types = {{{types}}})"
     return (
         f'CREATE VIEW "{table.schema}"."{table.table}" AS SELECT {columns} FROM {source} '
-        f'WHERE "{KEY}" = {_newest_visible(versions)}'
+        f'WHERE "{KEY}" = {newest_visible(versions)}'
     )
 
 

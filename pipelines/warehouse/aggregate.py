@@ -1,10 +1,12 @@
 """The aggregate tier: numbers without people, for a BI tool a wide audience reads (docs/privacy.md).
 
 Each publish computes its tables from the warehouse with SQL (`sql/aggregate/`), writes them
-whole into a lake of their own (`aggregate/lake/<table>/data.parquet` beside SERVING_PATH, each
-file replaced whole by a rename) and builds a serving database of views over them
-(`aggregate/serving-aggregate.duckdb`), renamed into place as the full one is. One directory
-holds the whole tier, so one permission on it opens the tier to its audience and nothing else. It holds no login, no
+whole as a new version of a lake of their own (`aggregate/lake/publish=<N>/<table>/data.parquet`
+beside SERVING_PATH, made visible by one rename as the lake's versions are: `_versions`) and
+builds a serving database of views over them (`aggregate/serving-aggregate.duckdb`), renamed
+into place as the full one is. A query reads every table from one publish, and a reader holding
+the database open reads the newest on its next query. One directory holds the whole tier, so
+one permission on it opens the tier to its audience and nothing else. It holds no login, no
 user id, and no figure about fewer than k people: such a row stays, marked `suppressed`, with
 every figure NULL. A few rows per scope and day, so writing them whole costs little.
 """
@@ -12,6 +14,8 @@ every figure NULL. A few rows per scope and day, so writing them whole costs lit
 from __future__ import annotations
 
 import os
+import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import duckdb
@@ -20,7 +24,8 @@ import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
 from pipelines.warehouse._published import DATA_FILE
-from pipelines.warehouse._serving import STORAGE_VERSION, glob_literal
+from pipelines.warehouse._serving import STORAGE_VERSION, glob_literal, newest_visible
+from pipelines.warehouse._versions import GRACE, KEY, make_visible, remove_superseded, start, versions, wait_until
 from pipelines.warehouse.sql import connect, run_sql
 
 __all__ = [
@@ -43,22 +48,40 @@ def aggregate_serving(serving: Path) -> Path:
     return serving.parent / DIRECTORY / f"{serving.stem}-aggregate{serving.suffix}"
 
 
-def publish_aggregate(conn: duckdb.DuckDBPyConnection, *, serving: Path, k: int = DEFAULT_K) -> Path:
-    """Write the aggregate tables and their serving database into the directory beside `serving`."""
+def publish_aggregate(
+    conn: duckdb.DuckDBPyConnection, *, serving: Path, k: int = DEFAULT_K, grace: timedelta = GRACE
+) -> Path:
+    """Write the aggregate tables as a new version of the tier's lake, and its serving database,
+    into the directory beside `serving`; versions superseded more than `grace` ago are removed."""
     root = aggregate_lake(serving)
-    for name in AGGREGATE_TABLES:
-        run_sql(conn, f"aggregate/{name}.sql", k=k)
-        write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), root / name)
-        conn.execute(f"DROP TABLE aggregate_{name}")
-    return build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES)
+    found = versions(root)
+    staging = start(root, found[0] if found else None)
+    try:
+        for name in AGGREGATE_TABLES:
+            run_sql(conn, f"aggregate/{name}.sql", k=k)
+            write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), staging / name)
+            conn.execute(f"DROP TABLE aggregate_{name}")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    version, _ = make_visible(staging, found[0] if found else None)
+    target = build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES, versioned=True,
+                         not_before=version.visible_from)
+    # The tables' directories of a tier written before versions go once the first version is old.
+    remove_superseded(root, legacy=list(AGGREGATE_TABLES), grace=grace)
+    return target
 
 
 def build_views(
-    root: Path, target: Path, *, schema: str, names: tuple[str, ...], partitioned: dict[str, str] | None = None
+    root: Path, target: Path, *, schema: str, names: tuple[str, ...], partitioned: dict[str, str] | None = None,
+    versioned: bool = False, not_before: int = 0,
 ) -> Path:
     """A database of one view per table over its file under `root`, in `schema`, renamed into
-    place (as _serving.build_serving). A table of `partitioned` is one file per value of its
-    column (`<table>/<column>=<value>/data.parquet`), a DATE read from the directory's name."""
+    place (as _serving.build_serving) once `not_before` (microseconds since the epoch) has come.
+    A table of `partitioned` is one file per value of its column
+    (`<table>/<column>=<value>/data.parquet`), a DATE read from the directory's name. With
+    `versioned`, `root` holds versions (`publish=<N>/<table>/data.parquet`) and each view reads
+    the newest visible when the reader's transaction began, as the serving database's do."""
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.next")
     staging.unlink(missing_ok=True)
@@ -68,19 +91,26 @@ def build_views(
         serving.execute(f"ATTACH '{quoted}' AS tier (STORAGE_VERSION '{STORAGE_VERSION}')")
         serving.execute("USE tier")
         serving.execute(f'CREATE SCHEMA "{schema}"')
+        every_version = f"{glob_literal(str(root.resolve()))}/{KEY}=*"
         for name in names:
             # A view's DDL holds no parameters: the path is a quoted literal, as in _serving.
             column = (partitioned or {}).get(name)
-            files = glob_literal(str(root.resolve() / name)) + (f"/*/{DATA_FILE}" if column else f"/{DATA_FILE}")
+            directory = every_version if versioned else glob_literal(str(root.resolve()))
+            files = f"{directory}/{name}" + (f"/*/{DATA_FILE}" if column else f"/{DATA_FILE}")
             source = "'" + files.replace("'", "''") + "'"
-            columns = "*"
+            columns, where = "*", ""
             if column:
                 source += f", hive_partitioning = true, hive_types = {{'{column}': 'DATE'}}"
                 columns = f'"{column}", * EXCLUDE ("{column}")'  # first, where the files' order would put it last
-            serving.execute(f'CREATE VIEW "{schema}"."{name}" AS SELECT {columns} FROM read_parquet({source})')
+            elif versioned:
+                source += f", hive_partitioning = true, hive_types = {{'{KEY}': 'BIGINT'}}"
+                columns = f'* EXCLUDE ("{KEY}")'
+                where = f' WHERE "{KEY}" = {newest_visible(every_version)}'
+            serving.execute(f'CREATE VIEW "{schema}"."{name}" AS SELECT {columns} FROM read_parquet({source}){where}')
         serving.execute("CHECKPOINT")
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())
+    wait_until(not_before)
     os.replace(staging, target)
     return target
 

@@ -356,7 +356,7 @@ def publish(
     version, late = make_visible(staging, found[0] if found else None)
     record(conn, written, whole=previous is None)
     build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
-    publish_aggregate(conn, serving=serving, k=k)
+    publish_aggregate(conn, serving=serving, k=k, grace=grace)
     remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
     marked = {t.name: {t.partition_of(d).isoformat() for d in changes.get(t.name, set()) if d is not None}
               for t in tables if t.partitioning is not None}

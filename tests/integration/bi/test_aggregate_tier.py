@@ -204,3 +204,20 @@ def test_a_publish_writes_only_the_pseudonymous_days_whose_lake_file_changed(lan
         landed.execute("DROP TABLE kept")
         run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
                 end_day=DAYS[0])
+
+
+def test_a_reader_holding_the_aggregate_tier_reads_the_newest_publish_whole(landed, tmp_path):
+    serving, lake = tmp_path / "serving.duckdb", tmp_path / "lake"
+    publish(landed, lake=lake, serving=serving, k=1, full=True)
+    with duckdb.connect(str(aggregate_serving(serving)), read_only=True) as held:
+        def suppressed() -> set[bool]:
+            # One query over every table: they must come from one publish.
+            union = " UNION ALL ".join(f"SELECT suppressed FROM aggregate.{name}" for name in AGGREGATE_TABLES)
+            return {value for (value,) in held.execute(f"SELECT DISTINCT suppressed FROM ({union})").fetchall()}
+
+        assert False in suppressed()
+        # A k no group reaches: every row of every table suppressed, read through the same connection.
+        publish(landed, lake=lake, serving=serving, k=10**9)
+        assert suppressed() == {True}
+    tier = aggregate_serving(serving).parent / "lake"
+    assert len(list(tier.glob("publish=*/_published"))) == 2 and (tier / "current").is_symlink()
