@@ -2,8 +2,9 @@
 
 Run in-process under the project's DuckDB and as a script under DuckDB 1.x (an environment with
 nothing but `duckdb`, hence the standard library only): `python _serving_reads.py SERVING`
-prints `{"duckdb": version, "answers": {...}}`. Each bi view is read whole, rows sorted; each
-lake table view gives its row count; the change-rule macros answer a grid of arguments.
+prints `{"duckdb": version, "answers": {...}}`. Each bi view and each view of the aggregate
+tier's database is read whole, rows sorted; each lake table view gives its row count; the
+change-rule macros answer a grid of arguments.
 """
 
 from __future__ import annotations
@@ -66,9 +67,10 @@ def answers(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     ).fetchall()
     out: dict[str, Any] = {}
     for schema, view in views:
-        read = "*" if schema == "bi" else "count(*)"
+        read = "*" if schema in ("bi", "aggregate") else "count(*)"
         out[f"{schema}.{view}"] = _rows(conn, f'SELECT {read} FROM "{schema}"."{view}"')
-    out["bi.change_rule macros"] = _rows(conn, MACROS_SQL)
+    if any(schema == "bi" for schema, _ in views):  # the aggregate tier's database has no macros
+        out["bi.change_rule macros"] = _rows(conn, MACROS_SQL)
     return out
 
 

@@ -19,6 +19,7 @@ import duckdb
 import pytest
 
 from pipelines.warehouse._serving import STORAGE_VERSION
+from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
 from tests.e2e import _serving_reads
 from tests.e2e.conftest import Reference
 from tests.integration.bi.test_views_on_known_data import VIEWS
@@ -73,9 +74,8 @@ def _first_difference(name: str, in_1x: dict[str, Any] | None, in_2x: dict[str, 
     return f"{name}: {len(in_1x['rows'])} rows in {DUCKDB_1X}, {len(in_2x['rows'])} in {duckdb.__version__}"
 
 
-@pytest.mark.timeout(900)  # the reference run, and making the environment the first time
-def test_duckdb_1x_reads_every_view_of_the_serving_database_as_duckdb_2_does(reference: Reference):
-    serving = reference.place.root / "serving.duckdb"
+def _read_by_both(serving: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The answers of every view of `serving` in DuckDB 1.x, then in this DuckDB."""
     done = subprocess.run(
         [str(duckdb_1x()), _serving_reads.__file__, str(serving)], capture_output=True, text=True, timeout=300
     )
@@ -84,17 +84,36 @@ def test_duckdb_1x_reads_every_view_of_the_serving_database_as_duckdb_2_does(ref
     in_1x = json.loads(done.stdout)
     assert in_1x["duckdb"] == DUCKDB_1X
     with duckdb.connect(str(serving), read_only=True) as conn:
-        in_2x = _serving_reads.answers(conn)
+        return in_1x, _serving_reads.answers(conn)
+
+
+def _differences(in_1x: dict[str, Any], in_2x: dict[str, Any]) -> list[str]:
+    return [
+        _first_difference(name, in_1x["answers"].get(name), in_2x.get(name))
+        for name in sorted(set(in_1x["answers"]) | set(in_2x))
+        if in_1x["answers"].get(name) != in_2x.get(name)
+    ]
+
+
+@pytest.mark.timeout(900)  # the reference run, and making the environment the first time
+def test_duckdb_1x_reads_every_view_of_the_serving_database_as_duckdb_2_does(reference: Reference):
+    in_1x, in_2x = _read_by_both(reference.place.root / "serving.duckdb")
     bi = {name for name in in_2x if name.startswith("bi.")} - {"bi.change_rule macros"}
     assert bi == {f"bi.{view}" for view in VIEWS}
     assert any(name.startswith("core.") for name in in_2x)
     # Rows make the comparison mean something; a clean run records no field drift.
     assert {name for name in bi if not in_2x[name]["rows"]} <= {"bi.field_drift"}
-    differ = [
-        _first_difference(name, in_1x["answers"].get(name), in_2x.get(name))
-        for name in sorted(set(in_1x["answers"]) | set(in_2x))
-        if in_1x["answers"].get(name) != in_2x.get(name)
-    ]
+    differ = _differences(in_1x, in_2x)
+    assert not differ, "\n".join(differ)
+
+
+@pytest.mark.timeout(900)
+def test_duckdb_1x_reads_the_aggregate_tier_as_duckdb_2_does(reference: Reference):
+    # The tier a wide audience's BI tool opens, through the same embedded 1.x drivers.
+    in_1x, in_2x = _read_by_both(aggregate_serving(reference.place.root / "serving.duckdb"))
+    assert set(in_2x) == {f"aggregate.{name}" for name in AGGREGATE_TABLES}
+    assert [name for name in in_2x if in_2x[name]["rows"]]
+    differ = _differences(in_1x, in_2x)
     assert not differ, "\n".join(differ)
 
 
