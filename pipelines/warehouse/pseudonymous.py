@@ -119,6 +119,7 @@ def publish_pseudonymous(conn: duckdb.DuckDBPyConnection, *, serving: Path, key:
         if entry.is_dir() and value not in sources and value != _EMPTY:
             # A day the lake no longer has (retention): out of the readers' glob in one rename.
             hidden = root.parent / f".removing-{entry.name}"
+            shutil.rmtree(hidden, ignore_errors=True)  # what a crash in here left
             os.rename(entry.path, hidden)
             shutil.rmtree(hidden)
     _write_json(root / _SOURCES, {"made_with": made_with, "days": sources})
