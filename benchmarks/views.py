@@ -89,26 +89,27 @@ def _measure(conn: duckdb.DuckDBPyConnection, scratch: Path, label: str, repeat:
     views = [name for (name,) in serving.execute(
         "SELECT view_name FROM duckdb_views() WHERE schema_name = 'bi' ORDER BY view_name").fetchall()]
     print(f"\n{'view or query':52} {'serving ms':>10} {'warehouse ms':>12} {'ratio':>6}")
-    slow = []
+
+    def timed(name: str, read: Callable[[duckdb.DuckDBPyConnection], object]) -> float:
+        through = _best(lambda: read(serving), repeat)
+        baseline = _best(lambda: read(conn), repeat)
+        print(f"{name:52} {through * 1000:10.0f} {baseline * 1000:12.0f} {through / baseline:6.2f}")
+        return through
+
+    reads: list[tuple[str, Callable[[duckdb.DuckDBPyConnection], object]]] = []
     for view in views:
-        sql = f"SELECT count(*) FROM bi.{view}"
-        through = _best(lambda sql=sql: serving.execute(sql).fetchall(), repeat)
-        baseline = _best(lambda sql=sql: conn.execute(sql).fetchall(), repeat)
-        name = f"bi.{view} (whole)"
-        print(f"{name:52} {through * 1000:10.0f} {baseline * 1000:12.0f} {through / baseline:6.2f}")
-        if view in PER_USER:
-            sql = f"SELECT count(*) FROM bi.{view} WHERE day > DATE '{LAST_DAY}' - 28"
-            through = _best(lambda sql=sql: serving.execute(sql).fetchall(), repeat)
-            baseline = _best(lambda sql=sql: conn.execute(sql).fetchall(), repeat)
-            name = f"bi.{view} (newest 28 days)"
-            print(f"{name:52} {through * 1000:10.0f} {baseline * 1000:12.0f} {through / baseline:6.2f}")
-        if through * 1000 >= TARGET_MS:
-            slow.append((name, through))
+        whole = f"SELECT count(*) FROM bi.{view}"
+        reads.append((f"bi.{view} (whole)", lambda db, sql=whole: db.execute(sql).fetchall()))
     for name, params in _QUERIES:
-        through = _best(lambda name=name, params=params: run_sql(serving, name, **params), repeat)
-        baseline = _best(lambda name=name, params=params: run_sql(conn, name, **params), repeat)
-        print(f"{name:52} {through * 1000:10.0f} {baseline * 1000:12.0f} {through / baseline:6.2f}")
-        if through * 1000 >= TARGET_MS:
+        reads.append((name, lambda db, name=name, params=params: run_sql(db, name, **params)))
+    # A per-user view is held to the target by its newest 28 days; the others read whole.
+    for view in sorted(PER_USER):
+        recent = f"SELECT count(*) FROM bi.{view} WHERE day > DATE '{LAST_DAY}' - 28"
+        reads.append((f"bi.{view} (newest 28 days)", lambda db, sql=recent: db.execute(sql).fetchall()))
+    slow = []
+    for name, read in reads:
+        through = timed(name, read)
+        if through * 1000 >= TARGET_MS and not any(name == f"bi.{view} (whole)" for view in PER_USER):
             slow.append((name, through))
     serving.close()
     return slow
