@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -158,7 +159,7 @@ def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | Non
         document = bytes(body)
     try:
         # Strict UTF-8 and standard JSON only (json.loads alone would take UTF-16 and NaN).
-        parsed = json.loads(document.decode("utf-8"), parse_constant=_reject_constant)
+        parsed = _parse(document.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
     except RecursionError:
@@ -170,6 +171,63 @@ def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | Non
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+def _parse(text: str) -> Any:
+    """The document; raises ValueError if it is no standard JSON, `_Refused` if a key repeats in an object."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey:
+        pass
+    # Parsed again whole (a key may repeat before the text turns out not to be JSON at all).
+    # Python keeps a repeated key's last value, DuckDB's JSON its first: such a payload would
+    # read one way here and another in the warehouse, so it is refused, naming where.
+    where = _duplicate_key(json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_Pairs))
+    raise _Refused("bad_request", _answer(400, f"duplicate key {where}: send each key once"))
+
+
+class _DuplicateKey(Exception):
+    """An object of the payload has a key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _DuplicateKey
+    return found
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object as parsed, every pair kept in order: where the repeated key is, for the refusal."""
+
+
+# The sender's text in a refusal is bounded: a key shown to this many characters, a path to its last ones.
+_KEY_CHARS = 64
+_PATH_CHARS = 240
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _shown(key: str) -> str:
+    return json.dumps(key[:_KEY_CHARS]) + ("…" if len(key) > _KEY_CHARS else "")
+
+
+def _duplicate_key(parsed: Any) -> str:
+    """`"key" at <path>` of the first repeated key in document order, the path in JSONPath."""
+    stack: list[tuple[str, Any]] = [("$", parsed)]
+    while stack:
+        path, value = stack.pop()
+        children: list[tuple[str, Any]] = []
+        if isinstance(value, _Pairs):
+            seen: set[str] = set()
+            for key, item in value:
+                if key in seen:
+                    return f"{_shown(key)} at {path if len(path) <= _PATH_CHARS else '…' + path[-_PATH_CHARS:]}"
+                seen.add(key)
+                children.append((f"{path}.{key}" if _NAME.fullmatch(key) else f"{path}[{_shown(key)}]", item))
+        elif isinstance(value, list):
+            children = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
+        stack.extend(reversed(children))
+    raise AssertionError("no repeated key found in a payload refused for one")
 
 
 def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Guard | None = None) -> Starlette:
