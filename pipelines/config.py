@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NoReturn
 
 from dotenv import dotenv_values
 
@@ -75,6 +75,9 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "pseudonym_key": "METRICS_PSEUDONYM_KEY",
         "retention_days": "METRICS_RETENTION_DAYS",
         "aggregate_k": "METRICS_AGGREGATE_K",
+        "sql_timeout": "METRICS_SQL_TIMEOUT",
+        "sql_memory_limit": "METRICS_SQL_MEMORY_LIMIT",
+        "sql_spill_limit": "METRICS_SQL_SPILL_LIMIT",
     }
 )
 # Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
@@ -148,6 +151,11 @@ class Settings:
     pseudonym_key: Secret | None = None
     retention_days: int | None = None
     aggregate_k: int = 5
+    # Bounds of one `metrics-etl sql` statement: seconds, memory and spill to a private temp
+    # directory, in bytes (0: no spill), so an ad-hoc query cannot take the host with it.
+    sql_timeout: float = 300.0
+    sql_memory_limit: int = 2 * 1024**3
+    sql_spill_limit: int = 4 * 1024**3
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -363,7 +371,31 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         pseudonym_key=_secret(values, "pseudonym_key"),
         retention_days=retention,
         aggregate_k=k or 5,
+        sql_timeout=_number(values, "sql_timeout", 300.0, "a number of seconds above 0") or _positive("sql_timeout"),
+        sql_memory_limit=_size(values, "sql_memory_limit", 2 * 1024**3) or _positive("sql_memory_limit"),
+        sql_spill_limit=_size(values, "sql_spill_limit", 4 * 1024**3),
     )
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?", re.IGNORECASE)
+_UNITS: Final = {"": 1, "B": 1} | {f"{p}B": 1000 ** (i + 1) for i, p in enumerate("KMGT")} | {
+    f"{p}IB": 1024 ** (i + 1) for i, p in enumerate("KMGT")
+}
+
+
+def _size(values: Mapping[str, str], field: str, default: int) -> int:
+    """A number of bytes: `512MB`, `2GiB`, `1.5GB` or plain bytes."""
+    value = _text(values, field)
+    if value is None:
+        return default
+    match = _SIZE.fullmatch(value)
+    if not match:
+        raise ConfigError(f"{ENV_VARS[field]} must be a size such as 512MB or 2GiB, not {value!r}")
+    return int(float(match.group(1)) * _UNITS[(match.group(2) or "").upper()])
+
+
+def _positive(field: str) -> NoReturn:
+    raise ConfigError(f"{ENV_VARS[field]} must be above 0")
 
 
 def _whole(values: Mapping[str, str], field: str, default: int | None, what: str) -> int | None:

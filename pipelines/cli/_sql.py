@@ -6,8 +6,8 @@ database's views name the lake by absolute path, so it answers from any director
 
 Read-only means more than opening the file read-only: DuckDB can write any file (COPY), attach
 the warehouse read-write, read any file the user can (the token) and fetch extensions. So the
-shell runs only statements that read, lets DuckDB touch no file outside the lake, and locks
-its settings so no statement can lift that.
+shell runs only statements whose plan reads (`_statements.refusal`: EXPLAIN ANALYZE runs what it
+wraps) on a connection fenced and bounded by `_sql_bounds`.
 """
 
 from __future__ import annotations
@@ -27,19 +27,22 @@ from typing import TYPE_CHECKING, Literal
 import click
 
 from pipelines.cli._base import Failed, load_settings
-from pipelines.cli._statements import statement_ends, without_terminator
+from pipelines.cli._sql_bounds import connect_bounded, deadline, limit_hit
+from pipelines.cli._statements import refusal, statement_ends, statement_kind, without_terminator
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow
+
+    from pipelines.config import Settings
 
 Format = Literal["table", "tsv", "csv", "json"]
 PROMPT = "metrics> "
 _MORE = "    ...> "  # a statement's further lines, until its `;`
 _QUIT = (".quit", ".exit")
-# Statement types whose rows are the answer. SET (a variable; settings are locked) prints
-# nothing; MULTI is how DuckDB parses PIVOT. Every other type writes or attaches: refused.
-_ANSWERS = frozenset({"SELECT", "PRAGMA", "CALL", "EXPLAIN"})
-_ALLOWED = _ANSWERS | {"SET", "MULTI"}
+# Statement types whose rows are the answer (MULTI: a PIVOT without IN); SET (a variable,
+# settings are locked) prints nothing. `refusal` says which statements may run at all.
+_ANSWERS = frozenset({"SELECT", "CALL", "EXPLAIN", "MULTI"})
 # What DuckDB says when the lock below stops a statement: a file outside the lake, a setting,
 # an extension, a write into the read-only database.
 _REFUSED = re.compile(
@@ -73,8 +76,9 @@ def sql(query: str | None, fmt: Format | None, max_rows: int) -> None:
     # later (every row and column, streamed).
     fmt = fmt or ("table" if _stdout_is_terminal() else "tsv")
     path = _serving_path()
-    with _connect(path, lake=load_settings().lake_path) as conn:
-        shell = _Shell(conn, fmt=fmt, max_rows=max_rows)
+    settings = load_settings()
+    with connect_bounded(path, settings) as conn:
+        shell = _Shell(conn, fmt=fmt, max_rows=max_rows, settings=settings)
         if query is not None:
             shell.run_or_fail(query)
         elif _stdin_is_terminal():
@@ -101,39 +105,6 @@ def _serving_path() -> Path:
     return path
 
 
-@contextlib.contextmanager
-def _connect(path: Path, *, lake: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    import duckdb
-
-    from pipelines.warehouse.sql import connect, first_meaningful_line
-
-    try:
-        conn = connect(path, read_only=True)
-    except duckdb.Error as exc:
-        raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
-    with conn:
-        _lock_down(conn, lake=lake)
-        yield conn
-
-
-def _lock_down(conn: duckdb.DuckDBPyConnection, *, lake: Path) -> None:
-    """Files: the lake's only, to read (COPY is refused by statement type); no extension; locked."""
-    from pipelines.warehouse.lake import glob_literal
-
-    # The views name the lake by its resolved path, as a file pattern (a `[` in it escaped); a
-    # symlinked LAKE_PATH is allowed as given too.
-    roots = {str(lake.absolute()), str(lake.resolve())}
-    lakes = sorted({f"{root}{os.sep}" for root in roots} | {f"{glob_literal(root)}{os.sep}" for root in roots})
-    conn.execute("SET allowed_directories = $dirs", {"dirs": lakes})
-    for statement in (
-        "SET enable_external_access = false",
-        "SET autoinstall_known_extensions = false",
-        "SET autoload_known_extensions = false",
-        "SET lock_configuration = true",
-    ):
-        conn.execute(statement)
-
-
 class _Failure(Exception):
     """A statement failed; the message is the one line to show."""
 
@@ -141,8 +112,8 @@ class _Failure(Exception):
 class _Shell:
     """Runs statements on one connection and prints their rows."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, *, fmt: Format, max_rows: int) -> None:
-        self.conn, self.fmt, self.max_rows = conn, fmt, max_rows
+    def __init__(self, conn: duckdb.DuckDBPyConnection, *, fmt: Format, max_rows: int, settings: Settings) -> None:
+        self.conn, self.fmt, self.max_rows, self.settings = conn, fmt, max_rows, settings
 
     def run_or_fail(self, text: str) -> None:
         """Every statement of `text` in turn; the first that fails ends the command (exit 1)."""
@@ -162,16 +133,20 @@ class _Shell:
         except duckdb.Error as exc:
             raise _Failure(_describe(exc)) from None
         for statement in statements:
-            kind = _kind(statement)
-            if kind not in _ALLOWED:
-                raise _Failure(f"{_READ_ONLY} ({kind.replace('_', ' ')} statements are refused)")
-            try:
-                if kind in _ANSWERS:
-                    self._print(self.conn.sql(without_terminator(statement.query)))
-                else:
-                    self.conn.execute(statement.query)
-            except duckdb.Error as exc:
-                raise _Failure(_describe(exc)) from None
+            with deadline(self.conn, self.settings.sql_timeout) as passed:
+                try:
+                    self._run(statement)
+                except duckdb.Error as exc:
+                    raise _Failure(limit_hit(self.settings, exc, timed_out=passed.is_set()) or _describe(exc)) from None
+
+    def _run(self, statement: duckdb.Statement) -> None:
+        reason = refusal(self.conn, statement)
+        if reason is not None:
+            raise _Failure(f"{_READ_ONLY} ({reason})")
+        if statement_kind(statement) in _ANSWERS:
+            self._print(self.conn.sql(without_terminator(statement.query)))
+        else:
+            self.conn.execute(statement.query)
 
     def prompt(self, path: Path) -> None:
         """Statements typed at `metrics> ` until `.quit` or Ctrl-D; a failure is one line, then the prompt."""
@@ -213,7 +188,7 @@ class _Shell:
             _print_table(relation, max_rows=self.max_rows)
             return
         # Batch by batch: memory stays at one batch whatever the number of rows.
-        batches = relation.to_arrow_reader(_BATCH_ROWS)
+        batches = _duckdb_errors(relation.to_arrow_reader(_BATCH_ROWS))
         if self.fmt == "json":
             for batch in batches:
                 sys.stdout.writelines(json.dumps(row, default=str) + "\n" for row in batch.to_pylist())
@@ -222,6 +197,18 @@ class _Shell:
         writer.writerow(relation.columns)
         for batch in batches:
             writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+
+
+def _duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
+    """The reader's batches; DuckDB's error (an interrupt, out of memory) as the duckdb.Error it is,
+    which Arrow hands on as an OSError or ArrowException."""
+    import duckdb
+    import pyarrow
+
+    try:
+        yield from reader
+    except (OSError, pyarrow.ArrowException) as exc:
+        raise duckdb.Error(str(exc)) from None
 
 
 def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int) -> None:
@@ -244,13 +231,6 @@ def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int) -> None:
         cut.append("--max-rows shows more rows")
     if cut:
         click.echo(f"({'; '.join(cut)}; piped or with --format tsv or csv, every row and column shows)", err=True)
-
-
-def _kind(statement: duckdb.Statement) -> str:
-    try:
-        return statement.type.name
-    except ValueError:  # a type the Python binding has no name for (UPDATE EXTENSIONS): not a read
-        return statement.query.split(maxsplit=1)[0].upper()
 
 
 def _silence_stdout() -> None:

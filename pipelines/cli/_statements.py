@@ -1,6 +1,14 @@
-"""Where a statement typed at `metrics-etl sql`'s prompt ends: a `;` outside quotes and comments."""
+"""What a statement of `metrics-etl sql` is: where one typed at the prompt ends (a `;` outside
+quotes and comments), and whether it only reads (`refusal`)."""
 
 from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def statement_ends(text: str) -> bool:
@@ -39,3 +47,103 @@ def _last_char(text: str) -> tuple[int, bool]:
             last = at
         at += 1
     return last, not quote
+
+
+# Statement types that read, once their plan shows it: MULTI is how DuckDB parses a PIVOT
+# without IN. SET changes a variable (settings are locked); EXPLAIN is judged by what it wraps.
+_READS = frozenset({"SELECT", "CALL", "MULTI"})
+# Plan nodes that write, create, attach or change a setting, whatever wraps them.
+_WRITING_OPERATOR = re.compile(
+    r"COPY|INSERT|UPDATE|DELETE|MERGE|CREATE|ALTER|DROP|ATTACH|DETACH|EXPORT|IMPORT|LOAD|INSTALL|EXTENSION"
+    r"|VACUUM|CHECKPOINT|PRAGMA|TRANSACTION|PREPARE|EXECUTE|SECRET|EXPLAIN|RESET|VARIABLE|^SET$"
+)
+_SETTING = frozenset({"SET", "RESET", "SET_VARIABLE"})  # a SET statement's own plan node
+# Table functions that only read (files of the lake, the catalog, generated rows): any other
+# (checkpoint, enable_logging, truncate_duckdb_logs, the external resources, ...) is refused.
+_READING_FUNCTION = re.compile(
+    r"(READ|PARQUET|DUCKDB|PRAGMA)_\w+|SNIFF_CSV|GLOB|RANGE|GENERATE_SERIES|REPEAT(_ROW)?|UNNEST|JSON_(EACH|TREE)"
+    r"|SEQ_SCAN|QUERY(_TABLE)?|SUMMARY|SHOW(_\w+)?|TABLE_INFO|FUNCTIONS|COLLATIONS|DATABASE_(LIST|SIZE)"
+    r"|(STORAGE|METADATA)_INFO|HISTOGRAM(_VALUES)?|ICU_CALENDAR_NAMES|PG_TIMEZONE_NAMES|PLATFORM|USER_AGENT"
+    r"|VERSION|EXTENSION_VERSIONS|WHICH_SECRET|TEST_(ALL|VECTOR)_TYPES",
+    re.IGNORECASE,
+)
+
+
+def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str | None:
+    """Why `statement` may not run in a read-only shell, or None when it only reads.
+
+    By structure, not by spelling: the statement's type, the type of what an EXPLAIN wraps (its
+    ANALYZE runs it), and every node of the plan DuckDB would run, table functions included.
+    """
+    import duckdb
+
+    kind = statement_kind(statement)
+    text = without_terminator(statement.query)
+    if kind == "EXPLAIN":
+        inner = _explained(text)
+        if inner is None:
+            return "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps"
+        return refusal(conn, inner)
+    if kind == "PRAGMA":  # runs a pragma function DuckDB cannot EXPLAIN first
+        return "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and FROM pragma_table_info('<view>') read"
+    if kind not in _READS | {"SET"}:
+        return f"{kind.replace('_', ' ')} statements are refused"
+    try:
+        (row,) = conn.execute(f"EXPLAIN (FORMAT json) {text}").fetchall()
+    except duckdb.Error:
+        return None  # it cannot be planned, so it cannot run: running it says why
+    nodes: list[dict[str, Any]] = json.loads(row[1])
+    if kind == "SET":
+        nodes = [child for node in nodes if node["name"] in _SETTING for child in node.get("children", [])]
+    return next(filter(None, map(_writer, nodes)), None)
+
+
+def statement_kind(statement: duckdb.Statement) -> str:
+    try:
+        return statement.type.name
+    except ValueError:  # a type the Python binding has no name for (UPDATE EXTENSIONS): not a read
+        return statement.query.split(maxsplit=1)[0].upper()
+
+
+def _writer(node: dict[str, Any]) -> str | None:
+    """What in this plan (sub)tree is not a read, or None."""
+    function = node.get("extra_info", {}).get("Function")
+    if isinstance(function, str) and not _READING_FUNCTION.fullmatch(function):
+        return f"the table function {function.lower()} is refused"
+    if _WRITING_OPERATOR.search(node["name"]):
+        return f"its plan holds {node['name']}"
+    return next(filter(None, map(_writer, node.get("children", []))), None)
+
+
+def _explained(text: str) -> duckdb.Statement | None:
+    """The one statement an EXPLAIN wraps (after ANALYZE and an option list), if it is one that reads."""
+    import duckdb
+
+    tokens = duckdb.tokenize(text)
+    ends = [at for at, _ in tokens[1:]] + [len(text)]
+    depth = 0
+    for (at, kind), end in zip(tokens[1:], ends[1:], strict=True):  # the first is EXPLAIN
+        word = text[at:end].strip().upper()
+        if kind == duckdb.token_type.comment or (depth == 0 and word in ("ANALYZE", "ANALYSE")):
+            continue
+        if depth == 0 and (wrapped := _one_read(text[at:])) is not None:
+            return wrapped  # `EXPLAIN (SELECT 1)`: what follows is the query itself
+        if kind == duckdb.token_type.operator and (depth or word.startswith("(")):
+            depth += word.count("(") - word.count(")")
+            continue
+        if depth:
+            continue
+        return None
+    return None
+
+
+def _one_read(text: str) -> duckdb.Statement | None:
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(text)
+    except duckdb.Error:
+        return None
+    if len(statements) == 1 and statement_kind(statements[0]) in _READS:
+        return statements[0]
+    return None

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -20,35 +19,6 @@ from pipelines.cli._sql import PROMPT
 from pipelines.cli._statements import statement_ends, without_terminator
 
 READ_ONLY = "metrics-etl sql: the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else ("
-
-
-@pytest.fixture
-def serving(tmp_path: Path) -> Path:
-    lake = tmp_path / "lake" / "agents.parquet"
-    lake.parent.mkdir()
-    path = tmp_path / "serving.duckdb"
-    with duckdb.connect(str(path)) as conn:
-        conn.execute(
-            f"COPY (SELECT * FROM (VALUES ('a-1', 'Alpha', 9), ('b-2', 'Bravo', NULL), ('c-3', 'Charlie', 3)) "
-            f"AS t(agent_id, agent_name, job_starts)) TO '{lake}' (FORMAT parquet)"
-        )
-        conn.execute("CREATE SCHEMA bi")
-        conn.execute(f"CREATE VIEW bi.agents AS SELECT * FROM read_parquet('{lake}')")
-    return path
-
-
-@pytest.fixture
-def runner(serving: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    """A runner in a directory of its own (not the database's), SERVING_PATH naming the database."""
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    monkeypatch.chdir(elsewhere)
-    for name in list(os.environ):
-        if name.startswith(("SERVICE_", "WAREHOUSE_", "SERVING_", "METRICS_", "LAKE_")):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("SERVING_PATH", str(serving))
-    monkeypatch.setenv("LAKE_PATH", str(tmp_path / "lake"))
-    return CliRunner()
 
 
 def _at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -286,15 +256,6 @@ def test_the_closing_semicolon_is_dropped_and_nothing_else() -> None:
     assert without_terminator("SELECT 1 -- c\n") == "SELECT 1 -- c\n"
 
 
-@pytest.fixture
-def home(tmp_path: Path, serving: Path) -> Path:
-    """A data home like a deployment's: the warehouse and the token beside the lake."""
-    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
-        conn.execute("CREATE TABLE daily_totals AS SELECT 1 AS n")
-    (tmp_path / "token").write_text("tok-secret-value")
-    return tmp_path
-
-
 def _refused(runner: CliRunner, statement: str) -> str:
     done = runner.invoke(cli, ["sql", statement])
     assert done.exit_code == 1, done.output
@@ -320,7 +281,7 @@ def test_no_file_is_written_not_even_inside_the_lake(runner: CliRunner, home: Pa
     _refused(runner, f"COPY (SELECT 1 AS n) TO '{home / 'lake' / 'new.parquet'}' (FORMAT parquet)")
     _refused(runner, f"EXPORT DATABASE '{home / 'export'}'")
     assert lake_file.read_bytes() == before
-    assert sorted(p.name for p in (home / "lake").iterdir()) == ["agents.parquet"]
+    assert sorted(p.name for p in (home / "lake").iterdir()) == ["agents.parquet", "current"]
     assert not (home / "export").exists()
 
 

@@ -1,0 +1,109 @@
+"""How `metrics-etl sql`'s connection is fenced and bounded: DuckDB may open the lake's files
+and a private spill directory only, within a memory and a spill limit, its settings locked; a
+timer interrupts a statement past the time limit. Each bound hit is one line naming its setting.
+
+DuckDB cannot allow a directory for reading only (`allowed_directories` lets COPY write there
+too): what keeps the lake unwritten is `_statements.refusal`, before any statement runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipelines.cli._base import Failed
+from pipelines.config import ENV_VARS
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipelines.config import Settings
+
+
+@contextlib.contextmanager
+def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The serving database, read-only, its connection fenced and bounded (`_lock_down`)."""
+    import duckdb
+
+    from pipelines.warehouse.sql import connect, first_meaningful_line
+
+    # DuckDB's default spill directory is beside the database, in the data home: a private one
+    # instead, removed with everything in it when the shell ends.
+    with contextlib.ExitStack() as stack:
+        spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="metrics-etl-sql-")) if (
+            settings.sql_spill_limit) else ""
+        try:
+            conn = stack.enter_context(connect(path, read_only=True))
+        except duckdb.Error as exc:
+            raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
+        _lock_down(conn, settings, spill=spill)
+        yield conn
+
+
+def _lock_down(conn: duckdb.DuckDBPyConnection, settings: Settings, *, spill: str) -> None:
+    """Files: the lake's only (statements that write are refused: DuckDB would let them write
+    there) and the spill directory; bounded memory and spill; no extension; locked."""
+    from pipelines.warehouse.lake import glob_literal
+
+    # The views name the lake by its resolved path, as a file pattern (a `[` in it escaped); a
+    # symlinked LAKE_PATH is allowed as given too.
+    lake = settings.lake_path
+    roots = {str(lake.absolute()), str(lake.resolve())}
+    lakes = sorted({f"{root}{os.sep}" for root in roots} | {f"{glob_literal(root)}{os.sep}" for root in roots})
+    conn.execute("SET allowed_directories = $dirs", {"dirs": lakes})
+    conn.execute("SET memory_limit = $bytes", {"bytes": f"{settings.sql_memory_limit} bytes"})
+    conn.execute("SET temp_directory = $dir", {"dir": spill})  # '': nothing spills
+    conn.execute("SET max_temp_directory_size = $bytes", {"bytes": f"{settings.sql_spill_limit} bytes"})
+    for statement in (
+        "SET explain_output = 'physical_only'",  # the plan `refusal` reads
+        "SET allow_persistent_secrets = false",
+        "SET python_enable_replacements = false",  # no Python object of this process is a table
+        "SET enable_external_access = false",
+        "SET autoinstall_known_extensions = false",
+        "SET autoload_known_extensions = false",
+        "SET lock_configuration = true",
+    ):
+        conn.execute(statement)
+
+
+@contextlib.contextmanager
+def deadline(conn: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[threading.Event]:
+    """Interrupts what `conn` runs once `seconds` have passed (DuckDB stops at its next check and
+    the statement fails); the event yielded says whether that happened."""
+    passed = threading.Event()
+
+    def stop() -> None:
+        passed.set()
+        conn.interrupt()
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield passed
+    finally:
+        timer.cancel()
+
+
+def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | None:
+    """The line for a statement stopped by one of the shell's bounds, or None."""
+    if timed_out:
+        return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
+                f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
+    if "Out of Memory Error" in str(exc):
+        return (f"the query needed more than the SQL shell's memory limit of {_size(settings.sql_memory_limit)} "
+                f"({ENV_VARS['sql_memory_limit']}) with its spill limit of {_size(settings.sql_spill_limit)} "
+                f"({ENV_VARS['sql_spill_limit']}): narrow it, or raise a limit")
+    return None
+
+
+def _size(size: int) -> str:
+    for unit, name in ((1024**3, "GiB"), (1024**2, "MiB"), (1024, "KiB")):
+        if size >= unit:
+            return f"{size / unit:.3g} {name}"
+    return f"{size} bytes"
