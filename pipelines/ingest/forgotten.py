@@ -8,7 +8,8 @@ without their lines. So an erased person never lands again, and the aggregate re
 figures, which the service computes, stay as the service gave them.
 
 A snapshot's listings are filtered before they land (`without_forgotten`): a seat or a member
-naming an erased person goes, an issue they wrote stays without its author. Its ETag cache
+naming an erased person goes, an issue they wrote stays without its author, and an @mention of
+one in a free-text column (an issue's title) is replaced by a placeholder. Its ETag cache
 entries naming them are removed after it (`forget_cached`): the next snapshot asks for those
 listings whole again, and no cached copy keeps them.
 """
@@ -23,6 +24,7 @@ import duckdb
 import polars as pl
 
 from pipelines.ingest.rewrite import rewrite_without
+from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.erasure import (
     PERSON_TABLES,
     Forgotten,
@@ -33,6 +35,7 @@ from pipelines.warehouse.erasure import (
     record_rewrite,
     refresh_team_days,
 )
+from pipelines.warehouse.people import redact_text
 
 
 def drop_forgotten(
@@ -51,7 +54,7 @@ def drop_forgotten(
     for scope, scope_name in {(scope, scope_name) for scope, scope_name, _ in days}:
         refresh_team_days(conn, scope=scope, scope_name=scope_name, start_day=first_day, end_day=last_day)
     for path, sha in archive_files(conn, first_day=first_day, last_day=last_day, fetched_at=[fetched_at]):
-        done = rewrite_without(Path(path), forgotten.names_line)
+        done = rewrite_without(Path(path), forgotten.names_report_line)
         if done is None:
             continue
         record_rewrite(
@@ -68,10 +71,14 @@ def without_forgotten(
     frames: Mapping[str, pl.DataFrame], forgotten: Forgotten, *, schema: str
 ) -> dict[str, pl.DataFrame]:
     """The frames (table name in `schema` → rows) without the erased people: a row naming one goes,
-    or stays without them where the table keeps such rows (an issue loses its author)."""
+    or stays without them where the table keeps such rows (an issue loses its author); their
+    @mentions in the catalog's free-text columns are replaced."""
     person_tables = {t.name: t for t in PERSON_TABLES}
-    kept = dict(frames)
-    for name, frame in frames.items():
+    texts = {t.name: t.text for t in tables()}
+    kept = {
+        name: _without_mentions(frame, forgotten, texts.get(f"{schema}.{name}", ())) for name, frame in frames.items()
+    }
+    for name, frame in list(kept.items()):
         person_table = person_tables.get(f"{schema}.{name}")
         if person_table is None or frame.height == 0:
             continue
@@ -89,3 +96,13 @@ def without_forgotten(
         else:
             kept[name] = frame.filter(~mask)
     return kept
+
+
+def _without_mentions(frame: pl.DataFrame, forgotten: Forgotten, columns: tuple[str, ...]) -> pl.DataFrame:
+    present = [column for column in columns if column in frame.columns]
+    if not present or frame.height == 0:
+        return frame
+    return frame.with_columns(
+        pl.col(column).map_elements(lambda text: redact_text(text, forgotten), return_dtype=pl.String)
+        for column in present
+    )

@@ -44,10 +44,11 @@ from pipelines.warehouse.erasure import (
     remember,
 )
 from pipelines.warehouse.lake import publish, remove_unpublished_files
+from pipelines.warehouse.people import redact_text, screen_payload
 from pipelines.warehouse.pseudonymous import publish_pseudonymous
 from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.load import load_spool, prune_spool
-from pipelines.webhooks.segments import read_segment, segments
+from pipelines.webhooks.segments import SpoolRecord, read_segment, segments
 
 __all__ = ["ErasureResult", "ReceiverWriting", "forget"]
 
@@ -78,14 +79,16 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
     remember(conn, key.encode(), person)
     result = ErasureResult(person_known=person.user_id is not None and person.login is not None)
     erasure = _Erasure(conn, uuid.uuid4().hex, result)
-    pattern = re.compile(person.text_pattern().encode())
+    listing = re.compile(person.listing_pattern().encode())
 
-    erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, pattern, load_forgotten(conn, key)))
-    erasure.step("raw archive", lambda: _archive(conn, pattern))
+    def names_listing(body: bytes) -> bool:
+        return listing.search(body) is not None or _names_in_text(body.decode(errors="replace"), person)
+
+    erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, person, load_forgotten(conn, key)))
+    erasure.step("raw archive", lambda: _archive(conn, re.compile(person.report_line_pattern().encode())))
     erasure.step(
         "etag cache",
-        lambda: (0, forget_cached(places.etag_cache, lambda body: pattern.search(body) is not None))
-        if places.etag_cache is not None else (0, 0),
+        lambda: (0, forget_cached(places.etag_cache, names_listing)) if places.etag_cache is not None else (0, 0),
     )
     erasure.step("warehouse", lambda: _warehouse(conn, person))
     erasure.step("lake and serving databases", lambda: _lake(conn, places, key))
@@ -106,18 +109,28 @@ class _Erasure:
         self._result.stores[store] = (rows, files)
 
 
+def _names_in_text(text: str, person: Person) -> bool:
+    return redact_text(text, person) != text
+
+
 def _spool(
-    conn: duckdb.DuckDBPyConnection, spool_dir: Path, pattern: re.Pattern[bytes], forgotten: Forgotten | None
+    conn: duckdb.DuckDBPyConnection, spool_dir: Path, person: Person, forgotten: Forgotten | None
 ) -> tuple[int, int]:
     loaded = load_spool(conn, spool_dir, forgotten=forgotten)
     pruned = prune_spool(conn, spool_dir)
     for segment in segments(spool_dir):
-        if any(pattern.search(spooled.record.payload) for spooled in read_segment(segment)):
+        if any(_segment_names(spooled.record, person) for spooled in read_segment(segment)):
             raise ReceiverWriting(
                 f"the webhook receiver is still writing the spool segment {segment}, which names the person: stop "
                 "the receiver, run `metrics-etl forget` again, then start the receiver"
             )
     return loaded.erased, len(pruned)
+
+
+def _segment_names(record: SpoolRecord, person: Person) -> bool:
+    """A spooled delivery names the person in a person field, or their login in its text."""
+    text = record.payload.decode(errors="replace")
+    return screen_payload(record.event, text, person) is not text
 
 
 def _archive(conn: duckdb.DuckDBPyConnection, pattern: re.Pattern[bytes]) -> tuple[int, int]:

@@ -62,6 +62,9 @@ class Table:
     # (pipelines/warehouse/erasure.py): a row whose grain holds the id goes with the person, any
     # other keeps its place without them (an issue loses its author). Rows by their partition day.
     person: tuple[str, str] | None = None
+    # Free-text columns that may hold a login ("as discussed with @dev-00018"): erasure replaces
+    # it there with a placeholder (pipelines/warehouse/people.py).
+    text: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -89,7 +92,7 @@ TABLES: tuple[Table, ...] = (
     Table("raw", "quarantine", ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day",
                                 "file_index", "line_number"),
           "Lines of a report file that could not land, with the reason and the line's text.", writer="report",
-          landing="rows", replaces="open-report"),
+          landing="rows", replaces="open-report", text=("line_text", "reason")),
     Table("core", "daily_totals", ("scope", "scope_name", "day"),
           "Aggregate-level report records: one row per scope and day.",
           partition="day", lake_grain="month", writer="report", levels=frozenset({AGGREGATE}), asset="usage",
@@ -99,7 +102,7 @@ TABLES: tuple[Table, ...] = (
     Table("core", "user_daily_totals", ("scope", "scope_name", "day", "user_id"),
           "User-level report records: one row per scope, day and user.",
           partition="day", writer="report", levels=frozenset({USER}), asset="usage",
-          counters=_ACTIVITY, label=("scope_name", "day", "user_id"), landing="keyed", replaces="days",
+          counters=_ACTIVITY, label=("scope_name", "day"), landing="keyed", replaces="days",
           person=_USER),
     Table("core", "breakdowns",
           ("scope", "scope_name", "level", "day", "user_id", "kind", "ide", "feature", "language", "model"),
@@ -198,12 +201,12 @@ TABLES: tuple[Table, ...] = (
           label=("scope_name", "day", "repo_id", "comment_type"), landing="rows", replaces="days"),
     Table("snapshots", "repositories", ("snapshot_day", "repository_id"),
           "Every repository of the organization (REST), keyed by numeric id.",
-          partition="snapshot_day", writer="snapshot", asset="snapshots"),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", text=("description",)),
     Table("snapshots", "repository_stats", ("snapshot_day", "repository_id"),
           "Stars, forks, issue and pull-request counts, mentionable users (GraphQL).",
           partition="snapshot_day", writer="snapshot", asset="snapshots"),
     Table("snapshots", "issues", ("snapshot_day", "issue_id"), "Every issue and pull request (REST), labels kept.",
-          partition="snapshot_day", writer="snapshot", asset="snapshots", person=_USER),
+          partition="snapshot_day", writer="snapshot", asset="snapshots", person=_USER, text=("title",)),
     Table("snapshots", "org_members", ("snapshot_day", "org_login", "member_id"), "The organization's members (REST).",
           partition="snapshot_day", writer="snapshot", asset="snapshots", person=("member_id", "login")),
     Table("snapshots", "seats", ("snapshot_day", "org_login", "user_id"),
@@ -226,7 +229,7 @@ TABLES: tuple[Table, ...] = (
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",
-          partition="snapshot_day", lake_grain="month", writer="snapshot"),
+          partition="snapshot_day", lake_grain="month", writer="snapshot", text=("message",)),
     Table("events", "webhook_deliveries", ("delivery_id",),
           "Webhook deliveries from the receiver's spool, exactly once by delivery id.",
           partition="received_day", partition_in_file=True, writer="webhooks", asset="events"),

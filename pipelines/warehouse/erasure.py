@@ -1,23 +1,21 @@
 """Erasing one person from the warehouse, and knowing whom a later fetch must drop (docs/privacy.md).
 
-A person is named by their user id and login. What is kept of an erased person is two keyed
-hashes (HMAC-SHA256 under METRICS_PSEUDONYM_KEY) in meta.forgotten_people, which name nobody
-without the key. `Forgotten` matches a row's or a line's ids and logins against them, so a
-fetch of the same days again drops the person's lines on ingest.
+A person is named by their user id and login; what is kept of an erased person is two keyed
+hashes in meta.forgotten_people (pipelines/warehouse/people.py says how each is matched).
 
 Every table that holds a person declares its columns naming them in the catalog
 (`Table.person`; `PERSON_TABLES` here): its rows of the person go (issues keep their row and
 lose the author), and the lake partitions they were in are marked changed, so the next
-publish writes those partitions again without them. What the landings derive from user rows
-(agent and team days, the rollups) is computed again for the days rows left
-(`refresh_derived`), so every view equals what the remaining rows say.
+publish writes those partitions again without them. A webhook delivery goes when a person field
+of its kind names them; their login in kept text (`Table.text`, other people's deliveries) is
+replaced. What the landings derive from user rows (agent and team days, the rollups) is
+computed again for the days rows left (`refresh_derived`), so every view equals what the
+remaining rows say.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import re
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -25,8 +23,10 @@ from typing import Any
 
 import duckdb
 
+from pipelines.service.people import payload_people
 from pipelines.transform.schema import USER
 from pipelines.warehouse.catalog import Table, tables
+from pipelines.warehouse.people import Forgotten, Person, person_hashes, redact_text, screen_payload
 from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
@@ -67,66 +67,6 @@ def _person_table(declared: Table) -> PersonTable:
 
 
 PERSON_TABLES = tuple(_person_table(declared) for declared in tables(person=True))
-
-# The JSON keys that name a person in report lines, listings and webhook payloads.
-_ID_KEYS = ("id", "user_id", "member_id")
-_LOGIN_KEYS = ("login", "user_login", "username", "name")
-_CANDIDATE = re.compile(
-    rb'"(' + b"|".join(k.encode() for k in _ID_KEYS + _LOGIN_KEYS) + rb')"\s*:\s*("(?:[^"\\]|\\.)*"|\d+)'
-)
-
-
-@dataclass(frozen=True)
-class Person:
-    user_id: int | None
-    login: str | None
-
-    def text_pattern(self) -> str:
-        """An RE2 and Python pattern of JSON text naming the person (a payload, a line, a cached body)."""
-        parts = []
-        if self.user_id is not None:
-            ids = "|".join(_ID_KEYS)
-            parts.append(f'"({ids})"\\s*:\\s*{self.user_id}([^0-9]|$)')
-        if self.login is not None:
-            logins = "|".join(_LOGIN_KEYS)
-            parts.append(f'(?i:"({logins})"\\s*:\\s*"{re.escape(self.login)}")')
-        return "|".join(f"(?:{part})" for part in parts) or "$^"
-
-
-def _hash(key: bytes, kind: str, value: str) -> str:
-    return hmac.new(key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
-
-
-def person_hashes(key: bytes, person: Person) -> set[str]:
-    hashes = set()
-    if person.user_id is not None:
-        hashes.add(_hash(key, "id", str(person.user_id)))
-    if person.login is not None:
-        hashes.add(_hash(key, "login", person.login.lower()))
-    return hashes
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """The erased people's hashes, and the key to test an id or a login against them."""
-
-    key: bytes
-    hashes: frozenset[str]
-
-    def names(self, user_id: int | None, login: str | None) -> bool:
-        return bool(person_hashes(self.key, Person(user_id, login)) & self.hashes)
-
-    def names_line(self, line: bytes) -> bool:
-        """True when a JSON line names an erased person under one of the keys that name people."""
-        for match in _CANDIDATE.finditer(line):
-            key, value = match.group(1).decode(), match.group(2)
-            if value.startswith(b'"'):
-                login = value[1:-1].decode(errors="replace").lower()
-                if key in _LOGIN_KEYS and _hash(self.key, "login", login) in self.hashes:
-                    return True
-            elif key in _ID_KEYS and _hash(self.key, "id", value.decode()) in self.hashes:
-                return True
-        return False
 
 
 class ForgottenWithoutKey(Exception):
@@ -172,7 +112,22 @@ def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
                 user_id if user_id is not None else found_id,
                 login if login is not None else (found_login.lower() if found_login else None),
             )
+    if user_id is not None:
+        # Known only from webhook deliveries: their person fields tell the login, so text naming it goes too.
+        for _, event, payload in run_sql(
+            conn, "privacy/select_person_deliveries.sql", login=None, user_id=str(user_id)
+        ):
+            for found_id, found_login in _payload_people(event, payload):
+                if found_id == user_id and found_login:
+                    return Person(user_id, found_login.lower())
     return Person(user_id, login)
+
+
+def _payload_people(event: str, payload: str) -> list[tuple[int | None, str | None]]:
+    try:
+        return list(payload_people(event, json.loads(payload)))
+    except (ValueError, RecursionError):
+        return []
 
 
 def people_in(
@@ -214,15 +169,61 @@ def erase_rows(
             days.update((scope, scope_name, day) for scope, scope_name, day in found)
         sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
         removed[person_table.name] = len(run_sql(conn, sql, identifiers=_identifiers(person_table), **who))
-    pattern = person.text_pattern()
     removed["raw.quarantine"] = len(
-        run_sql(conn, "privacy/delete_person_quarantine.sql", pattern=pattern, first_day=first_day, last_day=last_day)
+        run_sql(
+            conn, "privacy/delete_person_quarantine.sql", pattern=person.report_line_pattern(), first_day=first_day,
+            last_day=last_day,
+        )
     )
-    removed["events.webhook_deliveries"] = len(run_sql(conn, "privacy/delete_person_deliveries.sql", pattern=pattern))
-    removed["events.webhook_quarantine"] = len(
-        run_sql(conn, "privacy/delete_person_delivery_quarantine.sql", pattern=pattern)
-    )
+    removed.update(_erase_deliveries(conn, person))
+    _redact_texts(conn, person)
     return Erased({name: count for name, count in removed.items() if count}, frozenset(days))
+
+
+# Per table of deliveries: its candidates, how those naming the person go, how the others' text changes.
+_DELIVERY_TABLES = (
+    ("events.webhook_deliveries", "privacy/select_person_deliveries.sql", "privacy/delete_person_deliveries.sql",
+     "privacy/update_delivery_payloads.sql"),
+    ("events.webhook_quarantine", "privacy/select_person_delivery_quarantine.sql",
+     "privacy/delete_person_delivery_quarantine.sql", "privacy/update_delivery_quarantine_texts.sql"),
+)
+
+
+def _erase_deliveries(conn: duckdb.DuckDBPyConnection, person: Person) -> dict[str, int]:
+    """Deliveries naming the person in a person field of their kind go; in the others, their
+    login in text is replaced. Rows removed per table."""
+    removed = {}
+    user_id = None if person.user_id is None else str(person.user_id)
+    for table, select, delete, update in _DELIVERY_TABLES:
+        gone, changed = [], {}
+        for delivery_id, event, payload in run_sql(conn, select, login=person.login, user_id=user_id):
+            kept = screen_payload(event, payload, person)
+            if kept is None:
+                gone.append(delivery_id)
+            elif kept is not payload:
+                changed[delivery_id] = kept
+        removed[table] = len(run_sql(conn, delete, delivery_ids=gone)) if gone else 0
+        if changed:
+            run_sql(conn, update, delivery_ids=list(changed), payloads=list(changed.values()))
+    return removed
+
+
+def _redact_texts(conn: duckdb.DuckDBPyConnection, person: Person) -> None:
+    """The person's login out of every free-text column the catalog declares (Table.text), their
+    lake partitions marked."""
+    if person.login is None:
+        return
+    for declared in tables():
+        for column in declared.text:
+            identifiers = {"table": declared.name, "column": column, "day": declared.partition or ""}
+            found = run_sql(conn, "privacy/select_text_naming.sql", identifiers=identifiers, login=person.login)
+            changed = {rowid: new for rowid, text in found if (new := redact_text(text, person)) != text}
+            if not changed:
+                continue
+            if declared.partition is not None:
+                run_sql(conn, "privacy/mark_text_rows.sql", identifiers=identifiers, rowids=list(changed))
+            run_sql(conn, "privacy/update_texts.sql", identifiers=identifiers, rowids=list(changed),
+                    texts=list(changed.values()))
 
 
 def refresh_derived(conn: duckdb.DuckDBPyConnection, days: Iterable[ScopeDay]) -> None:

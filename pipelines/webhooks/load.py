@@ -12,15 +12,17 @@ batch that fails anyway for what a delivery holds is split until the one deliver
 alone is set aside in `events.webhook_quarantine` with the error and its position passed, so it
 never blocks the deliveries behind it.
 
-A delivery naming a person erased by `metrics-etl forget` (`forgotten`: their keyed hashes) is
-passed without landing: its position moves on with the batch, nothing of it is written, and
-the segment holding it goes with the others once fully loaded (`prune_spool`).
+A delivery naming a person erased by `metrics-etl forget` (`forgotten`: their keyed hashes) in
+a person field its kind declares (`pipelines.service.people`, the same declaration erasure
+matches) is passed without landing: its position moves on with the batch, nothing of it is
+written, and the segment holding it goes with the others once fully loaded (`prune_spool`).
+Any other delivery lands, an @mention of an erased person in its text replaced by a placeholder.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -30,11 +32,12 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from pipelines.warehouse.people import screen_payload
 from pipelines.warehouse.sql import first_meaningful_line, rollback, run_sql
 from pipelines.webhooks.segments import SpooledRecord, read_segment, segments, writer_gone
 
 if TYPE_CHECKING:
-    from pipelines.warehouse.erasure import Forgotten
+    from pipelines.warehouse.people import Forgotten
 
 _BATCH_VIEW = "webhook_batch"
 # Payload bytes a batch holds. Parsed, JSON takes 7 (webhook-shaped) to 33 (an array of digits)
@@ -69,23 +72,35 @@ class LoadResult:
     erased: int = 0  # deliveries naming an erased person, passed without landing
 
 
+@dataclass(frozen=True)
+class _Item:
+    """A spooled delivery as it may land: `payload` with an erased person's @mention replaced,
+    or None when a person field names one (it is passed)."""
+
+    spooled: SpooledRecord
+    payload: str | None
+
+
 @dataclass
 class _Tally:
-    erased: Callable[[bytes], bool] | None = None  # whether a payload names an erased person
+    forgotten: Forgotten | None = None
     duplicates: int = 0
     quarantined: int = 0
     passed: int = 0  # of erased people's deliveries
     inserted: list[tuple[str, str | None]] = field(default_factory=list)
 
-    def add(self, batch: list[SpooledRecord], inserted: list[tuple[str, str | None]], set_aside: int) -> None:
-        passed = sum(self.names(spooled) for spooled in batch)
+    def screen(self, spooled: SpooledRecord) -> _Item:
+        text = spooled.record.payload.decode("utf-8")
+        if self.forgotten is None:
+            return _Item(spooled, text)
+        return _Item(spooled, screen_payload(spooled.record.event, text, self.forgotten))
+
+    def add(self, batch: list[_Item], inserted: list[tuple[str, str | None]], set_aside: int) -> None:
+        passed = sum(item.payload is None for item in batch)
         self.inserted += inserted
         self.quarantined += set_aside
         self.passed += passed
         self.duplicates += len(batch) - len(inserted) - set_aside - passed
-
-    def names(self, spooled: SpooledRecord) -> bool:
-        return self.erased is not None and self.erased(spooled.record.payload)
 
 
 def load_spool(
@@ -106,9 +121,9 @@ def load_spool(
         raise ValueError("batch_size must be at least 1")
     run_sql(conn, "webhooks/limit_load.sql", memory_limit=LOAD_MEMORY_LIMIT)
     offsets: dict[str, int] = dict(run_sql(conn, "webhooks/select_spool_offsets.sql"))
-    tally = _Tally(erased=forgotten.names_line if forgotten is not None else None)
+    tally = _Tally(forgotten=forgotten)
     for segment, batch in islice(_batches(spool_dir, offsets, batch_size), max_batches):
-        _load_batch(conn, segment, batch, tally)
+        _load_batch(conn, segment, [tally.screen(spooled) for spooled in batch], tally)
     return LoadResult(
         loaded=len(tally.inserted),
         duplicates=tally.duplicates,
@@ -160,12 +175,12 @@ def _batches(
             yield segment.name, batch
 
 
-def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord], tally: _Tally) -> None:
+def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[_Item], tally: _Tally) -> None:
     """Commit the batch; if a delivery's content fails it, each half on its own, down to the one
     delivery that fails alone, which is set aside. Halves commit in spool order, so the segment's
     offset only moves forward and always covers exactly what was committed."""
     try:
-        inserted, set_aside = _commit_batch(conn, segment, batch, tally)
+        inserted, set_aside = _commit_batch(conn, segment, batch)
     except duckdb.Error as exc:
         if not _delivery_may_cause(exc):
             raise
@@ -176,9 +191,9 @@ def _load_batch(conn: duckdb.DuckDBPyConnection, segment: str, batch: list[Spool
             return
         # A delivery no larger than a batch fits under the limit whatever its shape (measured):
         # out of memory alone, it says the process is short of memory, not that it is poisoned.
-        if _out_of_memory(exc) and len(batch[0].record.payload) <= _MAX_BATCH_BYTES:
+        if _out_of_memory(exc) and len(batch[0].spooled.record.payload) <= _MAX_BATCH_BYTES:
             raise
-        inserted, set_aside = [], _quarantine(conn, segment, batch[0], exc, tally)
+        inserted, set_aside = [], _quarantine(conn, segment, batch[0], exc)
     tally.add(batch, inserted, set_aside)
 
 
@@ -195,19 +210,19 @@ def _delivery_may_cause(error: duckdb.Error) -> bool:
 
 
 def _commit_batch(
-    conn: duckdb.DuckDBPyConnection, segment: str, batch: list[SpooledRecord], tally: _Tally
+    conn: duckdb.DuckDBPyConnection, segment: str, batch: list[_Item]
 ) -> tuple[list[tuple[str, str | None]], int]:
     """Insert the batch and advance the segment's offset in one transaction.
 
     Returns the (delivery id, repository) of rows inserted and how many were quarantined.
     """
-    with _registered(conn, batch, tally):
+    with _registered(conn, batch):
         try:
             conn.begin()
             try:
                 inserted = run_sql(conn, "webhooks/insert_webhook_deliveries.sql")
                 finished = run_sql(
-                    conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].end_offset
+                    conn, "webhooks/finish_webhook_batch.sql", segment=segment, offset=batch[-1].spooled.end_offset
                 )
                 conn.commit()
             except BaseException:
@@ -218,17 +233,15 @@ def _commit_batch(
     return inserted, len(finished)
 
 
-def _quarantine(
-    conn: duckdb.DuckDBPyConnection, segment: str, spooled: SpooledRecord, error: duckdb.Error, tally: _Tally
-) -> int:
+def _quarantine(conn: duckdb.DuckDBPyConnection, segment: str, item: _Item, error: duckdb.Error) -> int:
     """Set aside one delivery that failed alone, with the error as its reason, and pass it."""
     reason = f"failed to load even alone: {type(error).__name__}: {first_meaningful_line(str(error))}"
-    with _registered(conn, [spooled], tally):
+    with _registered(conn, [item]):
         conn.begin()
         try:
             rows = run_sql(
                 conn, "webhooks/quarantine_webhook_delivery.sql",
-                segment=segment, offset=spooled.end_offset, reason=reason,
+                segment=segment, offset=item.spooled.end_offset, reason=reason,
             )
             conn.commit()
         except BaseException:
@@ -238,22 +251,22 @@ def _quarantine(
 
 
 @contextmanager
-def _registered(conn: duckdb.DuckDBPyConnection, batch: list[SpooledRecord], tally: _Tally) -> Iterator[None]:
+def _registered(conn: duckdb.DuckDBPyConnection, batch: list[_Item]) -> Iterator[None]:
     """The batch as the Arrow view `webhook_batch` for the statements run inside the block, each
     delivery marked `erased` when it names an erased person (the statements pass it).
 
     DuckDB reads an Arrow string column in place: the payloads are not copied to be scanned, and
     they live in Python's memory, outside DuckDB's limit.
     """
-    records = [spooled.record for spooled in batch]
+    records = [item.spooled.record for item in batch]
     table = pa.table(
         {
             "delivery_id": [r.delivery_id for r in records],
             "event": [r.event for r in records],
             "received_at": [r.received_at for r in records],
-            "payload": [r.payload.decode("utf-8") for r in records],
-            "spool_offset": [spooled.offset for spooled in batch],
-            "erased": [tally.names(spooled) for spooled in batch],
+            "payload": [item.payload or "" for item in batch],
+            "spool_offset": [item.spooled.offset for item in batch],
+            "erased": [item.payload is None for item in batch],
         },
         schema=_BATCH_SCHEMA,
     )

@@ -11,7 +11,7 @@ WITH repeated AS (
     WHERE day BETWEEN $start_day AND $end_day AND ($scope IS NULL OR ({slice}))
     GROUP BY key_hash HAVING count(*) > 1
 )
-SELECT count(*) AS failures, string_agg(concat_ws(' ', {label}), ', ') AS detail
+SELECT count(*) AS failures, string_agg(DISTINCT concat_ws(' ', {label}), ', ') AS detail
 FROM (
     SELECT {key} FROM core.{table}
     WHERE day BETWEEN $start_day AND $end_day AND ($scope IS NULL OR ({slice}))

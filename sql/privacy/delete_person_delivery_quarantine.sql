@@ -1,4 +1,4 @@
--- Deliveries set aside by the loader whose text names the person (published whole).
+-- Deliveries set aside by the loader that name the person in a person field (published whole).
 DELETE FROM events.webhook_quarantine
- WHERE regexp_matches(payload_text, $pattern)
+ WHERE list_contains(CAST($delivery_ids AS VARCHAR[]), delivery_id)
 RETURNING 1

@@ -305,3 +305,33 @@ def test_deliveries_naming_an_erased_person_are_passed_and_the_spool_keeps_nothi
     assert prune_spool(warehouse, spool_dir) == ["0001.seg"]
     assert segments(spool_dir) == []
     assert load_spool(warehouse, spool_dir, forgotten=forgotten).loaded == 0
+
+
+def test_other_peoples_deliveries_land_whatever_ids_they_share_with_an_erased_person(spool_dir, warehouse, client):
+    """Issue 42, break 2: a push to a repository whose id is the erased user's id, and an issue of that
+    id, both sent by someone else, land (and every later delivery for that repository), through the
+    real receiver; a mention of the erased person in another's text lands as a placeholder."""
+    key = b"a key"
+    forgotten = Forgotten(key, frozenset(person_hashes(key, Person(1000043, "dev-00018"))))
+    other = {"login": "dev-00002", "id": 1000002, "type": "User"}
+    erased = {"login": "dev-00018", "id": 1000043, "type": "User"}
+    owner = {"login": "acme", "id": 1000043, "type": "Organization"}
+    repository = {"id": 1000043, "full_name": "acme/r", "owner": owner}
+    pusher = {"name": "dev-00002"}
+    sent = [
+        ("push", {"ref": "refs/heads/main", "repository": repository, "pusher": pusher, "sender": other}),
+        ("issues", {"action": "opened", "issue": {"id": 1000043, "number": 1000043, "title": "as discussed with "
+                    "@Dev-00018, and @dev-000180", "user": other}, "repository": repository, "sender": other}),
+        ("issues", {"action": "opened", "issue": {"id": 3, "number": 3, "user": erased}, "repository": repository,
+                    "sender": erased}),
+        ("push", {"ref": "refs/heads/x", "repository": repository, "pusher": pusher, "sender": other}),
+    ]
+    for i, (event, payload) in enumerate(sent):
+        assert deliver(client, payload, delivery_id=f"d-{i}", event=event).status_code == 200
+    result = load_spool(warehouse, spool_dir, forgotten=forgotten)
+    assert (result.loaded, result.erased, result.quarantined) == (3, 1, 0)
+    assert _ids(warehouse) == ["d-0", "d-1", "d-3"]
+    title = warehouse.execute(
+        "SELECT payload->>'$.issue.title' FROM events.webhook_deliveries WHERE delivery_id = 'd-1'"
+    ).fetchone()[0]
+    assert title == "as discussed with @[erased], and @dev-000180"

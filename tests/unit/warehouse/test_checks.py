@@ -36,9 +36,10 @@ def test_a_duplicate_and_a_negative_count_are_found_in_their_slice_only(conn):
     acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
     other = slice_params(scope="organization", scope_name="other", level="user", start_day=DAY, end_day=DAY)
     found = run_checks(conn, checks, where="acme", **acme)
+    # Counted and placed by scope and day, never naming the user: the line reaches logs and alerts.
     assert [(o.check.name, o.failures, o.detail) for o in found] == [
-        ("grain_is_unique", 1, "acme 2026-11-01 7"),
-        ("counts_are_non_negative", 1, "acme 2026-11-01 7"),
+        ("grain_is_unique", 1, "acme 2026-11-01"),
+        ("counts_are_non_negative", 1, "acme 2026-11-01"),
     ]
     assert all(o.passed for o in run_checks(conn, checks, where="other", **other))
     assert not any(o.passed for o in run_checks(conn, checks, where="whole history", **WHOLE_HISTORY))
@@ -57,3 +58,27 @@ def test_the_grain_check_compares_whole_keys_nulls_alike(conn):
     acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
     (found,) = run_checks(conn, [_check("grain_is_unique", "breakdowns")], where="acme", **acme)
     assert (found.failures, found.detail) == (1, "acme 2026-11-01 ide")
+
+
+def test_no_check_detail_names_the_user_of_a_duplicate_or_a_team_member(conn):
+    """Issue 42, break 3: a failed uniqueness check named user 1000022 in the alert, the logs and
+    Dagster's storage. Every report check's detail over rows of that user names scope, day and counts."""
+    for _ in range(2):
+        conn.execute(
+            "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, user_login,"
+            " user_initiated_interaction_count, agent_breakdown_present) VALUES"
+            " ('organization', 'acme', ?, '1-day', 1000022, 'dev-00022', -1, true)", [DAY],
+        )
+        conn.execute(
+            "INSERT INTO core.user_team_days (scope, scope_name, day, user_id, user_login, team_id, slug, fetched_at,"
+            " is_final) VALUES ('organization', 'acme', ?, 1000023, 'dev-00023', 5, 'platform', now(), TRUE)", [DAY],
+        )
+    acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
+    found = run_checks(conn, REPORT_CHECKS, where="acme", **acme)
+    failed = [o for o in found if not o.passed]
+    assert {(o.check.name, o.check.table[1]) for o in failed} >= {
+        ("grain_is_unique", "user_daily_totals"), ("counts_are_non_negative", "user_daily_totals"),
+        ("grain_is_unique", "user_team_days"), ("members_are_users_of_the_day", "user_team_days"),
+    }
+    for outcome in failed:
+        assert not {"1000022", "dev-00022", "1000023", "dev-00023"} & set(outcome.describe().replace(",", " ").split())

@@ -4,6 +4,7 @@ left, they equal everything computed again from the rows that stay."""
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import date, timedelta
 
@@ -106,3 +107,54 @@ def test_after_retention_the_derived_tables_equal_a_recomputation_from_the_rows_
         refreshed = _contents(conn)
         _derive_everything(conn)
         assert refreshed == _contents(conn)
+
+
+def test_an_erasure_removes_exactly_the_persons_deliveries_and_their_login_from_kept_text(tmp_path):
+    """Issue 42, breaks 2 and 3, on a DuckDB file: deliveries whose person fields name the person go;
+    others sharing their id as a repository's or an issue's id stay whole; their login in other
+    people's text (a delivery body, a set-aside delivery, an issue title, a quarantined line) becomes
+    the placeholder, never a longer login; the partitions written again are marked for the lake."""
+    conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(conn)
+    other = {"login": "dev-00002", "id": 1000002, "type": "User"}
+    erased = {"login": "dev-00018", "id": 1000043, "type": "User"}
+    deliveries = {
+        "push-to-1000043": ("push", {"repository": {"id": 1000043, "full_name": "acme/r"}, "sender": other}),
+        "issue-1000043": ("issues", {"issue": {"id": 1000043, "user": other, "body": "as discussed with @dev-00018"},
+                                     "repository": {"id": 1, "full_name": "acme/r"}, "sender": other}),
+        "theirs": ("issues", {"issue": {"id": 5, "user": erased}, "sender": erased}),
+        "assigned": ("issues", {"issue": {"id": 6, "assignees": [other, erased]}, "sender": other}),
+        "longer": ("issues", {"issue": {"id": 7, "body": "ping @dev-000180"}, "sender": other}),
+    }
+    conn.execute("DELETE FROM meta.lake_changes")
+    for delivery_id, (event, payload) in deliveries.items():
+        conn.execute(
+            "INSERT INTO events.webhook_deliveries VALUES (?, ?, 'opened', 'acme/r', TIMESTAMPTZ '2026-11-20 10:00Z',"
+            " ?, now())", [delivery_id, event, json.dumps(payload)],
+        )
+    conn.execute(
+        "INSERT INTO events.webhook_quarantine VALUES ('q-1', 'issues', now(), 's', 0, 'r', ?, now()),"
+        " ('q-2', 'push', now(), 's', 1, 'r', ?, now())",
+        [json.dumps({"issue": {"title": "see DEV-00018's note"}, "sender": other}),
+         json.dumps({"pusher": {"name": "dev-00018"}, "sender": other})],
+    )
+    conn.execute(
+        "INSERT INTO snapshots.issues (snapshot_day, issue_id, repository_id, repository_full_name, number, title,"
+        " is_pull_request, labels, user_login, user_id) VALUES"
+        " (DATE '2026-11-21', 1, 1, 'acme/r', 1, 'Ask @Dev-00018 about it', FALSE, [], 'dev-00002', 1000002),"
+        " (DATE '2026-11-21', 2, 1, 'acme/r', 2, 'dev-000180 owns this', FALSE, [], 'dev-00002', 1000002)"
+    )
+
+    erase_rows(conn, Person(1000043, "dev-00018"))
+
+    kept = dict(conn.execute("SELECT delivery_id, CAST(payload AS VARCHAR) FROM events.webhook_deliveries").fetchall())
+    assert sorted(kept) == ["issue-1000043", "longer", "push-to-1000043"]
+    assert json.loads(kept["push-to-1000043"]) == deliveries["push-to-1000043"][1]
+    assert json.loads(kept["issue-1000043"])["issue"]["body"] == "as discussed with @[erased]"
+    assert json.loads(kept["longer"])["issue"]["body"] == "ping @dev-000180"
+    set_aside = conn.execute("SELECT delivery_id, payload_text FROM events.webhook_quarantine").fetchall()
+    assert [(d, json.loads(text)["issue"]["title"]) for d, text in set_aside] == [("q-1", "see [erased]'s note")]
+    titles = conn.execute("SELECT title FROM snapshots.issues ORDER BY issue_id").fetchall()
+    assert titles == [("Ask @[erased] about it",), ("dev-000180 owns this",)]
+    marked = set(conn.execute("SELECT table_name, day FROM meta.lake_changes").fetchall())
+    assert {("events.webhook_deliveries", date(2026, 11, 20)), ("snapshots.issues", date(2026, 11, 21))} <= marked

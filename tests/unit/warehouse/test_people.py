@@ -1,0 +1,154 @@
+"""Whom erasure matches: a person only in the person fields each payload kind declares, never
+another object's id, and their login in free text only whole, in any case, never inside a longer
+login; the same answers from the erasure (`Person`) and a later landing (`Forgotten`, hashes only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.service.people import EVERY_KIND, PERSON_FIELDS, payload_people
+from pipelines.warehouse.people import PLACEHOLDER, Forgotten, Person, person_hashes, redact_text, screen_payload
+
+KEY = b"a-test-key"
+ERASED = Person(1000043, "dev-00018")
+FORGOTTEN = Forgotten(KEY, frozenset(person_hashes(KEY, ERASED)))
+REFERENCE = Path(__file__).resolve().parents[4] / "shared" / "reference" / "webhooks"
+OTHER = {"login": "someone-else", "id": 7, "type": "User"}
+
+
+def _as(who: dict[str, object]) -> dict[str, object]:
+    return {**who, "type": "User"}
+
+
+def _push(repo_id: int, sender: dict[str, object]) -> dict[str, object]:
+    return {
+        "ref": "refs/heads/main",
+        "repository": {"id": repo_id, "full_name": "acme/widgets", "owner": {"login": "acme", "id": 5,
+                                                                              "type": "Organization"}},
+        "organization": {"login": "acme", "id": ERASED.user_id},
+        "pusher": {"name": sender["login"], "email": None},
+        "commits": [{"id": "abc", "author": {"name": "Dev", "username": sender["login"]}}],
+        "sender": sender,
+    }
+
+
+def _issue(issue_id: int, sender: dict[str, object], body: str = "") -> dict[str, object]:
+    return {
+        "action": "opened",
+        "issue": {"id": issue_id, "number": 12, "title": "a bug", "body": body, "user": sender, "assignees": []},
+        "repository": {"id": 99, "full_name": "acme/widgets"},
+        "sender": sender,
+    }
+
+
+ERASED_USER = _as({"login": "Dev-00018", "id": 1000043})
+
+
+@pytest.mark.parametrize("who", [ERASED, FORGOTTEN], ids=["erasure", "landing"])
+@pytest.mark.parametrize(
+    ("event", "payload", "named"),
+    [
+        ("push", _push(1000043, OTHER), False),  # a repository whose id is the user id
+        ("issues", _issue(1000043, OTHER), False),  # an issue whose id is the user id
+        ("push", _push(99, ERASED_USER), True),
+        ("push", {**_push(99, OTHER), "pusher": {"name": "dev-00018", "email": None}}, True),
+        ("push", {**_push(99, OTHER), "commits": [{"author": {"name": "x", "username": "DEV-00018"}}]}, True),
+        ("push", {**_push(99, OTHER), "head_commit": {"committer": {
+            "name": "x", "email": "1000043+dev-00018@users.noreply.example.com"}}}, True),
+        ("issues", _issue(5, OTHER) | {"issue": {"id": 5, "assignees": [OTHER, ERASED_USER]}}, True),
+        ("issues", _issue(5, ERASED_USER), True),
+        ("pull_request", {"pull_request": {"id": 1000043, "user": OTHER, "requested_reviewers": [ERASED_USER]},
+                          "sender": OTHER}, True),
+        ("pull_request", {"pull_request": {"id": 1000043, "user": OTHER}, "sender": OTHER}, False),
+        ("member", {"member": ERASED_USER, "sender": OTHER}, True),
+        ("membership", {"membership": {"user": ERASED_USER}, "sender": OTHER}, True),
+        ("issue_comment", {"comment": {"id": 1000043, "user": ERASED_USER}, "sender": OTHER}, True),
+        ("issue_comment", {"comment": {"id": 1000043, "user": OTHER}, "sender": OTHER}, False),
+        # An owner names a person only when it is a user, never an organization of that id or login.
+        ("push", {**_push(99, OTHER), "repository": {"id": 3, "owner": ERASED_USER}}, True),
+        ("push", {**_push(99, OTHER), "repository": {"id": 3, "owner": {"login": "dev-00018", "id": 1000043,
+                                                                        "type": "Organization"}}}, False),
+        # A kind nobody declared: its sender still names a person, nothing else of it does.
+        ("star", {"starred_at": None, "repository": {"id": 1000043}, "sender": ERASED_USER}, True),
+        ("star", {"repository": {"id": 1000043}, "sender": OTHER, "thing": {"id": 1000043}}, False),
+    ],
+)
+def test_a_delivery_names_a_person_only_in_the_person_fields_of_its_kind(who, event, payload, named):
+    kept = screen_payload(event, json.dumps(payload), who)
+    assert (kept is None) == named
+
+
+@pytest.mark.parametrize("kind", ["issues.opened", "pull_request.opened", "push"])
+def test_every_user_of_the_services_reference_payloads_is_in_a_declared_field(kind):
+    """The reference payloads' users are all Codertocat (21031067) but one reviewer, octocat: each
+    appears in the declared paths, so forgetting either drops the delivery."""
+    payload = json.loads((REFERENCE / f"{kind}.json").read_text())
+    event = kind.split(".")[0]
+    found = set(payload_people(event, payload))
+    assert (21031067, "Codertocat") in found
+    if kind == "pull_request.opened":
+        assert (5346, "octocat") in found
+    for erased in (Person(21031067, None), Person(None, "codertocat")):
+        assert screen_payload(event, json.dumps(payload), erased) is None
+    # Their id as a repository's, issue's or anything else's id names nobody.
+    assert screen_payload(event, json.dumps(payload), Person(int(payload["repository"]["id"]), None)) is not None
+
+
+def test_the_declaration_names_each_kind_the_emulator_and_receiver_land():
+    assert {"push", "issues", "pull_request"} <= set(PERSON_FIELDS)
+    assert "sender" in {field.path for field in EVERY_KIND}
+    assert all(field.path != "organization" for fields in PERSON_FIELDS.values() for field in fields)
+
+
+@pytest.mark.parametrize(
+    ("text", "erasure", "landing"),
+    [
+        ("as discussed with @dev-00018", "as discussed with @[erased]", "as discussed with @[erased]"),
+        ("thanks @Dev-00018, and dev-00018.", "thanks @[erased], and [erased].", "thanks @[erased], and dev-00018."),
+        ("cc @dev-000180 and @xdev-00018 and dev-00018-x", None, None),
+        ("(@DEV-00018)", "(@[erased])", "(@[erased])"),
+        ("mail dev-00018@example.com", "mail [erased]@example.com", None),
+        ("someone@dev-00018", "someone@[erased]", None),  # a domain is not a mention
+    ],
+)
+def test_a_login_in_text_is_replaced_whole_in_any_case(text, erasure, landing):
+    assert redact_text(text, ERASED) == (erasure or text)
+    assert redact_text(text, FORGOTTEN) == (landing or text)
+
+
+_LOGIN = st.from_regex(r"[a-z0-9]([a-z0-9]|-(?=[a-z0-9])){0,12}", fullmatch=True).filter(lambda s: s[-1] != "-")
+_SEPARATOR = st.sampled_from([" ", ", ", ". ", "\n", "(", ")", ": ", "!", "'", '"', "/"])
+
+
+@given(
+    login=_LOGIN,
+    words=st.lists(
+        st.tuples(st.sampled_from(["self", "longer", "prefixed", "other"]), st.booleans(), st.booleans(), _SEPARATOR),
+        max_size=8,
+    ),
+    other=_LOGIN,
+)
+def test_mentions_of_exactly_the_login_are_replaced_and_every_other_word_stays(login, words, other):
+    person = Person(1, login)
+    forgotten = Forgotten(KEY, frozenset(person_hashes(KEY, person)))
+    parts, expected_erasure, expected_landing = [], [], []
+    for kind, mention, upper, separator in words:
+        word = {"self": login, "longer": login + "0", "prefixed": "x" + login, "other": other}[kind]
+        shown = (word.upper() if upper else word)
+        text = ("@" if mention else "") + shown
+        is_them = word == login
+        parts.append(text + separator)
+        expected_erasure.append((("@" if mention else "") + PLACEHOLDER if is_them else text) + separator)
+        expected_landing.append(("@" + PLACEHOLDER if is_them and mention else text) + separator)
+    text = "".join(parts)
+    assert redact_text(text, person) == "".join(expected_erasure)
+    assert redact_text(text, forgotten) == "".join(expected_landing)
+    # A delivery of someone else whose body mentions them lands with the placeholder, parsed as JSON again.
+    payload = json.dumps({"issue": {"id": 1, "body": text, "user": OTHER}, "sender": OTHER})
+    kept = screen_payload("issues", payload, forgotten)
+    assert kept is not None and json.loads(kept)["issue"]["body"] == "".join(expected_landing)
