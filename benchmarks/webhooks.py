@@ -39,18 +39,20 @@ from pipelines.webhooks.verify import sign  # noqa: E402
 PAYLOAD = ROOT.parent / "shared" / "reference" / "webhooks" / "issues.opened.json"
 SECRET = b"benchmark-secret"
 
+# The served receiver's protocol (`_server_config`: the guard's deadlines and connection slots),
+# without `serve`'s per-delivery log line on stderr.
 _RECEIVER = """
 import logging
 import sys
 from pathlib import Path
 import uvicorn
-from pipelines.webhooks.app import ReceiverConfig, create_app
+from pipelines.webhooks.app import ReceiverConfig, _server_config, create_app
 
 logging.basicConfig(format="receiver: %(message)s")
 logging.getLogger("pipelines.webhooks.spool").setLevel(logging.INFO)
 config = ReceiverConfig(secret=sys.argv[2].encode(), spool_dir=Path(sys.argv[3]))
-uvicorn.run(create_app(config=config), host="127.0.0.1", port=int(sys.argv[1]), loop="uvloop", http="httptools",
-            access_log=False, log_level="warning", backlog=2048)
+server = _server_config(create_app(config=config), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+uvicorn.Server(server).run()
 """
 
 

@@ -58,6 +58,9 @@ class ReceiverConfig:
     # Total time for a body once its headers are in: 25 MB at about 4 Mbit/s.
     body_timeout: float = 60.0
     max_connections: int = 1000
+    # Connections without a request under way one client (source address) holds; behind a proxy
+    # every client is the proxy, and its newest connections still get in, its oldest waiting closed.
+    max_waiting_per_client: int = 256
     max_header_bytes: int = 64 * 1024
     # Request bodies held in memory at once, all requests together, counted before the
     # signature is checked: room for four deliveries at the size cap.
@@ -67,8 +70,12 @@ class ReceiverConfig:
     def __post_init__(self) -> None:
         if self.max_body_memory_bytes < self.max_body_bytes:
             raise WebhookConfigError("--max-body-memory-bytes must be at least --max-body-bytes")
-        if min(self.header_timeout, self.body_timeout, self.refusal_log_interval) <= 0 or self.max_connections < 1:
-            raise WebhookConfigError("timeouts, the log interval and --max-connections must be positive")
+        if min(self.header_timeout, self.body_timeout, self.refusal_log_interval) <= 0 or min(
+            self.max_connections, self.max_waiting_per_client
+        ) < 1:
+            raise WebhookConfigError(
+                "timeouts, the log interval, --max-connections and --max-waiting-per-client must be positive"
+            )
 
     @classmethod
     def from_settings(cls, settings: Settings, **limits: Any) -> ReceiverConfig:
@@ -83,6 +90,7 @@ class ReceiverConfig:
             header_timeout=self.header_timeout,
             body_timeout=self.body_timeout,
             max_connections=self.max_connections,
+            max_waiting_per_client=self.max_waiting_per_client,
             max_header_bytes=self.max_header_bytes,
             max_body_memory_bytes=self.max_body_memory_bytes,
             log_interval=self.refusal_log_interval,

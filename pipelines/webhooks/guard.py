@@ -7,6 +7,13 @@ file descriptor) and only answers 503 once its headers are complete; httptools p
 header size. `GuardedHttpToolsProtocol` adds a deadline for the headers and one for the body of
 each request, a header size cap and a cap on open connections; `BodyBudget` caps the request
 bytes the app holds before their signature is checked.
+
+Connections that have not sent a complete request head (fresh, trickling one, or idle between
+requests) cost an attacker nothing to hold, so they never keep a slot from a new connection
+(`Slots`): at the cap the oldest of them is closed to make room, and one client (source
+address) holds at most `max_waiting_per_client` of them, its oldest closed first. Only
+connections with a request under way (head complete: body arriving or being answered) are ever
+refused for them, with 503.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import logging
 import resource
 import time
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -32,7 +39,9 @@ _SPARE_FDS = 64
 HEADERS_TIMED_OUT = "headers not complete within the header timeout (408, closed)"
 BODY_TIMED_OUT = "body not complete within the body timeout (408, closed)"
 HEADERS_TOO_LARGE = "too large: headers over the header limit (431, closed)"
-TOO_MANY_CONNECTIONS = "over the connection limit (503, closed at once)"
+TOO_MANY_CONNECTIONS = "over the connection limit with every connection mid-request (503, closed at once)"
+WAITING_CLOSED_AT_CAP = "waiting connection (no complete request head) closed to make room at the connection limit"
+WAITING_CLOSED_PER_CLIENT = "waiting connection closed: its client held more than the per-client limit of them"
 
 
 def _raw_answer(status: int, reason: str) -> bytes:
@@ -119,6 +128,64 @@ class BodyBudget:
         self._changed.set()
 
 
+class _Connection(Protocol):
+    client_host: str
+
+    def evict(self, kind: str) -> None: ...
+
+
+class Slots:
+    """The connections held open, and among them the waiting ones (no request under way), oldest first.
+
+    Waiting connections are ordered by when they last began to wait; bytes of a head still
+    arriving do not renew that, so trickling keeps no connection from being the oldest.
+    """
+
+    def __init__(self, *, max_connections: int, max_waiting_per_client: int) -> None:
+        self.max_connections = max_connections
+        self.max_waiting_per_client = max_waiting_per_client
+        self.held: set[_Connection] = set()
+        # Dicts as ordered sets: insertion order is the order in which connections began to wait.
+        self._waiting: dict[_Connection, None] = {}
+        self._waiting_by_client: dict[str, dict[_Connection, None]] = {}
+
+    def admit(self, connection: _Connection) -> bool:
+        """Take a slot for a new (waiting) connection, closing waiting ones to make room; False:
+        every slot is held by a request under way, refuse it."""
+        mine = self._waiting_by_client.get(connection.client_host, {})
+        if len(mine) >= self.max_waiting_per_client:
+            next(iter(mine)).evict(WAITING_CLOSED_PER_CLIENT)
+        if len(self.held) >= self.max_connections:
+            if not self._waiting:
+                return False
+            next(iter(self._waiting)).evict(WAITING_CLOSED_AT_CAP)
+        self.held.add(connection)
+        self.wait(connection)
+        return True
+
+    def wait(self, connection: _Connection) -> None:
+        if connection in self.held and connection not in self._waiting:
+            self._waiting[connection] = None
+            self._waiting_by_client.setdefault(connection.client_host, {})[connection] = None
+
+    def busy(self, connection: _Connection) -> None:
+        """The connection has a request under way: it is not closed to make room."""
+        if connection in self._waiting:
+            del self._waiting[connection]
+            mine = self._waiting_by_client[connection.client_host]
+            del mine[connection]
+            if not mine:
+                del self._waiting_by_client[connection.client_host]
+
+    def release(self, connection: _Connection) -> None:
+        self.busy(connection)
+        self.held.discard(connection)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with header/body deadlines, a header size cap and a connection cap.
 
@@ -133,10 +200,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._phase = "idle"
         self._deadline: asyncio.TimerHandle | None = None
         self._header_bytes = 0
+        self.client_host = ""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        # Counted before uvicorn adds this one: the cap is on connections held open.
-        if len(self.connections) >= self._guard.max_connections:
+        peer = transport.get_extra_info("peername")
+        self.client_host = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+        if not self._guard.slots.admit(self):
             self._guard.refusals.refused(TOO_MANY_CONNECTIONS)
             transport.write(_ANSWER_503)
             transport.close()
@@ -146,9 +215,16 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._guard.slots.release(self)
         if self.transport is None:  # refused in connection_made: uvicorn never saw it
             return
         super().connection_lost(exc)
+
+    def evict(self, kind: str) -> None:
+        """Close this waiting connection to make room: a head begun is answered 503, an idle
+        keep-alive connection closed as its keep-alive timeout would."""
+        self._guard.slots.release(self)
+        self._refuse(kind, _ANSWER_503 if self._phase == "headers" else b"")
 
     def data_received(self, data: bytes) -> None:
         if self._phase == "idle":
@@ -166,6 +242,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._phase = "body"
+        self._guard.slots.busy(self)
         self._arm(self._guard.body_timeout, BODY_TIMED_OUT)
         super().on_headers_complete()
 
@@ -173,6 +250,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._phase = "idle"
         self._disarm()
         super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        # Answered and kept alive with nothing more under way: waiting again, from now.
+        if not self.transport.is_closing() and not self.pipeline and self._phase == "idle":
+            self._guard.slots.wait(self)
 
     def _enter_headers(self) -> None:
         self._phase = "headers"
@@ -195,7 +278,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._guard.refusals.refused(kind)
         # Only when the app has not started an answer of its own on this connection.
-        if self.cycle is None or self.cycle.response_complete or not self.cycle.response_started:
+        if answer and (self.cycle is None or self.cycle.response_complete or not self.cycle.response_started):
             self.transport.write(answer)
         self.transport.close()
 
@@ -209,16 +292,17 @@ class Guard:
         header_timeout: float,
         body_timeout: float,
         max_connections: int,
+        max_waiting_per_client: int,
         max_header_bytes: int,
         max_body_memory_bytes: int,
         log_interval: float,
     ) -> None:
         self.header_timeout = header_timeout
         self.body_timeout = body_timeout
-        self.max_connections = max_connections
         self.max_header_bytes = max_header_bytes
         self.refusals = RefusalLog(log_interval)
         self.budget = BodyBudget(max_body_memory_bytes)
+        self.slots = Slots(max_connections=max_connections, max_waiting_per_client=max_waiting_per_client)
 
 
 def ensure_fd_limit(max_connections: int) -> None:

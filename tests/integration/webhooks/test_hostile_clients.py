@@ -75,22 +75,97 @@ def test_headers_over_the_header_limit_are_answered_431(config):
         assert _read_until_closed(sock).startswith(b"HTTP/1.1 431 ")
 
 
-def test_connections_over_the_cap_are_answered_503_at_once_and_later_ones_are_served(config):
-    limited = dataclasses.replace(config, max_connections=10, header_timeout=1.0)
+def _connect_from(base_url: str, source: str) -> socket.socket:
+    """A connection from another loopback address (all of 127.0.0.0/8 is this machine): another client."""
+    parts = urlsplit(base_url)
+    return socket.create_connection((parts.hostname, parts.port), timeout=WAIT, source_address=(source, 0))
+
+
+def _still_open(sock: socket.socket) -> bool:
+    """Nothing received and not closed: recv would block."""
+    sock.setblocking(False)
+    try:
+        sock.recv(1, socket.MSG_PEEK)
+    except BlockingIOError:
+        return True
+    finally:
+        sock.setblocking(True)
+    return False
+
+
+def _wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT  # a bound on waiting for the receiver, never a measurement
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(what)
+        time.sleep(0.02)
+
+
+def test_at_the_cap_the_oldest_idle_connections_make_room_and_a_signed_delivery_lands(config):
+    limited = dataclasses.replace(config, max_connections=10)
     with running_receiver(config=limited) as url:
-        idle = [_connect(url) for _ in range(15)]
+        idle = []
         try:
-            answers = [_read_until_closed(sock) for sock in idle[10:]]
+            idle += [_connect(url) for _ in range(15)]  # accepted in this order
+            # Each one over the cap closed the oldest waiting one: the first five, answered 503.
+            answers = [_read_until_closed(sock) for sock in idle[:5]]
+            assert all(answer.startswith(b"HTTP/1.1 503 ") for answer in answers)
+            assert all(_still_open(sock) for sock in idle[5:])
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                assert deliver(client, ISSUE, delivery_id="beside-ten-idle").status_code == 200
+            # It took the slot of the oldest of the ten.
+            assert _read_until_closed(idle[5]).startswith(b"HTTP/1.1 503 ")
         finally:
             for sock in idle:
                 sock.close()
-        assert all(answer.startswith(b"HTTP/1.1 503 ") for answer in answers)
-        # The idle ten are closed by the header timeout; a real delivery then gets through.
+
+
+def test_a_head_still_trickling_keeps_no_slot_it_began_waiting_for_first(config):
+    """Bytes of an unfinished head do not renew a connection's place: it is still the oldest."""
+    limited = dataclasses.replace(config, max_connections=3)
+    with running_receiver(config=limited) as url:
+        trickler, *others = [_connect(url) for _ in range(3)]
+        try:
+            trickler.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\n")
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                assert deliver(client, ISSUE, delivery_id="past-a-trickler").status_code == 200
+            assert _read_until_closed(trickler).startswith(b"HTTP/1.1 503 ")
+            assert all(_still_open(sock) for sock in others[1:])
+        finally:
+            for sock in (trickler, *others):
+                sock.close()
+
+
+def test_when_every_connection_has_a_request_under_way_one_more_is_answered_503_at_once(config):
+    limited = dataclasses.replace(config, max_connections=4, body_timeout=WAIT)
+    with running_receiver(config=limited) as url:
+        busy = [_connect(url) for _ in range(4)]
+        try:
+            for sock in busy:  # a complete head, half a body: a request under way
+                sock.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+            with _connect(url) as extra:
+                assert _read_until_closed(extra).startswith(b"HTTP/1.1 503 ")
+            assert all(_still_open(sock) for sock in busy)
+        finally:
+            for sock in busy:
+                sock.close()
+        # Their slots are free once they end.
         with httpx.Client(base_url=url, timeout=WAIT) as client:
-            deadline = time.monotonic() + WAIT
-            while (status := _try_deliver(client)) != 200 and time.monotonic() < deadline:
-                time.sleep(0.2)
-        assert status == 200
+            _wait_for(lambda: _try_deliver(client) == 200, "no delivery served after the busy ones ended")
+
+
+def test_one_client_over_its_waiting_limit_closes_its_own_oldest_never_another_clients(config):
+    limited = dataclasses.replace(config, max_connections=100, max_waiting_per_client=5)
+    with running_receiver(config=limited) as url:
+        other = [_connect_from(url, "127.0.0.2") for _ in range(3)]
+        flood = []
+        try:
+            flood += [_connect_from(url, "127.0.0.1") for _ in range(8)]
+            assert all(_read_until_closed(sock).startswith(b"HTTP/1.1 503 ") for sock in flood[:3])
+            assert all(_still_open(sock) for sock in flood[3:] + other)
+        finally:
+            for sock in flood + other:
+                sock.close()
 
 
 def _try_deliver(client: httpx.Client) -> int:
