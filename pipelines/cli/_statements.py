@@ -58,6 +58,11 @@ _WRITING_OPERATOR = re.compile(
     r"|VACUUM|CHECKPOINT|PRAGMA|TRANSACTION|PREPARE|EXECUTE|SECRET|EXPLAIN|RESET|VARIABLE|^SET$"
 )
 _SETTING = frozenset({"SET", "RESET", "SET_VARIABLE"})  # a SET statement's own plan node
+# The words of EXPLAIN's option list: ANALYZE and FORMAT, nothing that could name a file.
+_EXPLAIN_OPTIONS = frozenset(
+    {"ANALYZE", "ANALYSE", "FORMAT", "TRUE", "FALSE", "ON", "OFF", "1", "0", "DEFAULT", "TEXT", "QUERY_TREE",
+     "QUERY_TREE_OPTIMIZER", "NO_OUTPUT", "JSON", "HTML", "GRAPHVIZ", "YAML", "MERMAID", "COMPACT"}
+)
 # Table functions that only read (files of the lake, the catalog, generated rows): any other
 # (checkpoint, enable_logging, truncate_duckdb_logs, the external resources, ...) is refused.
 _READING_FUNCTION = re.compile(
@@ -70,16 +75,15 @@ _READING_FUNCTION = re.compile(
 
 
 def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str | None:
-    """Why `statement` may not run in a read-only shell, or None when it only reads.
+    """Why `statement` may not run in a read-only shell, or None when it only reads; DuckDB's
+    error when it cannot be planned.
 
     By structure, not by spelling: the statement's type, the type of what an EXPLAIN wraps (its
     ANALYZE runs it), and every node of the plan DuckDB would run, table functions included.
     """
-    import duckdb
-
     kind = statement_kind(statement)
     text = without_terminator(statement.query)
-    if kind == "EXPLAIN":
+    if kind == "EXPLAIN" or _first_word(text) == "EXPLAIN":  # EXPLAIN of a PIVOT without IN is a MULTI
         inner = _explained(text)
         if inner is None:
             return "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps"
@@ -88,10 +92,8 @@ def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str
         return "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and FROM pragma_table_info('<view>') read"
     if kind not in _READS | {"SET"}:
         return f"{kind.replace('_', ' ')} statements are refused"
-    try:
-        (row,) = conn.execute(f"EXPLAIN (FORMAT json) {text}").fetchall()
-    except duckdb.Error:
-        return None  # it cannot be planned, so it cannot run: running it says why
+    # What cannot be planned does not run: DuckDB's error (a missing table, a typo) is raised.
+    (row,) = conn.execute(f"EXPLAIN (FORMAT json) {text}").fetchall()
     nodes: list[dict[str, Any]] = json.loads(row[1])
     if kind == "SET":
         nodes = [child for node in nodes if node["name"] in _SETTING for child in node.get("children", [])]
@@ -107,12 +109,22 @@ def statement_kind(statement: duckdb.Statement) -> str:
 
 def _writer(node: dict[str, Any]) -> str | None:
     """What in this plan (sub)tree is not a read, or None."""
-    function = node.get("extra_info", {}).get("Function")
-    if isinstance(function, str) and not _READING_FUNCTION.fullmatch(function):
-        return f"the table function {function.lower()} is refused"
-    if _WRITING_OPERATOR.search(node["name"]):
+    function = node.get("extra_info", {}).get("Function")  # a table function's node is named by it
+    if isinstance(function, str):
+        if not _READING_FUNCTION.fullmatch(function):
+            return f"the table function {function.lower()} is refused"
+    elif _WRITING_OPERATOR.search(node["name"]):
         return f"its plan holds {node['name']}"
     return next(filter(None, map(_writer, node.get("children", []))), None)
+
+
+def _first_word(text: str) -> str:
+    import duckdb
+
+    tokens = duckdb.tokenize(text)
+    ends = [at for at, _ in tokens[1:]] + [len(text)]
+    words = (text[at:end] for (at, kind), end in zip(tokens, ends, strict=True) if kind != duckdb.token_type.comment)
+    return next(words, "").strip().upper()
 
 
 def _explained(text: str) -> duckdb.Statement | None:
@@ -123,17 +135,15 @@ def _explained(text: str) -> duckdb.Statement | None:
     ends = [at for at, _ in tokens[1:]] + [len(text)]
     depth = 0
     for (at, kind), end in zip(tokens[1:], ends[1:], strict=True):  # the first is EXPLAIN
-        word = text[at:end].strip().upper()
+        word = text[at:end].strip().strip("'").upper()
         if kind == duckdb.token_type.comment or (depth == 0 and word in ("ANALYZE", "ANALYSE")):
             continue
         if depth == 0 and (wrapped := _one_read(text[at:])) is not None:
             return wrapped  # `EXPLAIN (SELECT 1)`: what follows is the query itself
         if kind == duckdb.token_type.operator and (depth or word.startswith("(")):
             depth += word.count("(") - word.count(")")
-            continue
-        if depth:
-            continue
-        return None
+        elif not depth or word not in _EXPLAIN_OPTIONS:
+            return None
     return None
 
 
