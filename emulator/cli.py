@@ -12,7 +12,7 @@ import threading
 from datetime import date
 from pathlib import Path
 
-from emulator.config import EmulatorConfig, parse_fault_spec, parse_record_drift
+from emulator.config import REPORT_FILE_LEVELS, EmulatorConfig, parse_fault_spec, parse_record_drift
 from emulator.errors import EmulatorError
 from emulator.server import running_emulator
 
@@ -33,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-file", type=Path, default=None,
                         help="pre-generated user-level NDJSON served as the users-1-day report")
     parser.add_argument("--report-file-day", type=date.fromisoformat, default=None)
+    parser.add_argument("--report-file-level", choices=REPORT_FILE_LEVELS, default="user",
+                        help="which 1-day report of the organization the file is served as (default: user)")
     parser.add_argument("--second-enterprise-in-28-day", action="store_true",
                         help="the enterprise 28-day file also holds another enterprise's wrapper line")
     parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
@@ -50,7 +52,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         seed=args.seed, users=args.users, repos=args.repos, issues_per_repo=args.issues_per_repo,
         dialect=args.dialect, today=args.today, org=args.org, enterprise=args.enterprise,
         history_days=args.history_days, user_lines_per_file=args.user_lines_per_file,
-        report_file=args.report_file, report_file_day=args.report_file_day,
+        report_file=args.report_file, report_file_day=args.report_file_day, report_file_level=args.report_file_level,
         second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
         record_drift=parse_record_drift(args.record_drift),

@@ -146,6 +146,9 @@ def parse_record_drift(text: str) -> RecordDrift:
     return RecordDrift(**values)
 
 
+REPORT_FILE_LEVELS = ("user", "aggregate", "user-teams", "repos")
+
+
 @dataclass(frozen=True)
 class EmulatorConfig:
     """The world the emulator serves; everything in it follows from `seed`."""
@@ -164,6 +167,9 @@ class EmulatorConfig:
     user_lines_per_file: int = 20_000
     report_file: Path | None = None
     report_file_day: date | None = None
+    # Which of the primary organization's 1-day reports of report_file_day the file is served as:
+    # "user" (users-1-day), "aggregate" (organization-1-day), "user-teams" or "repos".
+    report_file_level: str = "user"
     # The public example: the enterprise 28-day file also holds a second enterprise's wrapper.
     second_enterprise_in_28_day: bool = False
     faults: FaultSpec = field(default_factory=FaultSpec)
@@ -185,6 +191,8 @@ class EmulatorConfig:
             raise EmulatorError("user_lines_per_file must be at least 1")
         if self.report_file is not None and self.report_file_day is None:
             raise EmulatorError("report_file needs report_file_day")
+        if self.report_file_level not in REPORT_FILE_LEVELS:
+            raise EmulatorError(f"report_file_level {self.report_file_level!r}: one of {', '.join(REPORT_FILE_LEVELS)}")
         for name in (*self.orgs, *self.enterprises):
             if not _NAME.match(name):
                 raise EmulatorError(f"scope name {name!r}: letters, digits and hyphens only")

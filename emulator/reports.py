@@ -95,7 +95,7 @@ def _message(status: int, message: str) -> JSONResponse:
 
 
 class _ReportFile:
-    """A pre-generated user-level NDJSON file split at line boundaries into byte ranges."""
+    """A pre-generated NDJSON file (a user-level report by default) split at line boundaries into byte ranges."""
 
     def __init__(self, path: Path, lines_per_file: int) -> None:
         self.path = path
@@ -194,8 +194,8 @@ class Reports:
                 day = date.fromisoformat(raw or "")
             except ValueError:
                 return _message(400, "Query parameter 'day' must be a date in YYYY-MM-DD form")
-            served_file = (self._report_file is not None and scope == "organization" and level == "user"
-                           and name == state.config.primary_org
+            served_file = (self._report_file is not None and scope == "organization"
+                           and level == state.config.report_file_level and name == state.config.primary_org
                            and day == state.config.report_file_day)
             repos_from = state.config.repos_from
             before_repos = level == REPOS_LEVEL and repos_from is not None and day < repos_from
@@ -235,8 +235,8 @@ class Reports:
         return data
 
     def _serves_report_file(self, key: ReportKey) -> bool:
-        return (self._report_file is not None and key.scope == "organization" and key.level == "user"
-                and key.name == self.state.config.primary_org
+        return (self._report_file is not None and key.scope == "organization"
+                and key.level == self.state.config.report_file_level and key.name == self.state.config.primary_org
                 and key.kind == "1-day" and key.day == self.state.config.report_file_day)
 
     def _users_per_file(self, key: ReportKey) -> int:

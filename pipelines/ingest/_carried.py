@@ -7,6 +7,8 @@ Both are small (a few MB a day), so a file's lines are parsed once it is in.
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,16 +23,29 @@ from pipelines.ingest.errors import IngestError
 from pipelines.service import ReportMetadata, ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.service.dialect import Level
 from pipelines.transform import Provenance
+from pipelines.transform.repeats import KeyedLines, Place, conflict_reason
 from pipelines.warehouse import CarriedReport
 
-__all__ = ["Lines", "Parse", "fetch_carried"]
+__all__ = ["CarriedLines", "Lines", "Parse", "fetch_carried"]
 
 _SEGMENT_LINES = 50_000
 
-Lines = Iterable[tuple[int, bytes]]  # (line number, line)
-# Lines into (rows per table, (line number, reason) of each refused line); given no lines, the
-# empty frames.
-Parse = Callable[[Lines, Provenance], tuple[dict[str, pl.DataFrame], list[tuple[int, str]]]]
+Lines = Iterable[tuple[int, bytes]]  # (line id, line): ids are the report's lines in order, from 0
+
+
+@dataclass(frozen=True)
+class CarriedLines:
+    """A carried report's lines, parsed: each refers to a line by its id in `Lines`."""
+
+    frames: dict[str, pl.DataFrame]  # rows per table, the tables its writer (its level) writes
+    refused: list[tuple[int, str]]  # (line id, reason)
+    lines: list[int]  # the line id of each row of the first table (one row per landed line)
+    keyed: KeyedLines  # lines of one key listed more than once (places (0, line id))
+    what: str  # a key in words naming no person, for a conflict's reason: "one repository of 2026-11-20"
+
+
+# The report's lines into its rows; given no lines, the empty frames.
+Parse = Callable[[Lines, Provenance], CarriedLines]
 
 
 @dataclass
@@ -62,7 +77,12 @@ def fetch_carried(
     client: ServiceClient, carrier: ReportRef, level: Level, *, prov: Provenance, raw_dir: Path, parse: Parse
 ) -> CarriedReport | None:
     """The `level` report of the carrying 1-day report's day, parsed; None when the platform
-    has none for the day (204/404: not yet, or not for this scope)."""
+    has none for the day (204/404: not yet, or not for this scope).
+
+    Its files are parsed as one report, so a key on lines of two files is found like any other:
+    the same line twice lands once (counted per file in raw.report_files.repeated_lines), lines
+    that differ are quarantined, each with a reason naming every line of the key.
+    """
     assert carrier.day is not None, f"the {level} report is 1-day only"
     ref = replace(carrier, level=level)
     metadata = fetch_report_metadata(client, ref)
@@ -73,27 +93,40 @@ def fetch_carried(
             f"{ref.scope} {ref.scope_name} {level} report asked for {carrier.day} is of {metadata.start_day}"
         )
     own = replace(prov, ref=ref, start_day=metadata.start_day, end_day=metadata.end_day)
-    rows: dict[str, list[pl.DataFrame]] = {}
+    fetched = _fetch_files(client, metadata, raw_dir=raw_dir)
+    places: list[Place] = []  # (file index, line number) of each line id
+    texts: list[bytes] = []
+
+    def numbered() -> Iterator[tuple[int, bytes]]:
+        for index, file in enumerate(fetched):
+            for segment in file.segments:
+                for number, line in _lines(segment):
+                    places.append((index, number))
+                    texts.append(line)
+                    yield len(places) - 1, line
+
+    parsed = parse(numbered(), own)
+    rejects: dict[int, list[Reject]] = {index: list(itertools.chain.from_iterable(s.rejects for s in file.segments))
+                                        for index, file in enumerate(fetched)}
+    for ident, reason in parsed.refused:
+        rejects[places[ident][0]].append(Reject(places[ident][1], reason, truncate_line(texts[ident])))
+    for group in parsed.keyed.conflicts.values():
+        reason = conflict_reason([places[ident] for _, ident in group], parsed.what)
+        for _, ident in group:
+            rejects[places[ident][0]].append(Reject(places[ident][1], reason, truncate_line(texts[ident])))
+    records = Counter(places[ident][0] for ident in parsed.lines)
+    repeated = Counter(places[ident][0] for _, ident in parsed.keyed.repeated)
     files, quarantine = [], []
-    for index, fetched in enumerate(_fetch_files(client, metadata, raw_dir=raw_dir)):
-        texts = {number: line for segment in fetched.segments for number, line in _lines(segment)}
-        rejects = [reject for segment in fetched.segments for reject in segment.rejects]
-        records = 0
-        for segment in fetched.segments:
-            frames, refused = parse(_lines(segment), own)
-            rejects += [Reject(number, reason, truncate_line(texts.get(number, b""))) for number, reason in refused]
-            records += next(iter(frames.values())).height  # the first table's rows are the report's records
-            for name, frame in frames.items():
-                rows.setdefault(name, []).append(frame)
-        files.append(file_row(own, fetched.archived, file_index=index, records=records, quarantined=len(rejects),
-                              link=fetched.link))
-        if rejects:
-            quarantine.append(quarantine_frame(own, rejects, file_index=index,
-                                               archive_path=str(fetched.archived.path), link=fetched.link))
-    empty, _ = parse((), own)
+    for index, file in enumerate(fetched):
+        found = sorted(rejects[index], key=lambda r: r.line_number)
+        files.append(file_row(own, file.archived, file_index=index, records=records[index], quarantined=len(found),
+                              repeated=repeated[index], link=file.link))
+        if found:
+            quarantine.append(quarantine_frame(own, found, file_index=index, archive_path=str(file.archived.path),
+                                               link=file.link))
     return CarriedReport(
         ref=ref,
-        rows={name: pl.concat(rows[name]) if name in rows else frame for name, frame in empty.items()},
+        rows=parsed.frames,
         files=pl.concat(files) if files else None,
         quarantine=pl.concat(quarantine) if quarantine else None,
     )

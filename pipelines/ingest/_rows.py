@@ -41,9 +41,11 @@ def quarantine_frame(
 
 
 def file_row(
-    prov: Provenance, archived: ArchivedFile, *, file_index: int, records: int, quarantined: int, link: str
+    prov: Provenance, archived: ArchivedFile, *, file_index: int, records: int, quarantined: int, repeated: int,
+    link: str,
 ) -> pl.DataFrame:
-    """The raw.report_files row of one downloaded file."""
+    """The raw.report_files row of one downloaded file; `repeated`: its lines that repeated an
+    earlier line of the same key, landed once (pipelines/transform/repeats.py)."""
     return pl.DataFrame(
         {
             "file_index": [file_index],
@@ -51,9 +53,12 @@ def file_row(
             "sha256": [archived.sha256],
             "records": [records],
             "quarantined": [quarantined],
+            "repeated_lines": [repeated],
             "archive_path": [str(archived.path)],
             "link": [link],
             "fetched_at": [prov.fetched_at],
         },
-        schema_overrides={"file_index": pl.Int32(), "fetched_at": pl.Datetime("us", "UTC")},
+        schema_overrides={
+            "file_index": pl.Int32(), "repeated_lines": pl.Int64(), "fetched_at": pl.Datetime("us", "UTC"),
+        },
     ).select(*report_columns(prov), pl.all())

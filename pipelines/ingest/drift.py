@@ -102,14 +102,15 @@ class DriftTally:
     records: Counter[tuple[date, str, str]] = field(default_factory=Counter)
     types: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def add(self, totals: pl.DataFrame) -> None:
-        """Count the `extra` of a batch of totals rows (columns `day` and `extra`)."""
+    def add(self, totals: pl.DataFrame, *, sign: int = 1) -> None:
+        """Count the `extra` of a batch of totals rows (columns `day` and `extra`); sign -1
+        takes rows back out (a repeated line's copy, lines quarantined after they landed)."""
         # Records of a day mostly carry the same extra (the service's internal fields, a new
         # field of the same value): each distinct text is parsed once, its records counted.
         carrying = totals.filter(pl.col("extra").is_not_null()).group_by("day", "extra").len()
         for day, text, count in carrying.iter_rows():
             for path, drift, kind in _parsed(text, self.dialect):
-                self.records[day, path, drift] += count
+                self.records[day, path, drift] += sign * count
                 self.types.setdefault((path, drift), kind)
 
     def frame(self) -> pl.DataFrame:
@@ -117,6 +118,7 @@ class DriftTally:
         rows = [
             {"day": day, "path": path, "drift": drift, "records": count, "json_type": self.types[path, drift]}
             for (day, path, drift), count in sorted(self.records.items())
+            if count > 0
         ]
         schema = {"day": pl.Date(), "path": pl.String(), "drift": pl.String(), "records": pl.Int64(),
                   "json_type": pl.String()}

@@ -17,6 +17,7 @@ import duckdb
 import polars as pl
 
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
+from pipelines.ingest._repeats import landed_frames, settle_repeats
 from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import remove_dead_parts
 from pipelines.ingest.drift import DriftTally
@@ -26,7 +27,7 @@ from pipelines.ingest.parse import Reject
 from pipelines.ingest.repositories import fetch_repositories
 from pipelines.ingest.teams import fetch_user_teams
 from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
-from pipelines.transform import Provenance
+from pipelines.transform import Provenance, Transformed
 from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.warehouse import ReportLanding, ReportSlice, SharedRecordKeys, land_report
 from pipelines.warehouse.checks import CheckOutcome
@@ -53,6 +54,8 @@ class IngestResult:
     repository_rows: int | None = None
     # What the records carried beyond the schema: path -> (drift, records carrying it).
     drift: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # Lines that repeated an earlier line of their key, landed once (raw.report_files.repeated_lines).
+    repeated: int = 0
 
 
 @dataclass
@@ -61,6 +64,7 @@ class _FileTally:
     breakdowns: int = 0
     agent_activity: int = 0
     quarantined: int = 0
+    repeated: int = 0
 
 
 class _Lander:
@@ -69,7 +73,6 @@ class _Lander:
     def __init__(self, *, landing: ReportLanding, prov: Provenance) -> None:
         self._landing = landing
         self._prov = prov
-        self._totals_table = "user_daily_totals" if prov.ref.level == "user" else "daily_totals"
         self.tallies: dict[int, _FileTally] = {}
         self.days: dict[int, set[date]] = {}
         self.agents: dict[int, set[str]] = {}
@@ -93,41 +96,60 @@ class _Lander:
 
     def land(self, parsed: Parsed) -> None:
         file_index, result = parsed.file_index, parsed.result
-        self._landing.insert(table=self._totals_table, frame=result.totals, file_index=file_index)
-        self._landing.insert(table="breakdowns", frame=result.breakdowns, file_index=file_index)
-        self._landing.insert(table="agent_activity", frame=result.agent_activity, file_index=file_index)
-        self._landing.insert(table="cli_customizations", frame=result.cli_customizations, file_index=file_index)
-        self._landing.insert(table="adoption_phases", frame=result.adoption_phases, file_index=file_index)
-        self._landing.insert(table="feature_engagement", frame=result.feature_engagement, file_index=file_index)
-        self._landing.insert(table="comment_types", frame=result.comment_types, file_index=file_index)
-        tally = self.tallies.setdefault(file_index, _FileTally())
-        tally.records += result.totals.height
-        tally.breakdowns += result.breakdowns.height
-        tally.agent_activity += result.agent_activity.height
-        tally.quarantined += len(parsed.rejects)
+        for table, frame in landed_frames(result, level=self._prov.ref.level).items():
+            self._landing.insert(table=table, frame=frame, file_index=file_index)
+        self._count(file_index, result)
+        self.tallies[file_index].quarantined += len(parsed.rejects)
         self._rejects.setdefault(file_index, []).extend(parsed.rejects)
-        self._fetched.setdefault(file_index, []).append(
-            day_tallies(totals=result.totals, agent_activity=result.agent_activity, level=self._prov.ref.level)
-        )
-        self._drift.setdefault(file_index, DriftTally(self._prov.dialect)).add(result.totals)
         self.days.setdefault(file_index, set()).update(result.totals["day"].unique().to_list())
         self.agents.setdefault(file_index, set()).update(result.agent_activity["agent_id"].unique().to_list())
 
-    def file_done(self, done: FileDone) -> None:
-        self.done[done.file_index] = done
-        tally = self.tallies.setdefault(done.file_index, _FileTally())
-        archive_path = str(done.archived.path)
-        rejects = self._rejects.pop(done.file_index, [])
-        if rejects:
-            frame = quarantine_frame(
-                self._prov, rejects, file_index=done.file_index, archive_path=archive_path, link=done.link
-            )
-            self._landing.insert(table="quarantine", frame=frame, file_index=done.file_index)
-        row = file_row(
-            self._prov, done.archived, file_index=done.file_index, records=tally.records,
-            quarantined=tally.quarantined, link=done.link,
+    def _count(self, file_index: int, result: Transformed, *, sign: int = 1) -> None:
+        """Add a batch's rows to the file's tallies (sign -1: take rows no longer landed out)."""
+        tally = self.tallies.setdefault(file_index, _FileTally())
+        tally.records += sign * result.totals.height
+        tally.breakdowns += sign * result.breakdowns.height
+        tally.agent_activity += sign * result.agent_activity.height
+        fetched = day_tallies(totals=result.totals, agent_activity=result.agent_activity, level=self._prov.ref.level)
+        self._fetched.setdefault(file_index, []).append(
+            fetched if sign == 1 else fetched.with_columns(pl.exclude("day") * sign)
         )
-        self._landing.insert(table="report_files", frame=row, file_index=done.file_index)
+        self._drift.setdefault(file_index, DriftTally(self._prov.dialect)).add(result.totals, sign=sign)
+
+    def file_done(self, done: FileDone) -> None:
+        """The file is complete; its raw rows land once every file is in (`finish`)."""
+        self.done[done.file_index] = done
+        self.tallies.setdefault(done.file_index, _FileTally())
+
+    def settle_repeats(self) -> None:
+        """Land a repeated line's key once and quarantine the lines of a key that differ."""
+        archives = {index: done.archived.path for index, done in self.done.items()}
+        settled = settle_repeats(self._landing, prov=self._prov, archives=archives)
+        if settled is None:
+            return
+        for file_index, result in settled.dropped:
+            self._count(file_index, result, sign=-1)
+        for file_index, rejects in settled.rejects.items():
+            self.tallies[file_index].quarantined += len(rejects)
+            self._rejects.setdefault(file_index, []).extend(rejects)
+        for file_index, copies in settled.repeated.items():
+            self.tallies[file_index].repeated += copies
+
+    def finish(self) -> None:
+        """Each file's quarantined lines and its raw.report_files row."""
+        for file_index, done in sorted(self.done.items()):
+            tally = self.tallies[file_index]
+            rejects = self._rejects.pop(file_index, [])
+            if rejects:
+                frame = quarantine_frame(
+                    self._prov, rejects, file_index=file_index, archive_path=str(done.archived.path), link=done.link
+                )
+                self._landing.insert(table="quarantine", frame=frame, file_index=file_index)
+            row = file_row(
+                self._prov, done.archived, file_index=file_index, records=tally.records,
+                quarantined=tally.quarantined, repeated=tally.repeated, link=done.link,
+            )
+            self._landing.insert(table="report_files", frame=row, file_index=file_index)
 
     def record_drift(self) -> pl.DataFrame:
         """The report's raw.field_drift rows, once every file is in (landed; also returned)."""
@@ -207,6 +229,8 @@ def ingest_report(
             del item  # landed: not held while the next batch is awaited
         if len(lander.done) != len(metadata.links):
             raise IngestError(f"{len(lander.done)} of {len(metadata.links)} report files completed")
+        lander.settle_repeats()
+        lander.finish()
         fetch_rows_landed = lander.record_fetch()
         drift = lander.record_drift()
         if teams is not None:
@@ -235,6 +259,7 @@ def ingest_report(
         files=len(lander.done),
         bytes=sum(d.archived.bytes for d in lander.done.values()),
         quarantined=quarantined,
+        repeated=sum(t.repeated for t in tallies),
         days=tuple(sorted(set[date]().union(*lander.days.values()))),
         agents=tuple(sorted(set[str]().union(*lander.agents.values()))),
         restarts=lander.restarts,

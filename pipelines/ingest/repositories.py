@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
-
-from pipelines.ingest._carried import Lines, fetch_carried
+from pipelines.ingest._carried import CarriedLines, Lines, fetch_carried
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.transform import Provenance
 from pipelines.transform.repositories import repository_rows
@@ -23,13 +21,14 @@ from pipelines.warehouse import CarriedReport
 __all__ = ["fetch_repositories"]
 
 
-def _parse(lines: Lines, prov: Provenance) -> tuple[dict[str, pl.DataFrame], list[tuple[int, str]]]:
+def _parse(lines: Lines, prov: Provenance) -> CarriedLines:
     assert prov.ref.day is not None
     parsed = repository_rows(
         lines, scope=prov.ref.scope, scope_name=prov.ref.scope_name, day=prov.ref.day,
         entity_id=prov.entity_id, dialect=prov.dialect, fetched_at=prov.fetched_at, served_at=prov.served_at,
     )
-    return parsed.frames, parsed.refused
+    return CarriedLines(frames=parsed.frames, refused=parsed.refused, lines=parsed.lines, keyed=parsed.keyed,
+                        what=f"one repository's record of {prov.ref.day}")
 
 
 def fetch_repositories(

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
-
-from pipelines.ingest._carried import Lines, fetch_carried
+from pipelines.ingest._carried import CarriedLines, Lines, fetch_carried
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.transform import Provenance
 from pipelines.transform.teams import user_team_rows
@@ -21,13 +19,17 @@ from pipelines.warehouse import CarriedReport
 __all__ = ["fetch_user_teams"]
 
 
-def _parse(lines: Lines, prov: Provenance) -> tuple[dict[str, pl.DataFrame], list[tuple[int, str]]]:
+def _parse(lines: Lines, prov: Provenance) -> CarriedLines:
     assert prov.ref.day is not None
     parsed = user_team_rows(
         lines, scope=prov.ref.scope, scope_name=prov.ref.scope_name, day=prov.ref.day,
         entity_id=prov.entity_id, fetched_at=prov.fetched_at, served_at=prov.served_at,
     )
-    return {"core.user_team_days": parsed.frame}, [(line.line_number, line.reason) for line in parsed.refused]
+    return CarriedLines(
+        frames={"core.user_team_days": parsed.frame},
+        refused=[(line.line_number, line.reason) for line in parsed.refused],
+        lines=parsed.lines, keyed=parsed.keyed, what=f"one user's membership of one team on {prov.ref.day}",
+    )
 
 
 def fetch_user_teams(

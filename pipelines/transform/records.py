@@ -78,6 +78,7 @@ class Transformed:
     feature_engagement: pl.DataFrame  # 28-day aggregate reports only
     comment_types: pl.DataFrame  # aggregate reports only
     rejects: pl.DataFrame  # line_number, reason
+    lines: pl.Series  # the line of each totals row in its file (`_line`), in the same order
 
 
 def empty_records() -> pl.DataFrame:
@@ -307,4 +308,5 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         feature_engagement=_feature_engagement(good, prov),
         comment_types=_comment_types(good, prov),
         rejects=rejects,
+        lines=good.get_column(LINE),
     )

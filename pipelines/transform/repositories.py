@@ -2,11 +2,13 @@
 core.repository_comment_types.
 
 A line is one repository active that day. One that is not an object, names another day or
-another scope's entity, has no integer `repo_id`, repeats a repository or an array entry's key,
-is refused with its reason; the others still land. Outside those keys types are tolerant, as
-for the daily records: a value that does not fit lands NULL and is kept, with every field not
-declared, in the row's `extra`. The pull-request members are the aggregate record's own
-(RECORD_OBJECTS), read under the dialect's wire names (WIRE_NAMES).
+another scope's entity, has no integer `repo_id`, or repeats an array entry's key, is refused
+with its reason; the others still land. A repository on two lines lands once when they are the
+same line, and not at all when they differ (`repeats.py`: the caller quarantines those lines).
+Outside those keys types are tolerant, as for the daily records: a value that does not fit
+lands NULL and is kept, with every field not declared, in the row's `extra`. The pull-request
+members are the aggregate record's own (RECORD_OBJECTS), read under the dialect's wire names
+(WIRE_NAMES).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
+from pipelines.transform.repeats import KeyedLines
 from pipelines.transform.schema import (
     COMMENT_TYPE_ENTRY,
     COMMENT_TYPES_FIELD,
@@ -64,6 +67,8 @@ _INT64 = range(-(2**63), 2**63)
 class RepositoryRows:
     frames: dict[str, pl.DataFrame]  # REPOSITORY_TABLES' tables, with context and finality
     refused: list[tuple[int, str]]  # (line number, reason)
+    lines: list[int]  # the line of each row of core.repository_days
+    keyed: KeyedLines  # the lines of a repository listed more than once (places (0, line))
 
 
 def _fits(value: Any, dtype: pl.DataType) -> bool:
@@ -168,7 +173,8 @@ def repository_rows(
     """Rows of (line number, line) pairs; `entity_id` None takes any entity id."""
     found: dict[str, list[dict[str, Any]]] = {name: [] for name in REPOSITORY_TABLES}
     refused: list[tuple[int, str]] = []
-    seen: set[int] = set()
+    keyed = KeyedLines()
+    numbers: list[int] = []
     for number, text in lines:
         if not text.strip():
             continue
@@ -183,12 +189,15 @@ def repository_rows(
         except ValueError as exc:
             refused.append((number, str(exc)))
             continue
-        if row["repo_id"] in seen:
-            refused.append((number, f"repository {row['repo_id']} is listed twice"))
+        if not keyed.add(row["repo_id"], (0, number), text):
             continue
-        seen.add(row["repo_id"])
+        numbers.append(number)
         for name, rows in zip(REPOSITORY_TABLES, ([row], reviews, comments), strict=True):
             found[name] += rows
+    if keyed.conflicts:  # a repository on two different lines lands from neither
+        kept = [r["repo_id"] not in keyed.conflicts for r in found["core.repository_days"]]
+        numbers = [n for n, keep in zip(numbers, kept, strict=True) if keep]
+        found = {name: [r for r in rows if r["repo_id"] not in keyed.conflicts] for name, rows in found.items()}
     context = [pl.lit(scope).alias("scope"), pl.lit(scope_name).alias("scope_name"),
                pl.lit(day, dtype=pl.Date()).alias("day")]
     frames = {
@@ -198,4 +207,4 @@ def repository_rows(
         .select([*_CONTEXT, *columns, *_FINALITY])
         for name, columns in REPOSITORY_TABLES.items()
     }
-    return RepositoryRows(frames=frames, refused=refused)
+    return RepositoryRows(frames=frames, refused=refused, lines=numbers, keyed=keyed)

@@ -1,7 +1,9 @@
 """User-teams report lines into `core.user_team_days` rows (an extension: docs/extensions.md).
 
 A line is one (user, team) of the day. One that is not an object of the right types, names
-another day or another scope's entity, is refused with its reason; the others still land.
+another day or another scope's entity, is refused with its reason; the others still land. A
+(user, team) on two lines lands once when they are the same line, and not at all when they
+differ (`repeats.py`: the caller quarantines those lines).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
+from pipelines.transform.repeats import KeyedLines
 
 __all__ = ["USER_TEAM_SCHEMA", "TeamLine", "TeamRows", "user_team_rows"]
 
@@ -46,6 +49,8 @@ class TeamLine:
 class TeamRows:
     frame: pl.DataFrame  # USER_TEAM_SCHEMA
     refused: list[TeamLine]
+    lines: list[int]  # the line of each row of `frame`
+    keyed: KeyedLines  # the lines of a (user, team) listed more than once (places (0, line))
 
 
 def _integer(record: dict[str, Any], name: str) -> int:
@@ -98,36 +103,27 @@ def user_team_rows(
     served_at: datetime | None = None,
 ) -> TeamRows:
     """Rows of (line number, line) pairs; `entity_id` None takes any entity id."""
-    users: list[int] = []
-    logins: list[str] = []
-    entities: list[str | None] = []
-    teams: list[int] = []
-    slugs: list[str] = []
+    rows: list[tuple[int, tuple[int, str, str | None, int, str]]] = []
     refused: list[TeamLine] = []
-    seen: set[tuple[int, int]] = set()
+    keyed = KeyedLines()
     for number, line in lines:
         if not line.strip():
             continue
         try:
-            user_id, login, entity, team_id, slug = _row(line, scope=scope, day=day, entity_id=entity_id)
+            row = _row(line, scope=scope, day=day, entity_id=entity_id)
         except ValueError as exc:
             refused.append(TeamLine(number, str(exc)))
             continue
-        if (user_id, team_id) in seen:
-            refused.append(TeamLine(number, f"user {user_id} on team {team_id} is listed twice"))
-            continue
-        seen.add((user_id, team_id))
-        users.append(user_id)
-        logins.append(login)
-        entities.append(entity)
-        teams.append(team_id)
-        slugs.append(slug)
+        if keyed.add((row[0], row[3]), (0, number), line):
+            rows.append((number, row))
+    rows = [(number, row) for number, row in rows if (row[0], row[3]) not in keyed.conflicts]
+    columns = ("user_id", "user_login", "entity_id", "team_id", "slug")
     frame = pl.DataFrame(
-        {"user_id": users, "user_login": logins, "entity_id": entities, "team_id": teams, "slug": slugs},
-        schema={k: USER_TEAM_SCHEMA[k] for k in ("user_id", "user_login", "entity_id", "team_id", "slug")},
+        [row for _, row in rows], schema={k: USER_TEAM_SCHEMA[k] for k in columns}, orient="row",
     ).with_columns(
         pl.lit(scope).alias("scope"),
         pl.lit(scope_name).alias("scope_name"),
         pl.lit(day, dtype=pl.Date()).alias("day"),
     ).with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
-    return TeamRows(frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused)
+    return TeamRows(frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused, lines=[n for n, _ in rows],
+                    keyed=keyed)

@@ -195,6 +195,25 @@ class ReportLanding:
                 tables=[t.name for t in tables(writer=level, partitioned=True)],
                 start_day=self._report.start_day, end_day=self._report.end_day)
 
+    def repeated_keys(self) -> list[tuple[Any, ...]]:
+        """(day, user_id, file_index, line_number) of every landing of a key the report landed
+        more than once (user_id None at aggregate level), in key, file and line order."""
+        return run_sql(self._conn, "warehouse/select_repeated_keys.sql")
+
+    def withdraw(self, keys: pl.DataFrame) -> None:
+        """Take every row of these keys (columns day, user_id) back out of what the report
+        landed; a line landed again afterwards records its keys anew."""
+        batch = keys.select(
+            pl.lit(self._report.ref.level).alias("level"), pl.col("day"), pl.col("user_id").cast(pl.Int64)
+        ).to_arrow()
+        params = _params(self._report)
+        for t in _replaced(self._report.ref.level):
+            if t.landing in ("keyed", "days"):
+                columns = ", ".join(c for c in t.grain if c in _LANDED_KEYS)
+                _run_on_batch(self._conn, "warehouse/withdraw_keys.sql", batch,
+                              identifiers={"table": t.name, "keys": columns}, **params)
+        _run_on_batch(self._conn, "warehouse/forget_withdrawn_keys.sql", batch, identifiers={})
+
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).
 

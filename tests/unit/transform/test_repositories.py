@@ -63,9 +63,11 @@ def test_a_line_without_its_keys_is_refused_with_the_reason_and_the_others_land(
         (2, "not JSON"), (3, "not a JSON object"), (4, "repo_id is not an integer id"),
         (5, "day \"2026-10-02\" is not the report's day 2026-10-01"),
         (6, "organization_id 7 is not this organization's"),
-        (7, "repository 1 is listed twice"), (8, "pull_request_review_times[0] has no authored_by and reviewed_by"),
+        (8, "pull_request_review_times[0] has no authored_by and reviewed_by"),
         (9, "pull_requests.assistant_suggestions_by_comment_type lists bug twice"),
     ]
+    # Line 7 repeats line 1: landed once, counted as a copy, not refused.
+    assert parsed.keyed.repeated == [(0, 7)] and not parsed.keyed.conflicts
 
 
 def test_values_that_do_not_fit_land_null_and_are_kept_with_undeclared_fields_in_extra() -> None:

@@ -24,7 +24,9 @@ def _before_finality(conn: duckdb.DuckDBPyConnection) -> None:
 
 def _report_file(conn: duckdb.DuckDBPyConnection, *, kind: str, level: str, fetched_at: datetime) -> None:
     conn.execute(
-        "INSERT INTO raw.report_files VALUES ('organization', 'acme', ?, ?, ?, ?, 0, 1, 'x', 1, 0, 'a', 'l', ?)",
+        "INSERT INTO raw.report_files (scope, scope_name, report_kind, level, report_start_day, report_end_day,"
+        " file_index, bytes, sha256, records, quarantined, archive_path, link, fetched_at)"
+        " VALUES ('organization', 'acme', ?, ?, ?, ?, 0, 1, 'x', 1, 0, 'a', 'l', ?)",
         [kind, level, DAY, DAY, fetched_at],
     )
 
@@ -48,7 +50,7 @@ def test_rows_landed_before_finality_take_the_fetch_time_of_their_report_file(co
     # A 28-day report's file of another kind covers the day too: not the one the 1-day rows came from.
     conn.execute(
         "INSERT INTO raw.report_files VALUES ('organization', 'acme', '28-day', 'aggregate', ?, ?, 0, 1, 'x', 1, 0,"
-        " 'a', 'l', ?)", [date(2026, 10, 20), date(2026, 11, 16), LATE])
+        " 'a', 'l', ?, 0)", [date(2026, 10, 20), date(2026, 11, 16), LATE])
 
     assert migrate(conn) == ["061_add_finality_to_facts.sql", "062_create_raw_report_fetches.sql"]
 

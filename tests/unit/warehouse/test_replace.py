@@ -91,8 +91,9 @@ def _totals(users: list[int], day: date) -> pl.DataFrame:
             "user_id": users,
             "agent_breakdown_present": False,
             "extra": None,
+            "_line": range(1, len(users) + 1),  # each row's line in its file, recorded with its key
         },
-        schema_overrides={"extra": pl.String()},
+        schema_overrides={"extra": pl.String(), "_line": pl.Int64()},
     )
 
 
