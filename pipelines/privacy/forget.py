@@ -3,15 +3,18 @@
 Store by store, each in its own transaction or by atomic renames, and each recorded in
 meta.erasures when done (when, how many rows and files, which store; never whom):
 
-1. the webhook spool: loaded (the person's deliveries passed without landing), then its fully
-   loaded segments removed; a segment a running receiver still writes that names the person
-   stops the erasure, which is run again once the receiver is stopped;
+1. the webhook spool: loaded (the deliveries a person field of their kind names them in passed
+   without landing), then its fully loaded segments removed; a segment a running receiver still
+   writes that names the person, or holds their login in its text, stops the erasure, which is
+   run again once the receiver is stopped;
 2. the raw archive: every file of a user-level report naming the person written again without
    their lines, its new path and sha256 recorded with its lineage;
 3. the ETag cache: every cached listing naming the person;
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
-   lines, webhook deliveries), and what is derived from their days computed again (agent and
-   team days, the rollups), the lake partitions of both marked changed;
+   lines, webhook deliveries naming them in a person field), their login in kept free text
+   replaced by a placeholder (other people's deliveries, issue titles, quarantined lines), and
+   what is derived from their days computed again (agent and team days, the rollups), the lake
+   partitions of all of them marked changed;
 5. the lake and the serving databases (the aggregate and pseudonymous tiers too): published
    again, then every version of the lake but the newest removed at once (`remove_unpublished_files`).
 
@@ -43,6 +46,7 @@ from pipelines.warehouse.erasure import (
     refresh_derived,
     remember,
 )
+from pipelines.warehouse.erasure_text import erase_from_text
 from pipelines.warehouse.lake import publish, remove_unpublished_files
 from pipelines.warehouse.people import redact_text, screen_payload
 from pipelines.warehouse.pseudonymous import publish_pseudonymous
@@ -165,6 +169,7 @@ def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, in
     conn.execute("BEGIN TRANSACTION")
     try:
         erased = erase_rows(conn, person)
+        beyond_rows = erase_from_text(conn, person)
         refresh_derived(conn, erased.days)
         conn.execute("COMMIT")
     except BaseException:
@@ -172,7 +177,7 @@ def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, in
         raise
     # The deleted rows' blocks are written over as the file is checkpointed and reused.
     conn.execute("CHECKPOINT")
-    return sum(erased.rows.values()), 0
+    return sum(erased.rows.values()) + sum(beyond_rows.values()), 0
 
 
 def _lake(conn: duckdb.DuckDBPyConnection, places: Places, key: str) -> tuple[int, int]:

@@ -26,7 +26,7 @@ import duckdb
 from pipelines.service.people import payload_people
 from pipelines.transform.schema import USER
 from pipelines.warehouse.catalog import Table, tables
-from pipelines.warehouse.people import Forgotten, Person, person_hashes, redact_text, screen_payload
+from pipelines.warehouse.people import Forgotten, Person, person_hashes
 from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
@@ -175,55 +175,7 @@ def erase_rows(
             last_day=last_day,
         )
     )
-    removed.update(_erase_deliveries(conn, person))
-    _redact_texts(conn, person)
     return Erased({name: count for name, count in removed.items() if count}, frozenset(days))
-
-
-# Per table of deliveries: its candidates, how those naming the person go, how the others' text changes.
-_DELIVERY_TABLES = (
-    ("events.webhook_deliveries", "privacy/select_person_deliveries.sql", "privacy/delete_person_deliveries.sql",
-     "privacy/update_delivery_payloads.sql"),
-    ("events.webhook_quarantine", "privacy/select_person_delivery_quarantine.sql",
-     "privacy/delete_person_delivery_quarantine.sql", "privacy/update_delivery_quarantine_texts.sql"),
-)
-
-
-def _erase_deliveries(conn: duckdb.DuckDBPyConnection, person: Person) -> dict[str, int]:
-    """Deliveries naming the person in a person field of their kind go; in the others, their
-    login in text is replaced. Rows removed per table."""
-    removed = {}
-    user_id = None if person.user_id is None else str(person.user_id)
-    for table, select, delete, update in _DELIVERY_TABLES:
-        gone, changed = [], {}
-        for delivery_id, event, payload in run_sql(conn, select, login=person.login, user_id=user_id):
-            kept = screen_payload(event, payload, person)
-            if kept is None:
-                gone.append(delivery_id)
-            elif kept is not payload:
-                changed[delivery_id] = kept
-        removed[table] = len(run_sql(conn, delete, delivery_ids=gone)) if gone else 0
-        if changed:
-            run_sql(conn, update, delivery_ids=list(changed), payloads=list(changed.values()))
-    return removed
-
-
-def _redact_texts(conn: duckdb.DuckDBPyConnection, person: Person) -> None:
-    """The person's login out of every free-text column the catalog declares (Table.text), their
-    lake partitions marked."""
-    if person.login is None:
-        return
-    for declared in tables():
-        for column in declared.text:
-            identifiers = {"table": declared.name, "column": column, "day": declared.partition or ""}
-            found = run_sql(conn, "privacy/select_text_naming.sql", identifiers=identifiers, login=person.login)
-            changed = {rowid: new for rowid, text in found if (new := redact_text(text, person)) != text}
-            if not changed:
-                continue
-            if declared.partition is not None:
-                run_sql(conn, "privacy/mark_text_rows.sql", identifiers=identifiers, rowids=list(changed))
-            run_sql(conn, "privacy/update_texts.sql", identifiers=identifiers, rowids=list(changed),
-                    texts=list(changed.values()))
 
 
 def refresh_derived(conn: duckdb.DuckDBPyConnection, days: Iterable[ScopeDay]) -> None:

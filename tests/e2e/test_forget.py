@@ -6,11 +6,13 @@ removes exactly the expired days."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -19,8 +21,11 @@ import pytest
 import zstandard
 
 from emulator import EmulatorConfig, running_emulator
+from emulator.reportdata import ReportData
+from pipelines.service import ServiceClient
 from pipelines.webhooks.segments import SEGMENT_SUFFIX, SpoolRecord, encode_record
-from tests._emulator import environ_for
+from tests._alerts import webhook_server
+from tests._emulator import environ_for, settings_for
 
 CLI = str(Path(sys.executable).parent / "metrics-etl")
 KEY = "a-test-pseudonym-key-of-some-length"
@@ -59,11 +64,23 @@ def _texts_of_parquet(path: Path) -> list[str]:
     return [str(value) for column in table.columns for value in column.to_pylist() if value is not None]
 
 
-def _scan(home: Path, pattern: re.Pattern[str]) -> list[str]:
-    """Where under `home` the pattern is found, each file read as a reader reads it."""
+def _texts_of_sqlite(path: Path) -> list[str]:
+    """A SQLite file (Dagster's run storage, the ETag cache) as bytes and as its SQL text."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        dump = "\n".join(conn.iterdump())
+    return [path.read_bytes().decode(errors="replace"), dump]
+
+
+def _scan(home: Path, pattern: re.Pattern[str], *, skip: tuple[str, ...] = ()) -> list[str]:
+    """Where under `home` the pattern is found, each file read as a reader reads it (but the
+    files and directories named in `skip`)."""
     found = []
     for path in sorted(p for p in home.rglob("*") if p.is_file()):
-        if path.suffix == ".duckdb":
+        if path.relative_to(home).parts[0] in skip:
+            continue
+        if path.read_bytes()[:16] == b"SQLite format 3\x00":
+            texts = _texts_of_sqlite(path)
+        elif path.suffix == ".duckdb":
             texts = _texts_of_duckdb(path)
         elif path.suffix == ".parquet":
             texts = _texts_of_parquet(path)
@@ -184,3 +201,150 @@ def test_retention_removes_exactly_the_expired_days(tmp_path, emu):
     assert {Path(path).exists() for path, end in files if end >= days[2]} == {True}
     lake_days = {p.name.split("=", 1)[1] for p in (home / "lake" / "current" / "core.user_daily_totals").iterdir()}
     assert lake_days == {"__HIVE_DEFAULT_PARTITION__"} | {d.isoformat() for d in days[2:]}
+
+
+def _person_pattern(login: str) -> re.Pattern[str]:
+    """The login as a whole word in any case (`dev-000180` is someone else)."""
+    return re.compile(rf"(?i)(?<![0-9a-z_-]){re.escape(login)}(?![0-9a-z_]|-[0-9a-z])")
+
+
+def _spool(spool: Path, segment: int, deliveries: list[tuple[str, str, dict[str, object]]]) -> None:
+    """Deliveries as the receiver spools them, in a segment whose writer is gone."""
+    spool.mkdir(parents=True, exist_ok=True)
+    received = datetime.now(UTC).isoformat()
+    records = b"".join(
+        encode_record(SpoolRecord(delivery_id, event, received, json.dumps(payload).encode()))
+        for delivery_id, event, payload in deliveries
+    )
+    (spool / f"{segment:020d}-1-0001{SEGMENT_SUFFIX}").write_bytes(records)
+
+
+def _titles(home: Path) -> set[str]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        return {t for (t,) in conn.execute("SELECT title FROM snapshots.issues WHERE title LIKE 'as disc%'").fetchall()}
+
+
+def _deliveries(home: Path) -> dict[str, dict[str, object]]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        rows = conn.execute("SELECT delivery_id, CAST(payload AS VARCHAR) FROM events.webhook_deliveries").fetchall()
+    return {delivery_id: json.loads(payload) for delivery_id, payload in rows}
+
+
+def test_forget_keeps_other_peoples_events_sharing_the_persons_id_and_replaces_their_login_in_kept_text(tmp_path):
+    """Issue 42, breaks 2 and 3: `forget` deleted a push to a repository whose id is the user id and
+    an issue of that id, both sent by someone else, and later deliveries for that repository were
+    passed; a body saying "as discussed with @dev-00018" stayed in every store. Now other people's
+    events stay and land, before and after the erasure, and the login in their text, in an issue
+    title of the snapshot, served again by the service, becomes `@[erased]` in every file."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with running_emulator(EmulatorConfig(seed=32, users=14, repos=2, issues_per_repo=2)) as emu:
+        env = _env(home, emu)
+        today = datetime.now(UTC).date()
+        first, last = (today - timedelta(days=7)).isoformat(), (today - timedelta(days=6)).isoformat()
+        with ServiceClient(config=settings_for(emu, etag_cache=None).service_config()) as client:
+            author = client.get_json(path="/user")["login"]
+            org = emu.credentials["org"]
+            repo = client.get_json(path=f"/orgs/{org}/repos")[0]["full_name"]
+            login, user_id = next(
+                (m["login"], m["id"]) for m in client.get_json(path=f"/orgs/{org}/members")
+                if m["login"].startswith("dev-") and m["login"] != author
+            )
+            # An issue someone else wrote, mentioning the person: the service serves it in every snapshot.
+            client.post_json(path=f"/repos/{repo}/issues", json={"title": f"as discussed with @{login.upper()}"})
+        _cli(env, home, "run", "--from", first, "--to", last, "--no-latest")
+        assert _titles(home) == {f"as discussed with @{login.upper()}"}
+        other = {"login": author, "id": 1, "type": "User"}
+        person = {"login": login, "id": user_id, "type": "User"}
+        repository = {"id": user_id, "full_name": repo, "owner": {"login": "acme", "id": 2, "type": "Organization"}}
+        push = {"ref": "refs/heads/main", "repository": repository, "pusher": {"name": author}, "sender": other}
+        issue = {"id": user_id, "number": 77, "title": f"{login}, please look", "user": other,
+                 "body": f"as discussed with @{login.title()}; not @{login}0"}
+        _spool(home / "spool", 1, [
+            ("push-1", "push", push),
+            ("issue-1", "issues", {"action": "opened", "issue": issue, "repository": repository, "sender": other}),
+            ("theirs-1", "issues", {"action": "opened", "issue": {"id": 5, "user": person}, "repository": repository,
+                                    "sender": person}),
+        ])
+        _cli(env, home, "webhooks", "load")
+        assert sorted(_deliveries(home)) == ["issue-1", "push-1", "theirs-1"]
+        pattern = _person_pattern(login)
+        assert _scan(home, pattern), "the person is in the data home before the erasure"
+
+        _cli(env, home, "forget", login)
+
+        kept = _deliveries(home)
+        assert sorted(kept) == ["issue-1", "push-1"], "the person's own delivery goes, the others' stay"
+        assert kept["push-1"] == push
+        assert kept["issue-1"]["issue"] == issue | {
+            "title": "[erased], please look", "body": f"as discussed with @[erased]; not @{login}0",
+        }
+        assert _titles(home) == {"as discussed with @[erased]"}
+        assert _scan(home, pattern) == []
+
+        # Later deliveries for that repository land; one mentioning the person lands with the placeholder.
+        _spool(home / "spool", 2, [
+            ("push-2", "push", push | {"ref": "refs/heads/topic"}),
+            # A landing holds only the login's hash: it tests @mentions, not every word of a text.
+            ("issue-2", "issues", {"action": "edited", "repository": repository, "sender": other,
+                                   "issue": issue | {"title": "later", "body": f"cc @{login.upper()}"}}),
+            ("theirs-2", "push", {"ref": "refs/heads/x", "repository": repository, "pusher": {"name": login},
+                                  "sender": other}),
+        ])
+        said = _cli(env, home, "webhooks", "load")
+        kept = _deliveries(home)
+        assert sorted(kept) == ["issue-1", "issue-2", "push-1", "push-2"], said
+        assert kept["issue-2"]["issue"]["body"] == "cc @[erased]"
+        assert kept["push-2"]["repository"]["id"] == user_id
+        # Today's snapshot again: the service still serves the title naming them.
+        _cli(env, home, "run", "--day", last, "--no-latest")
+        assert _titles(home) == {"as discussed with @[erased]"}
+        assert _scan(home, pattern) == []
+
+
+def _report_line(day: date, user_id: object, login: str, interactions: int) -> str:
+    # The organization's own id: a record naming another entity would be quarantined as foreign.
+    org_id = ReportData(seed=5, users=5, org="acme", enterprise="acme-corp", first_day=day).organization_id
+    return json.dumps({
+        "user_id": user_id, "user_login": login, "day": day.isoformat(), "organization_id": org_id,
+        "user_initiated_interaction_count": interactions, "code_generation_activity_count": 2,
+        "code_acceptance_activity_count": 1,
+    })
+
+
+def test_a_failed_check_names_no_person_in_logs_alerts_dagster_or_the_failure_line(tmp_path):
+    """Issue 42, break 3: a failed uniqueness check named user 1000022 in the alert sent to the
+    channel, in `logs/` and in Dagster's run storage, where `forget` does not look. A report whose
+    lines name two people fails its run (one user's two different lines; another's id sent as a
+    string, which the quarantine's reason quotes); nothing but the stores that hold people names
+    either, and after `forget` no file does."""
+    day = datetime.now(UTC).date() - timedelta(days=6)
+    report = tmp_path / "users.ndjson"
+    lines = [
+        _report_line(day, 1000022, "dev-00022", 3), _report_line(day, 1000022, "dev-00022", 4),
+        _report_line(day, "1000023", "dev-00023", 1), _report_line(day, 1000024, "dev-00024", 2),
+    ]
+    report.write_text("".join(line + "\n" for line in lines))
+    home = tmp_path / "home"
+    home.mkdir()
+    config = EmulatorConfig(seed=5, users=5, repos=1, report_file=report, report_file_day=day)
+    with running_emulator(config) as emu, webhook_server() as hook:
+        env = _env(home, emu, METRICS_ALERTS=hook.url, METRICS_START_DAY=(day - timedelta(days=3)).isoformat())
+        done = subprocess.run(
+            [CLI, "run", "--day", day.isoformat(), "--no-latest", "--no-snapshots"], env=env, cwd=home,
+            capture_output=True, text=True, timeout=900,
+        )
+        assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-3000:]
+        assert hook.texts, "the failed run was told to the channel"
+        people = re.compile(r"(?<![0-9])100002[234](?![0-9])|(?i:dev-0002[234](?![0-9]))")
+        told = [done.stdout, done.stderr, *hook.texts]
+        assert [text for text in told if people.search(text)] == []
+        # The stores that hold people (docs/privacy.md) aside, no file names either of them.
+        holders = ("warehouse.duckdb", "warehouse.duckdb.wal", "raw", "spool", "http-cache.sqlite3")
+        assert (home / "logs").is_dir() and (home / "dagster").is_dir()
+        assert _scan(home, people, skip=holders) == []
+
+        _cli(env, home, "forget", "1000022")
+        _cli(env, home, "forget", "dev-00023")
+        _cli(env, home, "forget", "dev-00024")
+    assert _scan(home, people) == []

@@ -14,6 +14,7 @@ import pytest
 from pipelines.privacy import apply_retention
 from pipelines.warehouse import migrate
 from pipelines.warehouse.erasure import Person, erase_rows, refresh_derived
+from pipelines.warehouse.erasure_text import erase_from_text
 from pipelines.warehouse.rollups import ROLLUPS
 
 FIRST = date(2026, 1, 1)
@@ -146,6 +147,7 @@ def test_an_erasure_removes_exactly_the_persons_deliveries_and_their_login_from_
     )
 
     erase_rows(conn, Person(1000043, "dev-00018"))
+    erase_from_text(conn, Person(1000043, "dev-00018"))
 
     kept = dict(conn.execute("SELECT delivery_id, CAST(payload AS VARCHAR) FROM events.webhook_deliveries").fetchall())
     assert sorted(kept) == ["issue-1000043", "longer", "push-to-1000043"]
