@@ -21,8 +21,8 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines._words import counted
-from pipelines.alerts import deliver
-from pipelines.defs.alerts import ALERTED_BY_PROCESS, run_alert, warning_alerts, warning_checks
+from pipelines.alerts import deliver, retry_kept
+from pipelines.defs.alerts import ALERTED_BY_PROCESS, outbox_of, run_alert, warning_alerts, warning_checks
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
 from pipelines.instance import open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
@@ -83,11 +83,15 @@ class RunPlan:
 class _Alerting:
     """This process's own alerts (docs/operations.md, Alerts): each failed run as it ends, then the
     warning checks its runs turned on or cleared, once for the whole command (a backfill's early
-    weeks find the newest day missing; only where the command left things is told)."""
+    weeks find the newest day missing; only where the command left things is told). Alerts an
+    earlier command or tick could not deliver are tried again first."""
 
     def __init__(self, settings: Settings, instance: dg.DagsterInstance) -> None:
         self.config, self.scopes, self.instance = settings.alerts, settings.scopes, instance
         self.run_ids: set[str] = set()
+        self.outbox = outbox_of(instance)
+        if self.config.targets:
+            retry_kept(self.config, self.outbox)
 
     @property
     def tags(self) -> dict[str, str]:
@@ -102,7 +106,7 @@ class _Alerting:
         alert = run_alert(
             run, result.all_events, log=where, scopes=self.scopes, alerts=self.config, memory_advice=memory_advice
         )
-        deliver(self.config, alert)
+        deliver(self.config, alert, outbox=self.outbox)
 
     def command_ended(self, defs: dg.Definitions) -> None:
         if not self.config.targets or not self.run_ids:
@@ -112,7 +116,7 @@ class _Alerting:
             scopes=self.scopes, alerts=self.config,
         )
         for alert in found:
-            deliver(self.config, alert)
+            deliver(self.config, alert, outbox=self.outbox)
 
 
 _PLANNED = frozenset({"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"})

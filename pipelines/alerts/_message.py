@@ -35,6 +35,10 @@ class Alert:
         body = _clean("\n".join((self.title, *self.lines)))
         return f"{body}\n{self.link}" if self.link else body
 
+    def cleaned(self) -> Alert:
+        """The alert as it is sent, each line through the redactor: what may be written down."""
+        return Alert(_clean(self.title), tuple(_clean(line) for line in self.lines), self.link)
+
 
 def _scopes(scopes: Sequence[tuple[str, str]]) -> str:
     return ", ".join(f"{kind} {name}" for kind, name in scopes) or "no scope configured"

@@ -16,7 +16,8 @@ def alerts() -> None:
 def test_targets() -> int:
     """Send one test message to every target of METRICS_ALERTS.
 
-    One line per target says whether it arrived; exit 1 when one did not.
+    One line per target says whether it arrived; exit 1 when one did not. A test message is
+    never kept to be sent again.
     """
     from pipelines.alerts import deliver, test_alert
 
@@ -29,6 +30,5 @@ def test_targets() -> int:
         )
     deliveries = deliver(config, test_alert(scopes=settings.scopes, link=config.webserver_url), log_failures=False)
     for delivery in deliveries:
-        click.echo(f"{delivery.target}: arrived" if delivery.arrived else f"{delivery.target}: not delivered: "
-                   f"{delivery.problem}; check METRICS_ALERTS")
+        click.echo(delivery.line())
     return 0 if all(delivery.arrived for delivery in deliveries) else 1

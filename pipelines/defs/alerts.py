@@ -6,12 +6,17 @@ A warning alerts on a change only: an evaluation is compared with the one before
 instance, whoever made that one, so a warning that stays on is told once. A run made by a
 `metrics-etl` process that alerts itself carries ALERTED_BY_PROCESS, and the sensors leave it to
 that process; each alert is therefore sent by one of them, once.
+
+An alert that did not arrive is kept in the outbox beside the instance (`outbox_of`), shared by
+the command line and the daemon: each warning sensor tick, each command and each new alert
+tries it again.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 
 import dagster as dg
 from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
@@ -20,12 +25,23 @@ from dagster._core.storage.asset_check_execution_record import (
     AssetCheckExecutionRecordStatus,
 )
 
-from pipelines.alerts import Alert, AlertConfig, check_changed, deliver, publish_held, run_failed, stale
+from pipelines.alerts import (
+    OUTBOX_NAME,
+    Alert,
+    AlertConfig,
+    Outbox,
+    check_changed,
+    deliver,
+    publish_held,
+    retry_kept,
+    run_failed,
+    stale,
+)
 from pipelines.defs._automation import Automation
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failed_blocking_checks, failure_cause
 from pipelines.defs.usage.freshness import FRESHNESS_CHECKS
 
-__all__ = ["ALERTED_BY_PROCESS", "build_alert_sensors", "run_alert", "warning_alerts", "warning_checks"]
+__all__ = ["ALERTED_BY_PROCESS", "build_alert_sensors", "outbox_of", "run_alert", "warning_alerts", "warning_checks"]
 
 ALERTED_BY_PROCESS = "metrics-etl/alerted-by-process"
 _COMPLETED = {AssetCheckExecutionRecordStatus.SUCCEEDED, AssetCheckExecutionRecordStatus.FAILED}
@@ -41,6 +57,11 @@ def _days(tags: Mapping[str, str]) -> str | None:
         return tags["dagster/partition"]
     start, end = tags.get("dagster/asset_partition_range_start"), tags.get("dagster/asset_partition_range_end")
     return (start if start == end else f"{start} .. {end}") if start and end else None
+
+
+def outbox_of(instance: dg.DagsterInstance) -> Outbox:
+    """The alerts not delivered yet, beside the instance every process of a home shares."""
+    return Outbox(Path(instance.root_directory) / OUTBOX_NAME)
 
 
 def run_alert(run: dg.DagsterRun, events: Sequence[dg.DagsterEvent], *, log: str, scopes: Scopes,
@@ -116,18 +137,22 @@ def build_alert_sensors(alerts: AlertConfig, *, scopes: Scopes, automation: Auto
             return dg.SkipReason(f"run {run.run_id}: the metrics-etl process that made it sent its alert")
         events = [entry.dagster_event for entry in context.instance.all_logs(run.run_id) if entry.dagster_event]
         where = f"full log: run {run.run_id} in Dagster's UI (Runs)"
-        deliver(alerts, run_alert(run, events, log=where, scopes=scopes, alerts=alerts))
+        alert = run_alert(run, events, log=where, scopes=scopes, alerts=alerts)
+        deliver(alerts, alert, outbox=outbox_of(context.instance))
         return None
 
     @dg.sensor(
         name="warning_alert_sensor", minimum_interval_seconds=60, default_status=automation.sensor_status,
         description="Every minute: a warning check (freshness, provisional days, reconciliation, drift) that "
-        "turned on or cleared is sent to METRICS_ALERTS, once each way.",
+        "turned on or cleared is sent to METRICS_ALERTS, once each way; alerts not delivered before are tried "
+        "again.",
     )
     def warning_alert_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         """The cursor is the newest check evaluation already looked at; a first tick starts from now."""
         if not alerts.targets:
             return dg.SkipReason(no_target)
+        outbox = outbox_of(context.instance)
+        retry_kept(alerts, outbox)
         assert context.repository_def is not None  # a sensor of a repository is evaluated with it
         after = int(context.cursor) if context.cursor else None
         runs: dict[str, bool] = {}
@@ -145,7 +170,7 @@ def build_alert_sensors(alerts: AlertConfig, *, scopes: Scopes, automation: Auto
             alerts=alerts,
         )
         for alert in found:
-            deliver(alerts, alert)
+            deliver(alerts, alert, outbox=outbox)
         cursor = str(max(newest, after or 0))
         if not found:
             return dg.SensorResult(skip_reason="no warning check turned on or cleared", cursor=cursor)

@@ -1,0 +1,234 @@
+"""One deadline for each alert's whole exchange, against real slow peers on loopback: a webhook
+that drips its answer a byte at a time, one that takes the request and never answers, a closed
+port, an SMTP server dripping its greeting and one that never answers the message. What was
+sent whole is said to be sent, not "not delivered"; what did not go out is kept in the outbox
+(no secret in it) and arrives with the next delivery, the next command or the next sensor tick.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.alerts import (
+    OUTBOX_NAME,
+    AlertConfig,
+    Outbox,
+    WebhookTarget,
+    deliver,
+    parse_targets,
+    retry_kept,
+    run_failed,
+)
+from pipelines.cli import main
+from pipelines.config import Settings
+from pipelines.definitions import build_definitions
+from pipelines.runs import RunFailed, RunPlan, run_plan
+from pipelines.service import Secret
+from tests._alerts import HOOK_KEY, SMTP_PASSWORD, slow_peer, smtp_server, webhook_server
+from tests.e2e.chaos import free_port
+from tests.integration.dagster.test_materialize import _serve_report_file, _user_record
+
+DEADLINE = 2.0
+# What one exchange may take past its deadline: the SMTP worker's 2 s to unwind, and a loaded
+# machine's scheduling. A bound the issue asks for ("the run ends on time"), not a measurement.
+SLACK = 5.0
+
+
+def _alert(cause: str = "boom"):
+    return run_failed(job="usage_daily_job", days="2026-11-20", cause=cause, log="full log: x", scopes=(), link=None)
+
+
+def _config(*urls: str, timeout: float = DEADLINE) -> AlertConfig:
+    return AlertConfig(targets=parse_targets(",".join(urls)), timeout=timeout)
+
+
+def _timed(function, *args, **kwargs):
+    started = time.monotonic()
+    result = function(*args, **kwargs)
+    return result, time.monotonic() - started
+
+
+@pytest.mark.parametrize("kind", ["drip", "silent"])
+def test_a_webhook_that_takes_the_alert_and_answers_slowly_costs_one_deadline_and_is_reported_sent(kind, tmp_path):
+    outbox = Outbox(tmp_path / "outbox.json")
+    with slow_peer(kind, interval=0.5) as peer:  # the drip's 80-byte answer would take 40 s
+        (delivery,), seconds = _timed(deliver, _config(peer.url), _alert(), outbox=outbox)
+        (body,) = peer.received
+    assert seconds < DEADLINE + SLACK
+    assert (delivery.arrived, delivery.sent, delivery.kept) == (False, True, False)
+    assert delivery.problem == f"sent; no answer within {DEADLINE:g} s"
+    assert delivery.line() == (
+        f"webhook 127.0.0.1: sent; no answer within {DEADLINE:g} s (it may have arrived; not sent again)"
+    )
+    assert b"metrics-etl: usage_daily_job failed for 2026-11-20" in body  # it did arrive, whole
+    assert not outbox.path.exists()  # not sent again: it would arrive twice
+
+
+def test_a_webhook_greeting_a_byte_at_a_time_never_holds_the_sender_past_its_deadline(tmp_path):
+    # The answer's head itself drips: each byte would renew a per-read timeout for ever.
+    with slow_peer("drip", interval=DEADLINE / 4) as peer:
+        (delivery,), seconds = _timed(deliver, _config(peer.url), _alert())
+    assert seconds < DEADLINE + SLACK and delivery.sent and not delivery.arrived
+
+
+def test_a_closed_port_keeps_the_alert_without_its_key_and_the_next_delivery_sends_it_first(tmp_path, caplog):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/services/{HOOK_KEY}"
+    config = _config(url)
+    outbox = Outbox(tmp_path / "outbox.json")
+    with caplog.at_level(logging.WARNING, logger="pipelines.alerts"):
+        (delivery,) = deliver(config, _alert("first"), outbox=outbox)
+    assert (delivery.sent, delivery.kept) == (False, True) and delivery.problem.startswith("ConnectError")
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert line.startswith("alert not delivered to webhook 127.0.0.1: ConnectError")
+    assert "kept and tried again by the next run or sensor tick" in line and "\n" not in line
+    kept = outbox.path.read_text()
+    assert "cause: first" in kept
+    for secret in (HOOK_KEY, url, str(port)):
+        assert secret not in kept
+    assert outbox.path.stat().st_mode & 0o777 == 0o600
+
+    with webhook_server(port) as hook:  # the next command: an outbox of its own on the same file
+        (delivery,) = deliver(config, _alert("second"), outbox=Outbox(outbox.path))
+    assert delivery.arrived
+    assert [text.split("\n")[2] for text in hook.texts] == ["cause: first", "cause: second"]  # in order, once each
+    assert not outbox.path.exists()
+
+
+def test_a_kept_alert_goes_only_to_the_targets_it_missed_and_a_slow_target_costs_one_deadline_per_retry(tmp_path):
+    dead = f"http://127.0.0.1:{free_port()}/services/dead-key-0123456789"
+    outbox = Outbox(tmp_path / "outbox.json")
+    with webhook_server() as hook:
+        for n in range(5):  # five commands
+            deliver(_config(hook.url, dead), _alert(f"cause {n}"), outbox=Outbox(outbox.path))
+        assert len(hook.texts) == 5  # each arrived once at the live target
+        # Each kept for the dead target alone (one key, the same for all).
+        assert len({tuple(item["targets"]) for item in json.loads(outbox.path.read_text())["alerts"]}) == 1
+        # The second webhook of that host (its key rotated) now takes requests and never answers:
+        # the first kept alert costs one deadline, the other four wait for the next retry.
+        with slow_peer("silent") as silent:
+            _, seconds = _timed(retry_kept, _config(hook.url, silent.url), outbox)
+            assert silent.connections == 1
+        assert len(hook.texts) == 5  # nothing sent twice to the live target
+    assert seconds < DEADLINE + SLACK
+    assert [item["lines"][1] for item in json.loads(outbox.path.read_text())["alerts"]] == [
+        f"cause: cause {n}" for n in range(1, 5)
+    ]
+
+
+def test_an_smtp_server_dripping_its_greeting_costs_one_deadline_and_the_alert_is_kept(tmp_path):
+    outbox = Outbox(tmp_path / "outbox.json")
+    with slow_peer("smtp-drip", interval=0.5) as peer:
+        config = _config(f"smtp://127.0.0.1:{peer.port}?to=ops@example.org")
+        (delivery,), seconds = _timed(deliver, config, _alert(), outbox=outbox)
+    assert seconds < DEADLINE + SLACK
+    assert (delivery.sent, delivery.kept) == (False, True)
+    assert delivery.problem == f"no exchange completed within {DEADLINE:g} s"
+    assert "ops@example.org" not in outbox.path.read_text()  # the target is a hashed key
+
+
+def test_an_smtp_server_that_takes_the_message_and_never_answers_is_reported_sent(tmp_path):
+    outbox = Outbox(tmp_path / "outbox.json")
+    with smtp_server(answer_data_after=60) as mailbox:
+        (delivery,), seconds = _timed(deliver, _config(mailbox.url), _alert(), outbox=outbox)
+        assert len(mailbox.messages) == 1
+    assert seconds < DEADLINE + SLACK
+    assert (delivery.sent, delivery.kept) == (True, False) and not outbox.path.exists()
+    assert SMTP_PASSWORD not in delivery.line()
+
+
+def test_a_refusal_that_will_not_change_is_not_kept_and_a_server_error_is(tmp_path):
+    outbox = Outbox(tmp_path / "outbox.json")
+    with webhook_server() as hook:
+        wrong_key = hook.url.replace(HOOK_KEY, "wrong-key-0123456789")
+        (delivery,) = deliver(_config(wrong_key), _alert(), outbox=outbox)
+    assert delivery.problem.startswith("HTTP 404") and not delivery.kept and not outbox.path.exists()
+
+
+def test_alerts_test_says_sent_not_answered_for_a_slow_endpoint_and_exits_1(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("METRICS_HOME", str(tmp_path))
+    with slow_peer("silent") as peer:
+        monkeypatch.setenv("METRICS_ALERTS", peer.url)
+        code, seconds = _timed(main, ["alerts", "test"])
+    out, err = capsys.readouterr()
+    timeout = AlertConfig().timeout
+    assert code == 1 and seconds < timeout + SLACK
+    assert out == f"webhook 127.0.0.1: sent; no answer within {timeout:g} s (it may have arrived; not sent again)\n"
+    assert err == "" and HOOK_KEY not in out
+
+
+def test_a_kept_alert_is_never_lost_to_a_torn_write(tmp_path):
+    """The file is replaced whole: a temporary file left by a crash is not the outbox."""
+    outbox = Outbox(tmp_path / "outbox.json")
+    dead = f"http://127.0.0.1:{free_port()}/services/{HOOK_KEY}"
+    deliver(_config(dead), _alert("kept"), outbox=outbox)
+    (tmp_path / ".outbox.json.999.tmp").write_text('{"version": 1, "alerts": [')  # a crash mid-write
+    with webhook_server(int(dead.split(":")[2].split("/")[0])) as hook:
+        retry_kept(_config(dead), Outbox(outbox.path))
+    assert [text.split("\n")[2] for text in hook.texts] == ["cause: kept"]
+
+
+def test_an_unreadable_outbox_is_set_aside_in_one_line_and_delivery_goes_on(tmp_path, caplog):
+    outbox = Outbox(tmp_path / "outbox.json")
+    outbox.path.write_text("not json")
+    config = AlertConfig(targets=(WebhookTarget(Secret(f"http://127.0.0.1:{free_port()}/x-0123456789")),), timeout=1)
+    with caplog.at_level(logging.WARNING, logger="pipelines.alerts"):
+        retry_kept(config, outbox)
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.startswith(f"{outbox.path} was unreadable (JSONDecodeError): moved to {outbox.path}.unreadable-")
+    assert not outbox.path.exists() and len(list(Path(tmp_path).glob("outbox.json.unreadable-*"))) == 1
+
+
+def test_a_failed_run_alerting_a_silent_endpoint_spends_one_deadline_and_a_sensor_tick_sends_what_was_kept(
+    tmp_path, monkeypatch, caplog
+):
+    day = date.today() - timedelta(days=6)
+    emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), "{not json"])
+    monkeypatch.setenv("METRICS_HOME", str(tmp_path / "home"))
+    try:
+        with slow_peer("silent") as silent:
+            monkeypatch.setenv("METRICS_ALERTS", silent.url)
+            settings = Settings.from_env()
+            plan = RunPlan(first_day=day, last_day=day, latest_28_day=False, snapshots=False)
+            with pytest.raises(RunFailed), caplog.at_level(logging.WARNING, logger="pipelines.alerts"):
+                run_plan(plan, settings=settings, start_day=day - timedelta(days=3), out=io.StringIO())
+            # The failed run's alert went out whole and was never answered: one deadline spent.
+            # The command's warnings that followed waited in the outbox instead of costing more.
+            assert silent.connections == 1
+        (told,) = silent.received
+        assert b"usage_daily_job for " + day.isoformat().encode() + b" not published" in told
+        timeout = settings.alerts.timeout
+        outbox = settings.dagster_home / OUTBOX_NAME
+        kept = [item["title"] for item in json.loads(outbox.read_text())["alerts"]]
+        assert kept and not any("usage_daily_job" in title for title in kept)
+        # One line for each alert: the one sent, and each one kept.
+        lines = [record.getMessage() for record in caplog.records]
+        assert lines == [
+            f"alert to webhook 127.0.0.1: sent; no answer within {timeout:g} s: it may have arrived, not sent again",
+            *["alert not delivered to webhook 127.0.0.1: not tried: it did not take an earlier alert just now, kept "
+              "and tried again by the next run or sensor tick; check METRICS_ALERTS (metrics-etl alerts test)"]
+            * len(kept),
+        ]
+        assert HOOK_KEY not in outbox.read_text()
+
+        # The daemon's next warning tick sends them, once, in order, and empties the outbox.
+        with webhook_server() as hook:
+            monkeypatch.setenv("METRICS_ALERTS", hook.url)
+            settings = Settings.from_env()
+            defs = build_definitions(settings, start_day=day - timedelta(days=3))
+            with dg.DagsterInstance.from_config(str(settings.dagster_home)) as instance:
+                sensor = defs.resolve_sensor_def("warning_alert_sensor")
+                sensor(dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def()))
+                sensor(dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def()))
+        assert [text.split("\n", 1)[0] for text in hook.texts] == kept
+        assert not outbox.exists()
+    finally:
+        emu.__exit__(None, None, None)
