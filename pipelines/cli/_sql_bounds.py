@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipelines.cli._base import Failed
-from pipelines.config import ENV_VARS
 
 if TYPE_CHECKING:
     import duckdb
@@ -88,10 +87,13 @@ def deadline(conn: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[thread
         yield passed
     finally:
         timer.cancel()
+        timer.join()  # gone before the interpreter may end: a live timer would hold the connection
 
 
 def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | None:
     """The line for a statement stopped by one of the shell's bounds, or None."""
+    from pipelines.config import ENV_VARS
+
     if timed_out:
         return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
                 f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
