@@ -7,19 +7,26 @@ builds a serving database of views over them (`aggregate/serving-aggregate.duckd
 into place as the full one is. A query reads every table from one publish, and a reader holding
 the database open reads the newest on its next query. One directory holds the whole tier, so
 one permission on it opens the tier to its audience and nothing else. It holds no login, no
-user id, and no figure about fewer than k people: such a row stays, marked `suppressed`, with
-every figure NULL. A few rows per scope and day, so writing them whole costs little.
+user id, and no figure about fewer than k people, whatever a reader subtracts: such a row stays,
+marked `suppressed`, with every figure NULL. Which rows are shown is worked out first, by the
+files of `sql/aggregate/` whose names start with `_` (each a temp table `aggregate_<name>`): a
+row is hidden by the people behind its figures and, where shown rows add up (an enterprise and
+its organizations, a period and its days, a scope and its teams), by what a difference of shown
+rows would leave. A few rows per scope and day, from the rollups, so writing them whole costs little.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
@@ -35,9 +42,17 @@ __all__ = [
 
 DIRECTORY = "aggregate"  # beside SERVING_PATH
 
+# Beside SERVING_PATH, outside the tier's directory: which team-days are nearly another team's
+# tells of groups under k, so only the full tier's readers may read it.
+NESTED = ".aggregate-nested-teams"
+_NESTED_TABLE = "aggregate_nested_teams"
+_SOURCES = "_sources.json"
+
 DEFAULT_K = 5
 SCHEMA = "aggregate"
-AGGREGATE_TABLES = tuple(sorted(path.stem for path in (SQL_DIR / "aggregate").glob("*.sql")))
+AGGREGATE_TABLES = tuple(sorted(p.stem for p in (SQL_DIR / "aggregate").glob("*.sql") if not p.stem.startswith("_")))
+# Which rows each table shows, in an order where each reads only those before it.
+_STATUS = tuple(sorted(p.stem for p in (SQL_DIR / "aggregate").glob("_*.sql")))
 
 
 def aggregate_lake(serving: Path) -> Path:
@@ -56,7 +71,10 @@ def publish_aggregate(
     root = aggregate_lake(serving)
     found = versions(root)
     staging = start(root, found[0] if found else None)
+    conn.register(_NESTED_TABLE, _nested_teams(conn, serving, k))
     try:
+        for status in _STATUS:
+            run_sql(conn, f"aggregate/{status}.sql", k=k)
         for name in AGGREGATE_TABLES:
             run_sql(conn, f"aggregate/{name}.sql", k=k)
             write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), staging / name)
@@ -64,12 +82,45 @@ def publish_aggregate(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        for status in _STATUS:
+            conn.execute(f"DROP TABLE IF EXISTS aggregate{status}")
+        conn.unregister(_NESTED_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
     target = build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES, versioned=True,
                          not_before=version.visible_from)
     # The tables' directories of a tier written before versions go once the first version is old.
     remove_superseded(root, legacy=list(AGGREGATE_TABLES), grace=grace)
     return target
+
+
+def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.Table:
+    """The team-days nearly another team's (sql/aggregate/teams/nested_teams.sql: from user rows),
+    worked out again only for the days whose user rows or memberships changed in the lake, so a
+    daily publish reads its few days of them whatever the history; the rest is kept beside the
+    serving database with what each day was made from (another k or definition: every day again)."""
+    root = serving.parent / NESTED
+    sql = SQL_DIR / "aggregate" / "teams" / "nested_teams.sql"
+    made_with = f"{k}:{hashlib.sha256(sql.read_bytes()).hexdigest()}"
+    sources = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
+    try:
+        recorded = json.loads((root / _SOURCES).read_text())
+        kept = pq.read_table(root / DATA_FILE) if recorded.get("made_with") == made_with else None
+    except (FileNotFoundError, ValueError):
+        recorded, kept = {}, None
+    done = recorded.get("days", {}) if kept is not None else {}
+    stale = sorted(day for day, source in sources.items() if done.get(day) != source)
+    days = [date.fromisoformat(day) for day in stale]
+    fresh = conn.sql(sql.read_text(), params={"days": days, "k": k}).to_arrow_table()
+    if kept is not None:
+        unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
+        fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
+    if stale or kept is None or len(sources) != len(done):
+        write_aside(fresh, root)
+        staging = root / f".{_SOURCES}.{os.getpid()}.tmp"
+        staging.write_text(json.dumps({"made_with": made_with, "days": sources}, sort_keys=True))
+        os.replace(staging, root / _SOURCES)
+    return fresh
 
 
 def build_views(

@@ -1,18 +1,20 @@
--- aggregate.agent_daily: bi.agent_usage_daily without any agent-day about fewer than $k people.
--- An agent used by fewer than $k people that day, or by a number no user-level report told,
--- keeps its row, suppressed = true, every figure NULL. No total over agents is shown, so no
--- suppressed row can be worked out from the others.
+-- aggregate.agent_daily: bi.agent_usage_daily where _agent_day_status.sql shows the agent-day: $k or
+-- more users of the agent that day, and no other scope's day of the agent (an enterprise's)
+-- minus it, nor an enterprise's minus its organizations', leaving fewer than $k of them.
+-- Otherwise the row stays, suppressed = true, every figure NULL. Rows of different agents are
+-- about different figures and add up to no total the tier shows.
 CREATE OR REPLACE TEMP TABLE aggregate_agent_daily AS
 SELECT
-    scope,
-    scope_name,
-    day,
-    agent_id,
-    agent_name,
-    agent_users < $k OR agent_users IS NULL AS suppressed,
-    CASE WHEN agent_users >= $k THEN agent_job_starts END AS agent_job_starts,
-    CASE WHEN agent_users >= $k THEN agent_sessions END AS agent_sessions,
-    CASE WHEN agent_users >= $k THEN agent_users END AS agent_users,
-    is_final
-FROM bi.agent_usage_daily
-ORDER BY scope, scope_name, day, agent_id
+    t.scope,
+    t.scope_name,
+    t.day,
+    t.agent_id,
+    t.agent_name,
+    NOT s.shown AS suppressed,
+    CASE WHEN s.shown THEN t.agent_job_starts END AS agent_job_starts,
+    CASE WHEN s.shown THEN t.agent_sessions END AS agent_sessions,
+    CASE WHEN s.shown THEN t.agent_users END AS agent_users,
+    t.is_final
+FROM bi.agent_usage_daily AS t
+JOIN aggregate_agent_day_status AS s USING (scope, scope_name, day, agent_id)
+ORDER BY t.scope, t.scope_name, t.day, t.agent_id

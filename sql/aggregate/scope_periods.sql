@@ -2,8 +2,10 @@
 -- counted back from the newest reported day as in the full tier's period views (period_index 0
 -- = the last 28 days). The service's own figures (core.daily_totals): its daily figures summed
 -- over the period's reported days, and monthly_active_users, its 28-day active users, on the
--- period's newest reported day. A period with fewer than $k of them is suppressed: the row
--- stays, suppressed = true, every figure NULL.
+-- period's newest reported day. Shown where _scope_period_status.sql shows it (at least $k people
+-- behind its sums, its hidden days about $k people or more, no shown period minus it and no
+-- enterprise minus its organizations leaving fewer); otherwise the row stays, suppressed = true,
+-- every figure NULL.
 CREATE OR REPLACE TEMP TABLE aggregate_scope_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -22,19 +24,20 @@ WITH bounds AS (
     GROUP BY ALL
 )
 SELECT
-    scope,
-    scope_name,
-    period_index,
-    last_day - CAST(28 * period_index + 27 AS INTEGER) AS period_start,
-    last_day - CAST(28 * period_index AS INTEGER) AS period_end,
-    monthly_active_users < $k OR monthly_active_users IS NULL AS suppressed,
-    CASE WHEN monthly_active_users >= $k THEN report_days END AS report_days,
-    CASE WHEN monthly_active_users >= $k THEN monthly_active_users END AS monthly_active_users,
-    CASE WHEN monthly_active_users >= $k THEN user_initiated_interaction_count END AS user_initiated_interaction_count,
-    CASE WHEN monthly_active_users >= $k THEN code_generation_activity_count END AS code_generation_activity_count,
-    CASE WHEN monthly_active_users >= $k THEN code_acceptance_activity_count END AS code_acceptance_activity_count,
-    CASE WHEN monthly_active_users >= $k THEN loc_added_sum END AS loc_added_sum,
-    CASE WHEN monthly_active_users >= $k THEN loc_deleted_sum END AS loc_deleted_sum,
-    is_final
-FROM periods
-ORDER BY scope, scope_name, period_index
+    p.scope,
+    p.scope_name,
+    p.period_index,
+    p.last_day - CAST(28 * p.period_index + 27 AS INTEGER) AS period_start,
+    p.last_day - CAST(28 * p.period_index AS INTEGER) AS period_end,
+    NOT s.shown AS suppressed,
+    CASE WHEN s.shown THEN p.report_days END AS report_days,
+    CASE WHEN s.shown THEN p.monthly_active_users END AS monthly_active_users,
+    CASE WHEN s.shown THEN p.user_initiated_interaction_count END AS user_initiated_interaction_count,
+    CASE WHEN s.shown THEN p.code_generation_activity_count END AS code_generation_activity_count,
+    CASE WHEN s.shown THEN p.code_acceptance_activity_count END AS code_acceptance_activity_count,
+    CASE WHEN s.shown THEN p.loc_added_sum END AS loc_added_sum,
+    CASE WHEN s.shown THEN p.loc_deleted_sum END AS loc_deleted_sum,
+    p.is_final
+FROM periods AS p
+JOIN aggregate_scope_period_status AS s USING (scope, scope_name, period_index)
+ORDER BY p.scope, p.scope_name, p.period_index

@@ -1,6 +1,8 @@
-"""The aggregate tier on reports the emulator served over loopback: it names nobody, shows no
-group under k (a suppressed row says so, its figures NULL), and where nothing was suppressed its
-figures are the full tier's, per day and per 28-day period. The pseudonymous tier keys each
+"""The aggregate tier on reports the emulator served over loopback (an organization and its
+enterprise): it names nobody, shows no group under k (a suppressed row says so, its figures
+NULL), a team by the members active that day, not its members, and where nothing was suppressed
+its figures are the full tier's, per day and per 28-day period. (test_aggregate_tier_differences.py
+tries every difference of shown figures on random worlds.) The pseudonymous tier keys each
 user by a keyed HMAC of their id, alike in every publish, and names nobody either."""
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ DAYS = [TODAY - timedelta(days=n) for n in (7, 6, 5)]
 # suppression (scope_periods sums the service's days: compared on its own below).
 FULL = {
     "scope_daily": ("core.daily_totals", ("scope", "scope_name", "day"), "daily_active_users"),
-    "team_daily": ("bi.team_usage_daily", ("scope", "scope_name", "day", "team_id"), "reported_users"),
+    "team_daily": ("bi.team_usage_daily", ("scope", "scope_name", "day", "team_id"), "active_users"),
     "agent_daily": ("bi.agent_usage_daily", ("scope", "scope_name", "day", "agent_id"), "agent_users"),
     "scope_periods": (None, ("scope", "scope_name", "period_index"), "monthly_active_users"),
     "team_periods": ("bi.team_usage_periods", ("scope", "scope_name", "period_index", "team_id"), "active_users"),
@@ -38,7 +40,8 @@ _NAMING = ("suppressed", "is_final", "team_slug", "agent_name", "period_start", 
 
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    refs = [ReportRef("organization", "acme", "1-day", level, day) for day in DAYS for level in ("aggregate", "user")]
+    refs = [ReportRef(scope, name, "1-day", level, day) for day in DAYS for level in ("aggregate", "user")
+            for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))]
     return landed_warehouse(tmp_path_factory, "aggregate", seed=81, users=150, dialect="service", refs=refs)
 
 
@@ -88,6 +91,54 @@ def test_no_group_under_k_and_suppression_is_visible(landed, tmp_path, k):
             assert tier.execute(leaking).fetchone() == (0,)
         suppressed = tier.execute("SELECT count(*) FROM aggregate.agent_daily WHERE suppressed").fetchone()[0]
     assert suppressed > 0, "the emulator's data has agents used by fewer than k people"
+
+
+def test_a_team_is_shown_by_its_members_active_that_day_not_its_members(landed, tmp_path):
+    # The emulator's enterprise-pilot has 8 members, all in the day's report, and 0-2 of them
+    # active: a shown row would be one or two people's figures (issue 42, break 4).
+    few = landed.execute(
+        "SELECT scope, scope_name, day, team_id FROM bi.team_usage_daily"
+        " WHERE reported_users >= 5 AND active_users BETWEEN 1 AND 4 ORDER BY ALL"
+    ).fetchall()
+    assert few, "the emulator's data has teams of 5 or more members with fewer than 5 active"
+    with _published(landed, tmp_path, k=5) as tier:
+        shown = tier.execute(
+            "SELECT scope, scope_name, day, team_id, active_users FROM aggregate.team_daily WHERE NOT suppressed"
+        ).fetchall()
+        pilot = tier.execute(
+            "SELECT DISTINCT suppressed FROM aggregate.team_daily WHERE team_slug = 'enterprise-pilot'"
+        ).fetchall()
+    assert not [row for row in shown if row[:4] in set(few)]
+    assert min(row[4] for row in shown) >= 5
+    assert pilot == [(True,)]
+
+
+@pytest.fixture(scope="module")
+def small_labs(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+    """An organization of 8 users whose enterprise adds a second organization of 4, whose reports
+    are not fetched: enterprise minus organization is those 4 people's figures."""
+    refs = [ReportRef(scope, name, "1-day", level, day) for day in DAYS for level in ("aggregate", "user")
+            for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))]
+    return landed_warehouse(tmp_path_factory, "small-labs", seed=81, users=8, dialect="service", refs=refs)
+
+
+def test_an_enterprise_minus_its_organization_is_never_fewer_than_k_people(small_labs, tmp_path):
+    # 2026-11-13: the enterprise 5 active users, the organization 4 of them (k = 3: both shown by
+    # their own counts), so enterprise minus organization was one person's figures.
+    k = 3
+    few = small_labs.execute(
+        "SELECT count(*) FROM core.daily_totals AS e JOIN core.daily_totals AS o USING (day)"
+        " WHERE e.scope = 'enterprise' AND o.scope = 'organization' AND o.daily_active_users >= ?"
+        " AND e.daily_active_users - o.daily_active_users BETWEEN 1 AND ? - 1", [k, k]
+    ).fetchone()[0]
+    assert few, "the enterprise has days with 1..k-1 active users beside the organization's"
+    with _published(small_labs, tmp_path, k=k) as tier:
+        gaps = tier.execute(
+            "SELECT e.day, e.daily_active_users - o.daily_active_users, e.weekly_active_users - o.weekly_active_users"
+            " FROM aggregate.scope_daily AS e JOIN aggregate.scope_daily AS o USING (day)"
+            " WHERE e.scope = 'enterprise' AND o.scope = 'organization' AND NOT e.suppressed AND NOT o.suppressed"
+        ).fetchall()
+    assert not [gap for gap in gaps if any(1 <= g < k for g in gap[1:] if g is not None)]
 
 
 def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_path):

@@ -1,0 +1,31 @@
+-- Which team-days the tier shows (aggregate_team_day_status, read by team_daily and
+-- team_periods). A team-day's figures are about its members active that day (active_users), not
+-- its members:
+--   1. at least $k of them, or not shown;
+--   2. a team-day that could be a part of a scope-day of the same date (each sum at most the
+--      scope's: a team within its organization or enterprise) with fewer than $k of the scope's
+--      active users left beside its own: scope minus team would be those few people's figures,
+--      so the team-day is not shown (unless the two are the same figures);
+--   3. a team-day whose active members are all another team-day's, which has 1..$k-1 more
+--      (aggregate_nested_teams, registered by aggregate.py from teams/nested_teams.sql): not shown.
+CREATE OR REPLACE TEMP TABLE aggregate_team_day_status AS
+WITH teams AS (
+    SELECT scope, scope_name, day, team_id, active_users,
+           coalesce(user_initiated_interaction_count, 0) AS s1, coalesce(code_generation_activity_count, 0) AS s2,
+           coalesce(code_acceptance_activity_count, 0) AS s3, coalesce(loc_suggested_to_add_sum, 0) AS s4,
+           coalesce(loc_added_sum, 0) AS s5, coalesce(loc_deleted_sum, 0) AS s6
+    FROM core.team_report_days
+), inside_scope AS (
+    SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_id
+    FROM teams AS t
+    JOIN aggregate_scope_day_status AS r ON r.day = t.day
+    WHERE r.over_k AND t.active_users >= $k
+      AND t.s1 <= r.s1 AND t.s2 <= r.s2 AND t.s3 <= r.s3 AND t.s4 <= r.s4 AND t.s5 <= r.s5 AND t.s6 <= r.s6
+      AND NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
+      AND r.dau - t.active_users < $k
+)
+SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
+       coalesce(t.active_users >= $k, FALSE) AND i.team_id IS NULL AND n.team_id IS NULL AS shown
+FROM teams AS t
+LEFT JOIN inside_scope AS i USING (scope, scope_name, day, team_id)
+LEFT JOIN aggregate_nested_teams AS n USING (scope, scope_name, day, team_id)

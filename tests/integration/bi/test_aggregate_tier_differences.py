@@ -1,0 +1,368 @@
+"""No figure of the aggregate tier is about 1..k-1 people, whatever a reader subtracts.
+
+A property: random small worlds (users in organizations of an enterprise, some organizations'
+reports fetched and some not, random activity on random days, random teams of any scope that
+overlap and nest, users of two agents), groups of 1..k-1 people among them, each written as the
+facts a landing leaves (user rows and the service's own day records, which are their sums) into a
+migrated DuckDB warehouse; then the real rollups, the real publish of the lake and the tier, and
+the tier read through its serving database. Every figure shown is worked out from the world as a
+set of person-days (a count: a set of people), checked against the value shown, and then every
+difference a reader can take is tried: any two shown figures of the same kind (scope day against
+scope day, enterprise against organization, period against day, team against team or scope,
+agent against agent), a period minus all its shown days, an enterprise minus all its shown
+organizations. None may be exactly the figure of a nonempty group of fewer than k people.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from pipelines.warehouse import migrate
+from pipelines.warehouse.aggregate import aggregate_serving
+from pipelines.warehouse.lake import publish
+from pipelines.warehouse.rollups import rebuild_rollups
+from pipelines.warehouse.sql import connect
+
+LAST_DAY = date(2026, 11, 20)
+ENTERPRISE = "ent"
+ORGS = ("o0", "o1", "o2")
+AGENTS = ("101", "102")
+SUMS = ("user_initiated_interaction_count", "code_generation_activity_count", "code_acceptance_activity_count",
+        "loc_suggested_to_add_sum", "loc_added_sum", "loc_deleted_sum")
+PersonDay = tuple[int, date]
+
+
+@dataclass
+class World:
+    k: int
+    org_of: dict[int, str]  # every enterprise user's organization
+    fetched: tuple[str, ...]  # organizations whose reports were landed (the enterprise's always are)
+    days: tuple[date, ...]
+    activity: dict[PersonDay, tuple[int, ...]]  # active person-days: their SUMS
+    agent: dict[PersonDay, tuple[str, int]]  # (agent, job starts) of some active person-days
+    teams: dict[tuple[str, str, int], frozenset[int]] = field(default_factory=dict)  # (scope, name, id): members
+
+    def scope_users(self, scope: str, name: str) -> set[int]:
+        return set(self.org_of) if scope == "enterprise" else {u for u, o in self.org_of.items() if o == name}
+
+    def scopes(self) -> list[tuple[str, str]]:
+        return [("enterprise", ENTERPRISE), *(("organization", o) for o in self.fetched)]
+
+
+@st.composite
+def worlds(draw: st.DrawFn) -> World:
+    k = draw(st.integers(2, 4))
+    users = draw(st.integers(2, 14))
+    org_of = {u: draw(st.sampled_from(ORGS)) for u in range(1, users + 1)}
+    fetched = tuple(o for o in ORGS if o == "o0" or draw(st.booleans()))
+    # Days within a few weeks, so periods hold several days and some days fall in a second period.
+    offsets = draw(st.sets(st.integers(0, 35), min_size=1, max_size=4))
+    days = tuple(sorted(LAST_DAY - timedelta(days=n) for n in offsets | {0}))
+    activity: dict[PersonDay, tuple[int, ...]] = {}
+    agent: dict[PersonDay, tuple[str, int]] = {}
+    small = st.integers(0, 9)
+    for day in days:
+        for u in org_of:
+            if draw(st.integers(0, 9)) < 6:
+                activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
+                if draw(st.integers(0, 2)) == 0:
+                    agent[(u, day)] = (draw(st.sampled_from(AGENTS)), draw(st.integers(1, 4)))
+    world = World(k, org_of, fetched, days, activity, agent)
+    team_id = 1000
+    for scope, name in world.scopes():
+        people = sorted(world.scope_users(scope, name))
+        made: list[frozenset[int]] = []
+        for _ in range(draw(st.integers(0, 3)) if people else 0):
+            if made and draw(st.booleans()):
+                # Nearly another team: one of its members fewer, or more.
+                base = set(draw(st.sampled_from(made)))
+                base ^= {draw(st.sampled_from(people))}
+                members = frozenset(base)
+            else:
+                members = frozenset(draw(st.sets(st.sampled_from(people), min_size=1)))
+            if members:
+                made.append(members)
+                team_id += 1
+                world.teams[(scope, name, team_id)] = members
+    return world
+
+
+_FACTS = """
+INSERT INTO core.user_daily_totals BY NAME
+SELECT scope, scope_name, day, '1-day' AS report_kind, user_id, 'dev-' || user_id AS user_login,
+       i > 0 AS used_chat, i AS user_initiated_interaction_count, g AS code_generation_activity_count,
+       a AS code_acceptance_activity_count, ls AS loc_suggested_to_add_sum, la AS loc_added_sum,
+       ld AS loc_deleted_sum, TRUE AS agent_breakdown_present, TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at,
+       TRUE AS is_final
+FROM w_user_days;
+INSERT INTO core.daily_totals BY NAME
+SELECT d.scope, d.scope_name, d.day, '1-day' AS report_kind,
+       sum(d.i) AS user_initiated_interaction_count, sum(d.g) AS code_generation_activity_count,
+       sum(d.a) AS code_acceptance_activity_count, sum(d.ls) AS loc_suggested_to_add_sum,
+       sum(d.la) AS loc_added_sum, sum(d.ld) AS loc_deleted_sum,
+       count(*) FILTER (WHERE d.i > 0) AS daily_active_users,
+       (SELECT count(DISTINCT w.user_id) FROM w_user_days AS w
+         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.i > 0 AND w.day BETWEEN d.day - 6 AND d.day)
+           AS weekly_active_users,
+       (SELECT count(DISTINCT w.user_id) FROM w_user_days AS w
+         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.i > 0 AND w.day BETWEEN d.day - 27 AND d.day)
+           AS monthly_active_users,
+       TRUE AS agent_breakdown_present, TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at, TRUE AS is_final
+FROM w_user_days AS d
+GROUP BY d.scope, d.scope_name, d.day;
+INSERT INTO core.agent_activity BY NAME
+SELECT scope, scope_name, 'user' AS level, day, user_id, 'dev-' || user_id AS user_login, agent_id,
+       'Agent ' || agent_id AS agent_name, job_starts AS agent_job_starts,
+       TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at
+FROM w_user_days WHERE agent_id IS NOT NULL;
+INSERT INTO core.agent_activity BY NAME
+SELECT scope, scope_name, 'aggregate' AS level, day, agent_id, any_value(agent_name) AS agent_name,
+       sum(agent_job_starts) AS agent_job_starts, count(*) AS session_count, max(fetched_at) AS fetched_at
+FROM core.agent_activity WHERE level = 'user' GROUP BY scope, scope_name, day, agent_id;
+INSERT INTO core.agent_days BY NAME
+SELECT scope, scope_name, level, day, agent_id, agent_name, sum(agent_job_starts) AS agent_job_starts,
+       max(fetched_at) AS fetched_at,
+       CASE WHEN level = 'user' THEN count(DISTINCT user_id) END AS agent_users,
+       CAST(sum(session_count) AS BIGINT) AS session_count
+FROM core.agent_activity GROUP BY scope, scope_name, level, day, agent_id, agent_name;
+INSERT INTO core.dim_agent BY NAME
+SELECT agent_id, any_value(agent_name) AS agent_name, min(day) AS first_seen_day, max(day) AS last_seen_day
+FROM core.agent_days GROUP BY agent_id;
+INSERT INTO core.user_team_days BY NAME
+SELECT m.scope, m.scope_name, d.day, m.user_id, 'dev-' || m.user_id AS user_login, m.team_id,
+       'team-' || m.team_id AS slug, TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at, TRUE AS is_final
+FROM w_members AS m
+JOIN (SELECT DISTINCT scope, scope_name, day FROM w_user_days) AS d USING (scope, scope_name);
+INSERT INTO core.team_days BY NAME
+SELECT scope, scope_name, day, team_id, any_value(slug) AS slug, count(*) AS members, max(fetched_at) AS fetched_at
+FROM core.user_team_days GROUP BY scope, scope_name, day, team_id;
+INSERT INTO core.dim_team BY NAME
+SELECT scope, scope_name, team_id, any_value(slug) AS slug, min(day) AS first_seen_day, max(day) AS last_seen_day
+FROM core.team_days GROUP BY scope, scope_name, team_id;
+"""
+
+
+def _land(conn: duckdb.DuckDBPyConnection, world: World) -> None:
+    """The facts a landing of each scope's reports of each day leaves: a user row for every user of
+    the scope (inactive ones too), the service's day record (their sums), agent entries at both
+    levels and each day's memberships."""
+    rows = []
+    for scope, name in world.scopes():
+        for day in world.days:
+            for u in sorted(world.scope_users(scope, name)):
+                sums = world.activity.get((u, day), (0,) * len(SUMS))
+                agent_id, starts = world.agent.get((u, day), (None, None))
+                rows.append((scope, name, day, u, *sums, agent_id, starts))
+    conn.execute("CREATE OR REPLACE TEMP TABLE w_user_days (scope VARCHAR, scope_name VARCHAR, day DATE,"
+                 " user_id BIGINT, i BIGINT, g BIGINT, a BIGINT, ls BIGINT, la BIGINT, ld BIGINT, agent_id VARCHAR,"
+                 " job_starts BIGINT)")
+    conn.executemany("INSERT INTO w_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("CREATE OR REPLACE TEMP TABLE w_members (scope VARCHAR, scope_name VARCHAR, team_id BIGINT,"
+                 " user_id BIGINT)")
+    members = [(s, n, t, u) for (s, n, t), people in world.teams.items() for u in sorted(people)]
+    if members:
+        conn.executemany("INSERT INTO w_members VALUES (?, ?, ?, ?)", members)
+    for statement in _FACTS.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    rebuild_rollups(conn)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One shown figure: where (table, scope or team or agent, day or period), its kind (what may
+    be subtracted from what) and whom it sums over: person-days with their values; a count is a
+    sum of 1 over people (day None)."""
+
+    table: str
+    key: tuple[object, ...]
+    at: object
+    kind: tuple[object, ...]
+    parts: frozenset[tuple[tuple[int, date | None], int]]
+    value: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.table} {self.key} {self.at}"
+
+
+def _period(day: date) -> int:
+    return (LAST_DAY - day).days // 28
+
+
+class Truth:
+    """The figures every row of the tier stands for, from the world itself."""
+
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    def active(self, people: set[int], days: list[date]) -> list[PersonDay]:
+        return [(u, d) for d in days for u in sorted(people) if (u, d) in self.w.activity]
+
+    def sums(self, where: tuple[str, tuple[object, ...], object], person_days: list[PersonDay],
+             row: dict[str, Any]) -> Iterator[Figure]:
+        for index, name in enumerate(SUMS):
+            if name in row:
+                parts = frozenset(((u, d), self.w.activity[(u, d)][index]) for u, d in person_days)
+                yield Figure(*where, (name,), parts, int(row[name]))
+
+    def count(self, where: tuple[str, tuple[object, ...], object], kind: tuple[object, ...], people: set[int],
+              shown: Any) -> Figure:
+        return Figure(*where, kind, frozenset(((u, None), 1) for u in people), int(shown))
+
+    def days_of(self, period: int) -> list[date]:
+        return [d for d in self.w.days if _period(d) == period]
+
+    def window(self, scope: str, name: str, first: date, last: date) -> set[int]:
+        users = self.w.scope_users(scope, name)
+        return {u for (u, d) in self.w.activity if u in users and first <= d <= last}
+
+    def members_active(self, team: tuple[str, str, int], days: list[date]) -> list[PersonDay]:
+        return self.active(set(self.w.teams[team]), days)
+
+    def agent_days(self, scope: str, name: str, agent: str, days: list[date]) -> list[tuple[PersonDay, int]]:
+        users = self.w.scope_users(scope, name)
+        return [((u, d), starts) for (u, d), (a, starts) in self.w.agent.items()
+                if a == agent and u in users and d in days]
+
+
+def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
+    def rows(name: str) -> list[dict[str, Any]]:
+        result = tier.execute(f"SELECT * FROM aggregate.{name} WHERE NOT suppressed")
+        columns = [c[0] for c in result.description]
+        return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+    figures: list[Figure] = []
+    for r in rows("scope_daily"):
+        s, n, d = r["scope"], r["scope_name"], r["day"]
+        where = ("scope_daily", (s, n), d)
+        figures += truth.sums(where, truth.active(truth.w.scope_users(s, n), [d]), r)
+        for column, first in (("daily_active_users", d), ("weekly_active_users", d - timedelta(days=6)),
+                              ("monthly_active_users", d - timedelta(days=27))):
+            figures.append(truth.count(where, ("active", first, d), truth.window(s, n, first, d), r[column]))
+    for r in rows("scope_periods"):
+        s, n, p = r["scope"], r["scope_name"], r["period_index"]
+        where = ("scope_periods", (s, n), p)
+        days = truth.days_of(p)
+        figures += truth.sums(where, truth.active(truth.w.scope_users(s, n), days), r)
+        newest = max(days)
+        first = newest - timedelta(days=27)
+        figures.append(truth.count(where, ("active", first, newest), truth.window(s, n, first, newest),
+                                   r["monthly_active_users"]))
+    for r in rows("team_daily"):
+        team = (r["scope"], r["scope_name"], r["team_id"])
+        where = ("team_daily", team, r["day"])
+        active = truth.members_active(team, [r["day"]])
+        figures += truth.sums(where, active, r)
+        figures.append(truth.count(where, ("active", r["day"], r["day"]), {u for u, _ in active}, r["active_users"]))
+    for r in rows("team_periods"):
+        team = (r["scope"], r["scope_name"], r["team_id"])
+        where = ("team_periods", team, r["period_index"])
+        days = truth.days_of(r["period_index"])
+        active = truth.members_active(team, days)
+        figures += truth.sums(where, active, r)
+        # Its distinct active users: a subset of any count over the 28 days up to its newest day.
+        figures.append(truth.count(where, ("active", max(days) - timedelta(days=27), max(days)),
+                                   {u for u, _ in active}, r["active_users"]))
+    for name, grain in (("agent_daily", "day"), ("agent_periods", "period_index")):
+        for r in rows(name):
+            s, n, agent, at = r["scope"], r["scope_name"], r["agent_id"], r[grain]
+            where = (name, (s, n, agent), at)
+            days = [at] if grain == "day" else truth.days_of(at)
+            used = truth.agent_days(s, n, agent, days)
+            figures.append(Figure(*where, ("agent_job_starts", agent), frozenset(used), int(r["agent_job_starts"])))
+            figures.append(Figure(*where, ("agent_sessions", agent), frozenset((pd, 1) for pd, _ in used),
+                                  int(r["agent_sessions"])))
+            figures.append(truth.count(where, ("agent users", agent, grain, at), {u for (u, _), _ in used},
+                                       r["agent_users"]))
+    return figures
+
+
+def _people(parts: frozenset[tuple[PersonDay, int]]) -> set[int]:
+    return {u for (u, _), _ in parts}
+
+
+def _left(whole: Figure, parts: list[Figure]) -> set[int]:
+    """The people of what is left of `whole` once `parts` are taken away, when that is exact (the
+    parts lie in it and do not overlap): else nobody."""
+    taken: frozenset[tuple[tuple[int, date | None], int]] = frozenset()
+    for part in parts:
+        if not part.parts <= whole.parts or part.parts & taken:
+            return set()
+        taken |= part.parts
+    return _people(whole.parts - taken)
+
+
+def _attack(world: World, figures: list[Figure]) -> list[str]:
+    """Every difference that is exactly the figure of 1..k-1 people."""
+    found = []
+    for a, b in combinations(figures, 2):
+        if a.kind != b.kind:
+            continue
+        for whole, part in ((a, b), (b, a)):
+            left = _left(whole, [part])
+            if 0 < len(left) < world.k:
+                found.append(f"{whole.where} minus {part.where} ({whole.kind[0]}): {len(left)} people")
+    # A whole minus all its shown parts: a period minus its shown days (of the same scope, team or
+    # agent), an enterprise minus its shown organizations (the same day or period).
+    for whole in figures:
+        # A count over a period is not the sum of its days' counts; every figure of disjoint
+        # organizations is the sum of theirs.
+        periods = whole.table.endswith("_periods") and whole.kind[0] in (*SUMS, "agent_job_starts", "agent_sessions")
+        enterprise = whole.key[0] == "enterprise" and not whole.table.startswith("team")
+        days = [f for f in figures if periods and f.table == whole.table.replace("_periods", "_daily")
+                and f.key == whole.key and f.kind == whole.kind and _period(f.at) == whole.at]
+        organizations = [f for f in figures if enterprise and f.table == whole.table
+                         and f.key[0] == "organization" and f.key[2:] == whole.key[2:] and f.at == whole.at
+                         and f.kind == whole.kind]
+        for taken in (days, organizations):
+            left = _left(whole, taken) if taken else set()
+            if 0 < len(left) < world.k:
+                found.append(f"{whole.where} minus {len(taken)} shown parts ({whole.kind[0]}): {len(left)} people")
+    return found
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "warehouse.duckdb"
+    with connect(path) as conn:
+        migrate(conn)
+    return path
+
+
+def _published_figures(world: World, template: Path, root: Path) -> tuple[list[Figure], list[str]]:
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    shutil.copy(template, root / "warehouse.duckdb")
+    with connect(root / "warehouse.duckdb") as conn:
+        _land(conn, world)
+        publish(conn, lake=root / "lake", serving=root / "serving.duckdb", k=world.k, full=True)
+    truth = Truth(world)
+    with duckdb.connect(str(aggregate_serving(root / "serving.duckdb")), read_only=True) as tier:
+        figures = _figures(tier, truth)
+    wrong = [f"{f.where} {f.kind}: shown {f.value}, is {sum(v for _, v in f.parts)}"
+             for f in figures if f.value != sum(v for _, v in f.parts)]
+    return figures, wrong
+
+
+# Each example lands and publishes a warehouse (about 2.5 s): no shrinking, whose many publishes
+# would take minutes; a failure names every difference it found.
+@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(world=worlds())
+def test_no_difference_of_shown_figures_is_the_figure_of_fewer_than_k_people(world, template, tmp_path):
+    figures, wrong = _published_figures(world, template, tmp_path / "world")
+    assert not wrong, "the world's figures are the tier's"
+    found = _attack(world, figures)
+    assert not found, "; ".join(found[:8])
