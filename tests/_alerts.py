@@ -192,3 +192,39 @@ def _drip(conn: socket.socket, answer: bytes, interval: float, stop: threading.E
             conn.sendall(bytes([byte]))
         except OSError:
             return  # the client gave up: what the test is about
+
+
+@contextmanager
+def endless_refusal() -> Iterator[SlowPeer]:
+    """A webhook that answers 500 with a body declared 10 GB long and sends it as fast as it can."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    port = listener.getsockname()[1]
+    peer = SlowPeer(url=f"http://127.0.0.1:{port}/services/{HOOK_KEY}", port=port)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            peer.connections += 1
+            with conn:
+                peer.received.append(_read_request(conn, stop))
+                conn.sendall(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 10000000000\r\n\r\n")
+                chunk = b"x" * 65536
+                while not stop.is_set():  # until the client hangs up (or the test ends)
+                    try:
+                        conn.sendall(chunk)
+                    except OSError:
+                        break
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield peer
+    finally:
+        stop.set()
+        thread.join(timeout=15)
+        listener.close()

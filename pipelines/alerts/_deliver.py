@@ -35,6 +35,7 @@ __all__ = ["Delivery", "deliver", "retry_kept"]
 
 _log = logging.getLogger(__name__)
 _BODY_CHARS = 120  # a refusal's body says why (Slack: `invalid_token`); more would be noise
+_BODY_BYTES = 4096  # read of a refusal's body, at most
 # A channel's answers that say "later": its other refusals (a wrong key, a removed hook) stay refusals.
 _LATER = frozenset({408, 425, 429})
 _GRACE = 2.0  # seconds an SMTP exchange cut at its deadline has to unwind
@@ -189,17 +190,28 @@ async def _post(target: WebhookTarget, alert: Alert, *, timeout: float) -> None:
 
     try:
         async with asyncio.timeout(timeout), httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.post(
-                target.url.reveal(), json={"text": alert.text()}, extensions={"trace": trace}
+            request = client.build_request(
+                "POST", target.url.reveal(), json={"text": alert.text()}, extensions={"trace": trace}
             )
-    except TimeoutError:
+            response = await client.send(request, stream=True)
+            try:
+                status = response.status_code
+                # The start of a refusal's body is all it says; an endless one is never read whole.
+                said = b""
+                if not response.is_success:
+                    async for chunk in response.aiter_raw():
+                        said += chunk
+                        if len(said) >= _BODY_BYTES:
+                            break
+            finally:
+                await response.aclose()
+    except (TimeoutError, httpx.TimeoutException):
+        # The deadline, or httpx's own per-operation timeout inside it: the same outcome.
         raise _Unanswered(timeout, sent=sent) from None
-    except httpx.TimeoutException:
-        # httpx's own per-operation timeout, inside the deadline: the same outcome.
-        raise _Unanswered(timeout, sent=sent) from None
-    if not response.is_success:
-        later = response.status_code in _LATER or response.status_code >= 500
-        raise _Refused(f"HTTP {response.status_code} {response.text[:_BODY_CHARS]}", later=later)
+    if not 200 <= status < 300:
+        later = status in _LATER or status >= 500
+        text = " ".join(said.decode("utf-8", errors="replace").split())
+        raise _Refused(f"HTTP {status} {text[:_BODY_CHARS]}".rstrip(), later=later)
 
 
 class _Watched:

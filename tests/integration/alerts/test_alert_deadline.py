@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -32,7 +33,7 @@ from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from pipelines.runs import RunFailed, RunPlan, run_plan
 from pipelines.service import Secret
-from tests._alerts import HOOK_KEY, SMTP_PASSWORD, slow_peer, smtp_server, webhook_server
+from tests._alerts import HOOK_KEY, SMTP_PASSWORD, endless_refusal, slow_peer, smtp_server, webhook_server
 from tests.e2e.chaos import free_port
 from tests.integration.dagster.test_materialize import _serve_report_file, _user_record
 
@@ -232,3 +233,38 @@ def test_a_failed_run_alerting_a_silent_endpoint_spends_one_deadline_and_a_senso
         assert not outbox.exists()
     finally:
         emu.__exit__(None, None, None)
+
+
+def test_an_endless_refusal_body_is_read_only_as_far_as_its_reason_and_the_alert_is_kept(tmp_path):
+    outbox = Outbox(tmp_path / "outbox.json")
+    with endless_refusal() as peer:
+        (delivery,) = deliver(_config(peer.url), _alert(), outbox=outbox)
+    # Read whole, 10 GB would have run into the deadline; the refusal is named at once instead.
+    assert delivery.problem == "HTTP 500 " + "x" * 120
+    assert delivery.kept and len(json.loads(outbox.path.read_text())["alerts"]) == 1
+
+
+def test_alerts_kept_by_many_at_once_are_all_kept(tmp_path):
+    """A run and the daemon's sensor keep alerts at the same moment: none overwrites another's."""
+    path = tmp_path / "outbox.json"
+    threads = [
+        threading.Thread(target=Outbox(path).keep, args=(_alert(f"cause {n}"), ["k"])) for n in range(20)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    kept = json.loads(path.read_text())["alerts"]
+    assert sorted(item["lines"][1] for item in kept) == sorted(f"cause: cause {n}" for n in range(20))
+
+
+def test_an_outbox_that_cannot_be_written_is_said_in_the_line_never_promised(tmp_path, caplog):
+    (tmp_path / "file").write_text("")
+    outbox = Outbox(tmp_path / "file" / "outbox.json")  # under a file: no directory can be made
+    dead = f"http://127.0.0.1:{free_port()}/services/{HOOK_KEY}"
+    with caplog.at_level(logging.WARNING, logger="pipelines.alerts"):
+        (delivery,) = deliver(_config(dead), _alert(), outbox=outbox)
+    assert f"not kept for a retry: {outbox.path} could not be written (" in delivery.problem
+    assert not delivery.kept
+    line = caplog.records[-1].getMessage()
+    assert "not kept for a retry" in line and "tried again" not in line
