@@ -34,14 +34,25 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
     # DuckDB's default spill directory is beside the database, in the data home: a private one
     # instead, removed with everything in it when the shell ends.
     with contextlib.ExitStack() as stack:
-        spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="metrics-etl-sql-")) if (
-            settings.sql_spill_limit) else ""
+        spill = stack.enter_context(_spill_directory()) if settings.sql_spill_limit else ""
         try:
             conn = stack.enter_context(connect(path, read_only=True))
         except duckdb.Error as exc:
             raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
         _lock_down(conn, settings, spill=spill)
         yield conn
+
+
+def _spill_directory() -> tempfile.TemporaryDirectory[str]:
+    from pipelines.config import ENV_VARS
+
+    try:
+        return tempfile.TemporaryDirectory(prefix="metrics-etl-sql-")
+    except OSError as exc:
+        raise Failed(
+            f"cannot make a spill directory in {tempfile.gettempdir()}: {exc.strerror} (set TMPDIR to a "
+            f"writable directory, or {ENV_VARS['sql_spill_limit']}=0 for no spill)"
+        ) from None
 
 
 def _lock_down(conn: duckdb.DuckDBPyConnection, settings: Settings, *, spill: str) -> None:

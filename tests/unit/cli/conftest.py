@@ -45,7 +45,7 @@ def serving(tmp_path: Path) -> Path:
 @pytest.fixture
 def runner(serving: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     """A runner in a directory of its own (not the database's), SERVING_PATH naming the database,
-    and a temporary directory inside tmp_path (the shell's spill goes there)."""
+    and a temporary directory and a HOME inside tmp_path (the shell's spill goes there)."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -58,6 +58,9 @@ def runner(serving: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cl
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))  # tempfile read TMPDIR once already
+    user_home = tmp_path / "user-home"  # where DuckDB would keep extensions and secrets (~/.duckdb)
+    user_home.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))
     return CliRunner()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -136,6 +137,9 @@ HOSTILE = [
     "EXPLAIN (ANALYZE, FORMAT json, PROFILING_OUTPUT '{lake}/profile.json') SELECT 1",
     "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
     "SELECT * FROM read_csv('{lake_file}', store_rejects = true)",
+    "SELECT * FROM read_duckdb('{home}/warehouse.duckdb')",
+    "SELECT * FROM read_duckdb('{lake}/new.duckdb')",
+    "FROM '{lake}/new.duckdb'",
 ]
 
 
@@ -170,7 +174,7 @@ def _one_line_or_rows(done: Result) -> None:
 def test_a_hostile_statement_changes_no_file_of_the_home_or_the_temporary_directory(
     runner: CliRunner, home: Path, statement: str
 ) -> None:
-    # home is tmp_path: the serving database, the lake, the warehouse, the token, TMPDIR.
+    # home is tmp_path: the serving database, the lake, the warehouse, the token, TMPDIR, HOME.
     before = _files(home)
     done = runner.invoke(cli, ["sql", "--format", "csv", "--", _spelled(statement, home)])
     _one_line_or_rows(done)
@@ -376,3 +380,37 @@ def test_a_bad_bound_is_one_line_naming_the_variable(
     done = runner.invoke(cli, ["sql", "SELECT 1"])
     assert done.exit_code == 1
     assert done.stderr.splitlines() == [f"metrics-etl sql: configuration: {line}"]
+
+
+def test_no_temporary_directory_to_spill_into_is_one_line_saying_what_to_set(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
+    done = runner.invoke(cli, ["sql", "SELECT 1"])
+    assert done.exit_code == 1
+    assert done.stderr.splitlines() == [
+        f"metrics-etl sql: cannot make a spill directory in {tmp_path / 'absent'}: No such file or directory "
+        "(set TMPDIR to a writable directory, or METRICS_SQL_SPILL_LIMIT=0 for no spill)"
+    ]
+    monkeypatch.setenv("METRICS_SQL_SPILL_LIMIT", "0")
+    assert runner.invoke(cli, ["sql", "SELECT 1"]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("statement", "reason"),
+    [
+        ("CALL checkpoint()", "the table function checkpoint is refused"),
+        ("EXPLAIN ANALYZE SELECT * FROM truncate_duckdb_logs()", "the table function truncate_duckdb_logs is refused"),
+        ("SET VARIABLE x = (SELECT count(*) FROM checkpoint())", "the table function checkpoint is refused"),
+        ("PREPARE p AS SELECT 1", "PREPARE statements are refused"),
+        ("CREATE TEMP MACRO m() AS 1", "CREATE statements are refused"),
+        ("PRAGMA version", "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and "
+                           "FROM pragma_table_info('<view>') read"),
+        ("EXPLAIN (ANALYZE) COPY (SELECT 1) TO 'x.csv'",
+         "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps"),
+    ],
+)
+def test_a_refusal_names_what_was_refused(runner: CliRunner, statement: str, reason: str) -> None:
+    done = runner.invoke(cli, ["sql", statement])
+    assert done.exit_code == 1
+    assert done.stderr.splitlines() == [f"{READ_ONLY}{reason})"]
