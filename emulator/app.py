@@ -445,9 +445,10 @@ class _Routes:
         data = self.reports.data_for("organization", request.path_params["org"])
         if data is None:
             return _message(404, "Not Found")
+        unassigned = self.state.config.unassigned_seats
         return await self._seat_listing(request, owner=f"an organization owner or billing manager of {data.org}",
-                                        list_seats=partial(seat_records, data), total=seat_count(data),
-                                        entries=seat_count(data))
+                                        list_seats=partial(seat_records, data, unassigned=unassigned),
+                                        total=seat_count(data) + unassigned, entries=seat_count(data) + unassigned)
 
     async def enterprise_seats(self, request: Request) -> Response:
         """The enterprise's seats: one per granting organization or enterprise team of a user,
@@ -456,9 +457,11 @@ class _Routes:
         data = self.reports.data_for("enterprise", name)
         if data is None:
             return _message(404, "Not Found")
+        unassigned = self.state.config.unassigned_seats
         return await self._seat_listing(request, owner=f"an enterprise owner or billing manager of {name}",
-                                        list_seats=partial(enterprise_seat_records, data),
-                                        total=enterprise_seat_count(data), entries=len(enterprise_grants(data)))
+                                        list_seats=partial(enterprise_seat_records, data, unassigned=unassigned),
+                                        total=enterprise_seat_count(data) + unassigned,
+                                        entries=len(enterprise_grants(data)) + unassigned)
 
     async def _seat_listing(self, request: Request, *, owner: str, list_seats: Callable[..., list[dict[str, Any]]],
                             total: int, entries: int) -> Response:

@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record-drift", default="",
                         help="records a changed service sends, e.g. undeclared_field=totals_by_future_widget,"
                              "mistyped_every=3")
+    parser.add_argument("--unassigned-seats", type=int, default=0,
+                        help="seats with a null assignee (a deleted or pending account) ending each seat listing")
     parser.add_argument("--credentials-out", type=Path, default=None,
                         help="write the credentials JSON here (the app key goes next to it)")
 
@@ -56,7 +58,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
         record_drift=parse_record_drift(args.record_drift),
-        cloud_agent_from=args.cloud_agent_from,
+        cloud_agent_from=args.cloud_agent_from, unassigned_seats=args.unassigned_seats,
     )
 
 

@@ -183,6 +183,9 @@ class EmulatorConfig:
     # The day repository rows gained pull_request_review_times (2026-09-25, no backfill): earlier
     # rows carry no such field. None: every day has it.
     review_times_from: date | None = None
+    # Seats whose `assignee` is null (a deleted or pending account, as the service documents it)
+    # at the end of every organization's and enterprise's seat listing, counted in total_seats.
+    unassigned_seats: int = 0
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

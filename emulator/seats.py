@@ -26,6 +26,10 @@ with u % 6 == 5 (two organizations: two seats); a seat from the user's engineeri
 team (`organization` null, `assigning_team.type` "enterprise") when u % 8 == 6, which for a
 `{org}-labs` user replaces that organization's seat. Activity fields are the user's, on every
 seat of the user. `total_seats` counts each user once, as the public service does.
+
+With `unassigned_seats` (EmulatorConfig) both listings end with that many seats whose `assignee`
+is null, as the service documents the seat of a deleted or pending account; each counts in
+`total_seats`.
 """
 
 from __future__ import annotations
@@ -60,11 +64,40 @@ def seat_count(data: ReportData) -> int:
     return data.users
 
 
-def seat_records(data: ReportData, *, today: date, base_url: str, start: int, stop: int) -> list[dict[str, Any]]:
-    """The organization's seats of users start .. stop-1 as the public service lists them on `today`."""
+def seat_records(data: ReportData, *, today: date, base_url: str, start: int, stop: int,
+                 unassigned: int = 0) -> list[dict[str, Any]]:
+    """The organization's seats of users start .. stop-1 as the public service lists them on `today`;
+    `unassigned` seats without an assignee follow the users' (`unassigned_seat`)."""
     last_active = data.last_active_days(today=today)
     return [_seat(data, u, "organization", today=today, base_url=base_url, last_day=last_active[u])
-            for u in range(max(0, start), min(stop, data.users))]
+            for u in range(max(0, start), min(stop, data.users))] + _unassigned(
+        data, data.users, start=start, stop=stop, count=unassigned, today=today, base_url=base_url)
+
+
+def unassigned_seat(data: ReportData, n: int, *, today: date, base_url: str) -> dict[str, Any]:
+    """The nth seat whose `assignee` is null, as the public service documents for the seat of a
+    deleted or pending account: granted by the organization, never active."""
+    h = _hash("unassigned", data.seed, data.org, n)
+    created = data.first_day - timedelta(days=30 + h % 300)
+    return {
+        "created_at": _at(created, "10:00:00"),
+        "updated_at": _at(today - timedelta(days=1 + h % 20), "11:00:00"),
+        "pending_cancellation_date": None,
+        "last_activity_at": None,
+        "last_activity_editor": None,
+        "last_authenticated_at": None,
+        "plan_type": "business",
+        "assignee": None,
+        "organization": _organization(data.org, data.organization_id, base_url),
+        "assigning_team": None,
+    }
+
+
+def _unassigned(data: ReportData, first: int, *, start: int, stop: int, count: int, today: date,
+                base_url: str) -> list[dict[str, Any]]:
+    """The unassigned seats among entries start .. stop-1 of a listing whose assigned ones end at `first`."""
+    return [unassigned_seat(data, n, today=today, base_url=base_url)
+            for n in range(max(0, start - first), max(0, min(stop - first, count)))]
 
 
 def enterprise_grants(data: ReportData) -> list[tuple[int, Grant]]:
@@ -87,11 +120,14 @@ def enterprise_seat_count(data: ReportData) -> int:
 
 
 def enterprise_seat_records(data: ReportData, *, today: date, base_url: str, start: int,
-                            stop: int) -> list[dict[str, Any]]:
-    """The enterprise listing's entries start .. stop-1 (one per user and grant) on `today`."""
+                            stop: int, unassigned: int = 0) -> list[dict[str, Any]]:
+    """The enterprise listing's entries start .. stop-1 (one per user and grant) on `today`, then
+    `unassigned` seats without an assignee (the organization's)."""
     last_active = data.last_active_days(today=today)
+    grants = enterprise_grants(data)
     return [_seat(data, u, grant, today=today, base_url=base_url, last_day=last_active[u])
-            for u, grant in enterprise_grants(data)[max(0, start):stop]]
+            for u, grant in grants[max(0, start):stop]] + _unassigned(
+        data, len(grants), start=start, stop=stop, count=unassigned, today=today, base_url=base_url)
 
 
 def _organization(login: str, org_id: str, base_url: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ The rest of the report is left as it landed.
 
 from __future__ import annotations
 
+import io
 from collections import Counter, defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -18,9 +19,10 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
+import zstandard
 
 from pipelines.ingest._lines import Reject, read_lines, truncate_line
-from pipelines.ingest.archive import archived_lines
+from pipelines.ingest.archive import MAX_LINE_BYTES
 from pipelines.transform import Provenance, Transformed, empty_records, transform_records
 from pipelines.transform.repeats import KeyedLines, Place, conflict_reason
 from pipelines.warehouse import ReportLanding
@@ -85,6 +87,32 @@ def _rows_of(line: bytes, number: int, keys: set[Hashable], prov: Provenance) ->
         rejects=result.rejects.clear(),
         lines=lines.get_column("_line"),
     )
+
+
+def archived_lines(path: Path, numbers: set[int]) -> dict[int, bytes]:
+    """Lines of an archived file by number (1 is its first line), without their line ends.
+
+    Read again only when a report's lines need a second look (two lines of one key). The file
+    streams through the decompressor and a line is read at most MAX_LINE_BYTES at a time (a
+    longer one never landed, so it is never asked for): memory stays bounded.
+    """
+    found: dict[int, bytes] = {}
+    if not numbers:
+        return found
+    last = max(numbers)
+    with path.open("rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as unpacked:
+        reader = io.BufferedReader(unpacked, 1 << 20)
+        for number in range(1, last + 1):
+            line = reader.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                break
+            if number in numbers:
+                found[number] = line.rstrip(b"\r\n")
+            while not line.endswith(b"\n"):  # the rest of a line over the limit, let go as it comes
+                line = reader.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    break
+    return found
 
 
 def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[int, Path]) -> Settled | None:

@@ -11,7 +11,6 @@ which the next ingest removes once its process is gone (`remove_dead_parts`).
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -289,28 +288,3 @@ def archive_stream(
     temp.replace(final)
     return ArchivedFile(path=final, bytes=total, sha256=sha, lines=segments.lines_written)
 
-
-def archived_lines(path: Path, numbers: set[int]) -> dict[int, bytes]:
-    """Lines of an archived file by number (1 is its first line), without their line ends.
-
-    Read again only when a report's lines need a second look (two lines of one key). The file
-    streams through the decompressor and a line is read at most MAX_LINE_BYTES at a time (a
-    longer one never landed, so it is never asked for): memory stays bounded.
-    """
-    found: dict[int, bytes] = {}
-    if not numbers:
-        return found
-    last = max(numbers)
-    with path.open("rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as unpacked:
-        reader = io.BufferedReader(unpacked, 1 << 20)
-        for number in range(1, last + 1):
-            line = reader.readline(MAX_LINE_BYTES + 1)
-            if not line:
-                break
-            if number in numbers:
-                found[number] = line.rstrip(b"\r\n")
-            while not line.endswith(b"\n"):  # the rest of a line over the limit, let go as it comes
-                line = reader.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    break
-    return found

@@ -7,7 +7,10 @@ with a warning, and so is one GraphQL cannot resolve (deleted or renamed since t
 NOT_FOUND at its alias) while the rest of its batch lands; a failure at organization level, or
 any other GraphQL error, fails the run. An organization whose seats answer 403 (no billing
 permission) or 404 (the product is not enabled) is a warning (endpoint "seats") too, and so
-is an enterprise's (endpoint "enterprise_seats").
+is an enterprise's (endpoint "enterprise_seats"). A seat whose assignee is null lands as an
+unassigned seat; one that cannot land is left out alone, with a warning naming its place in the
+listing and why (endpoint "seat_records" or "enterprise_seat_records"), and everything else of
+the snapshot lands.
 
 Long because it is one collection run: its settings, result and cost types are what its
 REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
@@ -156,8 +159,10 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         )
         for org in settings.orgs
     ]
-    seats, seat_totals = _collect_seats(client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings)
-    enterprise_seats, enterprise_totals = _collect_seats(
+    seats, org_unassigned, seat_totals = _collect_seats(
+        client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings
+    )
+    enterprise_seats, enterprise_unassigned, enterprise_totals = _collect_seats(
         client, _ENTERPRISE_SEATS, names=settings.enterprises, day=day, warnings=warnings
     )
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
@@ -174,6 +179,7 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         "seat_totals": seat_totals,
         "enterprise_seats": enterprise_seats,
         "enterprise_seat_totals": enterprise_totals,
+        "unassigned_seats": pl.concat([org_unassigned, enterprise_unassigned]),
         "warnings": tf.warnings_frame(warnings=[asdict(w) for w in warnings], day=day),
     }
     work = requests_after - requests_before
@@ -285,18 +291,20 @@ class _SeatOwner:
 
     kind: str  # as messages name it
     endpoint: str  # as its warnings name it
+    records_endpoint: str  # as the warning naming its seats that cannot land names it
     listing: Callable[[ServiceClient, str], api.SeatListing]
-    rows: Callable[[Sequence[Mapping[str, Any]], date, str], pl.DataFrame]
+    rows: Callable[[Sequence[Mapping[str, Any]], date, str], seats_tf.SeatRows]
     totals: Callable[[Mapping[str, int], date], pl.DataFrame]
 
 
 _ORG_SEATS = _SeatOwner(
-    "organization", "seats", lambda client, org: api.list_seats(client, org=org),
+    "organization", "seats", "seat_records", lambda client, org: api.list_seats(client, org=org),
     lambda records, day, org: seats_tf.seats_frame(records=records, day=day, org=org),
     lambda totals, day: seats_tf.seat_totals_frame(totals=totals, day=day),
 )
 _ENTERPRISE_SEATS = _SeatOwner(
-    "enterprise", "enterprise_seats", lambda client, name: api.list_enterprise_seats(client, enterprise=name),
+    "enterprise", "enterprise_seats", "enterprise_seat_records",
+    lambda client, name: api.list_enterprise_seats(client, enterprise=name),
     lambda records, day, name: seats_tf.enterprise_seats_frame(records=records, day=day, enterprise=name),
     lambda totals, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day),
 )
@@ -304,9 +312,11 @@ _ENTERPRISE_SEATS = _SeatOwner(
 
 def _collect_seats(
     client: ServiceClient, owner: _SeatOwner, *, names: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Every organization's (or enterprise's) seats and total; 403/404 is a warning for it."""
-    frames = [owner.rows([], day, "")]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Every organization's (or enterprise's) seats, unassigned seats and total; 403/404 is a
+    warning for it, and so is each seat that cannot land (the listing's others land)."""
+    empty = owner.rows([], day, "")
+    frames, unassigned = [empty.seats], [empty.unassigned]
     totals: dict[str, int] = {}
     for name in names:
         try:
@@ -316,9 +326,15 @@ def _collect_seats(
             continue
         except ServiceError as exc:
             raise SnapshotFailed(f"snapshot of {owner.kind} {name!r} failed listing its seats: {exc}") from exc
-        frames.append(owner.rows(listing.seats, day, name))
+        rows = owner.rows(listing.seats, day, name)
+        frames.append(rows.seats)
+        unassigned.append(rows.unassigned)
         totals[name] = listing.total_seats
-    return pl.concat(frames), owner.totals(totals, day)
+        if rows.refused:
+            # The listing answered 200; the seats it held that no table can hold are left out.
+            warnings.append(SnapshotWarning(name, owner.records_endpoint, 200,
+                                            f"{len(rows.refused)} left out: " + "; ".join(rows.refused)))
+    return pl.concat(frames), pl.concat(unassigned), owner.totals(totals, day)
 
 
 def _collect_stats(

@@ -4,14 +4,17 @@ Pure functions, no I/O. An organization's listing: one row per (snapshot day, or
 seat holder). An enterprise's listing: one row per (snapshot day, enterprise, holder, grant),
 since it lists a seat for each organization or enterprise team granting a user access. Each
 listing's `total_seats` goes to a table of its own, so a scope with no seat still has its
-total. A seat that cannot be keyed (no assignee id; in an enterprise, no grant to name) fails
-the whole scope's frame, naming the scope and the seat's index in the listing, before
-anything lands.
+total. A seat whose `assignee` is null (the service documents it so for a deleted or pending
+account) is an unassigned seat: a row of `snapshots.unassigned_seats`, counted with the others.
+A seat that cannot land (an assignee without an id, a timestamp that is not one, in an
+enterprise no grant to name) is left out alone with its reason, naming its place in the listing
+and never its holder; the listing's other seats land.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -22,7 +25,9 @@ __all__ = [
     "ENTERPRISE_SEAT_TOTALS_SCHEMA",
     "SEATS_SCHEMA",
     "SEAT_TOTALS_SCHEMA",
+    "UNASSIGNED_SEATS_SCHEMA",
     "SeatRecordError",
+    "SeatRows",
     "enterprise_seat_totals_frame",
     "enterprise_seats_frame",
     "seat_totals_frame",
@@ -64,6 +69,14 @@ ENTERPRISE_SEATS_SCHEMA: dict[str, pl.DataType] = {
     **_SEAT_COLUMNS,
 }
 
+UNASSIGNED_SEATS_SCHEMA: dict[str, pl.DataType] = {
+    "snapshot_day": pl.Date(),
+    "scope": pl.String(),  # organization or enterprise: whose listing
+    "scope_name": pl.String(),
+    "seat_number": pl.Int64(),  # 1, 2, ...: the unassigned seats of the listing in listing order
+    **{name: dtype for name, dtype in _SEAT_COLUMNS.items() if name != "login"},
+}
+
 SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_day": pl.Date(),
     "org_login": pl.String(),
@@ -80,44 +93,89 @@ _TIMESTAMPS = ("created_at", "updated_at", "last_activity_at", "last_authenticat
 
 
 class SeatRecordError(ValueError):
-    """A seat the table cannot hold (no assignee id, no grant, a timestamp that is not one)."""
+    """A seat the table cannot hold (an assignee without an id, no grant, a timestamp that is not one)."""
 
 
-def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> pl.DataFrame:
-    """One organization's seat listing → `snapshots.seats` rows, one per assignee.
+@dataclass(frozen=True)
+class SeatRows:
+    """One listing's seats: those with a holder, those without, and why any other was left out."""
+
+    seats: pl.DataFrame  # SEATS_SCHEMA, or ENTERPRISE_SEATS_SCHEMA for an enterprise's listing
+    unassigned: pl.DataFrame  # UNASSIGNED_SEATS_SCHEMA
+    refused: list[str]  # one reason per seat left out: its place in the listing, never its holder
+
+
+def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> SeatRows:
+    """One organization's seat listing → `snapshots.seats` rows, one per assignee, and its
+    unassigned seats.
 
     Timestamps are instants in UTC whatever offset the service wrote them with; a seat listed
     twice (it moved between pages while they were read) is kept once, as last seen.
     """
     where = f"organization {org!r}"
-    rows = [
-        _ordered({"snapshot_day": day, "org_login": org} | _seat(rec, index=index, where=where), SEATS_SCHEMA)
-        for index, rec in enumerate(records)
-    ]
+    rows, unassigned, refused = [], [], []
+    for index, rec in enumerate(records):
+        try:
+            row = _seat(rec, index=index, where=where)
+        except SeatRecordError as exc:
+            refused.append(str(exc))
+            continue
+        if row["user_id"] is None:
+            unassigned.append(row)
+        else:
+            rows.append(_ordered({"snapshot_day": day, "org_login": org} | row, SEATS_SCHEMA))
     frame = pl.DataFrame(rows, schema=SEATS_SCHEMA) if rows else pl.DataFrame(schema=SEATS_SCHEMA)
-    return frame.unique(subset=["user_id"], keep="last", maintain_order=True).sort("user_id")
+    return SeatRows(
+        seats=frame.unique(subset=["user_id"], keep="last", maintain_order=True).sort("user_id"),
+        unassigned=_unassigned(unassigned, day=day, scope="organization", name=org),
+        refused=refused,
+    )
 
 
-def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, enterprise: str) -> pl.DataFrame:
-    """One enterprise's seat listing → `snapshots.enterprise_seats` rows, one per holder and grant.
+def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, enterprise: str) -> SeatRows:
+    """One enterprise's seat listing → `snapshots.enterprise_seats` rows, one per holder and
+    grant, and its unassigned seats.
 
     The grant is the granting organization; without one, the enterprise team the seat came
     through; without either, the enterprise itself. A seat listed twice is kept once, as last seen.
     """
     where = f"enterprise {enterprise!r}"
-    rows = []
+    rows, unassigned, refused = [], [], []
     for index, rec in enumerate(records):
-        row = _seat(rec, index=index, where=where)
+        try:
+            row = _seat(rec, index=index, where=where)
+            if row["user_id"] is None:
+                unassigned.append(row)
+                continue
+            through, by = _grant(row, enterprise=enterprise, index=index, where=where)
+        except SeatRecordError as exc:
+            refused.append(str(exc))
+            continue
         organization = rec.get("organization")
         organization = organization if isinstance(organization, Mapping) else {}
-        through, by = _grant(row, enterprise=enterprise, index=index, where=where)
         rows.append(_ordered({"snapshot_day": day, "enterprise": enterprise, "granted_through": through,
                               "granted_by": by, "organization_id": _int(organization.get("id"))} | row,
                              ENTERPRISE_SEATS_SCHEMA))
     schema = ENTERPRISE_SEATS_SCHEMA
     frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     key = ["user_id", "granted_through", "granted_by"]
-    return frame.unique(subset=key, keep="last", maintain_order=True).sort(key)
+    return SeatRows(
+        seats=frame.unique(subset=key, keep="last", maintain_order=True).sort(key),
+        unassigned=_unassigned(unassigned, day=day, scope="enterprise", name=enterprise),
+        refused=refused,
+    )
+
+
+def _unassigned(rows: list[dict[str, Any]], *, day: date, scope: str, name: str) -> pl.DataFrame:
+    """The listing's seats without an assignee, numbered in listing order (they have no other key)."""
+    return pl.DataFrame(
+        [
+            _ordered({"snapshot_day": day, "scope": scope, "scope_name": name, "seat_number": number} | row,
+                     UNASSIGNED_SEATS_SCHEMA)
+            for number, row in enumerate(rows, start=1)
+        ],
+        schema=UNASSIGNED_SEATS_SCHEMA,
+    )
 
 
 def seat_totals_frame(*, totals: Mapping[str, int], day: date) -> pl.DataFrame:
@@ -137,11 +195,16 @@ def enterprise_seat_totals_frame(*, totals: Mapping[str, int], day: date) -> pl.
 
 
 def _seat(rec: Mapping[str, Any], *, index: int, where: str) -> dict[str, Any]:
-    assignee = rec.get("assignee") if isinstance(rec, Mapping) else None
+    """The seat's columns; `user_id` None for a seat whose assignee is null (unassigned)."""
+    if not isinstance(rec, Mapping):
+        raise SeatRecordError(f"seat {index} of {where} is not an object")
+    assignee = rec.get("assignee")
     user_id = assignee.get("id") if isinstance(assignee, Mapping) else None
-    if not isinstance(user_id, int) or isinstance(user_id, bool):
-        raise SeatRecordError(f"seat {index} of {where} has no assignee id: {rec!r:.200}")
-    assert isinstance(assignee, Mapping)
+    if assignee is None:
+        assignee = {}
+    elif not isinstance(assignee, Mapping) or not isinstance(user_id, int) or isinstance(user_id, bool):
+        # Its text is not repeated: it may name the person.
+        raise SeatRecordError(f"seat {index} of {where} has an assignee without an integer id")
     team = rec.get("assigning_team")
     team = team if isinstance(team, Mapping) else {}
     organization = rec.get("organization")
@@ -189,7 +252,7 @@ def _instant(value: Any, *, field: str, index: int, where: str) -> datetime | No
     try:
         parsed = datetime.fromisoformat(value)
     except (TypeError, ValueError):
-        raise SeatRecordError(f"seat {index} of {where}: {field} {value!r} is not a timestamp") from None
+        raise SeatRecordError(f"seat {index} of {where}: {field} {value!r:.60} is not a timestamp") from None
     # The service writes offsets ("-06:00" or "Z"); one without is taken as UTC, the service's zone.
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
@@ -200,4 +263,6 @@ def _day(value: Any, *, index: int, where: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except (TypeError, ValueError):
-        raise SeatRecordError(f"seat {index} of {where}: pending_cancellation_date {value!r} is not a day") from None
+        raise SeatRecordError(
+            f"seat {index} of {where}: pending_cancellation_date {value!r:.60} is not a day"
+        ) from None

@@ -227,6 +227,10 @@ TABLES: tuple[Table, ...] = (
           "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders (erased_holders: "
           "of them, those left out of snapshots.enterprise_seats as erased).",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
+    Table("snapshots", "unassigned_seats", ("snapshot_day", "scope", "scope_name", "seat_number"),
+          "Extension: the seats a listing sent without an assignee (a deleted or pending account), numbered in "
+          "listing order per organization or enterprise; they count in its total_seats.",
+          partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",
           partition="snapshot_day", lake_grain="month", writer="snapshot", text=("message",)),

@@ -29,23 +29,28 @@ def conn(tmp_path):
 
 
 def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=(),
-          enterprise_grants: tuple[tuple[int, str], ...] = (), enterprise_totals: dict[str, int] | None = None) -> None:
+          enterprise_grants: tuple[tuple[int, str], ...] = (), enterprise_totals: dict[str, int] | None = None,
+          unassigned: dict[str, int] | None = None) -> None:
     repo = {"id": 1, "full_name": "acme/api", "name": "api", "owner": {"login": "acme", "id": 9}}
-    seat_frames = [
-        seats_tf.seats_frame(records=[{"assignee": {"id": i}} for i in range(n)], day=DAY, org=org)
+    seat_rows = [
+        seats_tf.seats_frame(records=[{"assignee": {"id": i}} for i in range(n)]
+                             + [{"assignee": None}] * (unassigned or {}).get(org, 0), day=DAY, org=org)
         for org, n in seats.items()
     ]
+    enterprise = seats_tf.enterprise_seats_frame(
+        records=[{"assignee": {"id": i}, "organization": {"login": org}} for i, org in enterprise_grants]
+        + [{"assignee": None}] * (unassigned or {}).get("acme-corp", 0),
+        day=DAY, enterprise="acme-corp")
     replace_snapshot_day(conn, day=DAY, frames={
         "repositories": tf.repositories_frame(records=[repo], day=DAY),
         "repository_stats": tf.repository_stats_frame(nodes=[(1, "acme/api", {})], day=DAY),
         "issues": tf.issues_frame(records=[], day=DAY, repository_id=1, repository_full_name="acme/api"),
         "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme"),
-        "seats": pl.concat([seats_tf.seats_frame(records=[], day=DAY, org=""), *seat_frames]),
+        "seats": pl.concat([seats_tf.seats_frame(records=[], day=DAY, org="").seats, *(r.seats for r in seat_rows)]),
         "seat_totals": seats_tf.seat_totals_frame(totals=totals, day=DAY),
-        "enterprise_seats": seats_tf.enterprise_seats_frame(
-            records=[{"assignee": {"id": i}, "organization": {"login": org}} for i, org in enterprise_grants],
-            day=DAY, enterprise="acme-corp"),
+        "enterprise_seats": enterprise.seats,
         "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals=enterprise_totals or {}, day=DAY),
+        "unassigned_seats": pl.concat([enterprise.unassigned, *(r.unassigned for r in seat_rows)]),
         "warnings": tf.warnings_frame(warnings=list(warnings), day=DAY),
     })
 
@@ -58,6 +63,13 @@ def test_seat_snapshot_complete_passes_when_every_org_holds_its_total(conn):
     _land(conn, seats={"acme": 3}, totals={"acme": 3, "globex": 0})
     outcome = _outcome(conn, "seat_snapshot_complete")
     assert outcome.passed and outcome.check.blocking
+
+
+def test_unassigned_seats_count_toward_the_total_of_their_listing(conn):
+    _land(conn, seats={"acme": 3}, totals={"acme": 5}, unassigned={"acme": 2, "acme-corp": 1},
+          enterprise_grants=((1, "acme"),), enterprise_totals={"acme-corp": 2})
+    assert _outcome(conn, "seat_snapshot_complete").passed
+    assert _outcome(conn, "enterprise_seat_snapshot_complete").passed
 
 
 @pytest.mark.parametrize(

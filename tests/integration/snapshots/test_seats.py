@@ -10,8 +10,10 @@ import pytest
 
 from emulator import EmulatorConfig
 from pipelines.config import Secret
+from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshots import SnapshotSettings, SnapshotWarning, run_snapshot
 from pipelines.service import ServiceClient
+from pipelines.warehouse.checks import run_checks
 from tests._emulator import settings_for
 from tests.integration.snapshots.conftest import FAST_RETRY
 
@@ -149,3 +151,36 @@ def test_a_token_without_billing_permission_lands_the_day_with_a_seats_warning(e
         "SELECT repository, endpoint, status FROM snapshots.warnings WHERE endpoint = 'seats'"
     ).fetchall() == [(org, "seats", 403)]
     assert warehouse.execute("SELECT count(*) FROM snapshots.org_members").fetchone()[0] > 0
+
+
+@pytest.mark.parametrize(
+    "emulator_config",
+    [EmulatorConfig(seed=7, users=12, repos=2, issues_per_repo=3, dialect=d, unassigned_seats=2)
+     for d in ("service", "github")],
+    ids=["service", "github"],
+)
+def test_seats_without_an_assignee_land_unassigned_and_count_in_the_totals(emu, make_client, warehouse,
+                                                                          emulator_config):
+    """The service documents `assignee` as nullable (a deleted or pending account): the emulator
+    serves two such seats at the end of each listing; the snapshot lands whole."""
+    org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
+    total, served = _served(emu, emulator_config.dialect)
+    assert [s["assignee"] for s in served[-2:]] == [None, None] and total == emulator_config.users + 2
+
+    settings = SnapshotSettings(orgs=(org,), enterprises=(enterprise,))
+    result = run_snapshot(make_client(), warehouse, settings=settings, day=DAY)
+    assert result.warnings == ()
+    assert warehouse.execute("SELECT count(*) FROM snapshots.seats").fetchall() == [(emulator_config.users,)]
+    assert warehouse.execute(
+        "SELECT scope, scope_name, seat_number, plan_type FROM snapshots.unassigned_seats ORDER BY ALL"
+    ).fetchall() == [("enterprise", enterprise, 1, "business"), ("enterprise", enterprise, 2, "business"),
+                     ("organization", org, 1, "business"), ("organization", org, 2, "business")]
+    # The day's other listings landed with them.
+    for table in ("repositories", "issues", "org_members", "enterprise_seats"):
+        assert warehouse.execute(f"SELECT count(*) FROM snapshots.{table}").fetchone()[0] > 0, table
+    # The seat totals view counts them, and the listings' completeness checks pass.
+    assert warehouse.execute(
+        "SELECT sum(seats), sum(seats) FILTER (WHERE assignment = 'unassigned') FROM bi.seat_utilization"
+    ).fetchall() == [(total, 2)]
+    outcomes = {o.check.name: o for o in run_checks(warehouse, SNAPSHOT_CHECKS)}
+    assert outcomes["seat_snapshot_complete"].passed and outcomes["enterprise_seat_snapshot_complete"].passed

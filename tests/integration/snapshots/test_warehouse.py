@@ -45,13 +45,14 @@ def _frames(
             ],
             day=day,
             org="acme",
-        ),
-        "seat_totals": seats_tf.seat_totals_frame(totals={"acme": len(seat_ids)}, day=day),
+        ).seats,
+        "seat_totals": seats_tf.seat_totals_frame(totals={"acme": len(seat_ids) + 1}, day=day),
         "enterprise_seats": seats_tf.enterprise_seats_frame(
             records=[{"assignee": {"id": i}, "organization": {"login": o}} for i in seat_ids for o in ("acme", "labs")],
             day=day,
             enterprise="acme-corp",
-        ),
+        ).seats,
+        "unassigned_seats": seats_tf.seats_frame(records=[{"assignee": None}], day=day, org="acme").unassigned,
         "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals={"acme-corp": len(seat_ids)}, day=day),
         "warnings": tf.warnings_frame(
             warnings=[{"repository": "acme/gone", "endpoint": "repository", "status": 404, "message": "Not Found"}],
@@ -72,7 +73,7 @@ def test_rerun_of_a_day_replaces_it_and_leaves_identical_tables(conn):
     assert _dump(conn) == first
     assert written == {
         "repositories": 1, "repository_stats": 1, "issues": 2, "org_members": 1, "seats": 2, "seat_totals": 1,
-        "enterprise_seats": 4, "enterprise_seat_totals": 1, "warnings": 1,
+        "enterprise_seats": 4, "enterprise_seat_totals": 1, "unassigned_seats": 1, "warnings": 1,
     }
     assert conn.execute("SELECT count(*) FROM snapshots.issues WHERE snapshot_day = ?", [OTHER]).fetchone() == (2,)
 
@@ -101,7 +102,7 @@ def test_rerun_of_a_day_replaces_its_seats_and_total_and_leaves_other_days(conn)
     seats = conn.sql("SELECT snapshot_day, user_id FROM snapshots.seats ORDER BY ALL").fetchall()
     assert seats == [(OTHER, 1), (OTHER, 2), (OTHER, 3), (DAY, 6)]
     totals = conn.sql("SELECT snapshot_day, total_seats FROM snapshots.seat_totals ORDER BY ALL").fetchall()
-    assert totals == [(OTHER, 3), (DAY, 1)]
+    assert totals == [(OTHER, 4), (DAY, 2)]  # with the day's unassigned seat
     changed = conn.sql("SELECT DISTINCT table_name FROM meta.lake_changes WHERE day = $d", params={"d": DAY}).fetchall()
     assert {"snapshots.seats", "snapshots.seat_totals"} <= {t for (t,) in changed}
 

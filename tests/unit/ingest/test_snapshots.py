@@ -14,7 +14,6 @@ from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshots import SnapshotFailed, SnapshotSettings, SnapshotWarning, collect_snapshot, run_snapshot
 from pipelines.service import RetryPolicy, ServiceClient
 from pipelines.service.errors import ConfigError, GraphQLError
-from pipelines.transform.seats import SeatRecordError
 from pipelines.warehouse import migrate
 from pipelines.warehouse.checks import run_checks
 from pipelines.warehouse.erasure import Forgotten, Person, person_hashes
@@ -192,16 +191,30 @@ def test_any_other_seats_failure_fails_the_snapshot_naming_the_org(tmp_path, sta
         _collect(tmp_path, service)
 
 
-def test_a_seat_without_an_assignee_fails_the_snapshot_naming_the_org_and_the_seat(tmp_path):
+def test_a_seat_without_an_assignee_lands_unassigned_and_a_seat_that_cannot_land_is_left_out_alone(tmp_path):
+    """The service documents `assignee` as nullable; a seat whose timestamp is not one (an answer
+    the emulator does not give) costs only itself: repositories, issues and members land."""
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/billing/seats"):
             page = request.url.params["page"]
-            seats = [_SEAT, {"plan_type": "business"}] if page == "1" else []
-            return httpx.Response(200, json={"total_seats": 2, "seats": seats})
+            broken = _SEAT | {"assignee": {"id": 6, "login": "bob"}, "created_at": "last spring"}
+            seats = [_SEAT, {"plan_type": "business", "assignee": None}, broken] if page == "1" else []
+            return httpx.Response(200, json={"total_seats": 3, "seats": seats})
         return _service(request)
 
-    with pytest.raises(SeatRecordError, match=r"seat 1 of organization 'acme' has no assignee id"):
-        _collect(tmp_path, service)
+    result = _collect(tmp_path, service)
+    assert result.frames["seats"]["user_id"].to_list() == [5]
+    assert result.frames["unassigned_seats"].select("scope", "scope_name", "seat_number", "plan_type").rows() == [
+        ("organization", "acme", 1, "business")
+    ]
+    (left_out,) = [w for w in result.warnings if w.endpoint == "seat_records"]
+    assert left_out == SnapshotWarning(
+        "acme", "seat_records", 200,
+        "1 left out: seat 2 of organization 'acme': created_at 'last spring' is not a timestamp",
+    )
+    assert "bob" not in left_out.message
+    assert result.frames["repositories"].height == 2 and result.frames["org_members"].height == 1
+    assert result.frames["issues"].height == 1
 
 
 def _enterprise_service(status: int, seats: list[dict] | None = None):

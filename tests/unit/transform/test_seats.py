@@ -31,7 +31,7 @@ def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
         ],
         day=DAY,
         org="acme",
-    )
+    ).seats
     assert frame.schema == pl.Schema(tf.SEATS_SCHEMA)
     assert frame.row(0, named=True) == {
         "snapshot_day": DAY,
@@ -53,7 +53,7 @@ def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
 
 
 def test_a_direct_seat_has_no_team_and_a_never_active_one_null_activity():
-    row = tf.seats_frame(records=[_seat(1, assigning_team=None, last_activity_at=None)], day=DAY, org="acme").row(
+    row = tf.seats_frame(records=[_seat(1, assigning_team=None, last_activity_at=None)], day=DAY, org="acme").seats.row(
         0, named=True
     )
     assert (row["assigning_team_id"], row["assigning_team_slug"], row["last_activity_at"]) == (None, None, None)
@@ -61,7 +61,9 @@ def test_a_direct_seat_has_no_team_and_a_never_active_one_null_activity():
 
 
 def test_no_seats_is_an_empty_frame_of_the_table_s_schema():
-    assert tf.seats_frame(records=[], day=DAY, org="acme").schema == pl.Schema(tf.SEATS_SCHEMA)
+    empty = tf.seats_frame(records=[], day=DAY, org="acme")
+    assert empty.seats.schema == pl.Schema(tf.SEATS_SCHEMA)
+    assert empty.unassigned.schema == pl.Schema(tf.UNASSIGNED_SEATS_SCHEMA) and not empty.refused
     assert tf.seat_totals_frame(totals={}, day=DAY).schema == pl.Schema(tf.SEAT_TOTALS_SCHEMA)
 
 
@@ -71,18 +73,34 @@ def test_totals_are_one_row_per_organization_zero_included():
 
 
 @pytest.mark.parametrize(
-    "bad",
-    [{"plan_type": "business"}, {"assignee": None}, {"assignee": {"login": "ann"}}, {"assignee": {"id": "7"}}],
-    ids=["no_assignee", "null_assignee", "no_id", "id_not_a_number"],
+    "unassigned", [{"plan_type": "business"}, {**_seat(0), "assignee": None}], ids=["no_assignee", "null_assignee"]
 )
-def test_a_seat_without_an_assignee_id_fails_naming_the_org_and_the_seat_index(bad):
-    with pytest.raises(tf.SeatRecordError, match=r"seat 2 of organization 'acme' has no assignee id"):
-        tf.seats_frame(records=[_seat(1), _seat(2), bad, _seat(4)], day=DAY, org="acme")
+def test_a_seat_whose_assignee_is_null_is_an_unassigned_seat_beside_the_others(unassigned):
+    """The service documents `assignee` as nullable (a deleted or pending account)."""
+    rows = tf.seats_frame(records=[_seat(1), _seat(2), unassigned, _seat(4), unassigned], day=DAY, org="acme")
+    assert rows.seats["user_id"].to_list() == [1, 2, 4] and not rows.refused
+    assert rows.unassigned.schema == pl.Schema(tf.UNASSIGNED_SEATS_SCHEMA)
+    assert rows.unassigned.select("scope", "scope_name", "seat_number").rows() == [
+        ("organization", "acme", 1), ("organization", "acme", 2)
+    ]
+    assert rows.unassigned["plan_type"].to_list() == ["business", "business"]
 
 
-def test_a_timestamp_that_is_not_one_fails_naming_the_org_the_seat_and_the_field():
-    with pytest.raises(tf.SeatRecordError, match=r"seat 1 of organization 'acme': last_activity_at 'yesterday'"):
-        tf.seats_frame(records=[_seat(1), _seat(2, last_activity_at="yesterday")], day=DAY, org="acme")
+@pytest.mark.parametrize(
+    "bad", [{"assignee": {"login": "ann"}}, {"assignee": {"id": "7", "login": "ann"}}, {"assignee": "ann"}, "ann"],
+    ids=["no_id", "id_not_a_number", "assignee_not_an_object", "seat_not_an_object"],
+)
+def test_a_seat_that_cannot_land_is_left_out_alone_naming_its_place_never_its_holder(bad):
+    rows = tf.seats_frame(records=[_seat(1), _seat(2), bad, _seat(4)], day=DAY, org="acme")
+    assert rows.seats["user_id"].to_list() == [1, 2, 4] and rows.unassigned.is_empty()
+    (reason,) = rows.refused
+    assert reason.startswith("seat 2 of organization 'acme' ") and "ann" not in reason
+
+
+def test_a_timestamp_that_is_not_one_leaves_that_seat_out_naming_the_org_the_seat_and_the_field():
+    rows = tf.seats_frame(records=[_seat(1), _seat(2, last_activity_at="yesterday")], day=DAY, org="acme")
+    assert rows.seats["user_id"].to_list() == [1]
+    assert rows.refused == ["seat 1 of organization 'acme': last_activity_at 'yesterday' is not a timestamp"]
 
 
 _offsets = st.integers(-12 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
@@ -105,7 +123,7 @@ def test_one_row_per_assignee_as_last_listed_with_the_same_instants(seats):
         )
         for user_id, at, team in seats
     ]
-    frame = tf.seats_frame(records=records, day=DAY, org="acme")
+    frame = tf.seats_frame(records=records, day=DAY, org="acme").seats
     last = {user_id: (at, team) for user_id, at, team in seats}
     assert frame["user_id"].to_list() == sorted(last)
     for row in frame.iter_rows(named=True):
@@ -118,7 +136,7 @@ def test_one_row_per_assignee_as_last_listed_with_the_same_instants(seats):
 def test_an_organization_seat_keeps_its_organization_and_the_assigning_team_s_type():
     team = {"id": 4, "slug": "a", "type": "enterprise"}
     seat = _seat(7, organization={"login": "acme", "id": 9}, assigning_team=team)
-    row = tf.seats_frame(records=[seat], day=DAY, org="acme").row(0, named=True)
+    row = tf.seats_frame(records=[seat], day=DAY, org="acme").seats.row(0, named=True)
     assert (row["organization_login"], row["assigning_team_type"]) == ("acme", "enterprise")
 
 
@@ -135,7 +153,7 @@ def test_an_enterprise_seat_is_keyed_by_holder_and_grant_so_two_organizations_gi
         ],
         day=DAY,
         enterprise="acme-corp",
-    )
+    ).seats
     assert frame.schema == pl.Schema(tf.ENTERPRISE_SEATS_SCHEMA)
     keyed = frame.select("user_id", "granted_through", "granted_by", "organization_id", "assigning_team_type")
     assert keyed.rows() == [
@@ -144,13 +162,17 @@ def test_an_enterprise_seat_is_keyed_by_holder_and_grant_so_two_organizations_gi
         (7, "organization", "acme-labs", 10, None),
         (8, "enterprise", "acme-corp", None, None),
     ]
-    empty = tf.enterprise_seats_frame(records=[], day=DAY, enterprise="e")
+    empty = tf.enterprise_seats_frame(records=[], day=DAY, enterprise="e").seats
     assert empty.schema == pl.Schema(tf.ENTERPRISE_SEATS_SCHEMA)
     totals = tf.enterprise_seat_totals_frame(totals={"acme-corp": 2}, day=DAY)
     assert totals.rows() == [(DAY, "acme-corp", 2)]
 
 
-def test_an_enterprise_seat_of_a_team_without_a_slug_fails_naming_the_enterprise_and_the_seat():
+def test_an_enterprise_seat_of_a_team_without_a_slug_is_left_out_naming_the_enterprise_and_the_seat():
     bad = _seat(3, organization=None, assigning_team={"id": 5})
-    with pytest.raises(tf.SeatRecordError, match=r"seat 1 of enterprise 'acme-corp' names neither"):
-        tf.enterprise_seats_frame(records=[_seat(1), bad], day=DAY, enterprise="acme-corp")
+    unassigned = {**_seat(0), "assignee": None}
+    rows = tf.enterprise_seats_frame(records=[_seat(1), bad, unassigned], day=DAY, enterprise="acme-corp")
+    assert rows.seats["user_id"].to_list() == [1]
+    assert rows.unassigned.select("scope", "scope_name", "seat_number").rows() == [("enterprise", "acme-corp", 1)]
+    (reason,) = rows.refused
+    assert reason.startswith("seat 1 of enterprise 'acme-corp' names neither")
