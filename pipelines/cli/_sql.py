@@ -136,7 +136,7 @@ class _Shell:
             with deadline(self.conn, self.settings.sql_timeout) as passed:
                 try:
                     self._run(statement)
-                except duckdb.Error as exc:
+                except (duckdb.Error, MemoryError) as exc:  # MemoryError: Python's share, past the bound
                     raise _Failure(limit_hit(self.settings, exc, timed_out=passed.is_set()) or _describe(exc)) from None
 
     def _run(self, statement: duckdb.Statement) -> None:

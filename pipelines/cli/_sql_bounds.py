@@ -1,6 +1,7 @@
 """How `metrics-etl sql`'s connection is fenced and bounded: DuckDB may open the lake's files
-and a private spill directory only, within a memory and a spill limit, its settings locked; a
-timer interrupts a statement past the time limit. Each bound hit is one line naming its setting.
+and a private spill directory only, within a memory and a spill limit (and the process within
+the memory limit and a margin), its settings locked; a timer interrupts a statement past the
+time limit. Each bound hit is one line naming its setting.
 
 DuckDB cannot allow a directory for reading only (`allowed_directories` lets COPY write there
 too): what keeps the lake unwritten is `_statements.refusal`, before any statement runs.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -40,7 +42,32 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
         except duckdb.Error as exc:
             raise Failed(f"cannot open {path} read-only: {first_meaningful_line(str(exc))}") from None
         _lock_down(conn, settings, spill=spill)
+        stack.enter_context(_growth_bound(settings.sql_memory_limit))
         yield conn
+
+
+@contextlib.contextmanager
+def _growth_bound(memory: int) -> Iterator[None]:
+    """A backstop under DuckDB's memory_limit, which governs its buffer pool only: a value one
+    scalar function builds (`repeat('x', 10^9)`) is allocated outside it. While the shell runs
+    the process may grow by the limit and a margin, no more (Linux's RLIMIT_DATA): past it an
+    allocation fails, and DuckDB says Out of Memory."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:  # not Linux: DuckDB's own limit only
+        yield
+        return
+    used = next(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmData:"))
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    bound = used + memory + memory // 4 + 256 * 1024**2  # the margin: Python, Arrow batches, the table
+    for limit in (soft, hard):
+        if limit != resource.RLIM_INFINITY:
+            bound = min(bound, limit)
+    resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 def _spill_directory() -> tempfile.TemporaryDirectory[str]:
@@ -108,7 +135,7 @@ def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | N
     if timed_out:
         return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
                 f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
-    if "Out of Memory Error" in str(exc):
+    if isinstance(exc, MemoryError) or "Out of Memory Error" in str(exc):
         return (f"the query needed more than the SQL shell's memory limit of {_size(settings.sql_memory_limit)} "
                 f"({ENV_VARS['sql_memory_limit']}) with its spill limit of {_size(settings.sql_spill_limit)} "
                 f"({ENV_VARS['sql_spill_limit']}): narrow it, or raise a limit")

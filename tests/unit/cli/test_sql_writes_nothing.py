@@ -414,3 +414,18 @@ def test_a_refusal_names_what_was_refused(runner: CliRunner, statement: str, rea
     done = runner.invoke(cli, ["sql", statement])
     assert done.exit_code == 1
     assert done.stderr.splitlines() == [f"{READ_ONLY}{reason})"]
+
+
+def test_a_value_built_outside_duckdb_s_buffer_pool_is_bounded_too(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DuckDB's memory_limit does not hold this 1 GB string; the process's bound does.
+    monkeypatch.setenv("METRICS_SQL_MEMORY_LIMIT", "100MB")
+    done = runner.invoke(cli, ["sql", "SELECT length(repeat('x', 1000000000)) AS n"])
+    assert done.exit_code == 1
+    assert done.stderr.splitlines() == [
+        "metrics-etl sql: the query needed more than the SQL shell's memory limit of 95.4 MiB "
+        "(METRICS_SQL_MEMORY_LIMIT) with its spill limit of 4 GiB (METRICS_SQL_SPILL_LIMIT): "
+        "narrow it, or raise a limit"
+    ]
+    assert runner.invoke(cli, ["sql", "--format", "csv", "SELECT length(repeat('x', 1000)) AS n"]).stdout == "n\n1000\n"
