@@ -4,8 +4,10 @@ login is spelled in free text (docs/privacy.md, "What erasure matches").
 A person is an object at a declared path of the delivery's kind: a user object (`id`, `login`),
 a repository owner only when its `type` is "User" (an organization owns most), or a git actor of
 a push (`username`, or the pusher's `name`, and an `email` that is the service's no-reply address
-carrying the id and login). Every other object's `id` (a repository's, an issue's, a team's) and
-`organization` name no person. Erasure and the webhook loader test exactly these paths.
+carrying the id and login). Besides, in every kind, any object typed "User" (the service's user
+object, wherever it is) is a person: a kind or a path not declared here still names its people.
+Every other object's `id` (a repository's, an issue's, a team's) and `organization` name no
+person. Erasure and the webhook loader test exactly these.
 """
 
 from __future__ import annotations
@@ -84,15 +86,32 @@ def payload_people(event: str, document: object) -> Iterator[tuple[int | None, s
         for found in _resolve(document, field.path.split(".")):
             if not isinstance(found, dict) or (field.only_type and found.get("type") != field.only_type):
                 continue
-            user_id = found.get(field.id_key) if field.id_key else None
-            login = found.get(field.login_key)
-            yield (
-                user_id if isinstance(user_id, int) and not isinstance(user_id, bool) else None,
-                login if isinstance(login, str) else None,
-            )
+            yield _person(found.get(field.id_key) if field.id_key else None, found.get(field.login_key))
             email = found.get(field.email_key) if field.email_key else None
             if isinstance(email, str) and (no_reply := _NO_REPLY.match(email)):
                 yield (int(no_reply[1]) if no_reply[1] else None, no_reply[2])
+    yield from _typed_users(document)
+
+
+def _typed_users(document: object) -> Iterator[tuple[int | None, str | None]]:
+    """Every object of the document typed "User", however deep (without recursion: a payload
+    may nest as deep as the receiver's parser goes)."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "User":
+                yield _person(node.get("id"), node.get("login"))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _person(user_id: object, login: object) -> tuple[int | None, str | None]:
+    return (
+        user_id if isinstance(user_id, int) and not isinstance(user_id, bool) else None,
+        login if isinstance(login, str) else None,
+    )
 
 
 def _resolve(node: object, steps: list[str]) -> Iterator[object]:

@@ -98,8 +98,10 @@ def remember(conn: duckdb.DuckDBPyConnection, key: bytes, person: Person) -> Non
 def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
     """The person a LOGIN or USER_ID names, with the other half when the warehouse knows it.
 
-    A number is a user id; anything else a login (matched in any case, as the service does).
+    A number is a user id; anything else a login (matched in any case, as the service does; an
+    `@` before it, as in a mention, is not part of it).
     """
+    who = who.removeprefix("@")
     user_id = int(who) if who.isdigit() else None
     login = None if user_id is not None else who.lower()
     for person_table in PERSON_TABLES:

@@ -13,7 +13,7 @@ import pytest
 
 from pipelines.privacy import apply_retention
 from pipelines.warehouse import migrate
-from pipelines.warehouse.erasure import Person, erase_rows, refresh_derived
+from pipelines.warehouse.erasure import Person, erase_rows, find_person, refresh_derived
 from pipelines.warehouse.erasure_text import erase_from_text
 from pipelines.warehouse.rollups import ROLLUPS
 
@@ -160,3 +160,8 @@ def test_an_erasure_removes_exactly_the_persons_deliveries_and_their_login_from_
     assert titles == [("Ask @[erased] about it",), ("dev-000180 owns this",)]
     marked = set(conn.execute("SELECT table_name, day FROM meta.lake_changes").fetchall())
     assert {("events.webhook_deliveries", date(2026, 11, 20)), ("snapshots.issues", date(2026, 11, 21))} <= marked
+
+
+def test_the_person_is_found_by_login_in_any_case_with_or_without_its_at_sign_or_by_id(conn):
+    _land(conn, 1)
+    assert find_person(conn, "@DEV-3") == find_person(conn, "dev-3") == find_person(conn, "3") == Person(3, "dev-3")

@@ -76,6 +76,9 @@ ERASED_USER = _as({"login": "Dev-00018", "id": 1000043})
         # A kind nobody declared: its sender still names a person, nothing else of it does.
         ("star", {"starred_at": None, "repository": {"id": 1000043}, "sender": ERASED_USER}, True),
         ("star", {"repository": {"id": 1000043}, "sender": OTHER, "thing": {"id": 1000043}}, False),
+        # A user object anywhere (a kind or path not declared) is a person; an issue type of that id is not.
+        ("deployment", {"deployment": {"id": 1000043, "creator": ERASED_USER}, "sender": OTHER}, True),
+        ("issues", _issue(5, OTHER) | {"issue": {"id": 5, "type": {"id": 1000043, "name": "dev-00018"}}}, False),
     ],
 )
 def test_a_delivery_names_a_person_only_in_the_person_fields_of_its_kind(who, event, payload, named):
@@ -152,3 +155,50 @@ def test_mentions_of_exactly_the_login_are_replaced_and_every_other_word_stays(l
     payload = json.dumps({"issue": {"id": 1, "body": text, "user": OTHER}, "sender": OTHER})
     kept = screen_payload("issues", payload, forgotten)
     assert kept is not None and json.loads(kept)["issue"]["body"] == "".join(expected_landing)
+
+
+_IDS = st.sampled_from([1000043, 7, 99])
+# Objects that are not people, holding the erased id (and login, as a name or a slug) anywhere.
+_THING = st.recursive(
+    st.one_of(_IDS, st.sampled_from(["dev-00018", "Dev-00018", "acme"]), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.fixed_dictionaries({"id": _IDS}, optional={"name": inner, "slug": inner, "login": inner,
+                                                     "type": st.sampled_from(["Organization", "Team", "Bot"])}),
+    ),
+    max_leaves=12,
+)
+
+
+def _declared_paths(event: str) -> list[tuple[str, ...]]:
+    fields = (*EVERY_KIND, *PERSON_FIELDS.get(event, ()))
+    return [tuple(field.path.split(".")) for field in fields if field.id_key == "id" and field.only_type is None]
+
+
+def _put(document: dict[str, object], path: tuple[str, ...], value: object) -> None:
+    node = document
+    for step in path[:-1]:
+        if not isinstance(node.get(step), dict):
+            node[step] = {}
+        node = node[step]  # type: ignore[assignment]
+    last = path[-1]
+    node[last.removesuffix("[]")] = [value] if last.endswith("[]") else value
+
+
+@given(
+    event=st.sampled_from([*PERSON_FIELDS, "star"]),
+    things=st.dictionaries(st.sampled_from(["repository", "issue", "organization", "team", "extra", "installation"]),
+                           _THING, max_size=4),
+    where=st.data(),
+)
+def test_another_objects_id_or_name_never_names_a_person_and_a_declared_field_always_does(event, things, where):
+    """Whatever holds the erased id or login that is not a person (a repository, an issue, an
+    organization, a team, a bot), the delivery is someone else's and lands; the erased person at
+    any declared path of its kind makes it theirs."""
+    document: dict[str, object] = {**things, "sender": OTHER}
+    for who in (ERASED, FORGOTTEN):
+        assert screen_payload(event, json.dumps(document), who) is not None
+    path = where.draw(st.sampled_from(_declared_paths(event)))
+    _put(document, path, {"login": "dev-00018", "id": 1000043})
+    for who in (ERASED, FORGOTTEN):
+        assert screen_payload(event, json.dumps(document), who) is None
