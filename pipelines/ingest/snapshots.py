@@ -18,7 +18,8 @@ REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from functools import partial
@@ -152,13 +153,13 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
 
     repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
     issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
-    members = [
-        tf.org_members_frame(
-            records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
-            day=day, org=org,
-        )
-        for org in settings.orgs
-    ]
+    members = []
+    for org in settings.orgs:
+        with _left_out(warnings, org, "member_records") as refused:
+            members.append(tf.org_members_frame(
+                records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
+                day=day, org=org, refused=refused,
+            ))
     seats, org_unassigned, seat_totals = _collect_seats(
         client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings
     )
@@ -170,8 +171,10 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     requests_after, not_modified_after = _counts(client)
     budget_after = _budget(client)
     requests_at_end, _ = _counts(client)
+    with _left_out(warnings, ",".join(settings.repositories or settings.orgs), "repository_records") as refused:
+        repositories = tf.repositories_frame(records=repo_records, day=day, refused=refused)
     frames = {
-        "repositories": tf.repositories_frame(records=repo_records, day=day),
+        "repositories": repositories,
         "repository_stats": tf.repository_stats_frame(nodes=nodes, day=day),
         "issues": issues,
         "org_members": pl.concat(members) if members else tf.org_members_frame(records=[], day=day, org=""),
@@ -262,6 +265,8 @@ def _collect_repositories(
         ]
     by_id: dict[int, _Repo] = {}
     for rec in records:
+        if not _named(rec):
+            continue  # left out of snapshots.repositories with a warning, and not walked further
         owner, _, name = rec["full_name"].partition("/")
         by_id[rec["id"]] = _Repo(id=rec["id"], full_name=rec["full_name"], owner=owner, name=name)
     return sorted(by_id.values(), key=lambda r: r.id), records
@@ -279,9 +284,9 @@ def _collect_issues(
             warnings=warnings,
         )
         if records is not None:
-            frames.append(
-                tf.issues_frame(records=records, day=day, repository_id=repo.id, repository_full_name=repo.full_name)
-            )
+            with _left_out(warnings, repo.full_name, "issue_records") as refused:
+                frames.append(tf.issues_frame(records=records, day=day, repository_id=repo.id,
+                                              repository_full_name=repo.full_name, refused=refused))
     return tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
 
 
@@ -330,11 +335,28 @@ def _collect_seats(
         frames.append(rows.seats)
         unassigned.append(rows.unassigned)
         totals[name] = listing.total_seats
-        if rows.refused:
-            # The listing answered 200; the seats it held that no table can hold are left out.
-            warnings.append(SnapshotWarning(name, owner.records_endpoint, 200,
-                                            f"{len(rows.refused)} left out: " + "; ".join(rows.refused)))
+        with _left_out(warnings, name, owner.records_endpoint) as refused:
+            refused += rows.refused
     return pl.concat(frames), pl.concat(unassigned), owner.totals(totals, day)
+
+
+@contextmanager
+def _left_out(warnings: list[SnapshotWarning], subject: str, endpoint: str) -> Iterator[list[str]]:
+    """Collect why records of one listing could not land; any at all make one warning for it.
+
+    The listing answered 200 (status 200): the records no table can hold are left out, the
+    others land, and this warning says how many and where, naming no person.
+    """
+    refused: list[str] = []
+    yield refused
+    if refused:
+        warnings.append(SnapshotWarning(subject, endpoint, 200, f"{len(refused)} left out: " + "; ".join(refused)))
+
+
+def _named(rec: Any) -> bool:
+    """A repository record the snapshot can walk: an integer id and an owner/name."""
+    return (isinstance(rec, Mapping) and isinstance(rec.get("id"), int) and not isinstance(rec.get("id"), bool)
+            and isinstance(rec.get("full_name"), str))
 
 
 def _collect_stats(

@@ -1,12 +1,17 @@
 """Snapshot records (REST and GraphQL JSON) → typed Polars frames, one row per day and entity id.
 
 Pure functions, no I/O. Records are the service's JSON objects; fields the tables do not keep
-are ignored, and missing optional fields become NULL rather than failing the day.
+are ignored, and missing optional fields become NULL rather than failing the day. A record that
+cannot land (not an object, no id, a value its column cannot hold) is left out alone: its place
+in the listing and why go to `refused`, never its text (it may name a person), and the others land.
+
+Long because it holds one schema and one function per snapshot table, beside the rules they
+share for records that cannot land.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -92,13 +97,14 @@ WARNINGS_SCHEMA: dict[str, pl.DataType] = {
 _TIMESTAMP_COLUMNS = ("created_at", "updated_at", "pushed_at", "closed_at")
 
 
-def repositories_frame(*, records: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
+def repositories_frame(
+    *, records: Iterable[Mapping[str, Any]], day: date, refused: list[str] | None = None
+) -> pl.DataFrame:
     """REST repository records → `snapshots.repositories` rows (last record wins per id)."""
-    rows = []
-    for rec in records:
+
+    def row(rec: Mapping[str, Any]) -> dict[str, Any]:
         owner = rec.get("owner") or {}
-        rows.append(
-            {
+        return {
                 "repository_id": rec["id"],
                 "node_id": rec.get("node_id"),
                 "full_name": rec["full_name"],
@@ -122,8 +128,10 @@ def repositories_frame(*, records: Iterable[Mapping[str, Any]], day: date) -> pl
                 "updated_at": rec.get("updated_at"),
                 "pushed_at": rec.get("pushed_at"),
             }
-        )
-    return _finish(rows, schema=REPOSITORIES_SCHEMA, day=day, key="repository_id")
+
+    rows = _rows(records, row, what="repository", refused=refused)
+    return _finish(rows, schema=REPOSITORIES_SCHEMA, day=day, key="repository_id", what="repository",
+                   refused=refused)
 
 
 def issues_frame(
@@ -132,13 +140,13 @@ def issues_frame(
     day: date,
     repository_id: int,
     repository_full_name: str,
+    refused: list[str] | None = None,
 ) -> pl.DataFrame:
     """One repository's REST issue list (issues and pull requests) → `snapshots.issues` rows."""
-    rows = []
-    for rec in records:
+
+    def row(rec: Mapping[str, Any]) -> dict[str, Any]:
         user = rec.get("user") or {}
-        rows.append(
-            {
+        return {
                 "issue_id": rec["id"],
                 "repository_id": repository_id,
                 "repository_full_name": repository_full_name,
@@ -155,23 +163,29 @@ def issues_frame(
                 "updated_at": rec.get("updated_at"),
                 "closed_at": rec.get("closed_at"),
             }
-        )
-    return _finish(rows, schema=ISSUES_SCHEMA, day=day, key="issue_id")
+
+    what = f"issue of {repository_full_name}"
+    rows = _rows(records, row, what=what, refused=refused)
+    return _finish(rows, schema=ISSUES_SCHEMA, day=day, key="issue_id", what=what, refused=refused)
 
 
-def org_members_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> pl.DataFrame:
+def org_members_frame(
+    *, records: Iterable[Mapping[str, Any]], day: date, org: str, refused: list[str] | None = None
+) -> pl.DataFrame:
     """`GET /orgs/{org}/members` records → `snapshots.org_members` rows."""
-    rows = [
-        {
+
+    def row(rec: Mapping[str, Any]) -> dict[str, Any]:
+        return {
             "org_login": org,
             "member_id": rec["id"],
             "login": rec["login"],
             "type": rec.get("type"),
             "site_admin": rec.get("site_admin"),
         }
-        for rec in records
-    ]
-    return _finish(rows, schema=ORG_MEMBERS_SCHEMA, day=day, key="member_id")
+
+    what = f"member of {org}"
+    rows = _rows(records, row, what=what, refused=refused)
+    return _finish(rows, schema=ORG_MEMBERS_SCHEMA, day=day, key="member_id", what=what, refused=refused)
 
 
 def repository_stats_frame(
@@ -196,7 +210,7 @@ def repository_stats_frame(
         }
         for repository_id, full_name, node in nodes
     ]
-    return _finish(rows, schema=REPOSITORY_STATS_SCHEMA, day=day, key="repository_id")
+    return _finish(list(enumerate(rows)), schema=REPOSITORY_STATS_SCHEMA, day=day, key="repository_id")
 
 
 def warnings_frame(*, warnings: Iterable[Mapping[str, Any]], day: date) -> pl.DataFrame:
@@ -210,7 +224,7 @@ def warnings_frame(*, warnings: Iterable[Mapping[str, Any]], day: date) -> pl.Da
         }
         for w in warnings
     ]
-    frame = _finish(rows, schema=WARNINGS_SCHEMA, day=day, key=None)
+    frame = _finish(list(enumerate(rows)), schema=WARNINGS_SCHEMA, day=day, key=None)
     return frame.unique(subset=["repository", "endpoint"], keep="last", maintain_order=True).sort(
         "repository", "endpoint"
     )
@@ -227,7 +241,48 @@ def concat_frames(*, frames: Sequence[pl.DataFrame], schema: Mapping[str, pl.Dat
     )
 
 
+def _rows(
+    records: Iterable[Mapping[str, Any]], row: Callable[[Mapping[str, Any]], dict[str, Any]], *, what: str,
+    refused: list[str] | None,
+) -> list[tuple[int, dict[str, Any]]]:
+    """(place in the listing, row) of each record that has the fields its row needs."""
+    rows = []
+    for index, rec in enumerate(records):
+        try:
+            rows.append((index, row(rec)))
+        except (KeyError, TypeError, AttributeError) as exc:
+            # The record's text is not repeated: it may name a person.
+            missing = f"has no {exc.args[0]!r}" if isinstance(exc, KeyError) else "is not an object of the listing"
+            _refuse(refused, f"{what} {index} {missing}")
+    return rows
+
+
+def _refuse(refused: list[str] | None, reason: str) -> None:
+    if refused is not None:
+        refused.append(reason)
+
+
 def _finish(
+    rows: list[tuple[int, dict[str, Any]]], *, schema: Mapping[str, pl.DataType], day: date, key: str | None,
+    what: str = "record", refused: list[str] | None = None,
+) -> pl.DataFrame:
+    """The rows as the table's frame; should one hold a value its column cannot, each row is
+    tried alone and those that fail are left out (a rare path: the listing is whole otherwise)."""
+    try:
+        return _frame([r for _, r in rows], schema=schema, day=day, key=key)
+    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError):
+        kept = []
+        for index, r in rows:
+            try:
+                _frame([r], schema=schema, day=day, key=key)
+            except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
+                _refuse(refused, f"{what} {index} holds a value its table cannot ({type(exc).__name__})")
+                continue
+            kept.append(r)
+        return _frame(kept, schema=schema, day=day, key=key)
+
+
+def _frame(
     rows: list[dict[str, Any]], *, schema: Mapping[str, pl.DataType], day: date, key: str | None
 ) -> pl.DataFrame:
     raw_schema = {

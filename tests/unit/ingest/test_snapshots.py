@@ -217,6 +217,37 @@ def test_a_seat_without_an_assignee_lands_unassigned_and_a_seat_that_cannot_land
     assert result.frames["issues"].height == 1
 
 
+def test_a_record_of_any_listing_that_cannot_land_is_left_out_alone_with_a_warning(tmp_path):
+    """A repository without its name, a member without a login, an issue whose number is text: each
+    listing's other records land, and so does every other listing of the snapshot."""
+    def service(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params.get("page", "1"))
+        path = request.url.path
+        if path == "/orgs/acme/repos":
+            return httpx.Response(200, json=[*_REPOS, {"id": 3, "name": "x"}, "junk"] if page == 1 else [])
+        if path == "/orgs/acme/members":
+            return httpx.Response(200, json=[{"id": 5, "login": "ann"}, {"id": 6}] if page == 1 else [])
+        if path == "/repos/acme/open/issues":
+            issues = [{"id": 70, "number": 1}, {"id": 71, "number": "one", "user": {"login": "bob"}}]
+            return httpx.Response(200, json=issues if page == 1 else [])
+        return _service(request)
+
+    result = _collect(tmp_path, service)
+    assert result.frames["repositories"]["repository_id"].to_list() == [1, 2]
+    assert result.frames["org_members"]["member_id"].to_list() == [5]
+    assert result.frames["issues"]["issue_id"].to_list() == [70]
+    assert result.frames["seats"]["user_id"].to_list() == [5]
+    left_out = {(w.repository, w.endpoint): w.message for w in result.warnings if w.status == 200}
+    assert left_out == {
+        ("acme", "repository_records"): "2 left out: repository 2 has no 'full_name'; "
+                                        "repository 3 is not an object of the listing",
+        ("acme", "member_records"): "1 left out: member of acme 1 has no 'login'",
+        ("acme/open", "issue_records"): "1 left out: issue of acme/open 1 holds a value its table cannot "
+                                        "(ComputeError)",
+    }
+    assert not any("bob" in message for message in left_out.values())
+
+
 def _enterprise_service(status: int, seats: list[dict] | None = None):
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/enterprises/acme-corp/assistant/billing/seats":
