@@ -9,7 +9,9 @@ WITH active AS (
     JOIN core.user_daily_totals AS u
       ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
      AND u.report_kind = '1-day'
-    WHERE t.day IN (SELECT unnest(CAST($days AS DATE[])))
+    -- The bounds let the scans skip the other days' row groups.
+    WHERE t.day BETWEEN $first AND $last AND u.day BETWEEN $first AND $last
+      AND t.day IN (SELECT unnest(CAST($days AS DATE[])))
       AND (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
            OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE))
 ), sizes AS (
