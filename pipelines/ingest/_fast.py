@@ -12,6 +12,7 @@ import json
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from pipelines.ingest._wire import ELEMENT_KEYS, canonical, struct_of, wire_of
@@ -56,6 +57,9 @@ def read_fast(data: bytes, *, first_line: int, lines: int, dialect: str) -> pl.D
             )
         if table.num_rows != lines:
             raise FastPathRefused(f"{lines - table.num_rows} blank lines")
+        if any(_not_finite(column) for column in table.columns):
+            # 1e400 or NaN: the line path keeps the text as sent (json_values), this reader cannot.
+            raise FastPathRefused("a number out of a double's range")
         frame = pl.from_arrow(table)
         assert isinstance(frame, pl.DataFrame)
         day = pl.col("day")
@@ -71,6 +75,35 @@ def read_fast(data: bytes, *, first_line: int, lines: int, dialect: str) -> pl.D
         return canonical(selected, wire)
     except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
         raise FastPathRefused(str(exc)[:200]) from None
+
+
+def _has_float(t: pa.DataType) -> bool:
+    if pa.types.is_floating(t):
+        return True
+    if pa.types.is_list(t):
+        return _has_float(t.value_type)
+    if pa.types.is_struct(t):
+        return any(_has_float(f.type) for f in t)
+    return False
+
+
+def _not_finite(column: pa.ChunkedArray | pa.Array) -> bool:
+    """Whether any float anywhere in the column (members and elements too) is infinite or NaN;
+    only the columns holding floats are looked at."""
+    if not _has_float(column.type):
+        return False
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    for chunk in chunks:
+        t = chunk.type
+        if pa.types.is_floating(t):
+            if pc.any(pc.invert(pc.is_finite(chunk))).as_py():
+                return True
+        elif pa.types.is_list(t):
+            if _not_finite(chunk.flatten()):
+                return True
+        elif any(_not_finite(chunk.field(i)) for i in range(t.num_fields)):
+            return True
+    return False
 
 
 def _temporal_type_as_text(t: pa.DataType) -> pa.DataType:

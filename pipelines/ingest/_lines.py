@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.ingest._wire import ELEMENT_KEYS, Wire, canonical, dtype_of, wire_of
+from pipelines.transform import json_values
 from pipelines.transform.records import EXTRA, LINE, empty_records
 from pipelines.transform.schema import DAY_TOTALS_WRAPPER, KEY_FIELDS
 
@@ -163,7 +164,7 @@ def read_lines(
         if not text:
             continue
         try:
-            records = _records_of(json.loads(text))
+            records = _records_of(json_values.loads(text))
             for record in records:
                 for name in KEY_FIELDS:
                     _check_key(record.get(name), wire.dtypes[name], name)
@@ -182,7 +183,7 @@ def read_lines(
             if row["day"] is not None:
                 row["day"] = date.fromisoformat(row["day"])
             row[LINE] = number
-            row[EXTRA] = json.dumps(extra, separators=(",", ":")) if extra else None
+            row[EXTRA] = json_values.dumps(extra) if extra else None
             rows.append(row)
         if len(rows) >= batch_rows:
             yield _frame(rows, wire), rejects

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from pipelines.transform import json_values
 from pipelines.transform.finality import finality_columns
 from pipelines.transform.repeats import KeyedLines
 from pipelines.transform.schema import (
@@ -155,7 +156,7 @@ def _repository(
     reviews = line.entries(record.get(REVIEW_TIMES_FIELD), REVIEW_TIMES_FIELD, REVIEW_TIME_ENTRY,
                            ("authored_by", "reviewed_by"), {})
     line.extra |= {k: v for k, v in record.items() if k not in _KNOWN}
-    row["extra"] = json.dumps(line.extra, separators=(",", ":")) if line.extra else None
+    row["extra"] = json_values.dumps(line.extra) if line.extra else None
     return row, [{"repo_id": repo_id, **r} for r in reviews], [{"repo_id": repo_id, **c} for c in comments]
 
 
@@ -179,7 +180,7 @@ def repository_rows(
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = json_values.loads(text)
             if not isinstance(record, dict):
                 raise ValueError("not a JSON object")
             row, reviews, comments = _repository(record, _Line(dialect), scope=scope, day=day, entity_id=entity_id)
