@@ -34,6 +34,8 @@ _REPORT_IDS, _REPORT_LOGINS = ("user_id",), ("user_login",)
 _LISTING_IDS, _LISTING_LOGINS = ("id", "user_id", "member_id"), ("login", "user_login", "username", "name")
 _PAYLOAD_LOGINS = ("login", "username", "name", "email")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_-])(@)([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)")
+_AT_WORD = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)")
+_LOGIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _NO_REPLY_LOGIN = re.compile(r"^(?:\d+\+)?([A-Za-z0-9][A-Za-z0-9_-]*)@users\.noreply\.", re.IGNORECASE)
 
 
@@ -152,7 +154,9 @@ class Forgotten:
         return False
 
     def _mentions(self, text: str) -> bool:
-        return any(self.is_login(word) for word in {m[2] for m in _MENTION.finditer(text)})
+        # `@` first, its word's start checked after: a scan for the literal runs several times faster.
+        words = {m[1] for m in _AT_WORD.finditer(text) if m.start() == 0 or text[m.start() - 1] not in _LOGIN_CHARS}
+        return any(self.is_login(word) for word in words)
 
 
 Who = Person | Forgotten
