@@ -50,15 +50,21 @@ def list_lines(
 ) -> None:
     """Open quarantined lines, newest reports first, one a line."""
     from pipelines.service.errors import ConfigError
-    from pipelines.warehouse.quarantine import QuarantineError, list_lines, open_warehouse
+    from pipelines.warehouse.quarantine import QuarantineError, list_lines, open_warehouse, repeated_lines
 
     selection = _selection(day=day, start=start, end=end, scope_name=scope_name)
     try:
         with open_warehouse(_warehouse_path(), write=False) as conn:
             lines = list_lines(conn, selection, include_cleared=include_cleared)
+            repeated = repeated_lines(conn, selection)
     except (QuarantineError, ConfigError) as exc:
         raise Failed(str(exc)) from None
-    click.echo("\n".join(_format_list(lines, include_cleared=include_cleared)))
+    # Repeated lines are not quarantined (each landed once): said before the count, so the
+    # count stays the last line.
+    said = [f"{report}  {counted(report.lines, 'repeated line')} landed once (the same line twice: not quarantined)"
+            for report in repeated]
+    out = _format_list(lines, include_cleared=include_cleared)
+    click.echo("\n".join([*out[:-1], *said, out[-1]]))
 
 
 @quarantine.command()

@@ -175,6 +175,30 @@ def list_lines(
     return [QuarantinedLine.from_row(row) for row in rows]
 
 
+@dataclass(frozen=True)
+class RepeatedLines:
+    """A report's lines that repeated an earlier line of their key: landed once, not quarantined."""
+
+    scope: str
+    scope_name: str
+    level: str
+    start_day: date
+    end_day: date
+    lines: int
+
+    def __str__(self) -> str:
+        days = str(self.start_day) if self.start_day == self.end_day else f"{self.start_day}..{self.end_day}"
+        return f"{self.scope}/{self.scope_name}/{self.level}/{days}"
+
+
+def repeated_lines(conn: duckdb.DuckDBPyConnection, selection: Selection) -> list[RepeatedLines]:
+    """The selection's reports that held repeated lines, with how many (none before migration 079)."""
+    columns = {row[0] for row in run_sql(conn, "quarantine/select_report_files_columns.sql")}
+    if "repeated_lines" not in columns:
+        return []
+    return [RepeatedLines(*row) for row in run_sql(conn, "quarantine/select_repeated_lines.sql", **selection.params())]
+
+
 def find_lines(conn: duckdb.DuckDBPyConnection, key: LineKey) -> list[QuarantinedLine]:
     """The key's rows: none, one, or an open one beside a cleared one (another bad line now
     sits where the cleared one was), open first."""

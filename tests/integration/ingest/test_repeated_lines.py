@@ -118,7 +118,8 @@ def _respaced(line: bytes) -> bytes:
     return json.dumps(dict(reversed(list(record.items())))).encode()
 
 
-def test_a_user_line_repeated_byte_for_byte_lands_once_and_is_counted(tmp_path, dialect, user_lines):
+def test_a_user_line_repeated_byte_for_byte_lands_once_and_is_counted(tmp_path, dialect, user_lines, monkeypatch,
+                                                                       capsys):
     clean = _ingest(tmp_path, "clean", user_lines, USER, dialect)
     repeated = _ingest(tmp_path, "repeated", [user_lines[0], *user_lines], USER, dialect)
 
@@ -130,6 +131,13 @@ def test_a_user_line_repeated_byte_for_byte_lands_once_and_is_counted(tmp_path, 
     assert _one(repeated.warehouse, fetches) == _one(clean.warehouse, fetches)
     files = "SELECT sum(records), sum(repeated_lines), sum(quarantined) FROM raw.report_files WHERE level = 'user'"
     assert _one(repeated.warehouse, files) == [(USERS, 1, 0)]
+    # Where a person looks at what a report could not land: said, and nothing to clear.
+    monkeypatch.setenv("WAREHOUSE_PATH", str(repeated.warehouse))
+    assert main(["quarantine", "list"]) == 0
+    assert capsys.readouterr().out.strip().splitlines() == [
+        f"organization/acme/user/{DAY}  1 repeated line landed once (the same line twice: not quarantined)",
+        "0 open lines",
+    ]
 
 
 def test_a_user_line_repeated_in_another_spelling_and_another_file_lands_once(tmp_path, dialect, user_lines):
