@@ -14,12 +14,12 @@ column, the other in `extra`), and so do text and a number.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["KeyedLines", "Place", "conflict_reason", "group_places", "same_json"]
+__all__ = ["KeyedLines", "Place", "conflict_reason", "same_json"]
 
 # (file index, line number) of a line in its report.
 Place = tuple[int, int]
@@ -103,15 +103,3 @@ class KeyedLines:
             self.conflicts[key] = [first[0], *copies, place]
         self._key_of[place] = key
         return False
-
-    def withdrawn(self) -> set[Place]:
-        """The first lines of conflicting keys: landed by `add`, to be taken back out."""
-        return {self._first[key][0] for key in self.conflicts}
-
-
-def group_places(rows: Iterable[tuple[Hashable, Place, bytes]]) -> KeyedLines:
-    """Every (key, place, line) through one KeyedLines, in order."""
-    keyed = KeyedLines()
-    for key, place, line in rows:
-        keyed.add(key, place, line)
-    return keyed
