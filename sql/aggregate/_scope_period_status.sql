@@ -75,7 +75,7 @@ WITH bounds AS (
        AND NOT coalesce(e.s1 = sum(o.s1) AND e.s2 = sum(o.s2) AND e.s3 = sum(o.s3) AND e.s4 = sum(o.s4)
                         AND e.s5 = sum(o.s5) AND e.mau = sum(o.mau), FALSE)
 )
-SELECT a.scope, a.scope_name, a.period_index, a.fewest, a.over_k, a.s1, a.s2, a.s3,
+SELECT a.scope, a.scope_name, a.period_index, a.fewest, a.most, a.over_k, a.s1, a.s2, a.s3,
        a.shown_so_far AND f.period_index IS NULL AS shown
 FROM after_pairs AS a
 LEFT JOIN few_left AS f

@@ -5,7 +5,9 @@
 --   2. a team-day that could be a part of a scope-day of the same date (each sum at most the
 --      scope's: a team within its organization or enterprise) with fewer than $k of the scope's
 --      active users left beside its own: scope minus team would be those few people's figures,
---      so the team-day is not shown (unless the two are the same figures);
+--      so the team-day is not shown (unless the two are the same figures); and the other way
+--      round: a team-day that could hold a whole scope-day (an enterprise team holding an
+--      organization) with fewer than $k active users beside the scope's is not shown;
 --   3. a team-day whose active members are all another team-day's, which has 1..$k-1 more
 --      (aggregate_nested_teams, registered by aggregate.py from teams/nested_teams.sql): not shown.
 CREATE OR REPLACE TEMP TABLE aggregate_team_day_status AS
@@ -23,9 +25,19 @@ WITH teams AS (
       AND t.s1 <= r.s1 AND t.s2 <= r.s2 AND t.s3 <= r.s3 AND t.s4 <= r.s4 AND t.s5 <= r.s5 AND t.s6 <= r.s6
       AND NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
       AND r.dau - t.active_users < $k
+), holds_scope AS (
+    SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_id
+    FROM teams AS t
+    JOIN aggregate_scope_day_status AS r ON r.day = t.day
+    WHERE r.over_k AND t.active_users >= $k
+      AND r.s1 <= t.s1 AND r.s2 <= t.s2 AND r.s3 <= t.s3 AND r.s4 <= t.s4 AND r.s5 <= t.s5 AND r.s6 <= t.s6
+      AND NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
+      AND t.active_users - r.dau < $k
 )
 SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
-       coalesce(t.active_users >= $k, FALSE) AND i.team_id IS NULL AND n.team_id IS NULL AS shown
+       coalesce(t.active_users >= $k, FALSE) AND i.team_id IS NULL AND h.team_id IS NULL AND n.team_id IS NULL
+           AS shown
 FROM teams AS t
 LEFT JOIN inside_scope AS i USING (scope, scope_name, day, team_id)
+LEFT JOIN holds_scope AS h USING (scope, scope_name, day, team_id)
 LEFT JOIN aggregate_nested_teams AS n USING (scope, scope_name, day, team_id)

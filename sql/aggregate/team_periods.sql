@@ -5,7 +5,8 @@
 --   2. a day of the team in the period not shown by team_daily: the period minus its shown days
 --      would be the hidden days' figures, about people who may be fewer than $k, so not shown;
 --   3. a team-period that could be a part of a shown scope period (each sum at most the scope's)
---      with fewer than $k of the scope's people left beside its own: not shown;
+--      with fewer than $k of the scope's people left beside its own, or that could hold a whole
+--      shown scope period with fewer than $k people beside the scope's: not shown;
 --   4. a team-period that could be a part of another's of the same period (each sum and its
 --      active users at most the other's) with 1..$k-1 fewer active users: those few would be the
 --      difference of the two counts, so not shown. (Its sums are safe by 2: each of its days was
@@ -31,6 +32,17 @@ WITH bounds AS (
       AND NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
                AND t.code_acceptance_activity_count = r.s3)
       AND r.fewest - t.active_users < $k
+), holds_scope AS (
+    SELECT DISTINCT t.scope, t.scope_name, t.period_index, t.team_id
+    FROM bi.team_usage_periods AS t
+    JOIN aggregate_scope_period_status AS r ON r.period_index = t.period_index
+    WHERE r.over_k AND t.active_users >= $k
+      AND r.s1 <= t.user_initiated_interaction_count AND r.s2 <= t.code_generation_activity_count
+      AND r.s3 <= t.code_acceptance_activity_count
+      AND NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
+               AND t.code_acceptance_activity_count = r.s3)
+      -- The scope's people are at most its 28-day count (unknown: at most anything).
+      AND coalesce(t.active_users - r.most < $k, TRUE)
 ), counted AS (
     SELECT t.*, t.active_users >= $k AS over_k
     FROM bi.team_usage_periods AS t
@@ -46,11 +58,13 @@ WITH bounds AS (
     WHERE a.over_k AND b.over_k
 ), status AS (
     SELECT t.scope, t.scope_name, t.period_index, t.team_id,
-           t.active_users >= $k AND h.team_id IS NULL AND i.team_id IS NULL AND n.team_id IS NULL AS shown
+           t.active_users >= $k AND h.team_id IS NULL AND i.team_id IS NULL AND n.team_id IS NULL
+               AND o.team_id IS NULL AS shown
     FROM bi.team_usage_periods AS t
     LEFT JOIN hidden_days AS h USING (scope, scope_name, period_index, team_id)
     LEFT JOIN inside_scope AS i USING (scope, scope_name, period_index, team_id)
     LEFT JOIN inside_team AS n USING (scope, scope_name, period_index, team_id)
+    LEFT JOIN holds_scope AS o USING (scope, scope_name, period_index, team_id)
 )
 SELECT
     t.scope,

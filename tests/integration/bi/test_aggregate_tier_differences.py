@@ -63,7 +63,7 @@ class World:
 @st.composite
 def worlds(draw: st.DrawFn) -> World:
     k = draw(st.integers(2, 4))
-    users = draw(st.integers(2, 14))
+    users = draw(st.integers(2, 16))
     org_of = {u: draw(st.sampled_from(ORGS)) for u in range(1, users + 1)}
     fetched = tuple(o for o in ORGS if o == "o0" or draw(st.booleans()))
     # Days within a few weeks, so periods hold several days and some days fall in a second period.
@@ -76,18 +76,18 @@ def worlds(draw: st.DrawFn) -> World:
         for u in org_of:
             if draw(st.integers(0, 9)) < 6:
                 activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
-                if draw(st.integers(0, 2)) == 0:
+                if draw(st.booleans()):
                     agent[(u, day)] = (draw(st.sampled_from(AGENTS)), draw(st.integers(1, 4)))
     world = World(k, org_of, fetched, days, activity, agent)
     team_id = 1000
     for scope, name in world.scopes():
         people = sorted(world.scope_users(scope, name))
         made: list[frozenset[int]] = []
-        for _ in range(draw(st.integers(0, 3)) if people else 0):
+        for _ in range(draw(st.integers(0, 4)) if people else 0):
             if made and draw(st.booleans()):
-                # Nearly another team: one of its members fewer, or more.
+                # Nearly another team: a member or two fewer, or more.
                 base = set(draw(st.sampled_from(made)))
-                base ^= {draw(st.sampled_from(people))}
+                base ^= draw(st.sets(st.sampled_from(people), min_size=1, max_size=2))
                 members = frozenset(base)
             else:
                 members = frozenset(draw(st.sets(st.sampled_from(people), min_size=1)))
