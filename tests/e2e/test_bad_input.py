@@ -217,6 +217,67 @@ def test_a_compressed_report_file_is_named_once_and_the_other_reports_land(good_
     assert enterprise_users > 0
 
 
+@pytest.fixture(scope="module")
+def sixty_user_lines() -> list[str]:
+    """The 60 user lines of DAY (the organization of issue 42's report), over HTTP from the emulator."""
+    with running_emulator(EmulatorConfig(seed=7, users=60)) as emu:
+        creds = emu.credentials
+        meta = httpx.get(
+            f"{emu.base_url}/orgs/{creds['org']}/assistant/metrics/reports/users-1-day",
+            params={"day": DAY.isoformat()}, headers={"Authorization": f"token {creds['token']}"},
+        ).json()
+        return [line for link in meta["download_links"] for line in httpx.get(link).text.splitlines()]
+
+
+def _run_served(tmp_path: Path, lines: list[str]) -> tuple[int, str, Path]:
+    served = tmp_path / "served.ndjson"
+    served.write_text("".join(line + "\n" for line in lines))
+    emu = start_emulator(workdir=tmp_path / "emulator", seed=7,
+                         extra=("--users", "60", "--report-file", str(served), "--report-file-day", DAY.isoformat()))
+    try:
+        place = Emulated(tmp_path / "pipeline")
+        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root,
+                               log=tmp_path / "run.log")
+    finally:
+        stop(emu.process)
+    return code, output, place.warehouse
+
+
+def test_a_first_line_served_twice_lands_every_user_once_and_the_run_passes(sixty_user_lines, tmp_path):
+    """Issue 42, break 5: the grain check failed and none of the day's 60 users landed."""
+    code, output, warehouse = _run_served(tmp_path, [sixty_user_lines[0], *sixty_user_lines])
+    assert code == 0, output
+    assert "Traceback" not in output
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        users = conn.execute("SELECT count(*), count(DISTINCT user_id) FROM core.user_daily_totals "
+                             "WHERE scope = 'organization'").fetchone()
+        files = conn.execute("SELECT sum(repeated_lines), sum(quarantined) FROM raw.report_files "
+                             "WHERE scope = 'organization' AND level = 'user'").fetchone()
+    assert users == (60, 60)
+    assert files == (1, 0)
+
+
+def test_two_different_lines_of_one_user_are_quarantined_by_line_number_and_the_others_land(
+    sixty_user_lines, tmp_path
+):
+    first = json.loads(sixty_user_lines[0])
+    changed = dict(first, code_generation_activity_count=int(first.get("code_generation_activity_count") or 0) + 3)
+    lines = [*sixty_user_lines[:6], json.dumps(changed), *sixty_user_lines[6:]]
+    code, output, warehouse = _run_served(tmp_path, lines)
+    assert code == 1
+    line = _one_clear_line(output)
+    assert "check quarantine_is_empty on raw/report_files found 2 (" in line
+    assert "lines 1 and 7 of file 0 hold one user's record of" in line
+    # The failure line names line numbers, never the person.
+    assert str(first["user_id"]) not in line and first["user_login"] not in line
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'").fetchone()
+        mine = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization' AND user_id = ?",
+                            [first["user_id"]])
+        assert mine.fetchone() == (0,)
+    assert users == (59,)
+
+
 _HUGE = 200 * 1024 * 1024
 _PEAK_RSS_BOUND_MB = 600
 
