@@ -31,7 +31,7 @@ from pipelines.config import Settings
 from pipelines.service.dialect import DIALECTS
 from pipelines.webhooks.deliveries import DeliveryLine, serving_log_config
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
-from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, ensure_fd_limit
+from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, connection_of, ensure_fd_limit
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
@@ -42,6 +42,7 @@ _DELIVERY_HEADERS = tuple(d.delivery_header for d in DIALECTS.values())
 _SIGNATURE_HEADER = DIALECTS["service"].signature_header
 _FORM = "application/x-www-form-urlencoded"
 _MAX_DELIVERY_ID = 200
+_BUDGET_RECHECK = 0.1  # seconds between looks for a body that cannot arrive in time, while one waits
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ async def _read_body(
     """The body, within the size limit and the memory budget; `held[0]` is what it reserved.
 
     A declared length is checked and reserved before anything is read (waiting, at most the
-    body timeout, for the budget); an undeclared (chunked) one is counted and reserved as it
+    body timeout, for the budget, which bodies that cannot arrive in time give up: see
+    `Slots.free_budget`); an undeclared (chunked) one is counted and reserved as it
     arrives. Raises `_Refused` with the answer to give.
     """
     too_large = _Refused("too_large", _answer(413, f"body larger than {limit} bytes", close=True))
@@ -134,12 +136,20 @@ async def _read_body(
         if size > limit:
             delivery.body_bytes = size
             raise too_large
-        try:
-            await asyncio.wait_for(guard.budget.reserve(size), guard.body_timeout)
-        except TimeoutError:
-            delivery.body_bytes = size
-            raise busy from None
+        connection = connection_of(request.scope)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + guard.body_timeout
+        while not guard.budget.try_reserve(size):
+            if connection is not None:  # bodies that cannot arrive in time let go of theirs
+                connection.awaiting_budget = True
+                guard.slots.free_budget(guard.budget, size, loop.time())
+            if loop.time() >= deadline:
+                delivery.body_bytes = size
+                raise busy
+            await guard.budget.changed(min(_BUDGET_RECHECK, deadline - loop.time()))
         held[0] = size
+        if connection is not None:
+            connection.hold(size)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk

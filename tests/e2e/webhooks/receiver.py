@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -60,12 +61,19 @@ def serving(
         preexec_fn=preexec_fn,
     )
     receiver = Receiver(url=f"http://127.0.0.1:{port}", child=child)
+    # Read as it comes: a flood logs a line per request, and a full pipe would stop the receiver.
+    lines: list[str] = []
+    assert child.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(child.stdout or ()), daemon=True)
+    reader.start()
     try:
         _wait_listening(receiver)
         yield receiver
     finally:
         child.send_signal(signal.SIGTERM)
-        receiver.output, _ = child.communicate(timeout=60)
+        child.wait(timeout=60)
+        reader.join(timeout=60)
+        receiver.output = "".join(lines)
 
 
 def _wait_listening(receiver: Receiver) -> None:

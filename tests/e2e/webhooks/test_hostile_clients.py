@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.webhooks import guard
 from pipelines.webhooks.app import ReceiverConfig
 
 from .receiver import Receiver, deliver_timed, serving
@@ -161,13 +162,15 @@ _LIMITS = [pytest.param((), id="default limits"),
 
 
 @contextlib.contextmanager
-def _idle_flood(receiver: Receiver, seconds: float, *, renew: bool) -> Iterator[subprocess.Popen[str]]:
+def _idle_flood(
+    receiver: Receiver, seconds: float, *, renew: bool, forged: bool = False
+) -> Iterator[subprocess.Popen[str]]:
     """The attacker in its own process (it raises its own open-file limit to fit 1,100), once
     every connection is made."""
     port = receiver.url.rsplit(":", 1)[1]
     flood = subprocess.Popen(
         [sys.executable, "-m", "tests.e2e.webhooks.idle_flood", port, str(IDLE_FLOOD), str(seconds),
-         *(["--renew"] if renew else [])],
+         *(["--renew"] if renew else []), *(["--forged-bodies"] if forged else [])],
         cwd=Path(__file__).resolve().parents[3], stdout=subprocess.PIPE, text=True,
     )
     try:
@@ -206,3 +209,24 @@ def test_idle_connections_renewed_the_moment_they_close_never_keep_a_delivery_ou
     assert [status for status, _ in timed] == [200] * rounds
     assert worst < IDLE_DELIVERY_BOUND_S
     assert int(flood_report[flood_report.index("reopened") + 1]) > 0, "the flood did renew its connections"
+
+
+@pytest.mark.parametrize("renew", [False, True], ids=["held", "renewed"])
+def test_1100_forged_signed_heads_trickling_their_bodies_leave_a_signed_delivery_landing_within_a_second(
+    tmp_path, renew
+):
+    """Each head looks signed (the signature is only checked once the body is in) and each body
+    trickles a byte every 5 s: at the cap the slowest body gives up its slot. (The
+    per-client limit is lifted: it would close the flood's connections before their heads are
+    read, and the cap is what is attacked.)"""
+    lifted = ("--max-waiting-per-client", "100000")
+    with serving(tmp_path, *lifted) as receiver, _idle_flood(receiver, WAIT, renew=renew, forged=True):
+        # A body is judged by its pace once it has been arriving for half a second: until then
+        # the flood's bodies hold their slots (a delivery then gets 503, and its sender retries).
+        time.sleep(guard._JUDGED_AFTER + 0.5)
+        timed = [deliver_timed(receiver.url, f"real-beside-forged-{n}") for n in range(5)]
+    print(f"1,100 forged bodies ({'renewed' if renew else 'held'}): deliveries "
+          f"{[f'{status} in {seconds:.3f} s' for status, seconds in timed]}")
+    assert [status for status, _ in timed] == [200] * 5
+    assert max(seconds for _, seconds in timed) < IDLE_DELIVERY_BOUND_S
+    assert sum(_refused_counts(receiver.output, "body still arriving closed to make room")) >= 1

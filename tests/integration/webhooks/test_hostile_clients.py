@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import socket
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import httpx
 
+from pipelines.webhooks import guard
 from pipelines.webhooks.app import running_receiver
+from pipelines.webhooks.segments import SpoolRecord
+from pipelines.webhooks.spool import Spool
 
 from .conftest import deliver
 
@@ -136,22 +142,81 @@ def test_a_head_still_trickling_keeps_no_slot_it_began_waiting_for_first(config)
                 sock.close()
 
 
-def test_when_every_connection_has_a_request_under_way_one_more_is_answered_503_at_once(config):
+# A head that looks like a signed delivery: its signature is only checked once the body is in.
+SIGNED_LOOKING = b"x-hub-signature-256: sha256=" + b"0" * 64 + b"\r\n"
+
+
+def _start_bodies(url: str, count: int, *, signed: bool) -> list[socket.socket]:
+    """Connections each with a complete head and the first byte of a 100-byte body."""
+    started = []
+    for _ in range(count):
+        sock = _connect(url)
+        sock.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n"
+                     + (SIGNED_LOOKING if signed else b"") + b"\r\n{")
+        started.append(sock)
+    return started
+
+
+class _HeldSpool(Spool):
+    """A spool whose writes wait until the test lets them go: requests stay being answered."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.go = threading.Event()
+        self.waiting = 0
+
+    async def append(self, record: SpoolRecord) -> bool:
+        self.waiting += 1
+        await asyncio.to_thread(self.go.wait, WAIT)
+        return await super().append(record)
+
+
+def test_when_every_slot_holds_a_request_being_answered_one_more_is_answered_503_at_once(config, spool_dir):
+    spool = _HeldSpool(directory=spool_dir)
+    limited = dataclasses.replace(config, max_connections=4)
+    with running_receiver(config=limited, spool=spool) as url, ThreadPoolExecutor(4) as senders:
+        def send(n: int) -> int:
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                return deliver(client, ISSUE, delivery_id=f"held-{n}").status_code
+
+        answered = [senders.submit(send, n) for n in range(4)]
+        _wait_for(lambda: spool.waiting == 4, "the four deliveries never reached the spool")
+        with _connect(url) as extra:
+            assert _read_until_closed(extra).startswith(b"HTTP/1.1 503 ")
+        spool.go.set()
+        assert [future.result(timeout=WAIT) for future in answered] == [200] * 4
+
+
+def test_at_the_cap_a_body_whose_head_does_not_look_signed_gives_up_its_slot_at_once(config):
     limited = dataclasses.replace(config, max_connections=4, body_timeout=WAIT)
     with running_receiver(config=limited) as url:
-        busy = [_connect(url) for _ in range(4)]
+        unsigned = _start_bodies(url, 4, signed=False)
         try:
-            for sock in busy:  # a complete head, half a body: a request under way
-                sock.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
-            with _connect(url) as extra:
-                assert _read_until_closed(extra).startswith(b"HTTP/1.1 503 ")
-            assert all(_still_open(sock) for sock in busy)
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                assert deliver(client, ISSUE, delivery_id="past-unsigned-bodies").status_code == 200
+            assert _read_until_closed(unsigned[0]).startswith(b"HTTP/1.1 503 ")
+            assert all(_still_open(sock) for sock in unsigned[1:])
         finally:
-            for sock in busy:
+            for sock in unsigned:
                 sock.close()
-        # Their slots are free once they end.
-        with httpx.Client(base_url=url, timeout=WAIT) as client:
-            _wait_for(lambda: _try_deliver(client) == 200, "no delivery served after the busy ones ended")
+
+
+def test_at_the_cap_the_slowest_signed_looking_body_gives_up_its_slot(config):
+    """Forged signatures cannot hold the receiver: a body still arriving is judged by its pace."""
+    limited = dataclasses.replace(config, max_connections=4, body_timeout=WAIT)
+    with running_receiver(config=limited) as url:
+        trickling = _start_bodies(url, 4, signed=True)
+        try:
+            for sock in trickling[1:]:  # the first trickles slowest: one byte only
+                sock.sendall(b'"a": 1, "b": 2, "c": 3,')
+            time.sleep(guard._JUDGED_AFTER + 0.2)  # a body is judged by its pace once it has had time to show one
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                assert deliver(client, ISSUE, delivery_id="past-forged-bodies").status_code == 200
+            assert _read_until_closed(trickling[0]).startswith(b"HTTP/1.1 503 ")
+            assert all(_still_open(sock) for sock in trickling[1:])
+        finally:
+            for sock in trickling:
+                sock.close()
 
 
 def test_one_client_over_its_waiting_limit_closes_its_own_oldest_never_another_clients(config):
@@ -203,3 +268,27 @@ def test_a_flood_of_bad_signatures_is_logged_one_line_per_delivery_and_never_cou
         f"delivery id=forged-{n} event=issues outcome=bad_signature status=401" for n in range(50)
     ]
     assert [r for r in caplog.records if r.name == "pipelines.webhooks"] == []
+
+
+def test_forged_heads_declaring_the_whole_memory_budget_give_it_up_to_a_signed_delivery(config):
+    """Two forged heads each declare a body at the size cap, which reserves the whole budget
+    before a byte is read, and trickle it: a delivery needing the budget gets it from the slowest."""
+    limited = dataclasses.replace(config, max_body_memory_bytes=2 * config.max_body_bytes, body_timeout=WAIT)
+    with running_receiver(config=limited) as url:
+        holders = []
+        try:
+            head = b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n" % config.max_body_bytes
+            for n in range(2):  # the first has sent the least
+                holders.append(_connect(url))
+                holders[-1].sendall(head + SIGNED_LOOKING + b"\r\n{" + b" " * n)
+            time.sleep(0.3)  # both heads are in and hold their reservations
+            with httpx.Client(base_url=url, timeout=WAIT) as client:
+                started = time.monotonic()
+                assert deliver(client, ISSUE, delivery_id="past-budget-holders").status_code == 200
+                # A bound the issue asks for (a signed delivery within a second), generous here:
+                # before, it waited the whole body timeout for the budget, then got 503.
+                assert time.monotonic() - started < 1.0
+            assert _read_until_closed(holders[0]).startswith(b"HTTP/1.1 503 ")
+        finally:
+            for sock in holders:
+                sock.close()
