@@ -26,6 +26,7 @@ from pipelines.ingest.errors import IngestError
 from pipelines.ingest.parse import Reject, line_texts, read_lines, read_segment
 from pipelines.service import ReportMetadata, ServiceClient
 from pipelines.transform import Provenance, Transformed, empty_records, transform_records
+from pipelines.transform.repeats import entries_listed_twice
 from pipelines.transform.schema import ENTITY_ID_FIELDS
 
 _QUEUE_ITEMS = 1  # segments in flight per stage: bounds memory (each is ~15 MB of NDJSON)
@@ -142,11 +143,14 @@ class _Downloader(_Stage):
 class _ParseWorker(_Stage):
     """Parses and transforms segments; passes every other item on in order."""
 
-    def __init__(self, *, upstream: _Stage, prov: Provenance, batch_rows: int, stop: threading.Event) -> None:
+    def __init__(
+        self, *, upstream: _Stage, prov: Provenance, batch_rows: int, stop: threading.Event, screen_entries: bool
+    ) -> None:
         super().__init__(name="report-parse", stop=stop)
         self._upstream = upstream
         self._prov = prov
         self._batch_rows = batch_rows
+        self._screen_entries = screen_entries
 
     def run(self) -> None:
         try:
@@ -177,6 +181,11 @@ class _ParseWorker(_Stage):
             if self._prov.entity_id is None:
                 self._learn_entity(records)
             result = transform_records(records, self._prov)
+            if self._screen_entries:
+                result, twice = entries_listed_twice(result, level=self._prov.ref.level)
+                if twice:
+                    result = replace(result, rejects=pl.concat([result.rejects, pl.DataFrame(
+                        twice, schema=result.rejects.schema, orient="row")]))
             if result.rejects.height:
                 numbers = set(result.rejects["line_number"].to_list())
                 texts = line_texts(segment.data, numbers, first_line=segment.first_line)
@@ -217,16 +226,19 @@ def _items(last: _Stage) -> Iterator[Item]:
 
 @contextmanager
 def run_stages(
-    *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, prov: Provenance, batch_rows: int
+    *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, prov: Provenance, batch_rows: int,
+    screen_entries: bool = False,
 ) -> Iterator[Iterator[Item]]:
     """Start the download and parse threads; the block reads their items, in order, to the end.
 
     A stage's failure is raised from the iteration; leaving the block stops both threads and
-    waits for them, so none outlives the report.
+    waits for them, so none outlives the report. `screen_entries`: records whose arrays list an
+    entry twice are rejected (transform/repeats.py `entries_listed_twice`).
     """
     stop = threading.Event()
     downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, batch_rows=batch_rows, stop=stop)
-    parser = _ParseWorker(upstream=downloader, prov=prov, batch_rows=batch_rows, stop=stop)
+    parser = _ParseWorker(upstream=downloader, prov=prov, batch_rows=batch_rows, stop=stop,
+                          screen_entries=screen_entries)
     try:
         downloader.start()
         parser.start()

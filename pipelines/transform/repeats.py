@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["KeyedLines", "Place", "conflict_reason", "same_json"]
+import polars as pl
+
+from pipelines.transform.records import Transformed
+
+__all__ = ["ENTRY_KEYS", "KeyedLines", "Place", "conflict_reason", "entries_listed_twice", "same_json"]
 
 # (file index, line number) of a line in its report.
 Place = tuple[int, int]
@@ -103,3 +107,55 @@ class KeyedLines:
             self.conflicts[key] = [first[0], *copies, place]
         self._key_of[place] = key
         return False
+
+
+# The key of one entry of a record's arrays, per table the record's rows land in (the table's
+# grain without the report's scope and level: tests/unit/transform/test_repeats.py holds the two equal).
+ENTRY_KEYS: dict[str, tuple[str, ...]] = {
+    "breakdowns": ("day", "user_id", "kind", "ide", "feature", "language", "model"),
+    "agent_activity": ("day", "user_id", "agent_id"),
+    "cli_customizations": ("day", "user_id", "category", "name"),
+    "adoption_phases": ("day", "phase_number"),
+    "feature_engagement": ("day", "feature"),
+    "comment_types": ("day", "comment_type"),
+}
+
+
+def entries_listed_twice(result: Transformed, *, level: str) -> tuple[Transformed, list[tuple[int, str]]]:
+    """The batch without the records one of whose arrays lists an entry twice (its rows would
+    break their table's grain), and (line, reason) for each such record's line.
+
+    Only run when a report failed a grain check (report.py fetches it again with this on): a
+    few milliseconds a batch that a report without such a record does not pay.
+    """
+    keys = ["day", "user_id"] if level == "user" else ["day"]
+    found = []
+    for table, entry in ENTRY_KEYS.items():
+        frame: pl.DataFrame = getattr(result, table)
+        twice = frame.filter(pl.struct(list(entry)).is_duplicated())
+        if twice.height:
+            label = "agent" if table == "agent_activity" else table.replace("_", " ").rstrip("s")
+            kinds = twice.get_column("kind").unique().sort().to_list() if "kind" in twice.columns else [None]
+            for kind in kinds:
+                part = twice if kind is None else twice.filter(pl.col("kind") == kind)
+                what = f"{kind} breakdown entry" if kind else f"{label} entry"
+                found.append(part.select(*[pl.col(k) for k in keys], pl.lit(
+                    f"one {what} is listed twice in the record, which did not land"
+                ).alias("reason")).unique(keys))
+    if not found:
+        return result, []
+    bad = pl.concat(found).unique(keys, keep="first")
+    totals = result.totals.with_columns(result.lines.alias("_line"))
+    lines = totals.join(bad, on=keys, how="inner", nulls_equal=True).select("_line", "reason").unique("_line")
+
+    def kept(frame: pl.DataFrame) -> pl.DataFrame:
+        on = keys if all(k in frame.columns for k in keys) else ["day"]
+        return frame.join(bad.select(on).unique(), on=on, how="anti", nulls_equal=True)
+
+    totals = kept(totals)
+    return replace(
+        result,
+        totals=totals.drop("_line"),
+        lines=totals.get_column("_line"),
+        **{table: kept(getattr(result, table)) for table in ENTRY_KEYS},
+    ), sorted(lines.iter_rows())

@@ -266,3 +266,22 @@ def test_carried_reports_land_a_repeated_line_once_and_quarantine_different_line
         assert reason.startswith("lines 1 and 3 of file 0 hold one ") and "with different figures" in reason
         assert all(str(part) not in reason for part in first)  # no user, team or repository id
     assert _one(conflict.warehouse, files) == [(0, 2)]
+
+
+def test_a_record_listing_one_entry_twice_is_quarantined_and_the_rest_lands(tmp_path, dialect, user_lines):
+    """Two `totals_by_ide` entries for one IDE inside one line broke the breakdowns' grain and
+    rolled the whole report back; now that line alone is quarantined."""
+    at = next(i for i, line in enumerate(user_lines) if json.loads(line).get("totals_by_ide"))
+    record = json.loads(user_lines[at])
+    record["totals_by_ide"] = [*record["totals_by_ide"], record["totals_by_ide"][0]]
+    lines = [*user_lines[:at], json.dumps(record).encode(), *user_lines[at + 1:]]
+    landed = _ingest(tmp_path, "entries", lines, USER, dialect)
+
+    assert landed.result.quarantined == 1
+    (quarantined,) = _one(landed.warehouse,
+                          "SELECT file_index, line_number, reason FROM raw.quarantine WHERE level = 'user'")
+    # 12 lines a file (`_config`): the line's file and its number in it.
+    assert quarantined == (at // 12, at % 12 + 1,
+                           "one ide breakdown entry is listed twice in the record, which did not land")
+    users = [row[0] for row in _one(landed.warehouse, "SELECT user_id FROM core.user_daily_totals ORDER BY 1")]
+    assert users == sorted(json.loads(line)["user_id"] for i, line in enumerate(user_lines) if i != at)

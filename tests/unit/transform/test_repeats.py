@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.transform.repeats import KeyedLines, conflict_reason, same_json
+from pipelines.transform.repeats import ENTRY_KEYS, KeyedLines, conflict_reason, same_json
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
@@ -98,3 +98,11 @@ def test_a_conflict_reason_names_line_numbers_and_files_never_the_key():
     assert conflict_reason([(2, 3), (0, 1), (2, 9)], "x").startswith(
         "line 1 of file 0, line 3 of file 2 and line 9 of file 2 hold x"
     )
+
+
+def test_entry_keys_are_the_grains_of_the_tables_a_record_s_arrays_land_in():
+    from pipelines.warehouse.catalog import table
+
+    for name, keys in ENTRY_KEYS.items():
+        grain = [c for c in table(f"core.{name}").grain if c not in ("scope", "scope_name", "level", "report_kind")]
+        assert list(keys) == grain, name
