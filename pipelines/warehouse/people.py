@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pipelines.service.people import LOGIN_TOKEN, payload_people
@@ -37,6 +37,18 @@ _MENTION = re.compile(r"(?<![A-Za-z0-9_-])(@)([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-
 _AT_WORD = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)")
 _LOGIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _NO_REPLY_LOGIN = re.compile(r"^(?:\d+\+)?([A-Za-z0-9][A-Za-z0-9_-]*)@users\.noreply\.", re.IGNORECASE)
+# The same address in text, whole: it names the person by its id as well as its login.
+_NO_REPLY_TEXT = re.compile(
+    r"(?<![A-Za-z0-9_.+-])(?:(\d+)\+)?([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)@users\.noreply\.[A-Za-z0-9.-]*[A-Za-z0-9]",
+    re.IGNORECASE,
+)
+# A team mention (`@acme/dev-00018`) or a repository (`acme/dev-00018`) ends here: the word after
+# the slash names a team or a repository, not a person, unless the owner is them (an owner holds
+# no dot, so a host does not end here). A login is at most 39 characters: the window before a word.
+_OWNER_BEFORE = re.compile(r"(?:^|[\s(\[@])([A-Za-z0-9][A-Za-z0-9_-]*)/$")
+# The keys that name another object (a repository, a team, a label) in an object with an id: kept,
+# even when they spell the login (a repository `dev-00018` is not the person).
+_OBJECT_NAMES = frozenset({"name", "slug"})
 
 
 def _candidates(ids: tuple[str, ...], logins: tuple[str, ...]) -> re.Pattern[str]:
@@ -71,6 +83,9 @@ class Person:
 
     def is_login(self, word: str) -> bool:
         return self.login is not None and word.lower() == self.login
+
+    def is_both(self, user_id: int, login: str) -> bool:
+        return user_id == self.user_id and self.is_login(login)
 
     def report_line_pattern(self) -> str:
         """An RE2 and Python pattern of a report line naming the person by its user fields."""
@@ -124,6 +139,9 @@ class Forgotten:
     def is_login(self, word: str) -> bool:
         return _hash(self.key, "login", word.lower()) in self.hashes
 
+    def is_both(self, user_id: int, login: str) -> bool:
+        return _hash(self.key, "id", str(user_id)) in self.hashes and self.is_login(login)
+
     def names_report_line(self, line: bytes) -> bool:
         """True when a report line names an erased person in its user fields."""
         return self._names(_REPORT_CANDIDATE, line.decode(errors="replace"), _REPORT_LOGINS)
@@ -131,12 +149,17 @@ class Forgotten:
     def names_line(self, body: bytes) -> bool:
         """True when a listing's body (or any JSON text) names or @mentions an erased person."""
         text = body.decode(errors="replace")
-        return self._names(_LISTING_CANDIDATE, text, _LISTING_LOGINS) or self._mentions(text)
+        return self._names(_LISTING_CANDIDATE, text, _LISTING_LOGINS) or self._mentions(text) or _names_no_reply(
+            text, self
+        )
 
     def suspects(self, text: str) -> bool:
         """Whether a payload may name or mention an erased person: no parse unless a value's hash
         matches (or an escape could hide a spelling from this scan)."""
-        return "\\u" in text or self._names(_PAYLOAD_CANDIDATE, text, _PAYLOAD_LOGINS) or self._mentions(text)
+        return (
+            "\\u" in text or self._names(_PAYLOAD_CANDIDATE, text, _PAYLOAD_LOGINS) or self._mentions(text)
+            or _names_no_reply(text, self)
+        )
 
     def _names(self, candidates: re.Pattern[str], text: str, logins: tuple[str, ...]) -> bool:
         for match in candidates.finditer(text):
@@ -162,22 +185,60 @@ class Forgotten:
 Who = Person | Forgotten
 
 
+def _no_reply_naming(match: re.Match[str], who: Who) -> bool:
+    return who.is_person(int(match[1]) if match[1] else None, match[2])
+
+
+def _names_no_reply(text: str, who: Who) -> bool:
+    # `@users.noreply.` first: the literal is found far faster than the address's pattern.
+    return "@users.noreply." in text.lower() and any(_no_reply_naming(m, who) for m in _NO_REPLY_TEXT.finditer(text))
+
+
+def _logins_with_ids(document: object) -> Iterator[tuple[int, str]]:
+    """(id, login) of every untyped object holding both, however deep: a user object without its
+    `type` at a path no kind declares is a person when both are theirs (an organization sharing
+    only the id is not; a typed one is judged by its type)."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            user_id, login = node.get("id"), node.get("login")
+            typed = "type" in node
+            if not typed and isinstance(user_id, int) and not isinstance(user_id, bool) and isinstance(login, str):
+                yield user_id, login
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def redact_text(text: str, who: Who) -> str:
-    """The text with the person's login (with its `@`, if any) replaced by PLACEHOLDER."""
+    """The text with the person's login (with its `@`, if any) replaced by PLACEHOLDER, and a
+    no-reply address naming them (`<id>+<login>@users.noreply.<host>`) by PLACEHOLDER whole."""
+    if _names_no_reply(text, who):
+        text = _NO_REPLY_TEXT.sub(lambda m: PLACEHOLDER if _no_reply_naming(m, who) else m[0], text)
+
     def replaced(match: re.Match[str]) -> str:
-        return match[1] + PLACEHOLDER if who.is_login(match[2]) else match[0]
+        if not who.is_login(match[2]):
+            return match[0]
+        owner = None if match[1] else _OWNER_BEFORE.search(text, max(0, match.start() - 64), match.start())
+        return match[0] if owner and not who.is_login(owner[1]) else match[1] + PLACEHOLDER
 
     return (LOGIN_TOKEN if who.bare_logins else _MENTION).sub(replaced, text)
 
 
 def redact_document(node: object, who: Who) -> object:
-    """A parsed JSON document with the login out of every string it holds (keys stay)."""
+    """A parsed JSON document with the login out of every string it holds (keys stay, and the
+    names of objects with an id: a repository, team or label spelled like the login is not them)."""
     if isinstance(node, str):
         return redact_text(node, who)
     if isinstance(node, list):
         return [redact_document(item, who) for item in node]
     if isinstance(node, dict):
-        return {key: redact_document(value, who) for key, value in node.items()}
+        named = "id" in node
+        return {
+            key: value if named and key in _OBJECT_NAMES else redact_document(value, who)
+            for key, value in node.items()
+        }
     return node
 
 
@@ -189,7 +250,9 @@ def screen_payload(event: str, text: str, who: Who, *, parse: Callable[[str], ob
         return text
     try:
         document = parse(text)
-        if any(who.is_person(user_id, login) for user_id, login in payload_people(event, document)):
+        if any(who.is_person(user_id, login) for user_id, login in payload_people(event, document)) or any(
+            who.is_both(user_id, login) for user_id, login in _logins_with_ids(document)
+        ):
             return None
         redacted_document = redact_document(document, who)
     except (ValueError, RecursionError):

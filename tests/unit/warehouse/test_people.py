@@ -202,3 +202,82 @@ def test_another_objects_id_or_name_never_names_a_person_and_a_declared_field_al
     _put(document, path, {"login": "dev-00018", "id": 1000043})
     for who in (ERASED, FORGOTTEN):
         assert screen_payload(event, json.dumps(document), who) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A co-author trailer of someone else's commit: the no-reply address names the id too.
+        ("fix\n\nCo-authored-by: D <1000043+dev-00018@users.noreply.example.com>",
+         "fix\n\nCo-authored-by: D <[erased]>"),
+        ("mail 1000043+DEV-00018@Users.NoReply.example.com.", "mail [erased]."),
+        ("old form dev-00018@users.noreply.example.com", "old form [erased]"),
+        ("renamed since: 1000043+new-login@users.noreply.example.com", "renamed since: [erased]"),
+        ("someone else: 1000044+dev-000180@users.noreply.example.com", None),
+    ],
+)
+def test_a_no_reply_address_naming_the_person_by_id_or_login_is_replaced_whole_now_and_later(text, expected):
+    """Issue 42 attack: `1000043+[erased]@users.noreply…` kept the user id in other people's
+    commit messages, and a later delivery kept the whole address (it is no @mention)."""
+    for who in (ERASED, FORGOTTEN):
+        assert redact_text(text, who) == (expected or text)
+        commit = {"message": text, "author": {"name": "o", "username": "someone-else"}}
+        kept = screen_payload("push", json.dumps({"commits": [commit], "sender": OTHER}), who)
+        assert kept is not None and json.loads(kept)["commits"][0]["message"] == (expected or text)
+
+
+@pytest.mark.parametrize(
+    ("text", "erasure"),
+    [
+        ("cc @acme/dev-00018 (the team)", None),
+        ("see acme/dev-00018#12 and (acme/Dev-00018)", None),
+        ("see dev-00018/tools and https://host/dev-00018", "see [erased]/tools and https://host/[erased]"),
+        ("their own: dev-00018/dev-00018", "their own: [erased]/[erased]"),
+        ("a fork: github.com/dev-00018", "a fork: github.com/[erased]"),  # a host is no owner
+    ],
+)
+def test_a_team_or_repository_spelled_like_the_login_stays_in_text(text, erasure):
+    """Issue 42 attack: a login that is also a team's slug or a repository's name; `@acme/dev-00018`
+    and `acme/dev-00018` name the team and the repository, not the person."""
+    assert redact_text(text, ERASED) == (erasure or text)
+    assert redact_text(text, FORGOTTEN) == text
+
+
+_NAME = st.sampled_from(["dev-00018", "Dev-00018", "DEV-00018"])
+
+
+@given(
+    event=st.sampled_from([*PERSON_FIELDS, "star"]),
+    objects=st.lists(
+        st.tuples(
+            st.sampled_from(["repository", "team", "label", "milestone", "installation", "organization"]),
+            st.fixed_dictionaries({"id": _IDS}, optional={"name": _NAME, "slug": _NAME}),
+        ),
+        min_size=1, max_size=4,
+    ),
+)
+def test_another_object_named_like_the_login_is_kept_unchanged_by_the_erasure_and_later(event, objects):
+    """Issue 42 attack: a repository, team or label named `dev-00018` in someone else's delivery
+    was renamed `[erased]` by the erasure: it is not the person, and stays as it came."""
+    document: dict[str, object] = {**dict(objects), "sender": OTHER}
+    for who in (ERASED, FORGOTTEN):
+        kept = screen_payload(event, json.dumps(document), who)
+        assert kept is not None and json.loads(kept) == document
+
+
+@pytest.mark.parametrize(
+    ("thing", "named"),
+    [
+        ({"user": {"login": "DEV-00018", "id": 1000043}}, True),  # an untyped user object, a path no kind declares
+        ({"comment": {"id": 5, "author": {"login": "dev-00018", "id": 1000043, "site_admin": False}}}, True),
+        ({"organization": {"login": "acme", "id": 1000043}}, False),  # only the id: an organization of that id
+        ({"thing": {"login": "dev-000180", "id": 1000043}}, False),
+    ],
+)
+def test_an_untyped_object_holding_both_the_id_and_the_login_is_the_person(thing, named):
+    """Issue 42 attack: `{"login": "dev-00018", "id": 1000043}` without a `type`, at a path no kind
+    declares (a discussion's or a commit comment's user), landed with the person's id, only its
+    login replaced."""
+    payload = json.dumps({"discussion": thing, "sender": OTHER})
+    for who in (ERASED, FORGOTTEN):
+        assert (screen_payload("discussion", payload, who) is None) == named
