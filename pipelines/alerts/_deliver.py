@@ -12,7 +12,6 @@ not answered in time is not sent again (it may have arrived).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import smtplib
@@ -38,7 +37,7 @@ _BODY_CHARS = 120  # a refusal's body says why (Slack: `invalid_token`); more wo
 _BODY_BYTES = 4096  # read of a refusal's body, at most
 # A channel's answers that say "later": its other refusals (a wrong key, a removed hook) stay refusals.
 _LATER = frozenset({408, 425, 429})
-_GRACE = 2.0  # seconds an SMTP exchange cut at its deadline has to unwind
+_GRACE = 2.0  # seconds an exchange cut at its deadline has to unwind
 
 
 @dataclass(frozen=True)
@@ -154,7 +153,7 @@ def retry_kept(config: AlertConfig, outbox: Outbox) -> None:
 def _attempt(target: Target, alert: Alert, timeout: float, *, keep: bool) -> Delivery:
     try:
         if isinstance(target, WebhookTarget):
-            _run(_post(target, alert, timeout=timeout))
+            _run(_post(target, alert, timeout=timeout), timeout=timeout)
         else:
             _mail(target, alert, timeout=timeout)
         return Delivery(target.label)
@@ -168,15 +167,25 @@ def _attempt(target: Target, alert: Alert, timeout: float, *, keep: bool) -> Del
         return Delivery(target.label, problem, kept=keep)
 
 
-def _run(exchange: Coroutine[Any, Any, None]) -> None:
-    """Run the exchange on an event loop of its own (in a thread if this one already runs a loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(exchange)
-        return
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, exchange).result()
+def _run(exchange: Coroutine[Any, Any, None], *, timeout: float) -> None:
+    """Run the exchange on an event loop of its own, in a daemon thread waited for at most
+    `timeout` and a grace: what the loop's own deadline cannot cancel (a host name resolved in a
+    worker thread, which closing the loop would wait for) cannot hold the caller either."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(exchange)
+        except BaseException as exc:  # handed to the caller's thread, which decides
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="alert-webhook", daemon=True)
+    worker.start()
+    worker.join(timeout + _GRACE)
+    if worker.is_alive():
+        raise _Unanswered(timeout, sent=False)
+    if failure:
+        raise failure[0]
 
 
 async def _post(target: WebhookTarget, alert: Alert, *, timeout: float) -> None:

@@ -172,6 +172,8 @@ def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | Non
             return None
         if not values:
             return None
+        if len(values) > 1:  # which one is the delivery would depend on who reads the body
+            raise _Refused("bad_request", _answer(400, "duplicate form field payload: send it once"))
         document = values[0].encode("utf-8")
     else:
         document = bytes(body)

@@ -268,3 +268,19 @@ def test_an_outbox_that_cannot_be_written_is_said_in_the_line_never_promised(tmp
     assert not delivery.kept
     line = caplog.records[-1].getMessage()
     assert "not kept for a retry" in line and "tried again" not in line
+
+
+def test_a_run_and_the_daemon_sending_kept_alerts_at_once_send_each_once(tmp_path):
+    path = tmp_path / "outbox.json"
+    port = free_port()
+    config = _config(f"http://127.0.0.1:{port}/services/{HOOK_KEY}")
+    for n in range(10):
+        deliver(config, _alert(f"cause {n}"), outbox=Outbox(path))  # the channel down: each kept
+    with webhook_server(port) as hook:
+        senders = [threading.Thread(target=retry_kept, args=(config, Outbox(path))) for _ in range(4)]
+        for sender in senders:
+            sender.start()
+        for sender in senders:
+            sender.join(timeout=60)
+    assert [text.split("\n")[2] for text in hook.texts] == [f"cause: cause {n}" for n in range(10)]
+    assert not path.exists()

@@ -117,3 +117,10 @@ def test_a_repeated_key_spelled_with_an_escape_is_a_repeat_and_a_long_key_is_sho
 def test_a_repeated_key_before_text_that_is_not_json_is_refused_as_not_json():
     assert _payload_document("application/json", b'{"a": {"b": 1, "b": 2}, oops') is None
     assert _payload_document("application/json", b'{"a": {"b": 1, "b": 2}, "c": NaN}') is None
+
+
+def test_a_form_with_the_payload_field_twice_is_refused_400():
+    body = urlencode([("payload", '{"a": 1}'), ("payload", '{"a": 2}')]).encode()
+    with pytest.raises(_Refused) as refused:
+        _payload_document(FORM, body)
+    assert json.loads(refused.value.answer.body) == {"message": "duplicate form field payload: send it once"}
