@@ -17,6 +17,8 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipelines.alerts import (
     OUTBOX_NAME,
@@ -284,3 +286,37 @@ def test_a_run_and_the_daemon_sending_kept_alerts_at_once_send_each_once(tmp_pat
             sender.join(timeout=60)
     assert [text.split("\n")[2] for text in hook.texts] == [f"cause: cause {n}" for n in range(10)]
     assert not path.exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=st.lists(
+    st.tuples(st.sampled_from(["keep", "flush"]), st.sets(st.sampled_from(["a", "b", "c"]), min_size=1)),
+    max_size=12,
+))
+def test_the_outbox_keeps_exactly_what_has_not_reached_each_target_in_order(steps, tmp_path_factory):
+    """Whatever the order of alerts kept and of sends reaching some targets: each alert is sent
+    to a target at most once, in the order kept, and the file holds exactly the rest."""
+    path = tmp_path_factory.mktemp("outbox") / "outbox.json"
+    model: list[tuple[str, set[str]]] = []  # (cause, targets not reached), oldest first
+    sent: list[tuple[str, str]] = []
+    for number, (step, targets) in enumerate(steps):
+        if step == "keep":
+            assert Outbox(path).keep(_alert(f"n{number}"), sorted(targets)) is None
+            model.append((f"cause: n{number}", set(targets)))
+            continue
+        with Outbox(path).flushing() as kept:  # these targets are up now
+            assert kept is not None
+            for pending in kept.alerts:
+                for key in pending.targets:
+                    if key in targets:
+                        sent.append((pending.alert.lines[1], key))
+                        kept.settle(pending, key)
+        for _, missing in model:
+            missing -= targets
+        model = [(cause, missing) for cause, missing in model if missing]
+        on_disk = json.loads(path.read_text())["alerts"] if path.exists() else []
+        assert [(item["lines"][1], set(item["targets"])) for item in on_disk] == model
+    assert len(sent) == len(set(sent))  # never twice to one target
+    for target in "abc":
+        causes = [cause for cause, key in sent if key == target]
+        assert causes == sorted(causes, key=lambda cause: int(cause.removeprefix("cause: n")))
