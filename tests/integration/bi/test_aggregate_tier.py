@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,9 +17,10 @@ import duckdb
 import pytest
 
 from pipelines.service import ReportRef
-from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
+from pipelines.warehouse.aggregate import AGGREGATE_TABLES, NESTED, aggregate_serving
 from pipelines.warehouse.lake import publish
 from pipelines.warehouse.pseudonymous import pseudonymous_lake, publish_pseudonymous
+from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 from tests.integration.bi._landed import landed_warehouse
 from tests.integration.ingest.conftest import TODAY
@@ -139,6 +141,52 @@ def test_an_enterprise_minus_its_organization_is_never_fewer_than_k_people(small
             " WHERE e.scope = 'enterprise' AND o.scope = 'organization' AND NOT e.suppressed AND NOT o.suppressed"
         ).fetchall()
     assert not [gap for gap in gaps if any(1 <= g < k for g in gap[1:] if g is not None)]
+
+
+def _team_shown(tier: duckdb.DuckDBPyConnection, day: object, team_id: int) -> bool:
+    return tier.execute("SELECT NOT suppressed FROM aggregate.team_daily WHERE day = ? AND team_id = ?",
+                        [day, team_id]).fetchone() == (True,)
+
+
+def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_are_not_worked_out_again(
+    landed, tmp_path
+):
+    # A shown team-day with more than k active members, a small part of its scope's; a new team of
+    # the same day with all of them but one: the two rows' difference would be one person's figures.
+    k, day = 5, DAYS[0]
+    serving = tmp_path / "serving.duckdb"
+    publish(landed, lake=tmp_path / "lake", serving=serving, k=k, full=True)
+    with duckdb.connect(str(aggregate_serving(serving)), read_only=True) as tier:
+        scope, name, team_id = tier.execute(
+            "SELECT scope, scope_name, team_id FROM aggregate.team_daily WHERE day = ? AND active_users >= ? + 1"
+            " ORDER BY active_users, team_id LIMIT 1", [day, k]
+        ).fetchone()
+    before = json.loads((tmp_path / NESTED / "_sources.json").read_text())["days"]
+
+    def landed_again() -> None:
+        refresh_rollups(landed, scope=scope, scope_name=name, start_day=day, end_day=day)
+        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_team_days"], start_day=day,
+                end_day=day)
+
+    landed.execute(
+        "INSERT INTO core.user_team_days BY NAME"
+        " SELECT t.* REPLACE (999 AS team_id, 'nearly' AS slug) FROM core.user_team_days AS t"
+        " WHERE t.scope = $scope AND t.scope_name = $name AND t.day = $day AND t.team_id = $team"
+        " AND t.user_id <> (SELECT min(u.user_id) FROM core.user_daily_totals AS u JOIN core.user_team_days AS m"
+        "   USING (scope, scope_name, day, user_id) WHERE m.scope = $scope AND m.scope_name = $name"
+        "   AND m.day = $day AND m.team_id = $team AND u.user_initiated_interaction_count > 0)",
+        {"scope": scope, "name": name, "day": day, "team": team_id},
+    )
+    try:
+        landed_again()
+        publish(landed, lake=tmp_path / "lake", serving=serving, k=k)
+        with duckdb.connect(str(aggregate_serving(serving)), read_only=True) as tier:
+            assert _team_shown(tier, day, team_id) and not _team_shown(tier, day, 999)
+        after = json.loads((tmp_path / NESTED / "_sources.json").read_text())["days"]
+        assert [d for d in before if before[d] != after[d]] == [str(day)]
+    finally:
+        landed.execute("DELETE FROM core.user_team_days WHERE team_id = 999")
+        landed_again()
 
 
 def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_path):
