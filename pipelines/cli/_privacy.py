@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from pipelines._words import counted
 from pipelines.cli._base import Failed, load_settings
+
+# A numeric user id in ASCII digits, or a login as the service spells one (an `@` before it, as in a mention).
+_PERSON = re.compile(r"[0-9]+|@?[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?", re.ASCII)
 
 
 @click.command()
@@ -31,8 +36,11 @@ def forget(who: str) -> None:
             f"{ENV_VARS['pseudonym_key']} is not set: set it (a long random secret, kept like the token) so later "
             "fetches can recognise the person without the warehouse naming them"
         )
-    if not who.strip():
-        raise Failed("give the person's login or numeric user id")
+    if not _PERSON.fullmatch(who.strip()):
+        raise Failed(
+            f"{who.strip()!r} is neither a login nor a numeric user id: give the person's login (letters, digits, "
+            "single hyphens, an `@` before it allowed) or their user id in ASCII digits"
+        )
     if not settings.warehouse_path.is_file():
         raise Failed(f"nothing to erase from: {settings.warehouse_path} does not exist")
     try:

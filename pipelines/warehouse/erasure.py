@@ -102,7 +102,7 @@ def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
     `@` before it, as in a mention, is not part of it).
     """
     who = who.removeprefix("@")
-    user_id = int(who) if who.isdigit() else None
+    user_id = int(who) if who.isascii() and who.isdigit() else None
     login = None if user_id is not None else who.lower()
     for person_table in PERSON_TABLES:
         rows = run_sql(

@@ -348,3 +348,85 @@ def test_a_failed_check_names_no_person_in_logs_alerts_dagster_or_the_failure_li
         _cli(env, home, "forget", "dev-00023")
         _cli(env, home, "forget", "dev-00024")
     assert _scan(home, people) == []
+
+
+def test_forget_erases_a_co_author_address_and_an_untyped_user_and_keeps_objects_spelled_like_the_login(tmp_path, emu):
+    """Issue 42, attacks on `forget` by a hostile delivery: the person as a co-author of someone
+    else's commit (`1000018+dev-00018@users.noreply…`, which kept their id after `[erased]`, and
+    landed whole later), as an untyped user object at a path no kind declares (landed with their
+    id), and a repository, a team and a label named like their login (renamed `[erased]` in
+    other people's events). Now the address goes whole, the untyped user's delivery goes, the
+    others' objects stay as they came; now and in later deliveries; forgetting twice changes nothing."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _env(home, emu)
+    login, user_id = "dev-00018", 1000018
+    other = {"login": "dev-00001", "id": 1000001, "type": "User"}
+    person = {"login": login, "id": user_id, "type": "User"}
+    co_author = f"fix\n\nCo-authored-by: Dev <{user_id}+{login}@users.noreply.example.com>"
+    repository = {"id": user_id, "name": login, "full_name": f"acme/{login}",
+                  "owner": {"login": "acme", "id": 2, "type": "Organization"}}
+    push = {"ref": "refs/heads/main", "repository": repository, "pusher": {"name": "dev-00001"}, "sender": other,
+            "commits": [{"message": co_author, "author": {"name": "D", "username": "dev-00001"}}]}
+    team = {"action": "added", "sender": other, "member": other,
+            "team": {"id": user_id, "name": login.upper(), "slug": login}}
+    issue = {"action": "labeled", "sender": other, "repository": repository, "label": {"id": user_id, "name": login},
+             "issue": {"id": user_id, "number": 3, "user": other, "body": f"cc @acme/{login}, thanks @{login}"}}
+    untyped = {"action": "created", "sender": other, "discussion": {"id": 9, "user": {"login": login, "id": user_id}}}
+    _spool(home / "spool", 1, [
+        ("push-1", "push", push), ("team-1", "membership", team), ("issue-1", "issues", issue),
+        ("untyped-1", "discussion", untyped),
+        ("theirs-1", "issues", {"action": "opened", "issue": {"id": 5, "user": person}, "sender": person,
+                                "repository": {"id": 4, "full_name": "acme/r"}}),
+    ])
+    said = _cli(env, home, "webhooks", "load")
+    assert sorted(_deliveries(home)) == ["issue-1", "push-1", "team-1", "theirs-1", "untyped-1"], said
+    # The person's id as a whole number inside a no-reply address, or their login as a mention.
+    named = re.compile(rf"(?<![0-9]){user_id}\+|(?i:@{re.escape(login)}(?![0-9a-z_-]))")
+
+    _cli(env, home, "forget", str(user_id))  # by id: the login is known only from their own delivery
+
+    kept = _deliveries(home)
+    assert sorted(kept) == ["issue-1", "push-1", "team-1"]
+    erased_commit = push["commits"][0] | {"message": "fix\n\nCo-authored-by: Dev <[erased]>"}
+    assert kept["push-1"] == push | {"commits": [erased_commit]}
+    assert kept["team-1"] == team
+    assert kept["issue-1"] == issue | {"issue": {**issue["issue"], "body": f"cc @acme/{login}, thanks @[erased]"}}
+    assert _scan(home, named) == []
+
+    # Later deliveries: the same attacks land the same way; the person's own untyped record does not.
+    _spool(home / "spool", 2, [
+        ("push-2", "push", push | {"ref": "refs/heads/topic"}), ("team-2", "membership", team),
+        ("untyped-2", "discussion", untyped),
+    ])
+    _cli(env, home, "webhooks", "load")
+    kept = _deliveries(home)
+    assert sorted(kept) == ["issue-1", "push-1", "push-2", "team-1", "team-2"]
+    assert kept["push-2"]["commits"][0]["message"] == "fix\n\nCo-authored-by: Dev <[erased]>"
+    assert kept["push-2"]["repository"] == repository and kept["team-2"] == team
+    assert _scan(home, named) == []
+
+    said = _cli(env, home, "forget", login.upper())
+    assert "warehouse: 0 rows removed" in said
+    assert _deliveries(home) == kept
+
+
+@pytest.mark.parametrize(
+    "who", ["@", "\u00b2", "\uff11\uff10\uff10\uff10\uff10\uff11\uff18", "dev 00018", "dev-00018/x", "'; DROP x; --"]
+)
+def test_forget_of_something_no_login_or_id_is_spelled_like_says_so_in_one_line_and_erases_nothing(tmp_path, emu, who):
+    """Issue 42 attack: `forget ²` ended in a traceback (a Unicode digit is no int), `forget @`
+    erased the empty login (a hash later landings then tested every empty login against)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _env(home, emu)
+    # A warehouse to erase from.
+    _spool(home / "spool", 1, [("push-1", "push", {"ref": "x", "repository": {"id": 4, "full_name": "acme/r"},
+                                                   "sender": {"login": "dev-00001", "id": 1000001, "type": "User"}})])
+    _cli(env, home, "webhooks", "load")
+    done = subprocess.run([CLI, "forget", who], env=env, cwd=home, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("metrics-etl forget: ") and "neither a login nor a numeric user id" in line
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        assert conn.execute("SELECT count(*) FROM meta.forgotten_people").fetchone() == (0,)
