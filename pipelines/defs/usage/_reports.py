@@ -56,6 +56,7 @@ class Tally:
     files: int = 0
     bytes: int = 0
     quarantined: int = 0
+    repeated: int = 0  # lines that repeated an earlier line of their key, landed once
     restarts: int = 0
     days: set[date] = field(default_factory=set)
     agents: set[str] = field(default_factory=set)
@@ -72,6 +73,7 @@ class Tally:
         self.files += result.files
         self.bytes += result.bytes
         self.quarantined += result.quarantined
+        self.repeated += result.repeated
         self.restarts += result.restarts
         self.days.update(result.days)
         self.agents.update(result.agents)

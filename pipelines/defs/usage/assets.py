@@ -84,6 +84,7 @@ def _materializations(
                 "files": tally.files,
                 "bytes": dg.MetadataValue.int(tally.bytes),
                 "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
+                "repeated_lines": dg.MetadataValue.int(tally.repeated),
                 "file_restarts": dg.MetadataValue.int(tally.restarts),
                 **service_metadata,
             }
@@ -192,6 +193,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
                 "files": tally.files,
                 "bytes": dg.MetadataValue.int(tally.bytes),
                 "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
+                "repeated_lines": dg.MetadataValue.int(tally.repeated),
                 "agents_seen": dg.MetadataValue.int(len(tally.agents)),
                 "not_available": dg.MetadataValue.json(
                     unavailable_lines(tally.not_available, today=utc_today())

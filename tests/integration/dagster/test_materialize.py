@@ -134,7 +134,9 @@ def test_a_quarantined_line_holds_back_its_own_run_but_not_the_next_day(tmp_path
         assert conn.execute("SELECT count(*) FROM raw.quarantine").fetchone()[0] == 1
 
 
-def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, monkeypatch, instance):
+def test_a_report_with_two_different_lines_of_one_user_lands_the_rest_and_publishes_nothing(
+    tmp_path, monkeypatch, instance
+):
     day = date.today() - timedelta(days=6)
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), _user_record(day, 8, 4)])
     try:
@@ -145,8 +147,11 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
         emu.__exit__(None, None, None)
     published = (tmp_path / "serving.duckdb").stat().st_mtime_ns
 
-    # The day fetched again: user 7 twice (a duplicate record breaks the grain), user 8 gone.
-    emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 30), _user_record(day, 7, 31)])
+    # The day fetched again: user 7 on two lines with different figures, user 8 gone, user 9 new.
+    # The pair is quarantined (it broke the grain check and rolled the whole day back before),
+    # the rest lands, and the blocking quarantine check keeps the publish at the last good state.
+    emu = _serve_report_file(tmp_path, monkeypatch, day=day,
+                             lines=[_user_record(day, 7, 30), _user_record(day, 7, 31), _user_record(day, 9, 5)])
     try:
         again = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
             instance=instance, partition_key=day.isoformat(), raise_on_error=False
@@ -154,7 +159,9 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
     finally:
         emu.__exit__(None, None, None)
     assert not again.success
-    assert check_results(again)["core/user_daily_totals:grain_is_unique"] is False
+    results = check_results(again)
+    assert results["core/user_daily_totals:grain_is_unique"] is True
+    assert results["raw/report_files:quarantine_is_empty"] is False
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
         rows = conn.execute(
             "SELECT user_id, user_initiated_interaction_count FROM core.user_daily_totals"
@@ -163,7 +170,7 @@ def test_a_report_failing_a_blocking_check_leaves_the_previous_state(tmp_path, m
         files = conn.execute(
             "SELECT count(*) FROM raw.report_files WHERE scope = 'organization' AND level = 'user'"
         ).fetchone()[0]
-    assert rows == [(7, 3), (8, 4)], "the failing fetch was rolled back whole"
+    assert rows == [(9, 5)], "user 7's two lines are quarantined, the rest of the fetch landed"
     assert files == 1
     assert (tmp_path / "serving.duckdb").stat().st_mtime_ns == published, "nothing was published"
 
