@@ -128,13 +128,18 @@ def retry_kept(config: AlertConfig, outbox: Outbox) -> None:
     the outbox's life (`Outbox.passed`: a command, a sensor tick): a dead or slow channel costs
     it one deadline, however many alerts wait. One line says what is still kept.
     """
+    gone = 0
     with outbox.flushing() as kept:
         if kept is None:  # another process is sending them now
             return
         for pending in kept.alerts:
             for key in pending.targets:
                 target = kept.target(config.targets, key)
-                if target is None or key in outbox.passed:
+                if target is None:  # no longer in METRICS_ALERTS: nowhere to send it
+                    kept.settle(pending, key)
+                    gone += 1
+                    continue
+                if key in outbox.passed:
                     continue
                 kept.tried = True
                 delivery = _attempt(target, pending.alert, config.timeout, keep=True)
@@ -146,6 +151,8 @@ def retry_kept(config: AlertConfig, outbox: Outbox) -> None:
                         _log.info("alert kept since %s delivered to %s", pending.since, delivery.target)
                     else:
                         _log.warning("kept since %s: %s", pending.since, delivery.log_line())
+    if gone:
+        _log.warning("%d kept alert(s) dropped: their target is no longer in METRICS_ALERTS", gone)
     for line in outbox.notes():
         _log.warning("%s", line)
 

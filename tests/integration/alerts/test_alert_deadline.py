@@ -320,3 +320,16 @@ def test_the_outbox_keeps_exactly_what_has_not_reached_each_target_in_order(step
     for target in "abc":
         causes = [cause for cause, key in sent if key == target]
         assert causes == sorted(causes, key=lambda cause: int(cause.removeprefix("cause: n")))
+
+
+def test_an_alert_kept_for_a_target_no_longer_configured_is_dropped_in_one_line(tmp_path, caplog):
+    outbox = Outbox(tmp_path / "outbox.json")
+    deliver(_config(f"http://127.0.0.1:{free_port()}/services/{HOOK_KEY}"), _alert(), outbox=outbox)
+    assert outbox.path.exists()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="pipelines.alerts"):
+        retry_kept(_config("smtp://127.0.0.1:25?to=ops@example.org"), Outbox(outbox.path))
+    assert [r.getMessage() for r in caplog.records] == [
+        "1 kept alert(s) dropped: their target is no longer in METRICS_ALERTS"
+    ]
+    assert not outbox.path.exists()
