@@ -187,16 +187,54 @@ class _Shell:
         if self.fmt == "table":
             _print_table(relation, max_rows=self.max_rows)
             return
+        # DuckDB writes each value as text (JSON text for json): a value no Python or Arrow type
+        # holds as it is (`infinity`, year 5877642, a UHUGEINT's every digit) prints as DuckDB has it.
+        text = "to_json({})" if self.fmt == "json" else "CAST({} AS VARCHAR)"
+        texts = relation.project(", ".join(text.format(f"#{at}") for at in range(1, len(relation.columns) + 1)))
         # Batch by batch: memory stays at one batch whatever the number of rows.
-        batches = _duckdb_errors(relation.to_arrow_reader(_BATCH_ROWS))
+        batches = _duckdb_errors(texts.to_arrow_reader(_BATCH_ROWS))
         if self.fmt == "json":
+            keys = [json.dumps(name) + ": " for name in _unique(relation.columns)]
+            rows = 0
             for batch in batches:
-                sys.stdout.writelines(json.dumps(row, default=str) + "\n" for row in batch.to_pylist())
+                rows += batch.num_rows
+                sys.stdout.writelines(
+                    "{" + ", ".join(key + _strict_json(value) for key, value in zip(keys, row, strict=True)) + "}\n"
+                    for row in zip(*(column.to_pylist() for column in batch.columns), strict=True)
+                )
+            if not rows:  # no line of JSON: say there is no row rather than nothing
+                click.echo("(no rows)", err=True)
             return
         writer = csv.writer(sys.stdout, delimiter="\t" if self.fmt == "tsv" else ",", lineterminator="\n")
         writer.writerow(relation.columns)
         for batch in batches:
             writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+
+
+def _unique(names: list[str]) -> list[str]:
+    """The column names as JSON keys, a repeated one numbered (`a`, `a_1`) so no value is lost."""
+    taken: set[str] = set()
+    keys = []
+    for name in names:
+        key, number = name, 0
+        while key in taken:
+            number += 1
+            key = f"{name}_{number}"
+        taken.add(key)
+        keys.append(key)
+    return keys
+
+
+# DuckDB's JSON writes a double past JSON bare (NaN, Infinity): outside a string, it becomes one.
+_NOT_JSON = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
+
+
+def _strict_json(value: str | None) -> str:
+    if value is None:
+        return "null"
+    if "Infinity" not in value and "NaN" not in value:
+        return value
+    return _NOT_JSON.sub(lambda found: found[0] if found[0].startswith('"') else f'"{found[0]}"', value)
 
 
 def _duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:

@@ -1,0 +1,49 @@
+"""`metrics-etl sql`'s time limit holds for work DuckDB does not stop when interrupted: a sleep
+(`sleep_ms`) and a statement whose planning alone outlasts the limit (5,000 UNION ALL arms). The
+shell, a real process, ends within a bounded time after the limit with the one line of the time
+limit, and leaves no spill directory behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CLI = str(Path(sys.executable).parent / "metrics-etl")
+LINE = ("metrics-etl sql: the query ran past the SQL shell's time limit of 0.5 s (METRICS_SQL_TIMEOUT): "
+        "narrow it, or raise the limit")
+
+
+def _sql(serving: Path, tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_",
+                                                                         "SERVING_", "LAKE_"))}
+    temp = tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    environ.update(SERVING_PATH=str(serving), LAKE_PATH=str(tmp_path / "lake"), TMPDIR=str(temp),
+                   METRICS_SQL_TIMEOUT="0.5")
+    return subprocess.run([CLI, "sql", "--format", "csv", *args], env=environ, cwd=temp, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT sleep_ms(600000) AS slept",
+        "SELECT count(*) FROM (SELECT 1 AS x" + " UNION ALL SELECT 1" * 5000 + ")",
+        "SELECT 1 AS first; SELECT sleep_ms(600000) AS slept",
+    ],
+    ids=["sleep", "planning", "second-statement"],
+)
+def test_work_duckdb_does_not_interrupt_ends_in_one_line_soon_after_the_limit(
+    serving: Path, tmp_path: Path, statement: str
+) -> None:
+    started = time.monotonic()
+    done = _sql(serving, tmp_path, stdin=statement)
+    assert time.monotonic() - started < 30  # unbounded, a sleep of 600 s
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [LINE]
+    assert list((tmp_path / "tmp").iterdir()) == []  # the private spill directory is gone too
