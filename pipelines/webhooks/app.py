@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
 import uvicorn
 from starlette.applications import Starlette
@@ -32,6 +29,7 @@ from pipelines.service.dialect import DIALECTS
 from pipelines.webhooks.deliveries import DeliveryLine, serving_log_config
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
 from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, connection_of, ensure_fd_limit
+from pipelines.webhooks.payload import PayloadRefused, payload_document
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
@@ -40,7 +38,6 @@ from pipelines.webhooks.verify import signature_matches
 _EVENT_HEADERS = tuple(d.event_header for d in DIALECTS.values())
 _DELIVERY_HEADERS = tuple(d.delivery_header for d in DIALECTS.values())
 _SIGNATURE_HEADER = DIALECTS["service"].signature_header
-_FORM = "application/x-www-form-urlencoded"
 _MAX_DELIVERY_ID = 200
 _BUDGET_RECHECK = 0.1  # seconds between looks for a body that cannot arrive in time, while one waits
 
@@ -164,90 +161,12 @@ async def _read_body(
 
 
 def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | None:
-    """The payload JSON object's bytes (form bodies carry it in `payload=`), or None if it is not one."""
-    if content_type.split(";", 1)[0].strip().lower() == _FORM:
-        try:
-            values = parse_qs(body.decode("utf-8"), strict_parsing=True).get("payload")
-        except (UnicodeDecodeError, ValueError):
-            return None
-        if not values:
-            return None
-        if len(values) > 1:  # which one is the delivery would depend on who reads the body
-            raise _Refused("bad_request", _answer(400, "duplicate form field payload: send it once"))
-        document = values[0].encode("utf-8")
-    else:
-        document = bytes(body)
+    """The payload JSON object's bytes, or None if it is not one; `_Refused` (400) where the
+    reason is worth naming (`payload.py`)."""
     try:
-        # Strict UTF-8 and standard JSON only (json.loads alone would take UTF-16 and NaN).
-        parsed = _parse(document.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    except RecursionError:
-        # The parser recurses once per level of nesting and stops at the interpreter's limit (about
-        # 1,000 levels): the sender's document, not the receiver, is at fault.
-        raise _Refused("bad_request", _answer(400, "payload is nested too deeply")) from None
-    return document if isinstance(parsed, dict) else None
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse(text: str) -> Any:
-    """The document; raises ValueError if it is no standard JSON, `_Refused` if a key repeats in an object."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except _DuplicateKey:
-        pass
-    # Parsed again whole (a key may repeat before the text turns out not to be JSON at all).
-    # Python keeps a repeated key's last value, DuckDB's JSON its first: such a payload would
-    # read one way here and another in the warehouse, so it is refused, naming where.
-    where = _duplicate_key(json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_Pairs))
-    raise _Refused("bad_request", _answer(400, f"duplicate key {where}: send each key once"))
-
-
-class _DuplicateKey(Exception):
-    """An object of the payload has a key twice."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _DuplicateKey
-    return found
-
-
-class _Pairs(list[tuple[str, Any]]):
-    """An object as parsed, every pair kept in order: where the repeated key is, for the refusal."""
-
-
-# The sender's text in a refusal is bounded: a key shown to this many characters, a path to its last ones.
-_KEY_CHARS = 64
-_PATH_CHARS = 240
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _shown(key: str) -> str:
-    return json.dumps(key[:_KEY_CHARS]) + ("…" if len(key) > _KEY_CHARS else "")
-
-
-def _duplicate_key(parsed: Any) -> str:
-    """`"key" at <path>` of the first repeated key in document order, the path in JSONPath."""
-    stack: list[tuple[str, Any]] = [("$", parsed)]
-    while stack:
-        path, value = stack.pop()
-        children: list[tuple[str, Any]] = []
-        if isinstance(value, _Pairs):
-            seen: set[str] = set()
-            for key, item in value:
-                if key in seen:
-                    return f"{_shown(key)} at {path if len(path) <= _PATH_CHARS else '…' + path[-_PATH_CHARS:]}"
-                seen.add(key)
-                children.append((f"{path}.{key}" if _NAME.fullmatch(key) else f"{path}[{_shown(key)}]", item))
-        elif isinstance(value, list):
-            children = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
-        stack.extend(reversed(children))
-    raise AssertionError("no repeated key found in a payload refused for one")
+        return payload_document(content_type, body)
+    except PayloadRefused as refused:
+        raise _Refused("bad_request", _answer(400, str(refused))) from None
 
 
 def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Guard | None = None) -> Starlette:

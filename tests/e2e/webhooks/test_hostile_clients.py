@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.webhooks import guard
+from pipelines.webhooks import slots
 from pipelines.webhooks.app import ReceiverConfig
 
 from .receiver import Receiver, deliver_timed, serving
@@ -223,7 +223,7 @@ def test_1100_forged_signed_heads_trickling_their_bodies_leave_a_signed_delivery
     with serving(tmp_path, *lifted) as receiver, _idle_flood(receiver, WAIT, renew=renew, forged=True):
         # A body is judged by its pace once it has been arriving for half a second: until then
         # the flood's bodies hold their slots (a delivery then gets 503, and its sender retries).
-        time.sleep(guard._JUDGED_AFTER + 0.5)
+        time.sleep(slots._JUDGED_AFTER + 0.5)
         timed = [deliver_timed(receiver.url, f"real-beside-forged-{n}") for n in range(5)]
     print(f"1,100 forged bodies ({'renewed' if renew else 'held'}): deliveries "
           f"{[f'{status} in {seconds:.3f} s' for status, seconds in timed]}")

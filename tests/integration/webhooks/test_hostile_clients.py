@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from pipelines.webhooks import guard
+from pipelines.webhooks import slots
 from pipelines.webhooks.app import running_receiver
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
@@ -209,7 +209,7 @@ def test_at_the_cap_the_slowest_signed_looking_body_gives_up_its_slot(config):
         try:
             for sock in trickling[1:]:  # the first trickles slowest: one byte only
                 sock.sendall(b'"a": 1, "b": 2, "c": 3,')
-            time.sleep(guard._JUDGED_AFTER + 0.2)  # a body is judged by its pace once it has had time to show one
+            time.sleep(slots._JUDGED_AFTER + 0.2)  # a body is judged by its pace once it has had time to show one
             with httpx.Client(base_url=url, timeout=WAIT) as client:
                 assert deliver(client, ISSUE, delivery_id="past-forged-bodies").status_code == 200
             assert _read_until_closed(trickling[0]).startswith(b"HTTP/1.1 503 ")
