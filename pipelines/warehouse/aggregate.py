@@ -7,12 +7,14 @@ builds a serving database of views over them (`aggregate/serving-aggregate.duckd
 into place as the full one is. A query reads every table from one publish, and a reader holding
 the database open reads the newest on its next query. One directory holds the whole tier, so
 one permission on it opens the tier to its audience and nothing else. It holds no login, no
-user id, and no figure about fewer than k people, whatever a reader subtracts: such a row stays,
-marked `suppressed`, with every figure NULL. Which rows are shown is worked out first, by the
-files of `sql/aggregate/` whose names start with `_` (each a temp table `aggregate_<name>`): a
-row is hidden by the people behind its figures and, where shown rows add up (an enterprise and
-its organizations, a period and its days, a scope and its teams), by what a difference of shown
-rows would leave. A few rows per scope and day, from the rollups, so writing them whole costs little.
+user id, and no figure about fewer than k people: such a row stays, marked `suppressed`, with
+every figure NULL. Which rows are shown is worked out first, by the files of `sql/aggregate/`
+whose names start with `_` (each a temp table `aggregate_<name>`): a row is hidden by the people
+behind its figures, and by what the difference of it and another shown row would leave (an
+organization and its enterprise, a team and a scope, a team and another team, a period and a
+day), or an enterprise minus all its shown organizations, a period minus all its shown days. A
+few rows per scope and day, from the rollups, so writing them whole costs little; which teams
+lie within others is worked out from user rows, only for the days a publish changed.
 """
 
 from __future__ import annotations
