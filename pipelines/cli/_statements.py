@@ -3,6 +3,7 @@ quotes and comments), and whether it only reads (`refusal`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -92,12 +93,38 @@ def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str
         return "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and FROM pragma_table_info('<view>') read"
     if kind not in _READS | {"SET"}:
         return f"{kind.replace('_', ' ')} statements are refused"
+    if kind == "MULTI" and (reason := _runs_unjudged(conn, text)) is not None:
+        return reason
     # What cannot be planned does not run: DuckDB's error (a missing table, a typo) is raised.
     (row,) = conn.execute(f"EXPLAIN (FORMAT json) {text}").fetchall()
     nodes: list[dict[str, Any]] = json.loads(row[1])
     if kind == "SET":
         nodes = [child for node in nodes if node["name"] in _SETTING for child in node.get("children", [])]
     return next(filter(None, map(_writer, nodes)), None)
+
+
+def _runs_unjudged(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
+    """Why a PIVOT without IN (a MULTI) may not run, judged by its words: DuckDB runs its source
+    to find the columns before any plan of it can be read, so a table function that does not
+    read is refused wherever it is named, and `query()`, whose SQL is a value, is refused there."""
+    import duckdb
+
+    from pipelines.warehouse.sql import run_sql
+
+    tokens = duckdb.tokenize(text)
+    ends = [at for at, _ in tokens[1:]] + [len(text)]
+    words = [(text[at:end].strip(), kind) for (at, kind), end in zip(tokens, ends, strict=True)]
+    table_functions = {name for (name,) in run_sql(conn, "metadata/select_table_functions.sql")}
+    for (word, kind), (after, _) in itertools.pairwise(words):
+        name = word.strip('"').lower()
+        if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword) or not after.startswith("("):
+            continue
+        if name == "query":
+            return ("a PIVOT without IN runs its source before it can be judged: query() is refused there, "
+                    "name the IN values")
+        if name in table_functions and not _READING_FUNCTION.fullmatch(name):
+            return f"the table function {name} is refused"
+    return None
 
 
 def statement_kind(statement: duckdb.Statement) -> str:

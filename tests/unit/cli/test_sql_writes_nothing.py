@@ -140,6 +140,13 @@ HOSTILE = [
     "SELECT * FROM read_duckdb('{home}/warehouse.duckdb')",
     "SELECT * FROM read_duckdb('{lake}/new.duckdb')",
     "FROM '{lake}/new.duckdb'",
+    # A PIVOT without IN runs its source to find its columns, before the plan could be judged.
+    "PIVOT (SELECT 1 AS x, 2 AS y FROM enable_profiling(format := 'json', save_location := '{lake}/p.json')) "
+    "ON x USING count(*)",
+    "PIVOT (SELECT 1 AS x, 2 AS y FROM force_checkpoint()) ON x USING count(*)",
+    "WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
+    "PIVOT (FROM query('SELECT 1 AS x FROM enable_logging(storage := ''file'', storage_path := ''{lake}/l'')')) ON x",
+    "EXPLAIN PIVOT (SELECT 1 AS x FROM bi.agents, truncate_duckdb_logs()) ON x",
 ]
 
 
@@ -402,6 +409,14 @@ def test_no_temporary_directory_to_spill_into_is_one_line_saying_what_to_set(
         ("CALL checkpoint()", "the table function checkpoint is refused"),
         ("EXPLAIN ANALYZE SELECT * FROM truncate_duckdb_logs()", "the table function truncate_duckdb_logs is refused"),
         ("SET VARIABLE x = (SELECT count(*) FROM checkpoint())", "the table function checkpoint is refused"),
+        ("PIVOT (SELECT 1 AS x, 2 AS y FROM force_checkpoint()) ON x USING count(*)",
+         "the table function force_checkpoint is refused"),
+        ("PIVOT (SELECT 1 AS x FROM enable_profiling(save_location := 'p.json')) ON x",
+         "the table function enable_profiling is refused"),
+        ("WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
+         "the table function checkpoint is refused"),
+        ("PIVOT (FROM query('SELECT 1 AS x')) ON x",
+         "a PIVOT without IN runs its source before it can be judged: query() is refused there, name the IN values"),
         ("PREPARE p AS SELECT 1", "PREPARE statements are refused"),
         ("CREATE TEMP MACRO m() AS 1", "CREATE statements are refused"),
         ("PRAGMA version", "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and "
