@@ -430,3 +430,32 @@ def test_forget_of_something_no_login_or_id_is_spelled_like_says_so_in_one_line_
     assert line.startswith("metrics-etl forget: ") and "neither a login nor a numeric user id" in line
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT count(*) FROM meta.forgotten_people").fetchone() == (0,)
+
+
+def test_forget_replaces_the_login_in_the_columns_a_delivery_lands_from_its_payload_too(tmp_path, emu):
+    """Issue 42 attack: a delivery of someone else naming a repository under the person's login
+    (`dev-00018/tools`, its owner untyped) had its payload's text replaced by the erasure, but the
+    `repository_full_name` and `action` columns the loader took from it kept the login, in the
+    warehouse, the serving database and the lake."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _env(home, emu)
+    login = "dev-00018"
+    other = {"login": "dev-00001", "id": 1000001, "type": "User"}
+    push = {"ref": "refs/heads/main", "repository": {"id": 4, "full_name": f"{login}/tools", "owner": {"id": 3}},
+            "pusher": {"name": "dev-00001"}, "sender": other}
+    issue = {"action": f"@{login}", "repository": {"id": 5, "full_name": "acme/r"}, "sender": other,
+             "issue": {"id": 6, "user": other, "title": "t"}}
+    _spool(home / "spool", 1, [("push-1", "push", push), ("issue-1", "issues", issue)])
+    _cli(env, home, "webhooks", "load")
+    pattern = _person_pattern(login)
+    assert _scan(home, pattern)
+
+    _cli(env, home, "forget", login)
+
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        columns = conn.execute(
+            "SELECT delivery_id, action, repository_full_name FROM events.webhook_deliveries ORDER BY 1"
+        ).fetchall()
+    assert columns == [("issue-1", "@[erased]", "acme/r"), ("push-1", None, "[erased]/tools")]
+    assert _scan(home, pattern) == []

@@ -38,7 +38,8 @@ def webhook_deliveries(
                 "quarantined": dg.MetadataValue.int(result.quarantined),
                 "erased_passed": dg.MetadataValue.int(result.erased),
                 "dagster/row_count": dg.MetadataValue.int(total),
-                "repositories": sorted(result.repositories),
+                # How many, never which: a repository a user owns is named by their login.
+                "repositories": dg.MetadataValue.int(len(result.repositories)),
                 "spool_segments_pruned": dg.MetadataValue.int(len(pruned)),
             }
         )

@@ -5,6 +5,7 @@ import hashlib
 import dagster as dg
 
 from pipelines._clock import utc_today
+from pipelines._words import counted
 from pipelines.defs._automation import Automation
 from pipelines.defs.events.assets import DELIVERIES
 from pipelines.defs.resources import StorageResource
@@ -56,15 +57,15 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         """
         materialization = asset_event.asset_materialization
         repositories = materialization.metadata.get("repositories") if materialization else None
-        value = repositories.value if isinstance(repositories, dg.JsonMetadataValue) else None
-        names = [str(name) for name in value] if isinstance(value, list) else []
-        if not names:
+        # A count: the refresh takes the whole day, and a repository's name may be a person's login.
+        count = repositories.value if isinstance(repositories, dg.IntMetadataValue) else None
+        if not count:
             return dg.SkipReason("the loaded deliveries named no repository")
         today = utc_today().isoformat()
         return dg.RunRequest(
             run_key=f"refresh-{asset_event.run_id}",
             partition_key=today,
-            tags={"refresh_for": ",".join(names)[:1000]},
+            tags={"refresh_for": counted(count, "repository", "repositories")},
         )
 
     return [webhook_spool_sensor, snapshot_refresh_sensor]
