@@ -86,6 +86,7 @@ def _rows_of(line: bytes, number: int, keys: set[Hashable], prov: Provenance) ->
         comment_types=_keyed(result.comment_types, key_frame, level=level),
         rejects=result.rejects.clear(),
         lines=lines.get_column("_line"),
+        rejected_keys=result.rejected_keys.clear(),
     )
 
 
@@ -118,15 +119,23 @@ def archived_lines(path: Path, numbers: set[int]) -> dict[int, bytes]:
 def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[int, Path]) -> Settled | None:
     """Settle the keys the open report landed more than once; None when there are none."""
     groups: dict[tuple[date, int | None], list[Place]] = defaultdict(list)
-    for day, user_id, file_index, line_number in landing.repeated_keys():
+    # Per key, its lines a rule refused: quarantined already, nothing of the key landed from them
+    # (a 28-day wrapper line may be refused for one day and land its others).
+    refused: dict[tuple[date, int | None], set[Place]] = defaultdict(set)
+    for day, user_id, file_index, line_number, rejected in landing.repeated_keys():
         groups[day, user_id].append((file_index, line_number))
-    groups = {key: places for key, places in groups.items() if len(places) > 1}  # a hash collision is no repeat
+        if rejected:
+            refused[day, user_id].add((file_index, line_number))
+    # A hash collision is no repeat; refused lines alone are quarantined by their rule already.
+    groups = {key: places for key, places in groups.items()
+              if len(places) > 1 and not refused[key].issuperset(places)}
     if not groups:
         return None
     wanted: dict[int, set[int]] = defaultdict(set)
-    for places in groups.values():
+    for key, places in groups.items():
         for file_index, number in places:
-            wanted[file_index].add(number)
+            if (file_index, number) not in refused[key]:
+                wanted[file_index].add(number)
     texts = {
         (file_index, number): text
         for file_index, numbers in wanted.items()
@@ -135,16 +144,17 @@ def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[i
     keyed = KeyedLines()
     for key, places in groups.items():
         for place in places:
-            keyed.add(key, place, texts.get(place, b""))
+            if place not in refused[key]:
+                keyed.add(key, place, texts.get(place, b""))
     landing.withdraw(pl.DataFrame(list(groups), schema={"day": pl.Date(), "user_id": pl.Int64()}, orient="row"))
 
     settled = Settled()
     relanded: dict[Place, set[Hashable]] = defaultdict(set)
     dropped: dict[Place, set[Hashable]] = defaultdict(set)
     for key, places in groups.items():
-        if key in keyed.conflicts:
+        if key in keyed.conflicts or refused[key]:
             reason = conflict_reason(places, _what(key))
-            for place in places:
+            for place in (p for p in places if p not in refused[key]):  # a refused line keeps its rule's reason
                 dropped[place].add(key)
                 settled.rejects[place[0]].append(Reject(place[1], reason, truncate_line(texts.get(place, b""))))
         else:

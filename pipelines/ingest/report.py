@@ -99,6 +99,7 @@ class _Lander:
         file_index, result = parsed.file_index, parsed.result
         for table, frame in landed_frames(result, level=self._prov.ref.level).items():
             self._landing.insert(table=table, frame=frame, file_index=file_index)
+        self._landing.record_rejected_keys(result.rejected_keys, file_index=file_index)
         self._count(file_index, result)
         self.tallies[file_index].quarantined += len(parsed.rejects)
         self._rejects.setdefault(file_index, []).extend(parsed.rejects)

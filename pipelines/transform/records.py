@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
-from pipelines.transform.rules import reasons
+from pipelines.transform.rules import entity_rule, reasons
 from pipelines.transform.schema import (
     ACTIVITY_COUNTS,
     ADOPTION_PHASE_ENTRY,
@@ -79,6 +79,24 @@ class Transformed:
     comment_types: pl.DataFrame  # aggregate reports only
     rejects: pl.DataFrame  # line_number, reason
     lines: pl.Series  # the line of each totals row in its file (`_line`), in the same order
+    # day, user_id and `_line` of each rejected record that holds its key: still a line of that
+    # key, so the key's other lines cannot land either (pipelines/ingest/_repeats.py).
+    rejected_keys: pl.DataFrame
+
+
+def empty_rejected_keys() -> pl.DataFrame:
+    """A zero-row frame of rejected records' keys (`Transformed.rejected_keys`)."""
+    return pl.DataFrame(schema={"day": pl.Date(), "user_id": pl.Int64(), LINE: pl.Int64()})
+
+
+def _rejected_keys(rejected: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
+    user_id = pl.col("user_id") if prov.ref.level == "user" else pl.lit(None, dtype=pl.Int64()).alias("user_id")
+    keys = rejected.select(pl.col("day"), user_id, pl.col(LINE)).filter(pl.col("day").is_not_null())
+    if prov.ref.level == "user":
+        keys = keys.filter(pl.col("user_id").is_not_null())
+    # A rejected record of another day or entity holds another key than the report's.
+    in_range = pl.col("day").is_between(pl.lit(prov.start_day), pl.lit(prov.end_day))
+    return keys.filter(in_range).unique(maintain_order=True)
 
 
 def empty_records() -> pl.DataFrame:
@@ -299,6 +317,10 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         .unique(maintain_order=True)
     )
     good = checked.filter(pl.col("_reason").is_null())
+    entity = entity_rule(prov)
+    keyed = checked.filter(pl.col("_reason").is_not_null())
+    if entity is not None:
+        keyed = keyed.filter(~entity[0].fill_null(False))
     return Transformed(
         totals=_totals(good, prov),
         breakdowns=_breakdowns(good, prov),
@@ -309,4 +331,5 @@ def transform_records(records: pl.DataFrame, prov: Provenance) -> Transformed:
         comment_types=_comment_types(good, prov),
         rejects=rejects,
         lines=good.get_column(LINE),
+        rejected_keys=_rejected_keys(keyed, prov),
     )

@@ -37,8 +37,8 @@ def _float(text: str) -> tuple[str, Decimal | str]:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> tuple[str, tuple[tuple[str, Any], ...]]:
-    # Sorted by name only: a member named twice keeps its order, so duplicates compare as sent.
-    return ("object", tuple(sorted(pairs, key=lambda pair: pair[0])))
+    # A member named twice: the last one counts, as both parse paths land it (docs/ingest.md).
+    return ("object", tuple(sorted(dict(pairs).items())))
 
 
 def _canonical(line: bytes) -> object:
@@ -152,10 +152,12 @@ def entries_listed_twice(result: Transformed, *, level: str) -> tuple[Transforme
         on = keys if all(k in frame.columns for k in keys) else ["day"]
         return frame.join(bad.select(on).unique(), on=on, how="anti", nulls_equal=True)
 
+    refused = totals.join(bad.select(keys), on=keys, how="semi", nulls_equal=True)
     totals = kept(totals)
     return replace(
         result,
         totals=totals.drop("_line"),
         lines=totals.get_column("_line"),
+        rejected_keys=pl.concat([result.rejected_keys, refused.select("day", "user_id", "_line")]),
         **{table: kept(getattr(result, table)) for table in ENTRY_KEYS},
     ), sorted(lines.iter_rows())

@@ -49,7 +49,8 @@ def _version_member(column: str) -> pl.Expr:
     return source.struct.field(obj).struct.field(member)
 
 
-def _entity_rule(prov: Provenance) -> tuple[pl.Expr, pl.Expr] | None:
+def entity_rule(prov: Provenance) -> tuple[pl.Expr, pl.Expr] | None:
+    """(condition, reason) of a record of another entity than the scope's; None until known."""
     if prov.entity_id is None:
         return None
     field = ENTITY_ID_FIELDS[prov.ref.scope]
@@ -70,7 +71,7 @@ def reasons(prov: Provenance) -> pl.Expr:
     ]
     if prov.ref.level == "user":
         rules.append((pl.col("user_id").is_null(), "missing user_id at user level"))
-    entity = _entity_rule(prov)
+    entity = entity_rule(prov)
     if entity is not None:
         rules.append(entity)
     rules.append((_any_negative([pl.col(c) for c in ACTIVITY_COUNTS]), "negative count"))

@@ -195,9 +195,17 @@ class ReportLanding:
                 tables=[t.name for t in tables(writer=level, partitioned=True)],
                 start_day=self._report.start_day, end_day=self._report.end_day)
 
+    def record_rejected_keys(self, keys: pl.DataFrame, *, file_index: int) -> None:
+        """Record the keys (day, user_id, `_line`) of a batch's records a rule refused: lines of
+        those keys too, though nothing of them landed."""
+        if keys.height:
+            _run_on_batch(self._conn, "warehouse/insert_rejected_keys.sql", keys.to_arrow(), identifiers={},
+                          file_index=file_index, level=self._report.ref.level)
+
     def repeated_keys(self) -> list[tuple[Any, ...]]:
-        """(day, user_id, file_index, line_number) of every landing of a key the report landed
-        more than once (user_id None at aggregate level), in key, file and line order."""
+        """(day, user_id, file_index, line_number, rejected) of every line of a key the report
+        holds more than once (user_id None at aggregate level), in key, file and line order;
+        `rejected`: a rule refused the line, nothing of it landed."""
         return run_sql(self._conn, "warehouse/select_repeated_keys.sql")
 
     def withdraw(self, keys: pl.DataFrame) -> None:

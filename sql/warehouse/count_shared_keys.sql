@@ -4,4 +4,5 @@ SELECT count(*)
   FROM landed_keys AS mine
   JOIN landed_keys AS other
     ON other.day = mine.day AND other.user_id IS NOT DISTINCT FROM mine.user_id AND other._file_index <> mine._file_index
- WHERE mine._file_index = $file_index;
+   AND NOT other.rejected
+ WHERE mine._file_index = $file_index AND NOT mine.rejected;

@@ -5,4 +5,4 @@
 -- matches its NULL key: structs compare NULLs as equal.
 DELETE FROM {table}
  WHERE scope = $scope AND scope_name = $scope_name
-   AND struct_pack({keys}) IN (SELECT struct_pack({keys}) FROM landed_keys WHERE _file_index = $file_index);
+   AND struct_pack({keys}) IN (SELECT struct_pack({keys}) FROM landed_keys WHERE _file_index = $file_index AND NOT rejected);

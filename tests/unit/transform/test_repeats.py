@@ -62,6 +62,7 @@ def test_kinds_and_non_json_constants_are_kept_apart():
     assert same_json(b'{"n": 1.0}', b'{"n": 1.00}')
     assert same_json(b'{"n": NaN}', b'{"n":NaN}') and not same_json(b'{"n": NaN}', b'{"n": Infinity}')
     assert not same_json(b'{"a": 1, "a": 2}', b'{"a": 2, "a": 1}')  # a member named twice, in another order
+    assert same_json(b'{"a": 1, "a": 2}', b'{"a": 2}')  # the last one counts, as both parse paths land it
     assert same_json(b"{not json", b"{not json  ")
 
 

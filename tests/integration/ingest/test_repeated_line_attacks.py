@@ -1,0 +1,81 @@
+"""Attacks on "two lines of one key" (docs/ingest.md), over loopback with the real ingest: a line
+of a key that a rule of the data refuses (a negative count, an agent without its id) is still a
+line of that key, so the key's other lines do not land either; a member named twice in one object
+is read one way everywhere (the last one counts), by the comparison of lines too."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.integration.ingest.test_repeated_lines import USER, USERS, _ingest, _one, _served_lines
+
+
+@pytest.fixture(scope="module", params=["service", "github"])
+def dialect(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def user_lines(dialect: str) -> list[bytes]:
+    return _served_lines("user", dialect)
+
+
+def _with(line: bytes, **members: object) -> bytes:
+    record = json.loads(line)
+    record.update(members)
+    return json.dumps(record, separators=(",", ":")).encode()
+
+
+def _landed_users(warehouse) -> list[int]:
+    return [row[0] for row in _one(warehouse, "SELECT user_id FROM core.user_daily_totals ORDER BY 1")]
+
+
+def test_a_refused_line_of_a_key_keeps_the_keys_other_line_out_too(tmp_path, dialect, user_lines):
+    """Line 7 holds the first user's day with a negative count: refused by a rule, it is still a
+    second, different line of that key, so line 1 is quarantined with it, both named by number."""
+    first = json.loads(user_lines[0])
+    refused = _with(user_lines[0], code_generation_activity_count=-4)
+    lines = [*user_lines[:6], refused, *user_lines[6:]]
+    landed = _ingest(tmp_path, "refused", lines, USER, dialect)
+
+    assert first["user_id"] not in _landed_users(landed.warehouse)
+    assert _landed_users(landed.warehouse) == sorted(json.loads(line)["user_id"] for line in user_lines[1:])
+    quarantined = _one(landed.warehouse, "SELECT file_index, line_number, reason FROM raw.quarantine ORDER BY ALL")
+    assert [(f, n) for f, n, _ in quarantined] == [(0, 1), (0, 7)]
+    reasons = dict(((f, n), r) for f, n, r in quarantined)
+    assert reasons[0, 7] == "negative count"  # the refused line keeps its own reason
+    assert reasons[0, 1].startswith(f"lines 1 and 7 of file 0 hold one user's record of {first['day']} "
+                                    "with different figures")
+    assert str(first["user_id"]) not in reasons[0, 1] and first["user_login"] not in reasons[0, 1]
+    assert landed.result.quarantined == 2 and landed.result.repeated == 0
+    files = "SELECT sum(records), sum(quarantined), sum(repeated_lines) FROM raw.report_files WHERE level = 'user'"
+    assert _one(landed.warehouse, files) == [(USERS - 1, 2, 0)]
+    fetched = "SELECT sum(records) FROM raw.report_fetches"
+    assert _one(landed.warehouse, fetched) == [(USERS - 1,)]
+
+
+def test_two_refused_lines_of_a_key_and_a_copy_of_each_other_land_nothing_more(tmp_path, dialect, user_lines):
+    """Refused lines alone (one refused line twice) are quarantined by their rule, once each, and
+    every other user lands as it came."""
+    refused = _with(user_lines[2], code_generation_activity_count=-4)
+    lines = [*user_lines[:2], refused, *user_lines[3:], refused]
+    landed = _ingest(tmp_path, "refused-twice", lines, USER, dialect)
+    assert _one(landed.warehouse, "SELECT file_index, line_number, reason FROM raw.quarantine ORDER BY ALL") == [
+        (0, 3, "negative count"), (2, 7, "negative count")]
+    assert _landed_users(landed.warehouse) == sorted(
+        json.loads(line)["user_id"] for i, line in enumerate(user_lines) if i != 2)
+
+
+def test_a_member_named_twice_in_one_object_is_read_last_wins_by_the_comparison_too(tmp_path, dialect, user_lines):
+    """`{"x": 1, "x": 2}` lands as `{"x": 2}` on both parse paths, so a line holding it and a line
+    holding `{"x": 2}` are the same record: one lands, the other is counted, none quarantined."""
+    twice = user_lines[0].rstrip()[:-1] + b',"zz_new":1,"zz_new":2}'
+    once = user_lines[0].rstrip()[:-1] + b',"zz_new":2}'
+    landed = _ingest(tmp_path, "member-twice", [twice, *user_lines[1:], once], USER, dialect)
+    assert landed.result.quarantined == 0 and landed.result.repeated == 1
+    first = json.loads(user_lines[0])["user_id"]
+    (extra,) = _one(landed.warehouse, f"SELECT extra FROM core.user_daily_totals WHERE user_id = {first}")
+    assert json.loads(extra[0])["zz_new"] == 2
+    assert len(_landed_users(landed.warehouse)) == USERS
