@@ -13,14 +13,13 @@ wraps) on a connection fenced and bounded by `_sql_bounds`.
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import json
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -28,7 +27,7 @@ import click
 
 from pipelines.cli._base import Failed, load_settings
 from pipelines.cli._sql_bounds import connect_bounded, deadline, limit_hit
-from pipelines.cli._statements import refusal, statement_ends, statement_kind, without_terminator
+from pipelines.cli._statements import first_word, refusal, statement_ends, statement_kind, without_terminator
 
 if TYPE_CHECKING:
     import duckdb
@@ -41,7 +40,7 @@ PROMPT = "metrics> "
 _MORE = "    ...> "  # a statement's further lines, until its `;`
 _QUIT = (".quit", ".exit")
 # Statement types whose rows are the answer (MULTI: a PIVOT without IN); SET (a variable,
-# settings are locked) prints nothing. `refusal` says which statements may run at all.
+# settings are locked) prints a line saying it is done. `refusal` says which statements may run at all.
 _ANSWERS = frozenset({"SELECT", "CALL", "EXPLAIN", "MULTI"})
 # What DuckDB says when the lock below stops a statement: a file outside the lake, a setting,
 # an extension, a write into the read-only database.
@@ -132,6 +131,8 @@ class _Shell:
             statements = duckdb.extract_statements(text)
         except duckdb.Error as exc:
             raise _Failure(_describe(exc)) from None
+        if not statements:  # said, not silent: a quoting slip can leave nothing to run
+            raise _Failure("no statement to run: the SQL holds only comments or ;")
         for statement in statements:
             with deadline(self.conn, self.settings.sql_timeout) as passed:
                 try:
@@ -145,8 +146,9 @@ class _Shell:
             raise _Failure(f"{_READ_ONLY} ({reason})")
         if statement_kind(statement) in _ANSWERS:
             self._print(self.conn.sql(without_terminator(statement.query)))
-        else:
+        else:  # SET or RESET: no rows to print, so a line on stderr says it ran
             self.conn.execute(statement.query)
+            click.echo(f"({first_word(statement.query)} done)", err=True)
 
     def prompt(self, path: Path) -> None:
         """Statements typed at `metrics> ` until `.quit` or Ctrl-D; a failure is one line, then the prompt."""
@@ -205,10 +207,26 @@ class _Shell:
             if not rows:  # no line of JSON: say there is no row rather than nothing
                 click.echo("(no rows)", err=True)
             return
-        writer = csv.writer(sys.stdout, delimiter="\t" if self.fmt == "tsv" else ",", lineterminator="\n")
-        writer.writerow(relation.columns)
+        delimiter = "\t" if self.fmt == "tsv" else ","
+        sys.stdout.write(_delimited(relation.columns, delimiter))
         for batch in batches:
-            writer.writerows(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+            rows = zip(*(column.to_pylist() for column in batch.columns), strict=True)
+            sys.stdout.writelines(_delimited(row, delimiter) for row in rows)
+
+
+def _delimited(values: Iterable[str | None], delimiter: str) -> str:
+    """One line of values (NULL empty), a value quoted when it holds the delimiter, a quote or a line
+    break: `\r` too, which Python's csv module leaves bare when lines end with `\n`."""
+    fields = [
+        "" if value is None
+        else f'"{value.replace(chr(34), chr(34) * 2)}"' if delimiter in value or _LINE_OR_QUOTE.search(value)
+        else value
+        for value in values
+    ]
+    return (delimiter.join(fields) if fields != [""] else '""') + "\n"  # a lone empty value is not a blank line
+
+
+_LINE_OR_QUOTE = re.compile(r'["\r\n]')
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -229,9 +247,15 @@ def _unique(names: list[str]) -> list[str]:
 _NOT_JSON = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
 
 
+# Characters JSON allows bare in a string that a reader splitting on line breaks (Python's
+# splitlines) takes for the end of the line: escaped, one object stays one line.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _strict_json(value: str | None) -> str:
     if value is None:
         return "null"
+    value = value.translate(_LINE_BREAKS)
     if "Infinity" not in value and "NaN" not in value:
         return value
     return _NOT_JSON.sub(lambda found: found[0] if found[0].startswith('"') else f'"{found[0]}"', value)

@@ -98,6 +98,7 @@ def _lock_down(conn: duckdb.DuckDBPyConnection, settings: Settings, *, spill: st
     conn.execute("SET max_temp_directory_size = $bytes", {"bytes": f"{settings.sql_spill_limit} bytes"})
     for statement in (
         "SET explain_output = 'physical_only'",  # the plan `refusal` reads
+        "SET enable_progress_bar = false",  # DuckDB draws it on stdout, inside the rows of a slow answer
         "SET allow_persistent_secrets = false",
         "SET python_enable_replacements = false",  # no Python object of this process is a table
         "SET enable_external_access = false",

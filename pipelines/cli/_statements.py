@@ -84,7 +84,7 @@ def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str
     """
     kind = statement_kind(statement)
     text = without_terminator(statement.query)
-    if kind == "EXPLAIN" or _first_word(text) == "EXPLAIN":  # EXPLAIN of a PIVOT without IN is a MULTI
+    if kind == "EXPLAIN" or first_word(text) == "EXPLAIN":  # EXPLAIN of a PIVOT without IN is a MULTI
         inner = _explained(text)
         if inner is None:
             return "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps"
@@ -113,7 +113,8 @@ def _runs_unjudged(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
 
     tokens = duckdb.tokenize(text)
     ends = [at for at, _ in tokens[1:]] + [len(text)]
-    words = [(text[at:end].strip(), kind) for (at, kind), end in zip(tokens, ends, strict=True)]
+    words = [(text[at:end].strip(), kind) for (at, kind), end in zip(tokens, ends, strict=True)
+             if kind != duckdb.token_type.comment]  # `checkpoint /* */ ()` names it too
     table_functions = {name for (name,) in run_sql(conn, "metadata/select_table_functions.sql")}
     for (word, kind), (after, _) in itertools.pairwise(words):
         name = word.strip('"').lower()
@@ -145,7 +146,7 @@ def _writer(node: dict[str, Any]) -> str | None:
     return next(filter(None, map(_writer, node.get("children", []))), None)
 
 
-def _first_word(text: str) -> str:
+def first_word(text: str) -> str:
     import duckdb
 
     tokens = duckdb.tokenize(text)

@@ -86,6 +86,11 @@ def test_json_numbers_stay_numbers_and_a_double_past_json_is_its_text(runner: Cl
                    "n": "NaN", "l": ["Infinity", 1.5], "b": True, "z": None, "s": 'a"b'}
 
 
+def test_a_json_line_holds_no_character_a_reader_takes_for_a_line_break(runner: CliRunner) -> None:
+    (row,) = _json_lines(runner, "SELECT chr(133) || chr(8232) || chr(8233) AS s")  # NEL, LINE and PARAGRAPH SEPARATOR
+    assert row == {"s": "\x85\u2028\u2029"}
+
+
 def test_two_columns_of_one_name_keep_both_values_in_json(runner: CliRunner) -> None:
     (row,) = _json_lines(runner, "SELECT 1 AS a, 2 AS a, 3 AS a_1")
     assert sorted(row.values()) == [1, 2, 3] and row["a"] == 1
@@ -115,3 +120,29 @@ def test_a_statement_that_answers_no_rows_says_so_in_json_too(runner: CliRunner)
     done = runner.invoke(cli, ["sql", "--format", "json", "SELECT 1 AS n WHERE false"])
     assert done.exit_code == 0 and done.stdout == ""
     assert done.stderr.splitlines() == ["(no rows)"]
+
+
+@pytest.mark.parametrize(
+    ("statement", "line"),
+    [("SET VARIABLE v = 1", "(SET done)"), ("RESET VARIABLE v", "(RESET done)"),
+     ("/* a comment */ set search_path = 'bi'", "(SET done)")],
+)
+def test_a_statement_that_answers_with_no_rows_says_it_is_done(runner: CliRunner, statement: str, line: str) -> None:
+    done = runner.invoke(cli, ["sql", "--format", "csv", statement])
+    assert done.exit_code == 0 and done.stdout == ""
+    assert done.stderr.splitlines() == [line]
+
+
+@pytest.mark.parametrize("text", ["", ";", " ;; ", "-- only a comment", "/* only */ ;"])
+def test_sql_without_a_statement_is_one_line_saying_so(runner: CliRunner, text: str) -> None:
+    for args, stdin in ((["sql", "--", text], None), (["sql"], text)):
+        done = runner.invoke(cli, args, input=stdin)
+        assert done.exit_code == 1 and done.stdout == ""
+        assert done.stderr.splitlines() == ["metrics-etl sql: no statement to run: the SQL holds only comments or ;"]
+
+
+def test_no_progress_bar_is_drawn_among_the_rows(runner: CliRunner) -> None:
+    # DuckDB draws it on the process's stdout once a statement has run 2 s: a slow piped answer
+    # ended with a line `100% ▕███…▏ (00:00:03.83 elapsed)` after its last row.
+    done = runner.invoke(cli, ["sql", "--format", "csv", "SELECT current_setting('enable_progress_bar') AS bar"])
+    assert done.stdout.splitlines() == ["bar", "false"]

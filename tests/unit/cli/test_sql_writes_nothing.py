@@ -147,6 +147,7 @@ HOSTILE = [
     "WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
     "PIVOT (FROM query('SELECT 1 AS x FROM enable_logging(storage := ''file'', storage_path := ''{lake}/l'')')) ON x",
     "EXPLAIN PIVOT (SELECT 1 AS x FROM bi.agents, truncate_duckdb_logs()) ON x",
+    "PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
 ]
 
 
@@ -415,6 +416,8 @@ def test_no_temporary_directory_to_spill_into_is_one_line_saying_what_to_set(
          "the table function enable_profiling is refused"),
         ("WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
          "the table function checkpoint is refused"),
+        ("PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
+         "the table function force_checkpoint is refused"),
         ("PIVOT (FROM query('SELECT 1 AS x')) ON x",
          "a PIVOT without IN runs its source before it can be judged: query() is refused there, name the IN values"),
         ("PREPARE p AS SELECT 1", "PREPARE statements are refused"),
