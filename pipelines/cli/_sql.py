@@ -197,14 +197,14 @@ class _Shell:
         batches = _duckdb_errors(texts.to_arrow_reader(_BATCH_ROWS))
         if self.fmt == "json":
             keys = [json.dumps(name) + ": " for name in _unique(relation.columns)]
-            rows = 0
+            printed = 0
             for batch in batches:
-                rows += batch.num_rows
+                printed += batch.num_rows
                 sys.stdout.writelines(
                     "{" + ", ".join(key + _strict_json(value) for key, value in zip(keys, row, strict=True)) + "}\n"
                     for row in zip(*(column.to_pylist() for column in batch.columns), strict=True)
                 )
-            if not rows:  # no line of JSON: say there is no row rather than nothing
+            if not printed:  # no line of JSON: say there is no row rather than nothing
                 click.echo("(no rows)", err=True)
             return
         delimiter = "\t" if self.fmt == "tsv" else ","
