@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from pipelines.warehouse.people import screen_payload
 from pipelines.warehouse.sql import first_meaningful_line, rollback, run_sql
+from pipelines.webhooks.payload import spooled_refusal
 from pipelines.webhooks.segments import SpooledRecord, read_segment, segments, writer_gone
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ _BATCH_SCHEMA = pa.schema(
         ("payload", pa.string()),
         ("spool_offset", pa.int64()),
         ("erased", pa.bool_()),
+        ("refused", pa.string()),
     ]
 )
 
@@ -79,6 +81,8 @@ class _Item:
 
     spooled: SpooledRecord
     payload: str | None
+    # Why the receiver refuses this payload now (a segment written before it did): it is set aside.
+    refused: str | None = None
 
 
 @dataclass
@@ -91,9 +95,10 @@ class _Tally:
 
     def screen(self, spooled: SpooledRecord) -> _Item:
         text = spooled.record.payload.decode("utf-8")
+        refused = spooled_refusal(spooled.record.payload)
         if self.forgotten is None:
-            return _Item(spooled, text)
-        return _Item(spooled, screen_payload(spooled.record.event, text, self.forgotten))
+            return _Item(spooled, text, refused)
+        return _Item(spooled, screen_payload(spooled.record.event, text, self.forgotten), refused)
 
     def add(self, batch: list[_Item], inserted: list[tuple[str, str | None]], set_aside: int) -> None:
         passed = sum(item.payload is None for item in batch)
@@ -267,6 +272,7 @@ def _registered(conn: duckdb.DuckDBPyConnection, batch: list[_Item]) -> Iterator
             "payload": [item.payload or "" for item in batch],
             "spool_offset": [item.spooled.offset for item in batch],
             "erased": [item.payload is None for item in batch],
+            "refused": [item.refused for item in batch],
         },
         schema=_BATCH_SCHEMA,
     )

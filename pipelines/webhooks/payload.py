@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["PayloadRefused", "payload_document"]
+__all__ = ["PayloadRefused", "payload_document", "spooled_refusal"]
 
 _FORM = "application/x-www-form-urlencoded"
 
@@ -46,6 +46,17 @@ def payload_document(content_type: str, body: bytes | bytearray) -> bytes | None
         # 1,000 levels): the sender's document, not the receiver, is at fault.
         raise PayloadRefused("payload is nested too deeply") from None
     return document if isinstance(parsed, dict) else None
+
+
+def spooled_refusal(document: bytes) -> str | None:
+    """Why the receiver would refuse a spooled payload now (a segment may predate a rule), or None.
+
+    The loader sets such a payload aside with this reason: it is read one way everywhere."""
+    try:
+        payload_document("application/json", document)
+    except PayloadRefused as refused:
+        return str(refused)
+    return None
 
 
 def _reject_constant(name: str) -> None:

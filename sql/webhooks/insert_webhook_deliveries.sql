@@ -6,7 +6,12 @@
 -- and the insert none (docs/webhooks.md, "Loader memory"). A delivery naming an erased person
 -- (`erased`) is passed: neither parsed nor kept anywhere.
 CREATE OR REPLACE TEMP TABLE webhook_batch_checked AS
-WITH parsed AS (SELECT *, TRY_CAST(payload AS JSON) AS document FROM webhook_batch WHERE NOT erased)
+-- A payload the receiver now refuses (`refused`: a repeated key, in a segment written before it
+-- refused them) is never parsed here, so no reading of it lands: it is kept as sent.
+WITH parsed AS (
+    SELECT *, CASE WHEN refused IS NULL THEN TRY_CAST(payload AS JSON) END AS document
+    FROM webhook_batch WHERE NOT erased
+)
 SELECT
     delivery_id,
     event,
@@ -16,7 +21,7 @@ SELECT
     CASE WHEN document IS NULL THEN payload END AS payload,
     CAST(NULL AS VARCHAR) AS action,
     CAST(NULL AS VARCHAR) AS repository_full_name,
-    CAST(NULL AS VARCHAR) AS problem
+    refused AS problem
 FROM parsed;
 
 -- Each row's fields, and why it cannot land (NULL: it can). One place decides, so a row goes to
@@ -26,6 +31,7 @@ UPDATE webhook_batch_checked
    SET action = found[1],
        repository_full_name = found[2],
        problem = CASE
+           WHEN problem IS NOT NULL THEN problem
            WHEN document IS NULL THEN 'payload is not valid JSON for the warehouse'
            WHEN event IN ('push', 'issues', 'pull_request') AND found[2] IS NULL
                THEN event || ' delivery has no repository.full_name'
