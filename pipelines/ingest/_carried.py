@@ -110,8 +110,8 @@ def fetch_carried(
                                         for index, file in enumerate(fetched)}
     for ident, reason in parsed.refused:
         rejects[places[ident][0]].append(Reject(places[ident][1], reason, truncate_line(texts[ident])))
-    for group in parsed.keyed.conflicts.values():
-        reason = conflict_reason([places[ident] for _, ident in group], parsed.what)
+    for key, group in parsed.keyed.conflicts.items():
+        reason = conflict_reason([places[ident] for _, ident in parsed.keyed.every_line(key)], parsed.what)
         for _, ident in group:
             rejects[places[ident][0]].append(Reject(places[ident][1], reason, truncate_line(texts[ident])))
     records = Counter(places[ident][0] for ident in parsed.lines)

@@ -23,7 +23,7 @@ import polars as pl
 
 from pipelines.transform.records import Transformed
 
-__all__ = ["ENTRY_KEYS", "KeyedLines", "Place", "conflict_reason", "entries_listed_twice", "same_json"]
+__all__ = ["ENTRY_KEYS", "KeyedLines", "Place", "RefusedLine", "conflict_reason", "entries_listed_twice", "same_json"]
 
 # (file index, line number) of a line in its report.
 Place = tuple[int, int]
@@ -80,6 +80,14 @@ def conflict_reason(places: Sequence[Place], what: str) -> str:
     )
 
 
+class RefusedLine(ValueError):
+    """A line refused for what it holds after its key was read: still a line of that key."""
+
+    def __init__(self, reason: str, key: Hashable) -> None:
+        super().__init__(reason)
+        self.key = key
+
+
 @dataclass
 class KeyedLines:
     """The lines of one report by key, in the order they come: `add` says whether a line's rows
@@ -89,24 +97,43 @@ class KeyedLines:
     repeated: list[Place] = field(default_factory=list)  # copies of an earlier line, not landed
     conflicts: dict[Hashable, list[Place]] = field(default_factory=dict)  # key -> every line holding it
     _key_of: dict[Place, Hashable] = field(default_factory=dict)  # the key of each later line
+    # key -> its lines refused for another reason (quarantined for that, so not in `conflicts`);
+    # a key with one holds different lines, so none of its lines lands.
+    refused: dict[Hashable, list[Place]] = field(default_factory=dict)
 
     def add(self, key: Hashable, place: Place, line: bytes) -> bool:
         """True: the first line of its key (its rows land unless a later line conflicts)."""
         first = self._first.get(key)
         if first is None:
             self._first[key] = (place, line)
-            return True
-        if key in self.conflicts:
+            if key not in self.refused:
+                return True
+            self.conflicts[key] = [place]
+        elif key in self.conflicts:
             self.conflicts[key].append(place)
         elif same_json(first[1], line):
             self.repeated.append(place)
         else:
-            # Copies of the first line already counted as repeats are in conflict too.
-            copies = [p for p in self.repeated if self._key_of.get(p) == key]
-            self.repeated = [p for p in self.repeated if p not in copies]
-            self.conflicts[key] = [first[0], *copies, place]
+            self._conflict(key, place)
         self._key_of[place] = key
         return False
+
+    def refuse(self, key: Hashable, place: Place) -> None:
+        """A line of `key` refused for what it holds (a value no column takes): still a line of the
+        key, different from any other, so the key's other lines cannot land either."""
+        self.refused.setdefault(key, []).append(place)
+        if key in self._first and key not in self.conflicts:
+            self._conflict(key)
+
+    def _conflict(self, key: Hashable, *later: Place) -> None:
+        # Copies of the first line already counted as repeats are in conflict too.
+        copies = [p for p in self.repeated if self._key_of.get(p) == key]
+        self.repeated = [p for p in self.repeated if p not in copies]
+        self.conflicts[key] = [self._first[key][0], *copies, *later]
+
+    def every_line(self, key: Hashable) -> list[Place]:
+        """Every line of a conflicting key, the refused ones too (for the reason)."""
+        return [*self.conflicts.get(key, []), *self.refused.get(key, [])]
 
 
 # The key of one entry of a record's arrays, per table the record's rows land in (the table's

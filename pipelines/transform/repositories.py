@@ -23,7 +23,7 @@ import polars as pl
 
 from pipelines.transform import json_values
 from pipelines.transform.finality import finality_columns
-from pipelines.transform.repeats import KeyedLines
+from pipelines.transform.repeats import KeyedLines, RefusedLine
 from pipelines.transform.schema import (
     COMMENT_TYPE_ENTRY,
     COMMENT_TYPES_FIELD,
@@ -133,6 +133,15 @@ def _repository(
     entity = record.get(field)
     if entity_id is not None and entity is not None and str(entity) != entity_id:
         raise ValueError(f"{field} {entity} is not this {scope}'s ({entity_id})")
+    try:
+        return _repository_rows(record, line, repo_id)
+    except ValueError as exc:
+        raise RefusedLine(str(exc), repo_id) from None
+
+
+def _repository_rows(
+    record: dict[str, Any], line: _Line, repo_id: int
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     row: dict[str, Any] = {}
     for name in ("enterprise_id", "organization_id"):
         value = record.get(name)
@@ -189,6 +198,8 @@ def repository_rows(
             continue
         except ValueError as exc:
             refused.append((number, str(exc)))
+            if isinstance(exc, RefusedLine):
+                keyed.refuse(exc.key, (0, number))
             continue
         if not keyed.add(row["repo_id"], (0, number), text):
             continue

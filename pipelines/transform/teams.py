@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
-from pipelines.transform.repeats import KeyedLines
+from pipelines.transform.repeats import KeyedLines, RefusedLine
 
 __all__ = ["USER_TEAM_SCHEMA", "TeamLine", "TeamRows", "user_team_rows"]
 
@@ -86,10 +86,14 @@ def _row(
     entity_text = None if entity is None else str(entity)
     if entity_id is not None and entity_text is not None and entity_text != entity_id:
         raise ValueError(f"{field} {entity_text} is not this {scope}'s ({entity_id})")
+    user_id, team_id = _integer(record, "user_id"), _integer(record, "team_id")
     login = record.get("user_login")
-    if login is not None and not isinstance(login, str):
-        raise ValueError("user_login is not a string")
-    return _integer(record, "user_id"), login or "", entity_text, _integer(record, "team_id"), _text(record, "slug")
+    try:
+        if login is not None and not isinstance(login, str):
+            raise ValueError("user_login is not a string")
+        return user_id, login or "", entity_text, team_id, _text(record, "slug")
+    except ValueError as exc:
+        raise RefusedLine(str(exc), (user_id, team_id)) from None
 
 
 def user_team_rows(
@@ -113,6 +117,8 @@ def user_team_rows(
             row = _row(line, scope=scope, day=day, entity_id=entity_id)
         except ValueError as exc:
             refused.append(TeamLine(number, str(exc)))
+            if isinstance(exc, RefusedLine):
+                keyed.refuse(exc.key, (0, number))
             continue
         if keyed.add((row[0], row[3]), (0, number), line):
             rows.append((number, row))

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.integration.ingest.test_repeated_lines import USER, USERS, _ingest, _one, _served_lines
+from tests.integration.ingest.test_repeated_lines import REPOS, TEAMS, USER, USERS, _ingest, _one, _served_lines
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
@@ -79,3 +79,34 @@ def test_a_member_named_twice_in_one_object_is_read_last_wins_by_the_comparison_
     (extra,) = _one(landed.warehouse, f"SELECT extra FROM core.user_daily_totals WHERE user_id = {first}")
     assert json.loads(extra[0])["zz_new"] == 2
     assert len(_landed_users(landed.warehouse)) == USERS
+
+
+def _refused_carried(line: bytes) -> bytes:
+    """The same key with a value that refuses the line: an empty team slug, or a review-time
+    entry of a repository that is not an object."""
+    record = json.loads(line)
+    if "slug" in record:
+        record["slug"] = ""
+    else:
+        record["pull_request_review_times"] = [1]
+    return json.dumps(record, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize("kind", [TEAMS, REPOS], ids=["user-teams", "repos"])
+def test_a_refused_carried_line_of_a_key_keeps_the_keys_other_line_out_too(tmp_path, dialect, kind):
+    served = _served_lines(kind.served_level, dialect)
+    lines = [served[0], served[1], _refused_carried(served[0]), *served[2:]]
+    landed = _ingest(tmp_path, "refused", lines, kind, dialect)
+    first = kind.key(json.loads(served[0]))
+    columns = ("user_id", "team_id") if kind is TEAMS else ("repo_id",)
+    where = " AND ".join(f"{c} = {v}" for c, v in zip(columns, first, strict=True))
+    for table in kind.tables:
+        assert _one(landed.warehouse, f"SELECT count(*) FROM {table} WHERE {where}") == [(0,)], table
+    others = _one(landed.warehouse, f"SELECT count(*) FROM {kind.tables[0]}")[0][0]
+    assert others == len({kind.key(json.loads(line)) for line in served}) - 1
+    quarantined = _one(landed.warehouse, "SELECT line_number, reason FROM raw.quarantine "
+                                         f"WHERE level = '{kind.served_level}' ORDER BY 1")
+    assert [n for n, _ in quarantined] == [1, 3]
+    assert quarantined[0][1].startswith("lines 1 and 3 of file 0 hold one ")
+    assert "with different figures" not in quarantined[1][1]  # the refused line keeps its own reason
+    assert all(str(part) not in reason for _, reason in quarantined for part in first)

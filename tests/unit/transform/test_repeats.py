@@ -92,6 +92,32 @@ def test_each_key_lands_once_when_its_lines_are_the_same_and_never_when_they_dif
     assert landed == [(key, next(n for n, (k, _) in enumerate(lines, 1) if k == key)) for key in versions]
 
 
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 2)), max_size=30))
+def test_a_key_with_a_refused_line_lands_from_none_of_its_lines(lines):
+    """Version -1 is a line refused for what it holds (its key read): whatever comes before or
+    after it, no line of its key stays let through, each of the key's other lines is in its
+    conflict, and `every_line` names them all."""
+    keyed = KeyedLines()
+    for number, (key, version) in enumerate(lines, start=1):
+        if version < 0:
+            keyed.refuse(key, (0, number))
+        else:
+            keyed.add(key, (0, number), json.dumps({"k": key, "v": version}).encode())
+    for key in {k for k, _ in lines}:
+        places = [(0, n) for n, (k, _) in enumerate(lines, start=1) if k == key]
+        refused = [(0, n) for n, (k, v) in enumerate(lines, start=1) if k == key and v < 0]
+        if not refused:
+            continue
+        others = [p for p in places if p not in refused]
+        if others:
+            assert sorted(keyed.conflicts[key]) == others
+            assert sorted(keyed.every_line(key)) == places
+        else:
+            assert key not in keyed.conflicts  # refused lines alone: each has its own reason
+        assert not any(p in places for p in keyed.repeated)
+
 def test_a_conflict_reason_names_line_numbers_and_files_never_the_key():
     assert conflict_reason([(0, 7), (0, 1)], "one user's record of 2026-11-20").startswith(
         "lines 1 and 7 of file 0 hold one user's record of 2026-11-20 with different figures"
