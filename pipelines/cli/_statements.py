@@ -3,7 +3,6 @@ quotes and comments), and whether it only reads (`refusal`)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -93,7 +92,7 @@ def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str
         return "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and FROM pragma_table_info('<view>') read"
     if kind not in _READS | {"SET"}:
         return f"{kind.replace('_', ' ')} statements are refused"
-    if kind == "MULTI" and (reason := _runs_unjudged(conn, text)) is not None:
+    if (reason := _named_refusal(conn, text)) is not None:
         return reason
     # What cannot be planned does not run: DuckDB's error (a missing table, a typo) is raised.
     (row,) = conn.execute(f"EXPLAIN (FORMAT json) {text}").fetchall()
@@ -103,10 +102,11 @@ def refusal(conn: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str
     return next(filter(None, map(_writer, nodes)), None)
 
 
-def _runs_unjudged(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
-    """Why a PIVOT without IN (a MULTI) may not run, judged by its words: DuckDB runs its source
-    to find the columns before any plan of it can be read, so a table function that does not
-    read is refused wherever it is named, and `query()`, whose SQL is a value, is refused there."""
+def _named_refusal(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
+    """Why `text` may not even be planned, judged by its words: DuckDB binds a table function
+    while it plans (enable_profiling acts then) and runs a PIVOT without IN's source to find its
+    columns, both before a plan could be read. So a table function that does not read is refused
+    wherever it is named, in the SQL of a `query()` too, whose SQL must be one literal string."""
     import duckdb
 
     from pipelines.warehouse.sql import run_sql
@@ -116,16 +116,30 @@ def _runs_unjudged(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
     words = [(text[at:end].strip(), kind) for (at, kind), end in zip(tokens, ends, strict=True)
              if kind != duckdb.token_type.comment]  # `checkpoint /* */ ()` names it too
     table_functions = {name for (name,) in run_sql(conn, "metadata/select_table_functions.sql")}
-    for (word, kind), (after, _) in itertools.pairwise(words):
+    for at, (word, kind) in enumerate(words[:-1]):
         name = word.strip('"').lower()
-        if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword) or not after.startswith("("):
+        called = words[at + 1][0].startswith("(")
+        if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword) or not called:
             continue
         if name == "query":
-            return ("a PIVOT without IN runs its source before it can be judged: query() is refused there, "
-                    "name the IN values")
-        if name in table_functions and not _READING_FUNCTION.fullmatch(name):
+            argument = words[at + 2:at + 4]
+            literal = (_literal(argument[0][0]) if len(argument) == 2 and argument[1][0].startswith(")")
+                       and argument[0][1] == duckdb.token_type.string_const else None)
+            if literal is None:
+                return "query() takes one literal string here: the SQL of any other is bound before it can be judged"
+            if (reason := _named_refusal(conn, literal)) is not None:
+                return reason
+        elif name in table_functions and not _READING_FUNCTION.fullmatch(name):
             return f"the table function {name} is refused"
     return None
+
+
+def _literal(token: str) -> str | None:
+    """The text of a string literal ('it''s', $$...$$, $tag$...$tag$), None for another kind."""
+    if len(token) > 1 and token[0] == token[-1] == "'":
+        return token[1:-1].replace("''", "'")
+    dollar = re.fullmatch(r"(\$\w*\$)(.*)\1", token, re.DOTALL)
+    return dollar[2] if dollar else None
 
 
 def statement_kind(statement: duckdb.Statement) -> str:

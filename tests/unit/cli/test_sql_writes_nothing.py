@@ -148,6 +148,10 @@ HOSTILE = [
     "PIVOT (FROM query('SELECT 1 AS x FROM enable_logging(storage := ''file'', storage_path := ''{lake}/l'')')) ON x",
     "EXPLAIN PIVOT (SELECT 1 AS x FROM bi.agents, truncate_duckdb_logs()) ON x",
     "PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
+    "UNPIVOT (SELECT 1 AS x FROM enable_profiling(save_location := '{lake}/u.json')) ON COLUMNS(*) INTO NAME k VALUE v",
+    "SELECT * FROM query('SELECT * FROM enable_profiling(save_location := ''{lake}/q.json'')')",
+    "SELECT * FROM query(getvariable('q'))",
+    "SELECT * FROM query('FROM enable_' || 'logging(storage := ''file'', storage_path := ''{lake}/l'')')",
 ]
 
 
@@ -418,8 +422,18 @@ def test_no_temporary_directory_to_spill_into_is_one_line_saying_what_to_set(
          "the table function checkpoint is refused"),
         ("PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
          "the table function force_checkpoint is refused"),
-        ("PIVOT (FROM query('SELECT 1 AS x')) ON x",
-         "a PIVOT without IN runs its source before it can be judged: query() is refused there, name the IN values"),
+        # DuckDB binds these while it plans (EXPLAIN): they act before any plan could be read.
+        ("SELECT * FROM enable_profiling()", "the table function enable_profiling is refused"),
+        ("SELECT * FROM disable_logging()", "the table function disable_logging is refused"),
+        ("UNPIVOT (SELECT 1 AS x FROM enable_logging()) ON COLUMNS(*) INTO NAME k VALUE v",
+         "the table function enable_logging is refused"),
+        ("SELECT * FROM query('SELECT * FROM enable_profiling()')", "the table function enable_profiling is refused"),
+        ("SELECT * FROM query($$FROM query('FROM force_checkpoint()')$$)",
+         "the table function force_checkpoint is refused"),
+        ("SELECT * FROM query(getvariable('q'))",
+         "query() takes one literal string here: the SQL of any other is bound before it can be judged"),
+        ("SELECT * FROM query('SELECT * FROM enable_' || 'profiling()')",
+         "query() takes one literal string here: the SQL of any other is bound before it can be judged"),
         ("PREPARE p AS SELECT 1", "PREPARE statements are refused"),
         ("CREATE TEMP MACRO m() AS 1", "CREATE statements are refused"),
         ("PRAGMA version", "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and "
