@@ -38,11 +38,12 @@ class Refused(Exception):
 
 
 class Unanswered(Exception):
-    """The deadline passed: after the message went out whole (`sent`), or before."""
+    """The deadline passed, or the channel hung up, before its answer: after the message went
+    out whole (`sent`: it may have arrived, so it is not sent again), or before."""
 
-    def __init__(self, timeout: float, *, sent: bool) -> None:
+    def __init__(self, timeout: float, *, sent: bool, hung_up: bool = False) -> None:
         what = "sent; no answer" if sent else "no exchange completed"
-        super().__init__(f"{what} within {timeout:g} s")
+        super().__init__(f"{what}: the channel hung up" if hung_up else f"{what} within {timeout:g} s")
         self.sent = sent
 
 
@@ -75,6 +76,8 @@ def _run(exchange: Coroutine[Any, Any, None], *, timeout: float) -> None:
 async def _post(target: WebhookTarget, alert: Alert, *, timeout: float) -> None:
     """One POST under one deadline: cancelled, connection and all, when it passes."""
     sent = False
+    status: int | None = None
+    said = b""
 
     async def trace(event: str, info: dict[str, Any]) -> None:
         nonlocal sent
@@ -90,7 +93,6 @@ async def _post(target: WebhookTarget, alert: Alert, *, timeout: float) -> None:
             try:
                 status = response.status_code
                 # The start of a refusal's body is all it says; an endless one is never read whole.
-                said = b""
                 if not response.is_success:
                     async for chunk in response.aiter_raw():
                         said += chunk
@@ -99,9 +101,18 @@ async def _post(target: WebhookTarget, alert: Alert, *, timeout: float) -> None:
             finally:
                 await response.aclose()
     except (TimeoutError, httpx.TimeoutException):
-        # The deadline, or httpx's own per-operation timeout inside it: the same outcome.
-        raise Unanswered(timeout, sent=sent) from None
-    if not 200 <= status < 300:
+        # The deadline, or httpx's own per-operation timeout inside it: the same outcome, unless
+        # the answer's status came (a refusal whose body trickles is a refusal).
+        if status is None:
+            raise Unanswered(timeout, sent=sent) from None
+    except httpx.TransportError:
+        # Hung up (or reset) after taking the alert whole: it may have arrived; sent again, it
+        # would arrive twice. Hung up in a refusal's body: a refusal.
+        if status is None and sent:
+            raise Unanswered(timeout, sent=True, hung_up=True) from None
+        if status is None:
+            raise
+    if status is not None and not 200 <= status < 300:
         later = status in _LATER or status >= 500
         text = " ".join(said.decode("utf-8", errors="replace").split())
         raise Refused(f"HTTP {status} {text[:_BODY_CHARS]}".rstrip(), later=later)
@@ -156,6 +167,10 @@ def mail(target: EmailTarget, alert: Alert, *, timeout: float) -> None:
         worker.join(_GRACE)
         raise Unanswered(timeout, sent=watched.sent)
     if failure:
+        if watched.sent and isinstance(failure[0], (smtplib.SMTPServerDisconnected, OSError)):
+            # The message went out whole and the server hung up before its answer: it may have
+            # arrived; sent again, it would arrive twice.
+            raise Unanswered(timeout, sent=True, hung_up=True)
         raise failure[0]
 
 

@@ -14,10 +14,12 @@ sent by one process at a time, and a process finding it held leaves them to the 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import stat
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +36,8 @@ OUTBOX_NAME = "alerts-outbox.json"
 _MAX_ALERTS = 100  # a channel down for long: the newest hundred are worth more than a backlog
 _MAX_AGE = timedelta(days=7)  # older than a week, an alert tells of a state long changed
 _VERSION = 1
+# 100 alerts of a few KB each: a file larger than this is none of ours, and is never read whole.
+_MAX_FILE_BYTES = 16 << 20
 
 
 def target_key(targets: Sequence[Target], index: int) -> str:
@@ -106,8 +110,13 @@ class Outbox:
             except BlockingIOError:
                 yield None
                 return
-            with self._locked():
-                flush = _Flush(self._read())
+            try:
+                with self._locked():
+                    flush = _Flush(self._read())
+            except OSError as exc:
+                self._notes.append(f"alerts kept in {self.path} cannot be read now ({exc.strerror or exc})")
+                yield None
+                return
             yield flush
             with self._locked():
                 left = []
@@ -142,15 +151,20 @@ class Outbox:
 
     def _read(self) -> list[Pending]:
         try:
-            document = json.loads(self.path.read_text(encoding="utf-8"))
+            document = json.loads(self._contents())
+            if not isinstance(document, dict) or document.get("version") != _VERSION:
+                version = document.get("version") if isinstance(document, dict) else None
+                raise _Unreadable(f"version {version}, not {_VERSION}")
             kept = [_pending(item) for item in document["alerts"]]
         except FileNotFoundError:
             return []
-        except (ValueError, KeyError, TypeError) as exc:
-            # Not ours to guess at: set it aside whole, say where, and start again.
+        except (ValueError, KeyError, TypeError, RecursionError, _Unreadable) as exc:
+            # Not ours to guess at (a newer version's file is that version's to read): set it
+            # aside whole, say where, and start again.
+            why = str(exc) if isinstance(exc, _Unreadable) else type(exc).__name__
             aside = self.path.with_name(f"{self.path.name}.unreadable-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
             os.replace(self.path, aside)
-            self._notes.append(f"{self.path} was unreadable ({type(exc).__name__}): moved to {aside}")
+            self._notes.append(f"{self.path} was unreadable ({why}): moved to {aside}")
             return []
         oldest = (datetime.now(UTC) - _MAX_AGE).isoformat(timespec="seconds")
         fresh = [pending for pending in kept if pending.since >= oldest][-_MAX_ALERTS:]
@@ -160,6 +174,25 @@ class Outbox:
                 f"{_MAX_AGE.days} days or beyond the newest {_MAX_ALERTS}"
             )
         return fresh
+
+    def _contents(self) -> str:
+        """The file's text, read only if it is a small regular file: a symlink is not followed,
+        and a FIFO, a device or a huge file is never waited on or read whole."""
+        try:
+            descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _Unreadable("a symbolic link") from None
+            raise
+        try:
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode):
+                raise _Unreadable("not a regular file")
+            if status.st_size > _MAX_FILE_BYTES:
+                raise _Unreadable(f"{status.st_size} bytes, over {_MAX_FILE_BYTES}")
+            return os.read(descriptor, _MAX_FILE_BYTES + 1).decode("utf-8")
+        finally:
+            os.close(descriptor)
 
     def _write(self, kept: list[Pending]) -> None:
         if not kept:
@@ -197,6 +230,16 @@ def _item(pending: Pending) -> dict[str, Any]:
     }
 
 
+class _Unreadable(Exception):
+    """The outbox file is not one this version wrote: why."""
+
+
 def _pending(item: dict[str, Any]) -> Pending:
-    alert = Alert(str(item["title"]), tuple(str(line) for line in item["lines"]), item["link"])
-    return Pending(str(item["id"]), str(item["since"]), alert, [str(key) for key in item["targets"]])
+    """One kept alert, each field of the type written (a mistyped one would fail later, mid-send)."""
+    texts = [item["id"], item["since"], item["title"], *item["lines"], *item["targets"]]
+    if not all(isinstance(text, str) for text in texts) or not isinstance(item["link"], str | None):
+        raise TypeError("a kept alert's field is mistyped")
+    if not isinstance(item["lines"], list) or not isinstance(item["targets"], list):
+        raise TypeError("a kept alert's lines or targets are no list")
+    alert = Alert(item["title"], tuple(item["lines"]), item["link"])
+    return Pending(item["id"], item["since"], alert, list(item["targets"]))
