@@ -283,3 +283,81 @@ def test_an_outbox_that_is_a_directory_is_set_aside_in_one_line_and_the_alert_ke
     assert delivery.kept and outbox.path.is_file()
     assert any("not a regular file" in r.getMessage() for r in caplog.records)
     assert all("\n" not in r.getMessage() for r in caplog.records)
+
+
+def _smtp_dripping_each_reply(conn: socket.socket, stop: threading.Event, received: list[bytes]) -> None:
+    """Every reply a byte per 0.2 s: each read is quick to renew, the exchange endless."""
+
+    def drip(reply: bytes) -> bool:
+        for byte in reply:
+            if stop.wait(0.2):
+                return False
+            _send(conn, bytes([byte]))
+        return True
+
+    if not drip(b"220 slow\r\n"):
+        return
+    while not stop.is_set():
+        try:
+            chunk = conn.recv(65536)
+        except TimeoutError:
+            continue
+        if not chunk or not drip(b"250 OK\r\n"):
+            return
+
+
+def _starttls_then_silent(conn: socket.socket, stop: threading.Event, received: list[bytes]) -> None:
+    """Offers STARTTLS, says go ahead, and never speaks TLS."""
+    _send(conn, b"220 hostile ESMTP\r\n")
+    while not stop.is_set():
+        try:
+            line = conn.recv(65536)
+        except TimeoutError:
+            continue
+        if not line:
+            return
+        if line.upper().startswith(b"EHLO"):
+            _send(conn, b"250-hostile\r\n250 STARTTLS\r\n")
+        elif line.upper().startswith(b"STARTTLS"):
+            _send(conn, b"220 go ahead\r\n")
+            stop.wait()
+            return
+
+
+@pytest.mark.parametrize(
+    "handle", [_smtp_dripping_each_reply, _starttls_then_silent], ids=["each-reply-dripped", "starttls-stalled"]
+)
+def test_a_stalling_smtp_server_costs_one_deadline_and_the_alert_is_kept(handle, tmp_path):
+    with _peer(handle) as (port, _):
+        config = _config(f"smtp://alerts:pw-0123456789@127.0.0.1:{port}?to=ops@example.org&from=m@example.org")
+        started = time.monotonic()
+        (delivery,) = deliver(config, _alert(), outbox=Outbox(tmp_path / OUTBOX_NAME))
+        seconds = time.monotonic() - started
+    assert seconds < DEADLINE + SLACK
+    assert (delivery.arrived, delivery.sent, delivery.kept) == (False, False, True)
+    assert "pw-0123456789" not in (tmp_path / OUTBOX_NAME).read_text()
+
+
+def test_a_webhook_that_never_reads_a_large_alert_costs_one_deadline_and_keeps_it(tmp_path):
+    def never_reads(conn: socket.socket, stop: threading.Event, received: list[bytes]) -> None:
+        stop.wait()
+
+    # 8 MB: more than the kernel's buffers on both sides hold, so it cannot go out whole unread.
+    with _peer(never_reads) as (port, _):
+        started = time.monotonic()
+        (delivery,) = deliver(
+            _config(_url(port)), _alert("x" * (8 << 20)), outbox=Outbox(tmp_path / OUTBOX_NAME)
+        )
+        seconds = time.monotonic() - started
+    assert seconds < DEADLINE + SLACK
+    assert (delivery.arrived, delivery.sent, delivery.kept) == (False, False, True)
+
+
+def test_a_host_name_that_does_not_resolve_costs_at_most_one_deadline_and_is_kept(tmp_path):
+    started = time.monotonic()
+    (delivery,) = deliver(
+        _config(f"https://alerts.invalid/services/{HOOK_KEY}"), _alert(), outbox=Outbox(tmp_path / OUTBOX_NAME)
+    )
+    assert time.monotonic() - started < DEADLINE + SLACK
+    assert (delivery.arrived, delivery.sent, delivery.kept) == (False, False, True)
+    assert HOOK_KEY not in delivery.line() and HOOK_KEY not in (tmp_path / OUTBOX_NAME).read_text()
