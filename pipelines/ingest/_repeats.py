@@ -24,7 +24,7 @@ import zstandard
 from pipelines.ingest._lines import Reject, read_lines, truncate_line
 from pipelines.ingest.archive import MAX_LINE_BYTES
 from pipelines.transform import Provenance, Transformed, empty_records, transform_records
-from pipelines.transform.repeats import KeyedLines, Place, conflict_reason
+from pipelines.transform.repeats import Place, conflict_reason, same_records
 from pipelines.warehouse import ReportLanding
 
 __all__ = ["Settled", "landed_frames", "settle_repeats"]
@@ -141,18 +141,13 @@ def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[i
         for file_index, numbers in wanted.items()
         for number, text in archived_lines(archives[file_index], numbers).items()
     }
-    keyed = KeyedLines()
-    for key, places in groups.items():
-        for place in places:
-            if place not in refused[key]:
-                keyed.add(key, place, texts.get(place, b""))
     landing.withdraw(pl.DataFrame(list(groups), schema={"day": pl.Date(), "user_id": pl.Int64()}, orient="row"))
 
     settled = Settled()
     relanded: dict[Place, set[Hashable]] = defaultdict(set)
     dropped: dict[Place, set[Hashable]] = defaultdict(set)
     for key, places in groups.items():
-        if key in keyed.conflicts or refused[key]:
+        if refused[key] or not same_records([texts.get(place, b"") for place in places], day=key[0], user_id=key[1]):
             reason = conflict_reason(places, _what(key))
             for place in (p for p in places if p not in refused[key]):  # a refused line keeps its rule's reason
                 dropped[place].add(key)

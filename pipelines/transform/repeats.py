@@ -16,14 +16,19 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import polars as pl
 
 from pipelines.transform.records import Transformed
+from pipelines.transform.schema import DAY_TOTALS_WRAPPER
 
-__all__ = ["ENTRY_KEYS", "KeyedLines", "Place", "RefusedLine", "conflict_reason", "entries_listed_twice", "same_json"]
+__all__ = [
+    "ENTRY_KEYS", "KeyedLines", "Place", "RefusedLine", "conflict_reason", "entries_listed_twice", "same_json",
+    "same_records",
+]
 
 # (file index, line number) of a line in its report.
 Place = tuple[int, int]
@@ -60,6 +65,38 @@ def same_json(first: bytes, second: bytes) -> bool:
     return first.strip() == second.strip() or _canonical(first) == _canonical(second)
 
 
+def _key_records(line: bytes, day: str, user_id: int | None) -> list[object]:
+    """The line's records of one key, as `_canonical` values: a flat line is its own record; a
+    `day_totals` wrapper gives each of its records of that day, with the wrapper's members it
+    lacks, as the parse paths land them (pipelines/ingest/_lines.py `_records_of`)."""
+    value = _canonical(line)
+    if not (isinstance(value, tuple) and value[0] == "object"):
+        return [value]
+    members = dict(value[1])
+    inner = members.get(DAY_TOTALS_WRAPPER)
+    if "day" in members or not isinstance(inner, list):
+        return [value]
+    header = {name: member for name, member in members.items() if name != DAY_TOTALS_WRAPPER}
+    found: list[object] = []
+    for record in inner:
+        if not (isinstance(record, tuple) and record[0] == "object"):
+            return [value]
+        merged = header | dict(record[1])
+        if merged.get("day") == day and (user_id is None or merged.get("user_id") == ("integer", user_id)):
+            found.append(("object", tuple(sorted(merged.items()))))
+    return found
+
+
+def same_records(lines: Sequence[bytes], *, day: date, user_id: int | None) -> bool:
+    """Whether the lines landed one key with one record: each holds exactly one record of the key
+    (a wrapper listing the day twice holds two) and every such record is the same JSON value. A
+    wrapper and a plain line, or two wrappers of other spans, agree when the key's records do."""
+    if len(set(lines)) == 1 and len(lines) > 1 and b"day_totals" not in lines[0]:
+        return True  # byte for byte: nothing to parse
+    records = [_key_records(line, day.isoformat(), user_id) for line in lines]
+    return all(len(found) == 1 for found in records) and all(found == records[0] for found in records[1:])
+
+
 def _places(places: Sequence[Place]) -> str:
     if len({file for file, _ in places}) == 1:
         numbers = [str(line) for _, line in places]
@@ -74,8 +111,13 @@ def conflict_reason(places: Sequence[Place], what: str) -> str:
 
     `what` says what the key is in words that name no person ("one user's record of 2026-11-20").
     """
+    distinct = sorted(set(places))
+    if len(distinct) == 1:  # a wrapper listing one day twice
+        file, line = distinct[0]
+        return (f"line {line} of file {file} holds {what} more than once; none of them landed (clear it to accept "
+                "the report without it, or fetch the report again once the service sends one)")
     return (
-        f"{_places(sorted(places))} hold {what} with different figures; none of them landed "
+        f"{_places(distinct)} hold {what} with different figures; none of them landed "
         "(clear them to accept the report without it, or fetch the report again once the service sends one line)"
     )
 
@@ -179,12 +221,15 @@ def entries_listed_twice(result: Transformed, *, level: str) -> tuple[Transforme
         on = keys if all(k in frame.columns for k in keys) else ["day"]
         return frame.join(bad.select(on).unique(), on=on, how="anti", nulls_equal=True)
 
-    refused = totals.join(bad.select(keys), on=keys, how="semi", nulls_equal=True)
+    refused = totals.join(bad.select(keys), on=keys, how="semi", nulls_equal=True).select(
+        "day", pl.col("user_id") if "user_id" in totals.columns else pl.lit(None, dtype=pl.Int64()).alias("user_id"),
+        "_line",
+    )
     totals = kept(totals)
     return replace(
         result,
         totals=totals.drop("_line"),
         lines=totals.get_column("_line"),
-        rejected_keys=pl.concat([result.rejected_keys, refused.select("day", "user_id", "_line")]),
+        rejected_keys=pl.concat([result.rejected_keys, refused]),
         **{table: kept(getattr(result, table)) for table in ENTRY_KEYS},
     ), sorted(lines.iter_rows())

@@ -9,7 +9,17 @@ import json
 
 import pytest
 
-from tests.integration.ingest.test_repeated_lines import REPOS, TEAMS, USER, USERS, _ingest, _one, _served_lines
+from tests.integration.ingest.test_repeated_lines import (
+    AGGREGATE,
+    REPOS,
+    TEAMS,
+    USER,
+    USERS,
+    _ingest,
+    _one,
+    _rows,
+    _served_lines,
+)
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
@@ -110,3 +120,46 @@ def test_a_refused_carried_line_of_a_key_keeps_the_keys_other_line_out_too(tmp_p
     assert quarantined[0][1].startswith("lines 1 and 3 of file 0 hold one ")
     assert "with different figures" not in quarantined[1][1]  # the refused line keeps its own reason
     assert all(str(part) not in reason for _, reason in quarantined for part in first)
+
+
+@pytest.fixture(scope="module")
+def aggregate_record(dialect: str) -> dict[str, object]:
+    (line,) = _served_lines("aggregate", dialect)
+    return dict(json.loads(line))
+
+
+def _wrapper(*records: dict[str, object]) -> bytes:
+    """A `day_totals` wrapper line, as the 28-day report's lines are, holding `records`."""
+    return json.dumps({"report_start_day": records[0]["day"], "day_totals": list(records)}).encode()
+
+
+def test_a_days_record_in_a_wrapper_and_the_same_record_alone_land_once(tmp_path, dialect, aggregate_record):
+    """Lines are compared by the key's record, not as whole lines: a wrapper's record of the day
+    (with the wrapper's members it lacks) and the same record on a line of its own are one record."""
+    alone = json.dumps({"report_start_day": aggregate_record["day"], **aggregate_record}).encode()
+    clean = _ingest(tmp_path, "clean", [alone], AGGREGATE, dialect)
+    landed = _ingest(tmp_path, "wrapped", [_wrapper(aggregate_record), alone], AGGREGATE, dialect)
+    assert landed.result.quarantined == 0 and landed.result.repeated == 1
+    for table in AGGREGATE.tables:
+        assert _rows(landed.warehouse, table) == _rows(clean.warehouse, table), table
+
+    changed = {**aggregate_record, "daily_active_users": int(aggregate_record["daily_active_users"] or 0) + 3}
+    conflict = _ingest(tmp_path, "wrapped-conflict", [_wrapper(aggregate_record), _wrapper(changed)],
+                       AGGREGATE, dialect)
+    assert conflict.result.quarantined == 2
+    assert _one(conflict.warehouse, "SELECT count(*) FROM core.daily_totals") == [(0,)]
+
+
+def test_a_wrapper_listing_one_day_twice_is_quarantined_by_its_line_and_nothing_doubles(
+    tmp_path, dialect, aggregate_record
+):
+    """Two records of one day inside one line (the same or different): the line is quarantined
+    for that day, saying so, before any check; nothing of that day lands twice, no traceback."""
+    changed = {**aggregate_record, "daily_active_users": int(aggregate_record["daily_active_users"] or 0) + 3}
+    for name, records in (("same", (aggregate_record, aggregate_record)), ("different", (aggregate_record, changed))):
+        landed = _ingest(tmp_path, name, [_wrapper(*records)], AGGREGATE, dialect)
+        assert landed.result.quarantined == 1 and landed.result.repeated == 0
+        (reason,) = _one(landed.warehouse, "SELECT reason FROM raw.quarantine")
+        assert reason[0].startswith(f"line 1 of file 0 holds the record of {aggregate_record['day']} more than once")
+        for table in AGGREGATE.tables:
+            assert _one(landed.warehouse, f"SELECT count(*) FROM {table}") == [(0,)], table
