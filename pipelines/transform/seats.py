@@ -217,9 +217,12 @@ def _seat(rec: Mapping[str, Any], *, index: int, where: str) -> dict[str, Any]:
         "assigning_team_type": team.get("type"),
         "organization_login": organization.get("login"),
         "plan_type": rec.get("plan_type"),
-        "pending_cancellation_date": _day(rec.get("pending_cancellation_date"), index=index, where=where),
         "last_activity_editor": rec.get("last_activity_editor"),
     }
+    for name, value in row.items():
+        _check_type(value, _SEAT_COLUMNS.get(name, pl.Int64()), field=name, index=index, where=where)
+    _check_type(organization.get("id"), pl.Int64(), field="organization.id", index=index, where=where)
+    row["pending_cancellation_date"] = _day(rec.get("pending_cancellation_date"), index=index, where=where)
     for name in _TIMESTAMPS:
         row[name] = _instant(rec.get(name), field=name, index=index, where=where)
     return row
@@ -240,6 +243,23 @@ def _grant(row: Mapping[str, Any], *, enterprise: str, index: int, where: str) -
 
 def _ordered(row: Mapping[str, Any], schema: Mapping[str, pl.DataType]) -> dict[str, Any]:
     return {name: row[name] for name in schema}
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def _check_type(value: Any, dtype: pl.DataType, *, field: str, index: int, where: str) -> None:
+    """Refuse the seat if its column cannot take `value` (a building frame would fail on it and
+    take the whole listing with it). The value is not repeated: it may name the person."""
+    if value is None:
+        return
+    if isinstance(dtype, pl.Int64):
+        fits = isinstance(value, int) and not isinstance(value, bool) and value in _INT64
+        kind = "an integer id"
+    else:
+        fits, kind = isinstance(value, str), "text"
+    if not fits:
+        raise SeatRecordError(f"seat {index} of {where}: {field} is not {kind}")
 
 
 def _int(value: Any) -> int | None:
