@@ -49,6 +49,12 @@ DIRECTORY = "aggregate"  # beside SERVING_PATH
 NESTED = ".aggregate-nested-teams"
 _NESTED_TABLE = "aggregate_nested_teams"
 _SOURCES = "_sources.json"
+# Beside it: the team-days hidden where teams add up to a scope or another team, and what each
+# day's were worked out from (its user rows and memberships, and which teams were shown before).
+_UNCOVERED = "uncovered"
+# Temp tables of one publish (teams/active_members.sql, teams/uncovered_teams.sql).
+_WORK_TABLES = ("aggregate_active_users", "aggregate_active_members", "aggregate_uncovered_shown",
+                "aggregate_uncovered_hidden", "aggregate_uncovered_round")
 
 DEFAULT_K = 5
 SCHEMA = "aggregate"
@@ -73,10 +79,12 @@ def publish_aggregate(
     root = aggregate_lake(serving)
     found = versions(root)
     staging = start(root, found[0] if found else None)
-    conn.register(_NESTED_TABLE, _nested_teams(conn, serving, k))
+    nested, loaded = _nested_teams(conn, serving, k)
+    conn.register(_NESTED_TABLE, nested)
     try:
         for status in _STATUS:
             run_sql(conn, f"aggregate/{status}.sql", k=k)
+        _hide_uncovered_teams(conn, serving, k, loaded=loaded)
         for name in AGGREGATE_TABLES:
             run_sql(conn, f"aggregate/{name}.sql", k=k)
             write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), staging / name)
@@ -85,8 +93,8 @@ def publish_aggregate(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
-        for status in _STATUS:
-            conn.execute(f"DROP TABLE IF EXISTS aggregate{status}")
+        for table in (*(f"aggregate{status}" for status in _STATUS), *_WORK_TABLES):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.unregister(_NESTED_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
     target = build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES, versioned=True,
@@ -96,35 +104,84 @@ def publish_aggregate(
     return target
 
 
-def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.Table:
+def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> tuple[pa.Table, list[str]]:
     """The team-days nearly another team's (sql/aggregate/teams/nested_teams.sql: from user rows),
     worked out again only for the days whose user rows or memberships changed in the lake, so a
     daily publish reads its few days of them whatever the history; the rest is kept beside the
-    serving database with what each day was made from (another k or definition: every day again)."""
+    serving database with what each day was made from (another k or definition: every day again).
+    Also the days whose people it loaded (teams/active_members.sql)."""
     root = serving.parent / NESTED
     sql = SQL_DIR / "aggregate" / "teams" / "nested_teams.sql"
     made_with = f"{k}:{hashlib.sha256(sql.read_bytes()).hexdigest()}"
     sources = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
+    kept, done = _kept(root, made_with)
+    stale = sorted(day for day, source in sources.items() if done.get(day) != source)
+    if kept is not None and not stale and len(sources) == len(done):
+        return kept, []
+    _load_active(conn, stale)
+    fresh = conn.sql(sql.read_text(), params={"k": k}).to_arrow_table()
+    if kept is not None:
+        unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
+        fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
+    _keep(root, fresh, made_with, sources)
+    return fresh, stale
+
+
+def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int, *, loaded: list[str]) -> None:
+    """Hide in aggregate_team_day_status the team-days teams/uncovered_teams.sql hides, round after
+    round until one hides none, working out again only the days whose user rows or memberships
+    changed or whose teams shown so far did (the rest kept beside the nested teams)."""
+    root = serving.parent / NESTED / _UNCOVERED
+    sql = SQL_DIR / "aggregate" / "teams"
+    made_with = f"{k}:" + hashlib.sha256(
+        b"".join((sql / name).read_bytes() for name in ("active_members.sql", "uncovered_teams.sql"))).hexdigest()
+    users = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
+    shown = {day: teams for day, teams in run_sql(conn, "aggregate/teams/select_shown.sql")}
+    # A day with no team shown hides none: nothing to work out or keep.
+    sources = {day: f"{users.get(day)}|{teams}" for day, teams in shown.items()}
+    kept, done = _kept(root, made_with)
+    stale = sorted(day for day, source in sources.items() if done.get(day) != source)
+    if kept is None or stale or len(sources) != len(done):
+        days = [date.fromisoformat(day) for day in stale]
+        run_sql(conn, "aggregate/teams/start_uncovered.sql", days=days)
+        # Only the days nested_teams.sql did not just read.
+        _load_active(conn, sorted(set(stale) - set(loaded)))
+        while run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k)[0][0]:
+            pass
+        fresh = conn.table("aggregate_uncovered_hidden").to_arrow_table()
+        if kept is not None:
+            unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
+            fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
+        _keep(root, fresh, made_with, sources)
+        kept = fresh
+    conn.register("aggregate_uncovered_kept", kept)
+    try:
+        run_sql(conn, "aggregate/teams/apply_uncovered.sql")
+    finally:
+        conn.unregister("aggregate_uncovered_kept")
+
+
+def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> None:
+    days = [date.fromisoformat(day) for day in stale]
+    run_sql(conn, "aggregate/teams/active_members.sql", days=days, first=min(days, default=None),
+            last=max(days, default=None))
+
+
+def _kept(root: Path, made_with: str) -> tuple[pa.Table | None, dict[str, str]]:
+    """What `root` keeps and the source of each day it was made from, if made the same way."""
     try:
         recorded = json.loads((root / _SOURCES).read_text())
         kept = pq.read_table(root / DATA_FILE) if recorded.get("made_with") == made_with else None
     except (FileNotFoundError, ValueError):
-        recorded, kept = {}, None
-    done = recorded.get("days", {}) if kept is not None else {}
-    stale = sorted(day for day, source in sources.items() if done.get(day) != source)
-    if kept is not None and not stale and len(sources) == len(done):
-        return kept
-    days = [date.fromisoformat(day) for day in stale]
-    bounds = {"first": min(days, default=None), "last": max(days, default=None)}
-    fresh = conn.sql(sql.read_text(), params={"days": days, "k": k, **bounds}).to_arrow_table()
-    if kept is not None:
-        unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
-        fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
-    write_aside(fresh, root)
+        return None, {}
+    return kept, recorded.get("days", {}) if kept is not None else {}
+
+
+def _keep(root: Path, rows: pa.Table, made_with: str, sources: dict[str, str]) -> None:
+    write_aside(rows, root)
     staging = root / f".{_SOURCES}.{os.getpid()}.tmp"
     staging.write_text(json.dumps({"made_with": made_with, "days": sources}, sort_keys=True))
     os.replace(staging, root / _SOURCES)
-    return fresh
 
 
 def build_views(
