@@ -127,14 +127,15 @@ class _Shell:
         """Every statement of `text` in turn, printing the rows of those that answer."""
         import duckdb
 
-        try:
-            statements = duckdb.extract_statements(text)
-        except duckdb.Error as exc:
-            raise _Failure(_describe(exc)) from None
+        with deadline(self.conn, self.settings) as passed:  # parsing a long text takes time and memory too
+            try:
+                statements = duckdb.extract_statements(text)
+            except (duckdb.Error, MemoryError) as exc:
+                raise _Failure(limit_hit(self.settings, exc, timed_out=passed.is_set()) or _describe(exc)) from None
         if not statements:  # said, not silent: a quoting slip can leave nothing to run
             raise _Failure("no statement to run: the SQL holds only comments or ;")
         for statement in statements:
-            with deadline(self.conn, self.settings.sql_timeout) as passed:
+            with deadline(self.conn, self.settings) as passed:
                 try:
                     self._run(statement)
                 except (duckdb.Error, MemoryError) as exc:  # MemoryError: Python's share, past the bound

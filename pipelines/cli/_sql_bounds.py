@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -37,6 +39,9 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
     # instead, removed with everything in it when the shell ends.
     with contextlib.ExitStack() as stack:
         spill = stack.enter_context(_spill_directory()) if settings.sql_spill_limit else ""
+        if spill:
+            _SPILLS.add(spill)
+            stack.callback(_SPILLS.discard, spill)
         try:
             conn = stack.enter_context(connect(path, read_only=True))
         except duckdb.Error as exc:
@@ -109,24 +114,40 @@ def _lock_down(conn: duckdb.DuckDBPyConnection, settings: Settings, *, spill: st
         conn.execute(statement)
 
 
+# After the interrupt, how long DuckDB may take to stop before the shell's process ends instead.
+_GRACE = 2.0
+_SPILLS: set[str] = set()  # the spill directories of this process, removed by a hard stop too
+
+
 @contextlib.contextmanager
-def deadline(conn: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[threading.Event]:
-    """Interrupts what `conn` runs once `seconds` have passed (DuckDB stops at its next check and
-    the statement fails); the event yielded says whether that happened."""
+def deadline(conn: duckdb.DuckDBPyConnection, settings: Settings) -> Iterator[threading.Event]:
+    """Interrupts what `conn` runs once the time limit has passed (DuckDB stops at its next check
+    and the statement fails); the event yielded says whether that happened. No interrupt reaches
+    DuckDB's parser or planner (600,000 columns take a minute): still running `_GRACE` seconds
+    later, the process ends with the time limit's line, its spill directory removed."""
     passed = threading.Event()
 
     def stop() -> None:
         passed.set()
         conn.interrupt()
 
-    timer = threading.Timer(seconds, stop)
-    timer.daemon = True
-    timer.start()
+    def end() -> None:
+        sys.stderr.write(f"metrics-etl sql: {_past_time_limit(settings)}\n")
+        sys.stderr.flush()
+        for spill in _SPILLS:
+            shutil.rmtree(spill, ignore_errors=True)
+        os._exit(1)  # the thread DuckDB holds cannot be stopped; the process can
+
+    timers = [threading.Timer(settings.sql_timeout, stop), threading.Timer(settings.sql_timeout + _GRACE, end)]
+    for timer in timers:
+        timer.daemon = True
+        timer.start()
     try:
         yield passed
     finally:
-        timer.cancel()
-        timer.join()  # gone before the interpreter may end: a live timer would hold the connection
+        for timer in timers:
+            timer.cancel()
+            timer.join()  # gone before the interpreter may end: a live timer would hold the connection
 
 
 def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | None:
@@ -134,13 +155,19 @@ def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | N
     from pipelines.config import ENV_VARS
 
     if timed_out:
-        return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
-                f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
+        return _past_time_limit(settings)
     if isinstance(exc, MemoryError) or "Out of Memory Error" in str(exc):
         return (f"the query needed more than the SQL shell's memory limit of {_size(settings.sql_memory_limit)} "
                 f"({ENV_VARS['sql_memory_limit']}) with its spill limit of {_size(settings.sql_spill_limit)} "
                 f"({ENV_VARS['sql_spill_limit']}): narrow it, or raise a limit")
     return None
+
+
+def _past_time_limit(settings: Settings) -> str:
+    from pipelines.config import ENV_VARS
+
+    return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
+            f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
 
 
 def _size(size: int) -> str:
