@@ -82,7 +82,7 @@ def _seat_listing(client: ServiceClient, *, path: str) -> SeatListing:
     for page, items in client.paginate_envelope(path=path, items_key="seats", params=_LIST_PARAMS):
         if total is None:
             value = page.get("total_seats")
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
                 raise ServiceError(f"GET {client.base_url}{path} answered no total_seats count: {value!r}")
             total = value
         seats.extend(items)

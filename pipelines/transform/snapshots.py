@@ -267,7 +267,13 @@ def _finish(
     what: str = "record", refused: list[str] | None = None,
 ) -> pl.DataFrame:
     """The rows as the table's frame; should one hold a value its column cannot, each row is
-    tried alone and those that fail are left out (a rare path: the listing is whole otherwise)."""
+    tried alone and those that fail are left out (a rare path: the listing is whole otherwise).
+    A record whose id is null has no key in its table: left out too."""
+    if key is not None:
+        for index, r in rows:
+            if r[key] is None:
+                _refuse(refused, f"{what} {index} has a null id")
+        rows = [(index, r) for index, r in rows if r[key] is not None]
     try:
         return _frame([r for _, r in rows], schema=schema, day=day, key=key)
     except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.unit.ingest.test_snapshots import _SEAT, _collect, _service
+from pipelines.ingest.snapshots import SnapshotFailed
+from tests.unit.ingest.test_snapshots import _REPOS, _SEAT, _collect, _service
 
 _HOSTILE = {
     "an id over 64 bits": (_SEAT | {"assignee": {"id": 2**70, "login": "bob"}}, "user_id is not an integer id"),
@@ -79,3 +80,43 @@ def test_a_listing_of_only_null_assignees_lands_every_seat_unassigned_and_counte
     unassigned = result.frames["unassigned_seats"].filter(result.frames["unassigned_seats"]["scope"] == scope)
     assert unassigned["seat_number"].to_list() == [1, 2, 3]
     assert not [w for w in result.warnings if w.status == 200]
+
+
+@pytest.mark.parametrize(("path", "listing", "frame", "key", "endpoint", "why"), [
+    ("/orgs/acme/repos", [*_REPOS, {"id": None, "full_name": "acme/x", "name": "x", "owner": {"login": "acme"}}],
+     "repositories", "repository_id", "repository_records", "repository 2 has a null id"),
+    ("/orgs/acme/members", [{"id": 5, "login": "ann"}, {"id": None, "login": "bob"}, None],
+     "org_members", "member_id", "member_records", "member of acme 1 has a null id"),
+    ("/repos/acme/open/issues", [{"id": 70, "number": 1}, {"id": None, "number": 2, "user": {"login": "bob"}}],
+     "issues", "issue_id", "issue_records", "issue of acme/open 1 has a null id"),
+], ids=["repository", "member", "issue"])
+def test_a_record_with_a_null_id_is_left_out_alone_never_landed_without_its_key(
+    tmp_path, path, listing, frame, key, endpoint, why
+):
+    """A repository whose id is null landed as a row without its key; now it is left out alone."""
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path == path:
+            return httpx.Response(200, json=listing if request.url.params.get("page", "1") == "1" else [])
+        return _service(request)
+
+    result = _collect(tmp_path, service)
+    assert result.frames[frame][key].null_count() == 0
+    assert result.frames[frame].height == len([r for r in listing if isinstance(r, dict) and r.get("id")])
+    (left_out,) = [w for w in result.warnings if w.endpoint == endpoint]
+    assert why in left_out.message and "bob" not in left_out.message
+    assert result.frames["seats"].height == 1 and result.frames["org_members"].height >= 1
+
+
+def test_a_seat_total_over_64_bits_fails_the_snapshot_in_one_line_naming_the_listing(tmp_path):
+    """It was a TypeError from building the totals frame."""
+    service = _listing("/orgs/acme/assistant/billing/seats", [_SEAT])
+
+    def huge(request: httpx.Request) -> httpx.Response:
+        answer = service(request)
+        if request.url.path.endswith("/billing/seats"):
+            return httpx.Response(200, json={**answer.json(), "total_seats": 2**70})
+        return answer
+
+    with pytest.raises(SnapshotFailed, match=r"organization 'acme' failed listing its seats: .* answered no "
+                                             r"total_seats count"):
+        _collect(tmp_path, huge)
