@@ -48,6 +48,8 @@ _REFUSED = re.compile(
     r"Permission Error|configuration has been locked|read-only mode|base table|is not an? table"
     r"|disabled (by|through) configuration"
 )
+# DuckDB's words when a reader other than Parquet's fails on a file.
+_NOT_PARQUET_READER = re.compile(r"read_text|read_blob|sniffing|CSV|JSON", re.IGNORECASE)
 _READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
 _BATCH_ROWS = 10_000
 _TABLE_ROWS = 10_000  # DuckDB's table shows no more, whatever it is asked
@@ -311,4 +313,6 @@ def _describe(exc: Exception) -> str:
     line = first_meaningful_line(str(exc))
     if _REFUSED.search(line):
         return f"{_READ_ONLY} ({line})"
+    if _NOT_PARQUET_READER.search(line):  # a whole Parquet file read as text, CSV or JSON: not damaged
+        return line
     return unreadable_lake_file(line) or line

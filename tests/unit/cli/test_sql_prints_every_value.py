@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -146,3 +147,21 @@ def test_no_progress_bar_is_drawn_among_the_rows(runner: CliRunner) -> None:
     # ended with a line `100% ▕███…▏ (00:00:03.83 elapsed)` after its last row.
     done = runner.invoke(cli, ["sql", "--format", "csv", "SELECT current_setting('enable_progress_bar') AS bar"])
     assert done.stdout.splitlines() == ["bar", "false"]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT * FROM read_text('{lake_file}')",
+        "SELECT * FROM read_csv('{lake_file}')",
+        "SELECT * FROM read_json_objects('{lake_file}')",
+    ],
+)
+def test_a_lake_file_read_as_what_it_is_not_is_no_damaged_file(
+    runner: CliRunner, tmp_path: Path, statement: str
+) -> None:
+    # The Parquet file is whole: reading it as text, CSV or JSON fails for what the reader is.
+    done = runner.invoke(cli, ["sql", statement.format(lake_file=tmp_path / "lake" / "agents.parquet")])
+    assert done.exit_code == 1
+    (line,) = done.stderr.splitlines()
+    assert "publish" not in line and "damaged" not in line, line
