@@ -1,13 +1,18 @@
 -- One round of hiding teams where figures add up (aggregate.py repeats it until a round hides
--- none). A scope-day, or a shown team-day, minus shown team-days of the same date that lie within
--- it and do not overlap leaves the figures of the people of it in none of them; with every such
--- team taken away that is its active users in no shown team within it (of any scope). Unless
--- that is nobody or $k people or more, the smallest shown team within it (fewest active members,
--- then lowest id) is hidden this round; hiding only grows what is left, so the rounds end. The
--- scope-day counts whether it is shown or not: a scope period minus team periods is the sum of
--- its days' differences. Teams with the same active members as the container are its figures,
--- not a part of them. Reads aggregate_active_users and aggregate_active_members (active_members.sql)
--- and aggregate_uncovered_shown (the team-days shown so far of the days worked out again).
+-- none). A container (a scope-day, or a shown team-day) minus shown team-days of the same date
+-- that lie within it (its parts, of any scope) and do not overlap leaves the figures of the people
+-- of it in none of them, a set that always holds those in none of its parts (uncovered). So a
+-- container with parts is left as it is only when
+--   * $k people or more are uncovered (whatever is taken away, they are left), or
+--   * nobody is, and no two of its parts overlap without one holding the other (then what is
+--     left is whole parts and, within a part taken whole or not at all, what its own parts leave:
+--     nobody or $k people or more, as each part is a container too);
+-- otherwise its smallest part (fewest active members, then lowest id) is hidden this round.
+-- Hiding only takes parts away, so the rounds end. The scope-day counts whether it is shown or
+-- not: a scope period minus team periods is the sum of its days' differences. A team with the
+-- same active members as the container has its figures, and is no part of it. Reads
+-- aggregate_active_users and aggregate_active_members (active_members.sql) and
+-- aggregate_uncovered_shown (the team-days shown so far of the days worked out again).
 CREATE OR REPLACE TEMP TABLE aggregate_uncovered_round AS
 WITH shown AS (
     SELECT m.*
@@ -53,13 +58,28 @@ WITH shown AS (
     JOIN covered AS v
       ON v.scope = c.scope AND v.scope_name = c.scope_name AND v.day = c.day AND v.team_id IS NOT DISTINCT FROM c.team_id
     GROUP BY c.scope, c.scope_name, c.day, c.team_id
+), tangled AS (
+    -- Containers with two parts that share some active members but neither holds the other's.
+    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id
+    FROM parts AS p
+    JOIN parts AS q
+      ON q.scope = p.scope AND q.scope_name = p.scope_name AND q.day = p.day AND q.team_id IS NOT DISTINCT FROM p.team_id
+     AND (q.p_scope, q.p_name, q.p_team) < (p.p_scope, p.p_name, p.p_team)
+    JOIN shown AS a ON a.scope = p.p_scope AND a.scope_name = p.p_name AND a.day = p.day AND a.team_id = p.p_team
+    JOIN shown AS b
+      ON b.scope = q.p_scope AND b.scope_name = q.p_name AND b.day = p.day AND b.team_id = q.p_team
+     AND b.user_id = a.user_id
+    GROUP BY p.scope, p.scope_name, p.day, p.team_id, p.p_scope, p.p_name, p.p_team, q.p_scope, q.p_name, q.p_team
+    HAVING count(*) < least(any_value(p.members), any_value(q.members))
 ), smallest AS (
     SELECT l.day, arg_min({'scope': p.p_scope, 'scope_name': p.p_name, 'team_id': p.p_team},
                           (p.members, p.p_team, p.p_scope, p.p_name)) AS team
     FROM left_over AS l
     JOIN parts AS p
       ON p.scope = l.scope AND p.scope_name = l.scope_name AND p.day = l.day AND p.team_id IS NOT DISTINCT FROM l.team_id
-    WHERE l.people BETWEEN 1 AND $k - 1
+    LEFT JOIN tangled AS t
+      ON t.scope = l.scope AND t.scope_name = l.scope_name AND t.day = l.day AND t.team_id IS NOT DISTINCT FROM l.team_id
+    WHERE l.people BETWEEN 1 AND $k - 1 OR (l.people = 0 AND t.day IS NOT NULL)
     GROUP BY l.scope, l.scope_name, l.day, l.team_id
 )
 SELECT DISTINCT team.scope, team.scope_name, day, team.team_id

@@ -320,3 +320,51 @@ def test_a_reader_holding_the_aggregate_tier_reads_the_newest_publish_whole(land
         assert suppressed() == {True}
     tier = aggregate_serving(serving).parent / "lake"
     assert len(list(tier.glob("publish=*/_published"))) == 2 and (tier / "current").is_symlink()
+
+
+def _disjoint_differences(whole: frozenset[int], parts: list[frozenset[int]], k: int) -> list[int]:
+    """The sizes 1..k-1 of what `whole` minus any set of `parts` that do not overlap leaves."""
+    found: list[int] = []
+    seen: set[frozenset[int]] = set()
+
+    def grow(taken: frozenset[int], start: int) -> None:
+        for n in range(start, len(parts)):
+            if parts[n] & taken or taken | parts[n] in seen:
+                continue
+            seen.add(taken | parts[n])
+            if 0 < len(whole - taken - parts[n]) < k:
+                found.append(len(whole - taken - parts[n]))
+            grow(taken | parts[n], n + 1)
+
+    grow(frozenset(), 0)
+    return found
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_on_the_emulators_reports_no_scope_or_team_minus_shown_teams_within_it_leaves_1_to_k_minus_1_people(
+    landed, tmp_path, k
+):
+    # Who is behind each figure, from the full tier's user rows and memberships: a scope-day's
+    # active users, a team-day's active members (its shown active_users must be their number).
+    active = landed.execute(
+        "SELECT scope, scope_name, day, list(user_id) FROM core.user_daily_totals WHERE report_kind = '1-day'"
+        " AND (coalesce(user_initiated_interaction_count, 0) > 0 OR coalesce(code_generation_activity_count, 0) > 0"
+        " OR coalesce(used_agent, FALSE) OR coalesce(used_chat, FALSE) OR coalesce(used_cli, FALSE)) GROUP BY ALL"
+    ).fetchall()
+    scopes = {(s, n, d): frozenset(users) for s, n, d, users in active}
+    members = landed.execute("SELECT scope, scope_name, day, team_id, list(user_id) FROM core.user_team_days"
+                             " GROUP BY ALL").fetchall()
+    with _published(landed, tmp_path / str(k), k=k) as tier:
+        shown = tier.execute("SELECT scope, scope_name, day, team_id, active_users FROM aggregate.team_daily"
+                             " WHERE NOT suppressed").fetchall()
+    teams = {(s, n, d, t): frozenset(users) & scopes.get((s, n, d), frozenset()) for s, n, d, t, users in members}
+    assert all(len(teams[row[:4]]) == row[4] for row in shown)
+    assert shown, "the emulator's teams have days of k or more active members"
+    found = []
+    for day in {row[2] for row in shown}:
+        parts = [teams[row[:4]] for row in shown if row[2] == day]
+        containers = [people for (_, _, d), people in scopes.items() if d == day] + parts
+        for whole in containers:
+            within = sorted({p for p in parts if p < whole}, key=sorted)
+            found += [(day, len(whole), left) for left in _disjoint_differences(whole, within, k)]
+    assert not found

@@ -396,12 +396,25 @@ def _squads() -> World:
     return world
 
 
+def _crossing_teams() -> World:
+    """Two squads splitting an organization but one person, and a guild crossing one squad that
+    holds that person: nobody is in no team, yet the organization minus the two squads is that one
+    person's figures."""
+    org_of = {u: "o0" for u in range(1, 12)}
+    activity = {(u, LAST_DAY): (u, 1, u % 2, 3, u, 2) for u in org_of}
+    world = World(3, org_of, ("o0",), (LAST_DAY,), activity, {})
+    for team_id, members in ((1001, range(1, 6)), (1002, range(6, 11)), (1003, (1, 2, 3, 4, 11))):
+        world.teams[("organization", "o0", team_id)] = frozenset(members)
+    return world
+
+
 # Each example lands and publishes a warehouse (about 2.5 s): no shrinking, whose many publishes
 # would take minutes; a failure names every difference it found.
 @settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(world=worlds())
 @example(world=_squads())
+@example(world=_crossing_teams())
 def test_no_difference_of_shown_figures_is_the_figure_of_fewer_than_k_people(world, template, tmp_path):
     figures, wrong = _published_figures(world, template, tmp_path / "world")
     assert not wrong, "the world's figures are the tier's"
