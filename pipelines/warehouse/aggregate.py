@@ -12,9 +12,11 @@ every figure NULL. Which rows are shown is worked out first, by the files of `sq
 whose names start with `_` (each a temp table `aggregate_<name>`): a row is hidden by the people
 behind its figures, and by what the difference of it and another shown row would leave (an
 organization and its enterprise, a team and a scope, a team and another team, a period and a
-day), or an enterprise minus all its shown organizations, a period minus all its shown days. A
+day), or an enterprise minus all its shown organizations, a period minus all its shown days, a
+scope or a team minus shown teams within it that do not overlap (teams/uncovered_teams.sql). A
 few rows per scope and day, from the rollups, so writing them whole costs little; which teams
-lie within others is worked out from user rows, only for the days a publish changed.
+lie within others is worked out from user rows, each day's read once, only for the days a
+publish changed.
 """
 
 from __future__ import annotations
