@@ -36,6 +36,7 @@ from pipelines.warehouse.erasure import (
     refresh_team_days,
 )
 from pipelines.warehouse.people import redact_text
+from pipelines.warehouse.sql import run_sql
 
 
 def drop_forgotten(
@@ -49,7 +50,17 @@ def drop_forgotten(
         erased = erase_rows(conn, person, first_day=first_day, last_day=last_day)
         removed += sum(erased.rows.values())
         days |= erased.days
-    if not people:
+    # A person every line of whom was set aside (an id sent as a string) lands no row to find them by.
+    quarantined = [
+        rowid
+        for rowid, line in run_sql(
+            conn, "privacy/select_fetch_quarantine.sql", fetched_at=fetched_at, first_day=first_day, last_day=last_day
+        )
+        if line is not None and forgotten.names_report_line(line.encode())
+    ]
+    if quarantined:
+        removed += len(run_sql(conn, "privacy/delete_quarantine_rows.sql", rowids=quarantined))
+    if not people and not quarantined:
         return 0
     for scope, scope_name in {(scope, scope_name) for scope, scope_name, _ in days}:
         refresh_team_days(conn, scope=scope, scope_name=scope_name, start_day=first_day, end_day=last_day)

@@ -42,10 +42,10 @@ _NO_REPLY_TEXT = re.compile(
     r"(?<![A-Za-z0-9_.+-])(?:(\d+)\+)?([A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?)@users\.noreply\.[A-Za-z0-9.-]*[A-Za-z0-9]",
     re.IGNORECASE,
 )
-# A team mention (`@acme/dev-00018`) or a repository (`acme/dev-00018`) ends here: the word after
-# the slash names a team or a repository, not a person, unless the owner is them (an owner holds
-# no dot, so a host does not end here). A login is at most 39 characters: the window before a word.
-_OWNER_BEFORE = re.compile(r"(?:^|[\s(\[@])([A-Za-z0-9][A-Za-z0-9_-]*)/$")
+# A team mention (`@acme/dev-00018`) ends here: the word after the slash is a team's slug, not a
+# person, unless the organization is them. (A bare `alice/dev-00018` may be two people: erased.)
+# A login is at most 39 characters: the window looked at before a word.
+_OWNER_BEFORE = re.compile(r"(?<![A-Za-z0-9_-])@([A-Za-z0-9][A-Za-z0-9_-]*)/$")
 # The keys that name another object (a repository, a team, a label) in an object with an id: kept,
 # even when they spell the login (a repository `dev-00018` is not the person).
 _OBJECT_NAMES = frozenset({"name", "slug"})
@@ -99,7 +99,8 @@ class Person:
     def _pattern(self, ids: tuple[str, ...], logins: tuple[str, ...]) -> str:
         parts = []
         if self.user_id is not None:
-            parts.append(f'"({"|".join(ids)})"\\s*:\\s*{self.user_id}([^0-9]|$)')
+            # A number, or a string of it (a line quarantined for sending its id as one).
+            parts.append(f'"({"|".join(ids)})"\\s*:\\s*"?{self.user_id}([^0-9]|$)')
         if self.login is not None:
             parts.append(f'(?i:"({"|".join(logins)})"\\s*:\\s*"{re.escape(self.login)}")')
         return "|".join(f"(?:{part})" for part in parts) or "$^"
@@ -169,6 +170,10 @@ class Forgotten:
                     return True
                 continue
             login = value[1:-1]
+            if key not in logins and login.isascii() and login.isdigit():
+                if _hash(self.key, "id", str(int(login))) in self.hashes:
+                    return True
+                continue
             if key == "email":
                 found = _NO_REPLY_LOGIN.match(login)
                 login = found[1] if found else ""
@@ -235,11 +240,20 @@ def redact_document(node: object, who: Who) -> object:
         return [redact_document(item, who) for item in node]
     if isinstance(node, dict):
         named = "id" in node
-        return {
-            key: value if named and key in _OBJECT_NAMES else redact_document(value, who)
-            for key, value in node.items()
-        }
+        return {key: _redact_member(key, value, who) if named else redact_document(value, who)
+                for key, value in node.items()}
     return node
+
+
+def _redact_member(key: str, value: object, who: Who) -> object:
+    """A member of an object with an id: its names kept; of its `full_name` (`owner/name`), only
+    the owner can be the person."""
+    if key in _OBJECT_NAMES:
+        return value
+    if key == "full_name" and isinstance(value, str) and "/" in value:
+        owner, _, name = value.partition("/")
+        return f"{redact_text(owner, who)}/{name}"
+    return redact_document(value, who)
 
 
 def screen_payload(event: str, text: str, who: Who, *, parse: Callable[[str], object] = json.loads) -> str | None:

@@ -459,3 +459,43 @@ def test_forget_replaces_the_login_in_the_columns_a_delivery_lands_from_its_payl
         ).fetchall()
     assert columns == [("issue-1", "@[erased]", "acme/r"), ("push-1", None, "[erased]/tools")]
     assert _scan(home, pattern) == []
+
+
+def test_forget_by_id_finds_a_person_whose_every_line_was_quarantined_even_with_the_id_as_a_string(tmp_path):
+    """Issue 42 attack, forgetting by id when the warehouse never landed the person: one user's two
+    different lines (both quarantined), another's id sent as a JSON string (quarantined for it).
+    `forget 1000023` missed `"user_id": "1000023"` in the quarantine and the raw archive, and a
+    later fetch landed it in the quarantine again; `forget 1000022` did not learn the login from
+    the quarantined lines, so text naming it stayed. Now both go, everywhere, and stay gone."""
+    day = datetime.now(UTC).date() - timedelta(days=6)
+    report = tmp_path / "users.ndjson"
+    lines = [
+        _report_line(day, 1000022, "dev-00022", 3), _report_line(day, 1000022, "dev-00022", 4),
+        _report_line(day, "1000023", "dev-00023", 1), _report_line(day, 1000024, "dev-00024", 2),
+    ]
+    report.write_text("".join(line + "\n" for line in lines))
+    home = tmp_path / "home"
+    home.mkdir()
+    config = EmulatorConfig(seed=5, users=5, repos=1, report_file=report, report_file_day=day)
+    people = re.compile(r"(?<![0-9])100002[23](?![0-9])|(?i:dev-0002[23](?![0-9]))")
+    with running_emulator(config) as emu:
+        env = _env(home, emu, METRICS_START_DAY=(day - timedelta(days=3)).isoformat())
+        fetch = [CLI, "run", "--day", day.isoformat(), "--no-latest", "--no-snapshots"]
+        subprocess.run(fetch, env=env, cwd=home, capture_output=True, text=True, timeout=900, check=False)
+        # A delivery of someone else mentioning the first of them: only the quarantine knows its login.
+        other = {"login": "dev-00024", "id": 1000024, "type": "User"}
+        _spool(home / "spool", 1, [("issue-1", "issues", {
+            "action": "opened", "repository": {"id": 4, "full_name": "acme/r"}, "sender": other,
+            "issue": {"id": 6, "user": other, "title": "ask @dev-00022"}})])
+        _cli(env, home, "webhooks", "load")
+        assert _scan(home, people)
+
+        said = _cli(env, home, "forget", "1000022") + _cli(env, home, "forget", "1000023")
+
+        assert _scan(home, people) == [], said
+        assert _deliveries(home)["issue-1"]["issue"]["title"] == "ask @[erased]"
+        subprocess.run(fetch, env=env, cwd=home, capture_output=True, text=True, timeout=900, check=False)
+        assert _scan(home, people) == []
+        with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+            landed = conn.execute("SELECT DISTINCT user_login FROM core.user_daily_totals").fetchall()
+        assert landed == [("dev-00024",)]
