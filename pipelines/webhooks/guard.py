@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from pipelines.service.dialect import DIALECTS
 from pipelines.webhooks.errors import WebhookConfigError
@@ -46,6 +46,11 @@ HEADERS_TIMED_OUT = "headers not complete within the header timeout (408, closed
 BODY_TIMED_OUT = "body not complete within the body timeout (408, closed)"
 HEADERS_TOO_LARGE = "too large: headers over the header limit (431, closed)"
 TOO_MANY_CONNECTIONS = "over the connection limit with every connection being answered (503, closed at once)"
+ANSWER_NOT_READ = "answers not read by the client within the header timeout (closed)"
+TOO_MANY_PIPELINED = "more than 8 requests sent ahead of their answers (closed)"
+# Requests parsed while one is answered wait in uvicorn's queue, about 1 KB each: one read of a
+# flood of pipelined heads would queue thousands. Real senders wait for each answer.
+_MAX_PIPELINED = 8
 # Where the app finds a request's connection in its ASGI scope (`connection_of`).
 _SCOPE_EXTENSION = "metrics-etl.connection"
 
@@ -130,6 +135,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.reserved_at = 0.0
         self.bytes_at_reserve = 0
         self.awaiting_budget = False
+        self.answer_unread = False  # its answers fill the write buffer: the client is not reading them
+        self._unread_deadline: asyncio.TimerHandle | None = None
+        self._answering: RequestResponseCycle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -144,6 +152,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._unread_deadline is not None:
+            self._unread_deadline.cancel()
         self._guard.slots.release(self)
         if self.transport is None:  # refused in connection_made: uvicorn never saw it
             return
@@ -164,12 +174,43 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self._phase == "headers" and self._header_bytes > self._guard.max_header_bytes:
             self._refuse(HEADERS_TOO_LARGE, _ANSWER_431)
 
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        # The request being answered: `self.cycle` is the newest parsed, maybe one queued behind it.
+        self._answering = cycle
+        super()._start_asgi_task(cycle, app)
+
+    def pause_writing(self) -> None:
+        """Its answers are not being read: the connection holds a slot for nothing, and is the
+        first to make room, and closed if it stays so for the header timeout."""
+        super().pause_writing()
+        self.answer_unread = True
+        self._guard.slots.unread(self)
+        if self._unread_deadline is None:
+            self._unread_deadline = self.loop.call_later(
+                self._guard.header_timeout, self._refuse, ANSWER_NOT_READ, b""
+            )
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.answer_unread = False
+        self._guard.slots.read_again(self)
+        if self._unread_deadline is not None:
+            self._unread_deadline.cancel()
+            self._unread_deadline = None
+
     def on_message_begin(self) -> None:
+        if self._phase == "closed":  # the rest of a read after a refusal: parsed, never queued
+            return
+        if len(self.pipeline) >= _MAX_PIPELINED:
+            self._refuse(TOO_MANY_PIPELINED, b"")
+            return
         super().on_message_begin()
         if self._phase == "idle":
             self._enter_headers()
 
     def on_headers_complete(self) -> None:
+        if self._phase == "closed":
+            return
         self._phase = "body"
         self.signed_looking = self.parser.get_method() == b"POST" and any(
             name in _SIGNATURE_HEADERS and _SIGNATURE.fullmatch(value) for name, value in self.headers
@@ -188,10 +229,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.awaiting_budget = False
 
     def on_body(self, body: bytes) -> None:
+        if self._phase == "closed":
+            return
         self.body_bytes += len(body)
         super().on_body(body)
 
     def on_message_complete(self) -> None:
+        if self._phase == "closed":
+            return
         self._phase = "idle"
         self._disarm()
         self._guard.slots.busy(self)
@@ -226,6 +271,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # Only when the app has not started an answer of its own on this connection.
         if answer and (self.cycle is None or self.cycle.response_complete or not self.cycle.response_started):
             self.transport.write(answer)
+        for cycle in (self._answering, self.cycle):
+            if cycle is not None and not cycle.response_complete:
+                # The app's answer under way ends quietly: uvloop raises on a write to a closed transport.
+                cycle.disconnected = True
+                cycle.message_event.set()
+        self.flow.resume_writing()
         self.transport.close()
 
 

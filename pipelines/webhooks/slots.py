@@ -13,12 +13,14 @@ import contextlib
 from typing import Protocol
 
 __all__ = [
-    "BODY_CLOSED_AT_CAP", "BODY_CLOSED_FOR_MEMORY", "WAITING_CLOSED_AT_CAP", "WAITING_CLOSED_PER_CLIENT",
+    "BODY_CLOSED_AT_CAP", "BODY_CLOSED_FOR_MEMORY", "UNREAD_CLOSED_AT_CAP", "WAITING_CLOSED_AT_CAP",
+    "WAITING_CLOSED_PER_CLIENT",
     "BodyBudget", "Connection", "Slots",
 ]
 
 WAITING_CLOSED_AT_CAP = "waiting connection (no complete request head) closed to make room at the connection limit"
 WAITING_CLOSED_PER_CLIENT = "waiting connection closed: its client held more than the per-client limit of them"
+UNREAD_CLOSED_AT_CAP = "connection not reading its answers closed to make room at the connection limit"
 BODY_CLOSED_AT_CAP = "body still arriving closed to make room at the connection limit (unsigned-looking or slowest)"
 BODY_CLOSED_FOR_MEMORY = "body that could not arrive in time closed to free the memory budget for another (503)"
 
@@ -85,7 +87,8 @@ class Slots:
     whose body is arriving. At the cap, which one gives up its slot for a new connection:
 
     1. a connection waiting for over `_STALE_WAIT` s (idle, or trickling its head: bytes of a head
-       do not renew its place);
+       do not renew its place), or one whose client does not read its answers (they fill the
+       write buffer);
     2. a body whose head does not look like a signed delivery (`POST` with a `sha256=` signature
        of 64 hex digits): it will be refused whatever it holds;
     3. a body that cannot arrive in time at its pace (`_doomed`), slowest first: a real
@@ -105,6 +108,7 @@ class Slots:
         self._waiting: dict[Connection, float] = {}
         self._waiting_by_client: dict[str, dict[Connection, None]] = {}
         self._receiving: dict[Connection, None] = {}
+        self._unread: dict[Connection, None] = {}
         self._budget_looked = float("-inf")
 
     def admit(self, connection: Connection, now: float) -> bool:
@@ -126,6 +130,9 @@ class Slots:
         oldest = next(iter(self._waiting.items()), None)
         if oldest is not None and now - oldest[1] >= _STALE_WAIT:
             return oldest[0], WAITING_CLOSED_AT_CAP
+        unread = next(iter(self._unread), None)
+        if unread is not None:
+            return unread, UNREAD_CLOSED_AT_CAP
         unsigned = next((c for c in self._receiving if not c.signed_looking), None)
         if unsigned is not None:
             return unsigned, BODY_CLOSED_AT_CAP
@@ -173,6 +180,14 @@ class Slots:
             self._waiting[connection] = now
             self._waiting_by_client.setdefault(connection.client_host, {})[connection] = None
 
+    def unread(self, connection: Connection) -> None:
+        """Its client does not read the answers it asked for."""
+        if connection in self.held:
+            self._unread[connection] = None
+
+    def read_again(self, connection: Connection) -> None:
+        self._unread.pop(connection, None)
+
     def receiving(self, connection: Connection) -> None:
         """Its head is complete and its body arriving."""
         self.busy(connection)
@@ -191,6 +206,7 @@ class Slots:
 
     def release(self, connection: Connection) -> None:
         self.busy(connection)
+        self._unread.pop(connection, None)
         self.held.discard(connection)
 
 
