@@ -29,7 +29,7 @@ from pipelines.service.dialect import DIALECTS
 from pipelines.webhooks.deliveries import DeliveryLine, serving_log_config
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
 from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, connection_of, ensure_fd_limit
-from pipelines.webhooks.payload import PayloadRefused, payload_document
+from pipelines.webhooks.payload import PAYLOAD_RULES, PayloadRefused, payload_document
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
 from pipelines.webhooks.verify import signature_matches
@@ -219,6 +219,7 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
             event=event,
             received_at=datetime.now(UTC).isoformat(),
             payload=document,
+            rules=PAYLOAD_RULES,
         )
         try:
             stored = await the_spool.append(record)

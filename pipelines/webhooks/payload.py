@@ -13,9 +13,12 @@ import re
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["PayloadRefused", "payload_document", "spooled_refusal"]
+__all__ = ["PAYLOAD_RULES", "PayloadRefused", "payload_document", "spooled_refusal"]
 
 _FORM = "application/x-www-form-urlencoded"
+# The rules above, numbered: the receiver marks each spooled record with the number it checked,
+# so the loader checks again only records spooled before (a bump makes it check older ones).
+PAYLOAD_RULES = 1
 
 
 class PayloadRefused(Exception):

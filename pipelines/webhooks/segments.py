@@ -32,6 +32,9 @@ class SpoolRecord:
     event: str
     received_at: str
     payload: bytes
+    # Which payload rules (`payload.PAYLOAD_RULES`) the receiver that wrote it had checked: 0 for
+    # a record written before they were numbered, which the loader checks itself.
+    rules: int = 0
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,10 @@ class SpooledRecord:
 
 
 def encode_record(record: SpoolRecord) -> bytes:
-    meta = json.dumps(
-        {"id": record.delivery_id, "event": record.event, "received_at": record.received_at},
-        separators=(",", ":"),
-    ).encode()
+    fields: dict[str, str | int] = {"id": record.delivery_id, "event": record.event, "received_at": record.received_at}
+    if record.rules:
+        fields["rules"] = record.rules
+    meta = json.dumps(fields, separators=(",", ":")).encode()
     body = meta + b"\n" + record.payload
     return _HEADER.pack(_MAGIC, len(body), zlib.crc32(body)) + body
 
@@ -60,6 +63,7 @@ def _decode_body(body: bytes) -> SpoolRecord:
         event=meta["event"],
         received_at=meta["received_at"],
         payload=body[meta_end + 1 :],
+        rules=int(meta.get("rules", 0)),
     )
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
 from pipelines.webhooks.load import load_spool
-from pipelines.webhooks.segments import SpoolRecord, encode_record
+from pipelines.webhooks.payload import PAYLOAD_RULES
+from pipelines.webhooks.segments import SpoolRecord, encode_record, read_segment, segments
 
 from .conftest import SECRET, apply_events_schema, deliver
 
@@ -93,3 +94,11 @@ def test_a_repeated_key_alone_in_its_batch_is_quarantined_and_the_next_batch_lan
     assert warehouse.execute("SELECT reason FROM events.webhook_quarantine").fetchall() == [
         ('duplicate key "action" at $: send each key once',)
     ]
+
+
+def test_what_the_receiver_spools_is_marked_checked_and_lands_without_being_parsed_again(client, spool_dir, warehouse):
+    assert deliver(client, _ok(1).payload, delivery_id="live").status_code == 200
+    (segment,) = segments(spool_dir)
+    (spooled,) = read_segment(segment)
+    assert spooled.record.rules == PAYLOAD_RULES  # the loader checks only records without it
+    assert load_spool(warehouse, spool_dir).loaded == 1
