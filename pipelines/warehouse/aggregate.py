@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -55,6 +56,8 @@ _SOURCES = "_sources.json"
 # day's were worked out from (its user rows and memberships, and which teams were shown before).
 _UNCOVERED = "uncovered"
 # Temp tables of one publish (teams/active_members.sql, teams/uncovered_teams.sql).
+# Days worked out at once from user rows.
+_CHUNK = 14
 _WORK_TABLES = ("aggregate_active_users", "aggregate_active_members", "aggregate_uncovered_shown",
                 "aggregate_uncovered_hidden", "aggregate_uncovered_round")
 
@@ -81,12 +84,12 @@ def publish_aggregate(
     root = aggregate_lake(serving)
     found = versions(root)
     staging = start(root, found[0] if found else None)
-    nested, loaded = _nested_teams(conn, serving, k)
+    nested = _nested_teams(conn, serving, k)
     conn.register(_NESTED_TABLE, nested)
     try:
         for status in _STATUS:
             run_sql(conn, f"aggregate/{status}.sql", k=k)
-        _hide_uncovered_teams(conn, serving, k, loaded=loaded)
+        _hide_uncovered_teams(conn, serving, k)
         for name in AGGREGATE_TABLES:
             run_sql(conn, f"aggregate/{name}.sql", k=k)
             write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), staging / name)
@@ -106,12 +109,11 @@ def publish_aggregate(
     return target
 
 
-def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> tuple[pa.Table, list[str]]:
+def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.Table:
     """The team-days nearly another team's (sql/aggregate/teams/nested_teams.sql: from user rows),
     worked out again only for the days whose user rows or memberships changed in the lake, so a
     daily publish reads its few days of them whatever the history; the rest is kept beside the
-    serving database with what each day was made from (another k or definition: every day again).
-    Also the days whose people it loaded (teams/active_members.sql)."""
+    serving database with what each day was made from (another k or definition: every day again)."""
     root = serving.parent / NESTED
     sql = SQL_DIR / "aggregate" / "teams" / "nested_teams.sql"
     made_with = f"{k}:{hashlib.sha256(sql.read_bytes()).hexdigest()}"
@@ -119,17 +121,17 @@ def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> tup
     kept, done = _kept(root, made_with)
     stale = sorted(day for day, source in sources.items() if done.get(day) != source)
     if kept is not None and not stale and len(sources) == len(done):
-        return kept, []
-    _load_active(conn, stale)
-    fresh = conn.sql(sql.read_text(), params={"k": k}).to_arrow_table()
+        return kept
+    fresh = pa.concat_tables([conn.sql(sql.read_text(), params={"k": k}).to_arrow_table()
+                              for _ in _load_active(conn, stale)])
     if kept is not None:
         unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
         fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
     _keep(root, fresh, made_with, sources)
-    return fresh, stale
+    return fresh
 
 
-def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int, *, loaded: list[str]) -> None:
+def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> None:
     """Hide in aggregate_team_day_status the team-days teams/uncovered_teams.sql hides, round after
     round until one hides none, working out again only the days whose user rows or memberships
     changed or whose teams shown so far did (the rest kept beside the nested teams)."""
@@ -144,12 +146,11 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
     kept, done = _kept(root, made_with)
     stale = sorted(day for day, source in sources.items() if done.get(day) != source)
     if kept is None or stale or len(sources) != len(done):
-        days = [date.fromisoformat(day) for day in stale]
-        run_sql(conn, "aggregate/teams/start_uncovered.sql", days=days)
-        # Only the days nested_teams.sql did not just read.
-        _load_active(conn, sorted(set(stale) - set(loaded)))
-        while run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k)[0][0]:
-            pass
+        run_sql(conn, "aggregate/teams/start_uncovered.sql")
+        for days in _load_active(conn, stale):
+            run_sql(conn, "aggregate/teams/shown_so_far.sql", days=days)
+            while run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k)[0][0]:
+                pass
         fresh = conn.table("aggregate_uncovered_hidden").to_arrow_table()
         if kept is not None:
             unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
@@ -163,10 +164,15 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
         conn.unregister("aggregate_uncovered_kept")
 
 
-def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> None:
+def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> Iterator[list[date]]:
+    """Each run of up to _CHUNK days of `stale`, once teams/active_members.sql holds its people (one
+    run at a time: a year's would not fit the memory limit). At least one run, maybe of none."""
     days = [date.fromisoformat(day) for day in stale]
-    run_sql(conn, "aggregate/teams/active_members.sql", days=days, first=min(days, default=None),
-            last=max(days, default=None))
+    for first in range(0, max(len(days), 1), _CHUNK):
+        chunk = days[first:first + _CHUNK]
+        run_sql(conn, "aggregate/teams/active_members.sql", days=chunk, first=min(chunk, default=None),
+                last=max(chunk, default=None))
+        yield chunk
 
 
 def _kept(root: Path, made_with: str) -> tuple[pa.Table | None, dict[str, str]]:

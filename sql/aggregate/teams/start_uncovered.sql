@@ -1,8 +1,3 @@
--- The team-days shown so far of the days $days worked out again by uncovered_teams.sql, and
--- none hidden yet.
-CREATE OR REPLACE TEMP TABLE aggregate_uncovered_shown AS
-SELECT scope, scope_name, day, team_id
-FROM aggregate_team_day_status
-WHERE shown AND day IN (SELECT unnest(CAST($days AS DATE[])));
-CREATE OR REPLACE TEMP TABLE aggregate_uncovered_hidden AS
-SELECT * FROM aggregate_uncovered_shown LIMIT 0
+-- No team-day hidden yet by uncovered_teams.sql.
+CREATE OR REPLACE TEMP TABLE aggregate_uncovered_hidden
+    (scope VARCHAR, scope_name VARCHAR, day DATE, team_id BIGINT)

@@ -45,13 +45,10 @@ WITH shown AS (
      AND c.team_id IS NOT DISTINCT FROM s.team_id
     WHERE s.members = p.members AND p.members < c.members
 ), covered AS (
-    SELECT DISTINCT c.scope, c.scope_name, c.day, c.team_id, c.user_id
-    FROM containers AS c
-    JOIN parts AS p
-      ON p.scope = c.scope AND p.scope_name = c.scope_name AND p.day = c.day AND p.team_id IS NOT DISTINCT FROM c.team_id
-    SEMI JOIN shown AS m
-      ON m.scope = p.p_scope AND m.scope_name = p.p_name AND m.day = c.day AND m.team_id = p.p_team
-     AND m.user_id = c.user_id
+    -- The container's people in some part (a part's people all are the container's).
+    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id, m.user_id
+    FROM parts AS p
+    JOIN shown AS m ON m.scope = p.p_scope AND m.scope_name = p.p_name AND m.day = p.day AND m.team_id = p.p_team
 ), left_over AS (
     SELECT c.scope, c.scope_name, c.day, c.team_id, any_value(c.members) - count(*) AS people
     FROM container_sizes AS c
