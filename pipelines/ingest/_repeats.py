@@ -122,13 +122,16 @@ def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[i
     # Per key, its lines a rule refused: quarantined already, nothing of the key landed from them
     # (a 28-day wrapper line may be refused for one day and land its others).
     refused: dict[tuple[date, int | None], set[Place]] = defaultdict(set)
-    for day, user_id, file_index, line_number, rejected in landing.repeated_keys():
+    orphaned: set[tuple[date, int | None]] = set()  # keys whose rows a file fetched again took out
+    for day, user_id, file_index, line_number, rejected, orphan in landing.repeated_keys():
         groups[day, user_id].append((file_index, line_number))
         if rejected:
             refused[day, user_id].add((file_index, line_number))
+        if orphan:
+            orphaned.add((day, user_id))
     # A hash collision is no repeat; refused lines alone are quarantined by their rule already.
     groups = {key: places for key, places in groups.items()
-              if len(places) > 1 and not refused[key].issuperset(places)}
+              if (len(places) > 1 or key in orphaned) and not refused[key].issuperset(places)}
     if not groups:
         return None
     wanted: dict[int, set[int]] = defaultdict(set)

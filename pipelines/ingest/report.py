@@ -30,7 +30,7 @@ from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.transform import Provenance, Transformed
 from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.transform.repeats import ENTRY_KEYS
-from pipelines.warehouse import ReportLanding, ReportSlice, SharedRecordKeys, land_report
+from pipelines.warehouse import ReportLanding, ReportSlice, land_report
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 from pipelines.warehouse.erasure import Forgotten
 from pipelines.warehouse.sql import run_sql
@@ -88,10 +88,7 @@ class _Lander:
 
     def restart(self, file_index: int) -> None:
         self.restarts += 1
-        try:
-            self._landing.discard_file(file_index=file_index)
-        except SharedRecordKeys as exc:
-            raise IngestError(f"cannot fetch a report file again: {exc}; run the report again") from None
+        self._landing.discard_file(file_index=file_index)
         for book in (self.tallies, self.days, self.agents, self._rejects, self._fetched, self._drift):
             book.pop(file_index, None)
 

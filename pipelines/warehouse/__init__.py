@@ -1,14 +1,13 @@
 """DuckDB warehouse: versioned migrations from sql/schema and the one-transaction report landing."""
 
 from pipelines.warehouse.migrate import migrate
-from pipelines.warehouse.replace import CarriedReport, ReportLanding, ReportSlice, SharedRecordKeys, land_report
+from pipelines.warehouse.replace import CarriedReport, ReportLanding, ReportSlice, land_report
 from pipelines.warehouse.sql import rollback, run_sql
 
 __all__ = [
     "CarriedReport",
     "ReportLanding",
     "ReportSlice",
-    "SharedRecordKeys",
     "land_report",
     "migrate",
     "rollback",

@@ -103,10 +103,6 @@ class CarriedReport:
     quarantine: pl.DataFrame | None  # raw.quarantine
 
 
-class SharedRecordKeys(Exception):
-    """A file to be fetched again shares (day, user) keys with another file of the report."""
-
-
 @dataclass(frozen=True)
 class ReportSlice:
     """What a landing replaces: the report's scope, kind and level over the days it covers."""
@@ -203,9 +199,10 @@ class ReportLanding:
                           file_index=file_index, level=self._report.ref.level)
 
     def repeated_keys(self) -> list[tuple[Any, ...]]:
-        """(day, user_id, file_index, line_number, rejected) of every line of a key the report
-        holds more than once (user_id None at aggregate level), in key, file and line order;
-        `rejected`: a rule refused the line, nothing of it landed."""
+        """(day, user_id, file_index, line_number, rejected, orphaned) of every line of a key the
+        report holds more than once or whose rows a file fetched again took out (user_id None at
+        aggregate level), in key, file and line order; `rejected`: a rule refused the line,
+        nothing of it landed; `orphaned`: its rows were taken out, to be landed again."""
         return run_sql(self._conn, "warehouse/select_repeated_keys.sql")
 
     def withdraw(self, keys: pl.DataFrame) -> None:
@@ -225,14 +222,11 @@ class ReportLanding:
     def discard_file(self, *, file_index: int) -> None:
         """Take back what one file landed (it is being fetched again).
 
-        Raises SharedRecordKeys when another file holds the same (day, user): removing by key
-        would lose that file's rows, so the caller gives up and the transaction rolls back.
+        Rows go by key, so another file's rows of a key this file holds too (a repeated line)
+        go with them: that line is marked orphaned and landed again from the archive before the
+        checks (`repeated_keys`, pipelines/ingest/_repeats.py).
         """
-        (shared,) = run_sql(self._conn, "warehouse/count_shared_keys.sql", file_index=file_index)[0]
-        if shared:
-            raise SharedRecordKeys(
-                f"file {file_index} shares {shared} (day, user) records with other files of the report"
-            )
+        run_sql(self._conn, "warehouse/orphan_shared_keys.sql", file_index=file_index)
         params = _params(self._report)
         for t in _replaced(self._report.ref.level):
             if t.landing in ("keyed", "days"):

@@ -4,10 +4,12 @@
 -- back out of the open transaction, and the line it came from, so two lines of one key are
 -- found before the checks (select_repeated_keys.sql). Narrow columns: a few MB for 500,000 user-days.
 -- `rejected`: the line holds the key but a rule of the data refused it (insert_rejected_keys.sql):
--- nothing of it landed, yet the key's other lines cannot land beside it.
+-- nothing of it landed, yet the key's other lines cannot land beside it. `orphaned`: a file fetched
+-- again took this key's rows out (orphan_shared_keys.sql): the line is landed again from the archive.
 CREATE OR REPLACE TEMP TABLE landed_keys (_file_index INTEGER NOT NULL, level VARCHAR NOT NULL, day DATE NOT NULL,
                                           user_id BIGINT, line_number BIGINT NOT NULL,
-                                          rejected BOOLEAN NOT NULL DEFAULT false);
+                                          rejected BOOLEAN NOT NULL DEFAULT false,
+                                          orphaned BOOLEAN NOT NULL DEFAULT false);
 -- At user level a day landed from its 1-day report stays: only the 1-day report comes with
 -- that day's team memberships (docs/extensions.md), and team metrics never join a 28-day
 -- user report to them. So a 28-day user report fills only the days no 1-day report landed.

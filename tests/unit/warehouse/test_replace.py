@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from pipelines.service import ReportRef
-from pipelines.warehouse import ReportSlice, SharedRecordKeys, land_report, migrate
+from pipelines.warehouse import ReportSlice, land_report, migrate
 from pipelines.warehouse.checks import ChecksFailed
 
 
@@ -134,15 +134,22 @@ def test_a_discarded_aggregate_file_takes_back_its_day_and_its_agent_rows(conn):
     assert conn.execute("SELECT count(*) FROM core.agent_activity").fetchone() == (1,)
 
 
-def test_discarding_a_file_that_shares_records_with_another_refuses_and_rolls_back(conn):
+def test_discarding_a_file_that_shares_a_key_with_another_hands_the_other_line_back_to_land_again(conn):
+    """A line the report repeats in files 0 and 1, and file 1 is fetched again (a cut download):
+    that refused the whole report. Now the key's rows go and file 0's line is marked to land
+    again (ingest/_repeats.py lands it from the archive), whether or not file 1 holds it again."""
     d = date(2026, 11, 1)
     with land_report(conn, _user_key(d)) as landing:
-        landing.insert(table="user_daily_totals", frame=_totals([1], d), file_index=0)
-    with pytest.raises(SharedRecordKeys), land_report(conn, _user_key(d)) as landing:
         landing.insert(table="user_daily_totals", frame=_totals([7, 8], d), file_index=0)
-        landing.insert(table="user_daily_totals", frame=_totals([8], d), file_index=1)
+        landing.insert(table="user_daily_totals", frame=_totals([8, 9], d), file_index=1)
         landing.discard_file(file_index=1)
-    assert conn.execute("SELECT user_id FROM core.user_daily_totals").fetchall() == [(1,)]
+        assert conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall() == [(7,)]
+        assert landing.repeated_keys() == [(d, 8, 0, 2, False, True)]  # file 0 line 2, to land again
+        landing.insert(table="user_daily_totals", frame=_totals([8, 9], d), file_index=1)
+        assert [row[2:4] for row in landing.repeated_keys()] == [(0, 2), (1, 1)]
+        landing.withdraw(pl.DataFrame({"day": [d], "user_id": [8]}))
+        landing.insert(table="user_daily_totals", frame=_totals([8], d), file_index=0)
+    assert conn.execute("SELECT user_id FROM core.user_daily_totals ORDER BY 1").fetchall() == [(7,), (8,), (9,)]
 
 
 def test_a_failure_after_the_transaction_ended_is_raised_as_itself(tmp_path):
