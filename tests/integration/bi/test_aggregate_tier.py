@@ -162,6 +162,8 @@ def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_
             " ORDER BY active_users, team_id LIMIT 1", [day, k]
         ).fetchone()
     before = json.loads((tmp_path / NESTED / "_sources.json").read_text())["days"]
+    # The teams hidden where teams add up to a scope or a team: worked out again for that day only.
+    covered_before = json.loads((tmp_path / NESTED / "uncovered" / "_sources.json").read_text())["days"]
 
     def landed_again() -> None:
         refresh_rollups(landed, scope=scope, scope_name=name, start_day=day, end_day=day)
@@ -184,6 +186,8 @@ def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_
             assert _team_shown(tier, day, team_id) and not _team_shown(tier, day, 999)
         after = json.loads((tmp_path / NESTED / "_sources.json").read_text())["days"]
         assert [d for d in before if before[d] != after[d]] == [str(day)]
+        covered_after = json.loads((tmp_path / NESTED / "uncovered" / "_sources.json").read_text())["days"]
+        assert [d for d in covered_before if covered_before[d] != covered_after.get(d)] == [str(day)]
     finally:
         landed.execute("DELETE FROM core.user_team_days WHERE team_id = 999")
         landed_again()
