@@ -163,3 +163,23 @@ def test_a_wrapper_listing_one_day_twice_is_quarantined_by_its_line_and_nothing_
         assert reason[0].startswith(f"line 1 of file 0 holds the record of {aggregate_record['day']} more than once")
         for table in AGGREGATE.tables:
             assert _one(landed.warehouse, f"SELECT count(*) FROM {table}") == [(0,)], table
+
+
+def test_after_clearing_a_conflict_a_fetch_with_one_line_lands_the_key_and_keeps_the_record(
+    tmp_path, dialect, user_lines, monkeypatch
+):
+    """Cleared, then the service sends the user's day once: it lands (the cleared rows stay, the
+    record of what was accepted, and nothing is open); the day's figures are the distinct lines'."""
+    from pipelines.cli import main
+
+    first = json.loads(user_lines[0])
+    refused = _with(user_lines[0], code_generation_activity_count=-4)
+    conflict = _ingest(tmp_path, "day", [*user_lines[:6], refused, *user_lines[6:]], USER, dialect)
+    monkeypatch.setenv("WAREHOUSE_PATH", str(conflict.warehouse))
+    assert main(["quarantine", "clear", "--day", first["day"], "--note", "ticket 9"]) == 0
+    fixed = _ingest(tmp_path, "day", user_lines, USER, dialect)
+    assert fixed.result.quarantined == 0
+    assert _landed_users(fixed.warehouse) == sorted(json.loads(line)["user_id"] for line in user_lines)
+    assert _one(fixed.warehouse, "SELECT count(*), count(cleared_at) FROM raw.quarantine") == [(2, 2)]
+    total = sum(int(json.loads(line).get("code_generation_activity_count") or 0) for line in user_lines)
+    assert _one(fixed.warehouse, "SELECT sum(code_generation_activity_count) FROM core.user_daily_totals") == [(total,)]
