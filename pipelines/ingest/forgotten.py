@@ -32,6 +32,7 @@ from pipelines.warehouse.erasure import (
     archive_files,
     erase_rows,
     people_in,
+    record_erased_days,
     record_rewrite,
     refresh_team_days,
 )
@@ -44,12 +45,11 @@ def drop_forgotten(
 ) -> int:
     """Remove the erased people this landing brought back; how many rows went (0: nobody)."""
     people = people_in(conn, forgotten, first_day=first_day, last_day=last_day)
-    removed = 0
-    days: set[ScopeDay] = set()
-    for person in people:
-        erased = erase_rows(conn, person, first_day=first_day, last_day=last_day)
-        removed += sum(erased.rows.values())
-        days |= erased.days
+    erased = [erase_rows(conn, person, first_day=first_day, last_day=last_day) for person in people]
+    removed = sum(sum(each.rows.values()) for each in erased)
+    days: set[ScopeDay] = set().union(*(each.days for each in erased))
+    # The aggregate report still counts them on these days, as after the erasure itself.
+    record_erased_days(conn, erased, on_ingest=True)
     # A person every line of whom was set aside (an id sent as a string) lands no row to find them by.
     quarantined = [
         rowid

@@ -14,7 +14,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
    lines, webhook deliveries naming them in a person field), their login in kept free text
    replaced by a placeholder (other people's deliveries, issue titles, quarantined lines), and
    what is derived from their days computed again (agent and team days, the rollups), the lake
-   partitions of all of them marked changed;
+   partitions of all of them marked changed, and the days their user-level records left counted
+   in core.erased_user_days (how many people, never whom: bi.reconciliation's reason);
 5. the lake and the serving databases (the aggregate and pseudonymous tiers too): published
    again, then every version of the lake but the newest removed at once (`remove_unpublished_files`).
 
@@ -42,6 +43,7 @@ from pipelines.warehouse.erasure import (
     erase_rows,
     find_person,
     load_forgotten,
+    record_erased_days,
     record_rewrite,
     refresh_derived,
     remember,
@@ -169,6 +171,7 @@ def _warehouse(conn: duckdb.DuckDBPyConnection, person: Person) -> tuple[int, in
     conn.execute("BEGIN TRANSACTION")
     try:
         erased = erase_rows(conn, person)
+        record_erased_days(conn, [erased], on_ingest=False)
         beyond_rows = erase_from_text(conn, person)
         refresh_derived(conn, erased.days)
         conn.execute("COMMIT")

@@ -39,7 +39,8 @@ class Table:
     # "user-teams" (with a day's user report), "repos" (with a day's aggregate report),
     # "snapshot", "webhooks", "derived" (refreshed from the facts in the same transaction), or
     # "rollup" (a small daily rollup of user rows the bi views read, computed by
-    # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py).
+    # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py),
+    # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
@@ -179,6 +180,10 @@ TABLES: tuple[Table, ...] = (
           "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
           partition="day", writer="user-teams", asset="usage", landing="rows", replaces="days",
           person=_USER),
+    Table("core", "erased_user_days", ("scope", "scope_name", "day"),
+          "How many people `metrics-etl forget` removed from each day's user-level records (never whom): the "
+          "aggregate report still counts them (bi.reconciliation).",
+          writer="erasure"),
     Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
           "Extension: each listed team per day, with its slug and member count (a few rows a day).",
           partition="day", lake_grain="month", writer="user-teams", asset="usage", replaces="days"),

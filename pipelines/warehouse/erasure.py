@@ -10,7 +10,9 @@ publish writes those partitions again without them. A webhook delivery goes when
 of its kind names them; their login in kept text (`Table.text`, other people's deliveries) is
 replaced. What the landings derive from user rows (agent and team days, the rollups) is
 computed again for the days rows left (`refresh_derived`), so every view equals what the
-remaining rows say.
+remaining rows say. The aggregate report, which the service computes, still counts the person:
+the days their user-level records left are recorded with how many people, never whom
+(`record_erased_days`, core.erased_user_days), and bi.reconciliation explains the difference.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pipelines.warehouse.sql import run_sql
 __all__ = [
     "PERSON_TABLES", "Erased", "Forgotten", "ForgottenWithoutKey", "Person", "PersonTable", "ScopeDay",
     "archive_files", "erase_rows", "find_person", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes",
-    "record_rewrite", "refresh_derived", "refresh_team_days", "remember",
+    "record_erased_days", "record_rewrite", "refresh_derived", "refresh_team_days", "remember",
 ]
 
 FIRST_DAY, LAST_DAY = date(1, 1, 1), date(9999, 12, 31)
@@ -67,6 +69,8 @@ def _person_table(declared: Table) -> PersonTable:
 
 
 PERSON_TABLES = tuple(_person_table(declared) for declared in tables(person=True))
+# A person's user-level record of a day: what the aggregate report of that day counts them in.
+USER_RECORDS = "core.user_daily_totals"
 
 
 class ForgottenWithoutKey(Exception):
@@ -171,6 +175,7 @@ def people_in(
 class Erased:
     rows: dict[str, int]  # rows removed per table
     days: frozenset[ScopeDay]  # the scope days they were on: what refresh_derived computes again
+    record_days: frozenset[ScopeDay]  # the scope days of their user-level records (USER_RECORDS, refused lines)
 
 
 def erase_rows(
@@ -178,25 +183,48 @@ def erase_rows(
 ) -> Erased:
     """Remove the person's rows of these days from every table, inside the caller's transaction.
 
-    Marks every lake partition they were in as changed; returns the rows removed per table and
-    the scope days they were on.
+    Marks every lake partition they were in as changed; returns the rows removed per table, the
+    scope days they were on, and those of their user-level records.
     """
     removed: dict[str, int] = {}
     days: set[ScopeDay] = set()
+    record_days: set[ScopeDay] = set()
     for person_table in PERSON_TABLES:
         who = {"user_id": person.user_id, "login": person.login, "first_day": first_day, "last_day": last_day}
         if person_table.scoped:
             found = run_sql(conn, "privacy/select_person_days.sql", identifiers=_identifiers(person_table), **who)
             days.update((scope, scope_name, day) for scope, scope_name, day in found)
+            if person_table.name == USER_RECORDS:
+                record_days.update((scope, scope_name, day) for scope, scope_name, day in found)
         sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
         removed[person_table.name] = len(run_sql(conn, sql, identifiers=_identifiers(person_table), **who))
-    removed["raw.quarantine"] = len(
-        run_sql(
-            conn, "privacy/delete_person_quarantine.sql", pattern=person.report_line_pattern(), first_day=first_day,
-            last_day=last_day,
-        )
+    quarantined = run_sql(
+        conn, "privacy/delete_person_quarantine.sql", pattern=person.report_line_pattern(), first_day=first_day,
+        last_day=last_day,
     )
-    return Erased({name: count for name, count in removed.items() if count}, frozenset(days))
+    removed["raw.quarantine"] = len(quarantined)
+    # A refused user line of theirs was what explained their day's difference: now the erasure does.
+    record_days.update((scope, scope_name, day) for scope, scope_name, day in quarantined if day is not None)
+    return Erased({name: count for name, count in removed.items() if count}, frozenset(days), frozenset(record_days))
+
+
+def record_erased_days(
+    conn: duckdb.DuckDBPyConnection, erased: Iterable[Erased], *, on_ingest: bool
+) -> None:
+    """Record in core.erased_user_days how many people left each scope day's user-level records
+    (never whom), inside the caller's transaction: the aggregate report still counts them.
+
+    An erasure's people are added to the day's count; `on_ingest`, the people a landing dropped
+    (erased before, perhaps counted already as the day is fetched again) only raise it."""
+    people: dict[ScopeDay, int] = {}
+    for each in erased:
+        for scope_day in each.record_days:
+            people[scope_day] = people.get(scope_day, 0) + 1
+    for (scope, scope_name, day), count in sorted(people.items()):
+        run_sql(
+            conn, "privacy/record_erased_user_days.sql", scope=scope, scope_name=scope_name, day=day, people=count,
+            on_ingest=on_ingest,
+        )
 
 
 def refresh_derived(conn: duckdb.DuckDBPyConnection, days: Iterable[ScopeDay]) -> None:

@@ -16,7 +16,9 @@
 -- these), or 'not comparable' (one side has no report, or no agent array that day).
 -- Reasons the public service documents: a day finalizes within three full UTC days and files
 -- exported earlier lag, so reports fetched at different times differ until the day is final;
--- lines refused at ingest (raw.quarantine) are missing from the user sum, small differences
+-- lines refused at ingest (raw.quarantine) are missing from the user sum; people erased by
+-- `metrics-etl forget` (core.erased_user_days: how many, never whom) are missing from it too, as
+-- the aggregate report, which the service computes, still counts them; small differences
 -- between the aggregate and user-level reports are expected, an enterprise counts all of its
 -- organizations. Users with IDE telemetry off are missing from every report alike: no difference.
 CREATE OR REPLACE VIEW bi.reconciliation AS
@@ -116,11 +118,14 @@ WITH settings AS (
                 THEN (m.reported_value - m.compared_value) / m.reported_value END AS difference_share,
            coalesce(m.reported_final, FALSE) AND coalesce(m.compared_final, FALSE) AS is_final,
            coalesce(q.lines, 0) AS quarantined_user_lines,
+           coalesce(e.people_erased, 0) AS erased_people,
            s.tolerance_share
     FROM measured AS m
     CROSS JOIN settings AS s
     LEFT JOIN quarantined AS q
       ON m.comparison = 'aggregate vs users' AND q.scope = m.scope AND q.scope_name = m.scope_name AND q.day = m.day
+    LEFT JOIN core.erased_user_days AS e
+      ON m.comparison = 'aggregate vs users' AND e.scope = m.scope AND e.scope_name = m.scope_name AND e.day = m.day
 )
 SELECT
     scope,
@@ -142,6 +147,7 @@ SELECT
         WHEN comparison = 'enterprise vs organization' AND difference > 0 THEN 'explained'
         WHEN NOT is_final THEN 'explained'
         WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0 THEN 'explained'
+        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND difference > 0 THEN 'explained'
         WHEN abs(difference_share) <= tolerance_share THEN 'explained'
         ELSE 'unexplained'
     END AS status,
@@ -164,13 +170,16 @@ SELECT
         WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0
             THEN quarantined_user_lines || ' user-level line(s) of this day were refused at ingest '
                  || '(metrics-etl quarantine list): their users are missing from the user sum'
+        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND difference > 0
+            THEN erased_people || ' person(s) erased from this day''s user rows (metrics-etl forget): '
+                 || 'the aggregate report still counts them'
         WHEN abs(difference_share) <= tolerance_share
             THEN 'within ' || CAST(round(tolerance_share * 100) AS INTEGER) || '%: the service documents small '
                  || 'differences between its aggregate and user-level reports'
         WHEN comparison = 'enterprise vs organization'
             THEN 'unexplained: the organization exceeds its enterprise on a final day'
         ELSE 'unexplained: a final day differs by more than '
-             || CAST(round(tolerance_share * 100) AS INTEGER) || '%, not explained by provisional data or refused lines: compare its fetches in bi.report_drift'
+             || CAST(round(tolerance_share * 100) AS INTEGER) || '%, not explained by provisional data, refused lines or erased people: compare its fetches in bi.report_drift'
     END AS reason
 FROM judged;
 

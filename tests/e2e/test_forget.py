@@ -22,7 +22,9 @@ import zstandard
 
 from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
+from pipelines.defs.usage.checks import RUN_CHECKS
 from pipelines.service import ServiceClient
+from pipelines.warehouse.checks import run_checks
 from pipelines.webhooks.segments import SEGMENT_SUFFIX, SpoolRecord, encode_record
 from tests._alerts import webhook_server
 from tests._emulator import environ_for, settings_for
@@ -171,6 +173,80 @@ def test_after_forget_no_file_of_the_data_home_names_the_person_and_a_rerun_does
     assert dropped > 0 and others > 0 and seats > 0
 
 
+ERASED_REASON = (
+    "1 person(s) erased from this day's user rows (metrics-etl forget): the aggregate report still counts them"
+)
+UNRECONCILED = next(c for c in RUN_CHECKS if c.name == "reconciliation_holds")
+
+
+def _reconciliation(path: Path, first: date, last: date) -> tuple[dict[tuple[object, ...], tuple[object, ...]], int]:
+    """bi.reconciliation's 'aggregate vs users' rows of the days (scope, scope_name, day, measure ->
+    difference, difference_share, status, reason) and what the check reconciliation_holds counts."""
+    with duckdb.connect(str(path), read_only=True) as conn:
+        rows = conn.execute(
+            "SELECT scope, scope_name, day, measure, difference, difference_share, status, reason"
+            " FROM bi.reconciliation WHERE comparison = 'aggregate vs users' AND day BETWEEN ? AND ?", [first, last],
+        ).fetchall()
+        (outcome,) = run_checks(conn, [UNRECONCILED], start_day=first, end_day=last)
+    return {row[:4]: row[4:] for row in rows}, outcome.failures
+
+
+def test_after_forget_the_days_the_person_was_on_are_explained_in_the_reconciliation_and_stay_so_on_refetch(
+    tmp_path, emu,
+):
+    """Issue 42: the aggregate report still counts an erased person, so each final day they were on
+    showed an 'unexplained' difference and reconciliation_holds warned for ever. Now the erasure
+    counts those days (how many people, never whom), a fetch of them again keeps the count, and a
+    day first fetched after the erasure, which drops them on ingest, is counted too."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _env(home, emu)
+    today = datetime.now(UTC).date()
+    first, last, later = today - timedelta(days=9), today - timedelta(days=6), today - timedelta(days=5)
+    fetch = ["--no-latest", "--no-snapshots"]
+    _cli(env, home, "run", "--from", first.isoformat(), "--to", last.isoformat(), *fetch)
+    warehouse, serving = home / "warehouse.duckdb", home / "serving.duckdb"
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        # The most active person: their share of some day's interactions is well over 1%.
+        login, user_id = conn.execute(
+            "SELECT user_login, user_id FROM core.user_daily_totals GROUP BY ALL"
+            " ORDER BY sum(user_initiated_interaction_count) DESC, user_id LIMIT 1"
+        ).fetchone()
+        theirs = set(conn.execute(
+            "SELECT scope, scope_name, day FROM core.user_daily_totals WHERE user_id = ?", [user_id]).fetchall())
+    before, failures_before = _reconciliation(serving, first, later)
+    assert failures_before == 0 and "unexplained" not in {status for _, _, status, _ in before.values()}
+
+    _cli(env, home, "forget", login)
+
+    for path in (warehouse, serving):
+        after, failures = _reconciliation(path, first, later)
+        assert failures == 0, path
+        differing = {key: row for key, row in after.items() if key[:3] in theirs and row[0]}
+        assert differing, "the aggregate report still counts the person"
+        assert any(abs(share) > 0.01 for _, share, _, _ in differing.values()), "beyond the 1% tolerance"
+        assert {(status, reason) for _, _, status, reason in differing.values()} == {("explained", ERASED_REASON)}
+        # Days they were not on keep their status and reason.
+        assert {key: row for key, row in after.items() if key[:3] not in theirs} == {
+            key: row for key, row in before.items() if key[:3] not in theirs}
+
+    # The same days again and one more: the service still reports the person, whom ingest drops.
+    _cli(env, home, "run", "--from", first.isoformat(), "--to", later.isoformat(), *fetch)
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        counted = dict(((s, n, d), people) for s, n, d, people in conn.execute(
+            "SELECT scope, scope_name, day, people_erased FROM core.erased_user_days").fetchall())
+        dropped = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'ingest'").fetchone()[0]
+    assert dropped > 0
+    assert {key: counted[key] for key in theirs} == dict.fromkeys(theirs, 1)  # never counted twice
+    assert set(counted) - theirs == {key for key in counted if key[2] == later}
+    for path in (warehouse, serving):
+        again, failures = _reconciliation(path, first, later)
+        assert failures == 0, path
+        erased_days = set(counted)
+        assert {(status, reason) for key, (difference, _, status, reason) in again.items()
+                if key[:3] in erased_days and difference} == {("explained", ERASED_REASON)}
+
+
 def test_forget_without_the_key_says_what_to_set_in_one_line(tmp_path, emu):
     env = _env(tmp_path, emu)
     env.pop("METRICS_PSEUDONYM_KEY")
@@ -195,8 +271,10 @@ def test_retention_removes_exactly_the_expired_days(tmp_path, emu):
                        .fetchall()}
         aggregate_days = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.daily_totals").fetchall()}
         files = conn.execute("SELECT archive_path, report_end_day FROM raw.report_files").fetchall()
+        erased = conn.execute("SELECT count(*) FROM core.erased_user_days").fetchone()[0]
     assert user_days == user_detail == set(days[2:])
     assert aggregate_days == set(days)
+    assert erased == 0  # retention removes whole days: no reconciliation difference to explain
     assert {Path(path).exists() for path, end in files if end < days[2]} == {False}
     assert {Path(path).exists() for path, end in files if end >= days[2]} == {True}
     lake_days = {p.name.split("=", 1)[1] for p in (home / "lake" / "current" / "core.user_daily_totals").iterdir()}
