@@ -13,6 +13,7 @@ import contextlib
 import os
 import resource
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -42,6 +43,7 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
         if spill:
             _SPILLS.add(spill)
             stack.callback(_SPILLS.discard, spill)
+            stack.enter_context(_ended_by_signal())
         try:
             conn = stack.enter_context(connect(path, read_only=True))
         except duckdb.Error as exc:
@@ -49,6 +51,24 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
         _lock_down(conn, settings, spill=spill)
         stack.enter_context(_growth_bound(settings.sql_memory_limit))
         yield conn
+
+
+@contextlib.contextmanager
+def _ended_by_signal() -> Iterator[None]:
+    """SIGHUP (the terminal closed) and SIGTERM end the shell as leaving it does, so its spill
+    directory is removed: by default they end the process on the spot, leaving it behind."""
+    def leave(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may handle signals
+        yield
+        return
+    previous = {number: signal.signal(number, leave) for number in (signal.SIGHUP, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextlib.contextmanager

@@ -1,11 +1,13 @@
 """`metrics-etl sql`'s time limit holds for a sleep (`sleep_ms`), a statement whose planning alone
 outlasts the limit (5,000 UNION ALL arms) and one no interrupt reaches (a parse of 300,000
 columns): the shell, a real process, ends soon after the limit with the one line of the time
-limit, and leaves no spill directory behind."""
+limit, and leaves no spill directory behind; nor does a shell ended by a signal (SIGHUP when its
+terminal closes)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -49,3 +51,23 @@ def test_work_duckdb_does_not_interrupt_ends_in_one_line_soon_after_the_limit(
     assert done.returncode == 1
     assert done.stderr.splitlines() == [LINE]
     assert list((tmp_path / "tmp").iterdir()) == []  # the private spill directory is gone too
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGHUP, signal.SIGTERM])
+def test_a_shell_ended_by_its_terminal_closing_leaves_no_spill_directory(
+    serving: Path, tmp_path: Path, signal_number: int
+) -> None:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("METRICS_", "SERVING_", "LAKE_"))}
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    environ.update(SERVING_PATH=str(serving), LAKE_PATH=str(tmp_path / "lake"), TMPDIR=str(temp))
+    # Waiting for its SQL on stdin, as a prompt waits for a line, when the terminal goes away.
+    with subprocess.Popen([CLI, "sql"], env=environ, cwd=temp, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as shell:
+        while not list(temp.iterdir()):
+            assert shell.poll() is None, shell.stderr.read() if shell.stderr else ""
+            time.sleep(0.05)
+        time.sleep(0.5)  # into its read of stdin
+        shell.send_signal(signal_number)
+        shell.wait(timeout=30)
+    assert list(temp.iterdir()) == []
