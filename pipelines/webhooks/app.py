@@ -39,6 +39,10 @@ _EVENT_HEADERS = tuple(d.event_header for d in DIALECTS.values())
 _DELIVERY_HEADERS = tuple(d.delivery_header for d in DIALECTS.values())
 _SIGNATURE_HEADER = DIALECTS["service"].signature_header
 _MAX_DELIVERY_ID = 200
+# A body up to this size never waits for the memory budget: it is no more than the read-ahead each
+# connection may hold anyway (so the cap on connections bounds it), and bodies holding the whole
+# budget at a pace that arrives in time cannot keep a usual delivery (a few KB) waiting.
+_UNBUDGETED_BYTES = 64 * 1024
 _BUDGET_RECHECK = 0.1  # seconds between looks for a body that cannot arrive in time, while one waits
 
 
@@ -120,10 +124,10 @@ async def _read_body(
 ) -> bytearray:
     """The body, within the size limit and the memory budget; `held[0]` is what it reserved.
 
-    A declared length is checked and reserved before anything is read (waiting, at most the
-    body timeout, for the budget, which bodies that cannot arrive in time give up: see
-    `Slots.free_budget`); an undeclared (chunked) one is counted and reserved as it
-    arrives. Raises `_Refused` with the answer to give.
+    A declared length is checked before anything is read, and one over `_UNBUDGETED_BYTES`
+    reserved (waiting, at most the body timeout, for the budget, which bodies that cannot arrive
+    in time give up: see `Slots.free_budget`); any other body is counted and reserved as it
+    arrives past its first `_UNBUDGETED_BYTES`. Raises `_Refused` with the answer to give.
     """
     too_large = _Refused("too_large", _answer(413, f"body larger than {limit} bytes", close=True))
     busy = _Refused("busy", _answer(503, "receiver busy, retry later", close=True))
@@ -133,6 +137,7 @@ async def _read_body(
         if size > limit:
             delivery.body_bytes = size
             raise too_large
+    if declared is not None and size > _UNBUDGETED_BYTES:
         connection = connection_of(request.scope)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + guard.body_timeout
@@ -147,16 +152,18 @@ async def _read_body(
         held[0] = size
         if connection is not None:
             connection.hold(size)
+    # A body reserved whole counts from its first byte; any other, past its first _UNBUDGETED_BYTES.
+    unbudgeted = 0 if held[0] else _UNBUDGETED_BYTES
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         delivery.body_bytes = len(body)
         if len(body) > limit:
             raise too_large
-        if len(body) > held[0]:
-            if not guard.budget.try_reserve(len(body) - held[0]):
+        if len(body) - unbudgeted > held[0]:
+            if not guard.budget.try_reserve(len(body) - unbudgeted - held[0]):
                 raise busy
-            held[0] = len(body)
+            held[0] = len(body) - unbudgeted
     return body
 
 

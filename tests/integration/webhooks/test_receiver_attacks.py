@@ -7,6 +7,7 @@ lands within a second, the receiver's memory stays bounded, and refusals are cou
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -204,3 +205,39 @@ def test_eight_client_addresses_each_at_its_waiting_limit_leave_a_signed_deliver
             held += [_connect(url, f"127.0.0.{n}") for _ in range(11)]
         time.sleep(1.2)
         _lands_within_a_second(url, "past-eight-clients")
+
+
+SIGNED_LOOKING = b"x-hub-signature-256: sha256=" + b"0" * 64 + b"\r\n"
+
+
+def test_bodies_arriving_at_exactly_the_accepted_pace_holding_the_whole_budget_never_hold_a_small_delivery(config):
+    """Forged heads declare the whole memory budget between them and send at a pace that arrives
+    in time (over 64 KB/s, complete before the body timeout), so none of them can be judged a
+    trickle: a small signed delivery still lands within a second."""
+    size = 512 * 1024
+    limited = dataclasses.replace(
+        config, max_body_bytes=size, max_body_memory_bytes=4 * size, body_timeout=WAIT, max_connections=20
+    )
+    with running_receiver(config=limited) as url, _held([]) as pacers:
+        stop = threading.Event()
+        head = b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n" % size + SIGNED_LOOKING + b"\r\n"
+        for _ in range(4):
+            pacers.append(_connect(url))
+            pacers[-1].sendall(head)
+
+        def pace() -> None:  # 8 KB each 0.1 s: 80 KB/s, the body complete in 6.4 s, within the timeout
+            for _ in range(size // 8192 - 1):  # never the last bytes: held until the test ends
+                if stop.wait(0.1):
+                    return
+                for sock in pacers:
+                    with contextlib.suppress(OSError):
+                        sock.sendall(b" " * 8192)
+
+        pacer = threading.Thread(target=pace, daemon=True)
+        pacer.start()
+        try:
+            time.sleep(1.0)  # judged by their pace: in time, so never closed for another
+            _lands_within_a_second(url, "past-paced-bodies")
+        finally:
+            stop.set()
+            pacer.join(timeout=WAIT)
