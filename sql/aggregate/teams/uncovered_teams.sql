@@ -55,19 +55,26 @@ WITH shown AS (
     JOIN covered AS v
       ON v.scope = c.scope AND v.scope_name = c.scope_name AND v.day = c.day AND v.team_id IS NOT DISTINCT FROM c.team_id
     GROUP BY c.scope, c.scope_name, c.day, c.team_id
+), crossing AS (
+    -- Pairs of shown team-days that share some active members but neither holds the other's
+    -- (counted from the people they share, never from every pair of teams).
+    SELECT a.scope AS a_scope, a.scope_name AS a_name, a.team_id AS a_team, b.scope AS b_scope,
+           b.scope_name AS b_name, b.team_id AS b_team, a.day
+    FROM shown AS a
+    JOIN shown AS b
+      ON b.day = a.day AND b.user_id = a.user_id AND (b.scope, b.scope_name, b.team_id) < (a.scope, a.scope_name, a.team_id)
+    JOIN sizes AS x ON x.scope = a.scope AND x.scope_name = a.scope_name AND x.day = a.day AND x.team_id = a.team_id
+    JOIN sizes AS y ON y.scope = b.scope AND y.scope_name = b.scope_name AND y.day = a.day AND y.team_id = b.team_id
+    GROUP BY ALL
+    HAVING count(*) < least(any_value(x.members), any_value(y.members))
 ), tangled AS (
-    -- Containers with two parts that share some active members but neither holds the other's.
+    -- Containers holding both teams of such a pair.
     SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id
-    FROM parts AS p
+    FROM crossing AS c
+    JOIN parts AS p ON p.day = c.day AND p.p_scope = c.a_scope AND p.p_name = c.a_name AND p.p_team = c.a_team
     JOIN parts AS q
       ON q.scope = p.scope AND q.scope_name = p.scope_name AND q.day = p.day AND q.team_id IS NOT DISTINCT FROM p.team_id
-     AND (q.p_scope, q.p_name, q.p_team) < (p.p_scope, p.p_name, p.p_team)
-    JOIN shown AS a ON a.scope = p.p_scope AND a.scope_name = p.p_name AND a.day = p.day AND a.team_id = p.p_team
-    JOIN shown AS b
-      ON b.scope = q.p_scope AND b.scope_name = q.p_name AND b.day = p.day AND b.team_id = q.p_team
-     AND b.user_id = a.user_id
-    GROUP BY p.scope, p.scope_name, p.day, p.team_id, p.p_scope, p.p_name, p.p_team, q.p_scope, q.p_name, q.p_team
-    HAVING count(*) < least(any_value(p.members), any_value(q.members))
+     AND q.p_scope = c.b_scope AND q.p_name = c.b_name AND q.p_team = c.b_team
 ), smallest AS (
     SELECT l.day, arg_min({'scope': p.p_scope, 'scope_name': p.p_name, 'team_id': p.p_team},
                           (p.members, p.p_team, p.p_scope, p.p_name)) AS team
