@@ -445,10 +445,10 @@ class _Routes:
         data = self.reports.data_for("organization", request.path_params["org"])
         if data is None:
             return _message(404, "Not Found")
-        unassigned = self.state.config.unassigned_seats
+        extra = self.state.config.unassigned_seats + self.state.config.unlandable_seats
         return await self._seat_listing(request, owner=f"an organization owner or billing manager of {data.org}",
-                                        list_seats=partial(seat_records, data, unassigned=unassigned),
-                                        total=seat_count(data) + unassigned, entries=seat_count(data) + unassigned)
+                                        list_seats=partial(seat_records, data, **self._extra_seats()),
+                                        total=seat_count(data) + extra, entries=seat_count(data) + extra)
 
     async def enterprise_seats(self, request: Request) -> Response:
         """The enterprise's seats: one per granting organization or enterprise team of a user,
@@ -457,11 +457,15 @@ class _Routes:
         data = self.reports.data_for("enterprise", name)
         if data is None:
             return _message(404, "Not Found")
-        unassigned = self.state.config.unassigned_seats
+        extra = self.state.config.unassigned_seats + self.state.config.unlandable_seats
         return await self._seat_listing(request, owner=f"an enterprise owner or billing manager of {name}",
-                                        list_seats=partial(enterprise_seat_records, data, unassigned=unassigned),
-                                        total=enterprise_seat_count(data) + unassigned,
-                                        entries=len(enterprise_grants(data)) + unassigned)
+                                        list_seats=partial(enterprise_seat_records, data, **self._extra_seats()),
+                                        total=enterprise_seat_count(data) + extra,
+                                        entries=len(enterprise_grants(data)) + extra)
+
+    def _extra_seats(self) -> dict[str, int]:
+        """The seats after the users' in both listings (EmulatorConfig.unassigned_seats, unlandable_seats)."""
+        return {"unassigned": self.state.config.unassigned_seats, "unlandable": self.state.config.unlandable_seats}
 
     async def _seat_listing(self, request: Request, *, owner: str, list_seats: Callable[..., list[dict[str, Any]]],
                             total: int, entries: int) -> Response:

@@ -186,6 +186,9 @@ class EmulatorConfig:
     # Seats whose `assignee` is null (a deleted or pending account, as the service documents it)
     # at the end of every organization's and enterprise's seat listing, counted in total_seats.
     unassigned_seats: int = 0
+    # Seats no table can hold (an assignee id over 64 bits, as a broken or hostile service might
+    # send) after those, each of its own holder, counted in total_seats too.
+    unlandable_seats: int = 0
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

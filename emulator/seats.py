@@ -29,7 +29,8 @@ seat of the user. `total_seats` counts each user once, as the public service doe
 
 With `unassigned_seats` (EmulatorConfig) both listings end with that many seats whose `assignee`
 is null, as the service documents the seat of a deleted or pending account; each counts in
-`total_seats`.
+`total_seats`. With `unlandable_seats` they are followed by that many seats, each of its own
+holder, whose id is over 64 bits (no table can hold it), counted in `total_seats` too.
 """
 
 from __future__ import annotations
@@ -65,13 +66,14 @@ def seat_count(data: ReportData) -> int:
 
 
 def seat_records(data: ReportData, *, today: date, base_url: str, start: int, stop: int,
-                 unassigned: int = 0) -> list[dict[str, Any]]:
+                 unassigned: int = 0, unlandable: int = 0) -> list[dict[str, Any]]:
     """The organization's seats of users start .. stop-1 as the public service lists them on `today`;
-    `unassigned` seats without an assignee follow the users' (`unassigned_seat`)."""
+    `unassigned` seats without an assignee follow the users' (`unassigned_seat`), then `unlandable` ones."""
     last_active = data.last_active_days(today=today)
     return [_seat(data, u, "organization", today=today, base_url=base_url, last_day=last_active[u])
             for u in range(max(0, start), min(stop, data.users))] + _unassigned(
-        data, data.users, start=start, stop=stop, count=unassigned, today=today, base_url=base_url)
+        data, data.users, start=start, stop=stop, count=unassigned, unlandable=unlandable, today=today,
+        base_url=base_url)
 
 
 def unassigned_seat(data: ReportData, n: int, *, today: date, base_url: str) -> dict[str, Any]:
@@ -93,11 +95,15 @@ def unassigned_seat(data: ReportData, n: int, *, today: date, base_url: str) -> 
     }
 
 
-def _unassigned(data: ReportData, first: int, *, start: int, stop: int, count: int, today: date,
-                base_url: str) -> list[dict[str, Any]]:
-    """The unassigned seats among entries start .. stop-1 of a listing whose assigned ones end at `first`."""
-    return [unassigned_seat(data, n, today=today, base_url=base_url)
-            for n in range(max(0, start - first), max(0, min(stop - first, count)))]
+def _unassigned(data: ReportData, first: int, *, start: int, stop: int, count: int, unlandable: int,
+                today: date, base_url: str) -> list[dict[str, Any]]:
+    """The unassigned, then unlandable, seats among entries start .. stop-1 of a listing whose
+    assigned ones end at `first`."""
+    return [unassigned_seat(data, n, today=today, base_url=base_url) if n < count
+            else unassigned_seat(data, n, today=today, base_url=base_url) | {"assignee": {
+                # A holder the service cannot have: an id no 64-bit column takes.
+                "id": 2**64 + n, "login": f"unlandable-{n}", "type": "User"}}
+            for n in range(max(0, start - first), max(0, min(stop - first, count + unlandable)))]
 
 
 def enterprise_grants(data: ReportData) -> list[tuple[int, Grant]]:
@@ -120,14 +126,15 @@ def enterprise_seat_count(data: ReportData) -> int:
 
 
 def enterprise_seat_records(data: ReportData, *, today: date, base_url: str, start: int,
-                            stop: int, unassigned: int = 0) -> list[dict[str, Any]]:
+                            stop: int, unassigned: int = 0, unlandable: int = 0) -> list[dict[str, Any]]:
     """The enterprise listing's entries start .. stop-1 (one per user and grant) on `today`, then
     `unassigned` seats without an assignee (the organization's)."""
     last_active = data.last_active_days(today=today)
     grants = enterprise_grants(data)
     return [_seat(data, u, grant, today=today, base_url=base_url, last_day=last_active[u])
             for u, grant in grants[max(0, start):stop]] + _unassigned(
-        data, len(grants), start=start, stop=stop, count=unassigned, today=today, base_url=base_url)
+        data, len(grants), start=start, stop=stop, count=unassigned, unlandable=unlandable, today=today,
+        base_url=base_url)
 
 
 def _organization(login: str, org_id: str, base_url: str) -> dict[str, Any]:

@@ -9,8 +9,8 @@ any other GraphQL error, fails the run. An organization whose seats answer 403 (
 permission) or 404 (the product is not enabled) is a warning (endpoint "seats") too, and so
 is an enterprise's (endpoint "enterprise_seats"). A seat whose assignee is null lands as an
 unassigned seat; one that cannot land is left out alone, with a warning naming its place in the
-listing and why (endpoint "seat_records" or "enterprise_seat_records"), and everything else of
-the snapshot lands.
+listing and why (endpoint "seat_records" or "enterprise_seat_records"), counted beside the
+listing's total (left_out_seats, left_out_holders), and everything else of the snapshot lands.
 
 Long because it is one collection run: its settings, result and cost types are what its
 REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
@@ -299,19 +299,20 @@ class _SeatOwner:
     records_endpoint: str  # as the warning naming its seats that cannot land names it
     listing: Callable[[ServiceClient, str], api.SeatListing]
     rows: Callable[[Sequence[Mapping[str, Any]], date, str], seats_tf.SeatRows]
-    totals: Callable[[Mapping[str, int], date], pl.DataFrame]
+    totals: Callable[[Mapping[str, int], Mapping[str, int], date], pl.DataFrame]  # totals, left out, day
 
 
 _ORG_SEATS = _SeatOwner(
     "organization", "seats", "seat_records", lambda client, org: api.list_seats(client, org=org),
     lambda records, day, org: seats_tf.seats_frame(records=records, day=day, org=org),
-    lambda totals, day: seats_tf.seat_totals_frame(totals=totals, day=day),
+    lambda totals, left_out, day: seats_tf.seat_totals_frame(totals=totals, day=day, left_out=left_out),
 )
 _ENTERPRISE_SEATS = _SeatOwner(
     "enterprise", "enterprise_seats", "enterprise_seat_records",
     lambda client, name: api.list_enterprise_seats(client, enterprise=name),
     lambda records, day, name: seats_tf.enterprise_seats_frame(records=records, day=day, enterprise=name),
-    lambda totals, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day),
+    lambda totals, left_out, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day,
+                                                                         left_out=left_out),
 )
 
 
@@ -323,6 +324,7 @@ def _collect_seats(
     empty = owner.rows([], day, "")
     frames, unassigned = [empty.seats], [empty.unassigned]
     totals: dict[str, int] = {}
+    left_out: dict[str, int] = {}  # seats (holders) that could not land, counted beside the total
     for name in names:
         try:
             listing = owner.listing(client, name)
@@ -335,9 +337,10 @@ def _collect_seats(
         frames.append(rows.seats)
         unassigned.append(rows.unassigned)
         totals[name] = listing.total_seats
+        left_out[name] = rows.left_out
         with _left_out(warnings, name, owner.records_endpoint) as refused:
             refused += rows.refused
-    return pl.concat(frames), pl.concat(unassigned), owner.totals(totals, day)
+    return pl.concat(frames), pl.concat(unassigned), owner.totals(totals, left_out, day)
 
 
 @contextmanager

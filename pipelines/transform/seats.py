@@ -8,7 +8,10 @@ total. A seat whose `assignee` is null (the service documents it so for a delete
 account) is an unassigned seat: a row of `snapshots.unassigned_seats`, counted with the others.
 A seat that cannot land (an assignee without an id, a timestamp that is not one, in an
 enterprise no grant to name) is left out alone with its reason, naming its place in the listing
-and never its holder; the listing's other seats land.
+and never its holder, and counted beside the listing's total; the listing's other seats land.
+
+Long because both listings share one reader of a seat: its type checks, and the count of the
+seats (holders) left out.
 """
 
 from __future__ import annotations
@@ -81,12 +84,14 @@ SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_day": pl.Date(),
     "org_login": pl.String(),
     "total_seats": pl.Int64(),
+    "left_out_seats": pl.Int64(),  # of them, seats no table could hold (SeatRows.left_out)
 }
 
 ENTERPRISE_SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_day": pl.Date(),
     "enterprise": pl.String(),
     "total_seats": pl.Int64(),
+    "left_out_holders": pl.Int64(),  # of them, at most this many holders had only seats left out
 }
 
 _TIMESTAMPS = ("created_at", "updated_at", "last_activity_at", "last_authenticated_at")
@@ -103,6 +108,10 @@ class SeatRows:
     seats: pl.DataFrame  # SEATS_SCHEMA, or ENTERPRISE_SEATS_SCHEMA for an enterprise's listing
     unassigned: pl.DataFrame  # UNASSIGNED_SEATS_SCHEMA
     refused: list[str]  # one reason per seat left out: its place in the listing, never its holder
+    # The seats (an enterprise: holders) left out that no landed row stands for: a refused seat
+    # whose integer assignee id landed on another row is not missing; each other one is, once per
+    # id, and once each where no id can be read (so, for an enterprise, at most this many holders).
+    left_out: int
 
 
 def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> SeatRows:
@@ -113,12 +122,13 @@ def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) ->
     twice (it moved between pages while they were read) is kept once, as last seen.
     """
     where = f"organization {org!r}"
-    rows, unassigned, refused = [], [], []
+    rows, unassigned, refused, missing = [], [], [], []
     for index, rec in enumerate(records):
         try:
             row = _seat(rec, index=index, where=where)
         except SeatRecordError as exc:
             refused.append(str(exc))
+            missing.append(_holder(rec, index))
             continue
         if row["user_id"] is None:
             unassigned.append(row)
@@ -129,6 +139,7 @@ def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) ->
         seats=frame.unique(subset=["user_id"], keep="last", maintain_order=True).sort("user_id"),
         unassigned=_unassigned(unassigned, day=day, scope="organization", name=org),
         refused=refused,
+        left_out=_left_out(missing, landed=frame["user_id"]),
     )
 
 
@@ -140,7 +151,7 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
     through; without either, the enterprise itself. A seat listed twice is kept once, as last seen.
     """
     where = f"enterprise {enterprise!r}"
-    rows, unassigned, refused = [], [], []
+    rows, unassigned, refused, missing = [], [], [], []
     for index, rec in enumerate(records):
         try:
             row = _seat(rec, index=index, where=where)
@@ -150,6 +161,7 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
             through, by = _grant(row, enterprise=enterprise, index=index, where=where)
         except SeatRecordError as exc:
             refused.append(str(exc))
+            missing.append(_holder(rec, index))
             continue
         organization = rec.get("organization")
         organization = organization if isinstance(organization, Mapping) else {}
@@ -163,6 +175,7 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
         seats=frame.unique(subset=key, keep="last", maintain_order=True).sort(key),
         unassigned=_unassigned(unassigned, day=day, scope="enterprise", name=enterprise),
         refused=refused,
+        left_out=_left_out(missing, landed=frame["user_id"]),
     )
 
 
@@ -178,20 +191,44 @@ def _unassigned(rows: list[dict[str, Any]], *, day: date, scope: str, name: str)
     )
 
 
-def seat_totals_frame(*, totals: Mapping[str, int], day: date) -> pl.DataFrame:
-    """Organization → `total_seats` as its listing said → `snapshots.seat_totals` rows."""
+def seat_totals_frame(*, totals: Mapping[str, int], day: date,
+                      left_out: Mapping[str, int] | None = None) -> pl.DataFrame:
+    """Organization → `total_seats` as its listing said, and its seats left out (`left_out`,
+    none if not given) → `snapshots.seat_totals` rows."""
+    left_out = left_out or {}
     return pl.DataFrame(
-        {"snapshot_day": [day] * len(totals), "org_login": list(totals), "total_seats": list(totals.values())},
+        {"snapshot_day": [day] * len(totals), "org_login": list(totals), "total_seats": list(totals.values()),
+         "left_out_seats": [left_out.get(name, 0) for name in totals]},
         schema=SEAT_TOTALS_SCHEMA,
     ).sort("org_login")
 
 
-def enterprise_seat_totals_frame(*, totals: Mapping[str, int], day: date) -> pl.DataFrame:
-    """Enterprise → `total_seats` (distinct holders) as its listing said → `snapshots.enterprise_seat_totals`."""
+def enterprise_seat_totals_frame(*, totals: Mapping[str, int], day: date,
+                                 left_out: Mapping[str, int] | None = None) -> pl.DataFrame:
+    """Enterprise → `total_seats` (distinct holders) as its listing said, and its holders left out
+    (`left_out`, none if not given) → `snapshots.enterprise_seat_totals`."""
+    left_out = left_out or {}
     return pl.DataFrame(
-        {"snapshot_day": [day] * len(totals), "enterprise": list(totals), "total_seats": list(totals.values())},
+        {"snapshot_day": [day] * len(totals), "enterprise": list(totals), "total_seats": list(totals.values()),
+         "left_out_holders": [left_out.get(name, 0) for name in totals]},
         schema=ENTERPRISE_SEAT_TOTALS_SCHEMA,
     ).sort("enterprise")
+
+
+def _holder(rec: Any, index: int) -> tuple[str, int]:
+    """Who a seat left out was held by, as far as it says: its integer assignee id (of any size),
+    else its place in the listing (a holder that cannot be told from any other)."""
+    assignee = rec.get("assignee") if isinstance(rec, Mapping) else None
+    user_id = assignee.get("id") if isinstance(assignee, Mapping) else None
+    if isinstance(user_id, int) and not isinstance(user_id, bool):
+        return "id", user_id
+    return "place", index
+
+
+def _left_out(missing: Iterable[tuple[str, int]], *, landed: pl.Series) -> int:
+    """The holders of `missing` seats that no landed row stands for, each once (SeatRows.left_out)."""
+    ids = set(landed.to_list())
+    return len({holder for holder in missing if not (holder[0] == "id" and holder[1] in ids)})
 
 
 def _seat(rec: Mapping[str, Any], *, index: int, where: str) -> dict[str, Any]:

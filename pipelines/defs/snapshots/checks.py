@@ -44,7 +44,16 @@ SNAPSHOT_CHECKS: tuple[Check, ...] = (
         "seat_snapshot_complete",
         ("snapshots", "seats"),
         _SQL / "count_incomplete_seat_snapshots.sql",
-        "Each snapshot day and organization with a seat total holds exactly total_seats seats.",
+        "Each snapshot day and organization with a seat total holds exactly total_seats seats, with those "
+        "left out (erased, or no table could hold them).",
+    ),
+    Check(
+        "seats_landed",
+        ("snapshots", "seats"),
+        _SQL / "count_seats_left_out.sql",
+        "No organization's seat was left out as no table could hold it on the newest snapshot day (how many, "
+        "never whose).",
+        blocking=False,
     ),
     Check(
         "seats_visible",
@@ -57,7 +66,16 @@ SNAPSHOT_CHECKS: tuple[Check, ...] = (
         "enterprise_seat_snapshot_complete",
         ("snapshots", "enterprise_seats"),
         _SQL / "count_incomplete_enterprise_seat_snapshots.sql",
-        "Each snapshot day and enterprise with a seat total holds exactly total_seats distinct seat holders.",
+        "Each snapshot day and enterprise with a seat total holds exactly total_seats distinct seat holders, "
+        "with those left out (erased, or no table could hold their seats).",
+    ),
+    Check(
+        "enterprise_seats_landed",
+        ("snapshots", "enterprise_seats"),
+        _SQL / "count_enterprise_seats_left_out.sql",
+        "No enterprise's seat was left out as no table could hold it on the newest snapshot day (how many, "
+        "never whose).",
+        blocking=False,
     ),
     Check(
         "enterprise_seats_visible",

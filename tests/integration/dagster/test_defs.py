@@ -74,8 +74,10 @@ CHECKS = {
     ("snapshots/repositories", "no_skipped_repositories", False),
     ("snapshots/seats", "seat_snapshot_complete", True),
     ("snapshots/seats", "seats_visible", False),
+    ("snapshots/seats", "seats_landed", False),
     ("snapshots/enterprise_seats", "enterprise_seat_snapshot_complete", True),
     ("snapshots/enterprise_seats", "enterprise_seats_visible", False),
+    ("snapshots/enterprise_seats", "enterprise_seats_landed", False),
     ("snapshots/repository_stats", "counts_are_consistent", True),
     ("snapshots/repository_stats", "every_repository_has_stats", True),
     # The weekly audit: the same checks over the whole history, never blocking.

@@ -1,5 +1,6 @@
 """The snapshot checks over seats, on a warehouse whose seat rows and totals are set by hand."""
 
+import re
 from datetime import UTC, date, datetime
 
 import dagster as dg
@@ -7,6 +8,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
@@ -130,3 +132,42 @@ def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_ch
                      if m.asset_key == dg.AssetKey(["snapshots", "enterprise_seats"])]
     assert enterprise.metadata["total_seats"].value < enterprise.metadata["dagster/row_count"].value
     assert check_results(result)["snapshots/enterprise_seats:enterprise_seat_snapshot_complete"] is True
+
+
+def test_a_seat_that_cannot_land_warns_with_its_count_and_the_snapshot_is_published(
+    pipeline_env, instance, monkeypatch
+):
+    """Both listings of the service end with a seat whose holder's id is over 64 bits. It was left
+    out with a warning, then seat_snapshot_complete failed (24 of 25 seats), so the serving copy
+    was held back and the day's repositories, issues and members never reached BI."""
+    with running_emulator(EmulatorConfig(seed=11, users=6, repos=2, issues_per_repo=3, unlandable_seats=1)) as emu:
+        monkeypatch.setenv("SERVICE_BASE_URL", emu.credentials["base_url"])
+        monkeypatch.setenv("SERVICE_TOKEN", emu.credentials["token"])
+        defs = build_definitions(Settings.from_env())
+        today = datetime.now(UTC).date().isoformat()
+        result = defs.resolve_job_def("snapshots_job").execute_in_process(instance=instance, partition_key=today)
+    assert result.success
+    checks = check_results(result)
+    assert checks["snapshots/seats:seat_snapshot_complete"] is True
+    assert checks["snapshots/enterprise_seats:enterprise_seat_snapshot_complete"] is True
+    assert checks["snapshots/seats:seats_landed"] is False
+    assert checks["snapshots/enterprise_seats:enterprise_seats_landed"] is False
+    warned = {
+        e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
+        for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        and e.asset_check_evaluation_data.check_name.endswith("seats_landed")
+    }
+    assert warned["seats_landed"].severity == dg.AssetCheckSeverity.WARN
+    assert warned["seats_landed"].metadata["failures"].value == 1
+    detail = warned["seats_landed"].metadata["detail"].value
+    assert detail == f"{emu.credentials['org']} {today}: 1 of 7 seats left out"
+    assert re.fullmatch(rf"{emu.credentials['enterprise']} {today}: up to 1 of \d+ seat holders left out",
+                        warned["enterprise_seats_landed"].metadata["detail"].value)
+    assert "unlandable" not in detail and "18446744073709551616" not in detail
+    published_assets = {e.asset_key for e in result.get_asset_materialization_events()}
+    assert dg.AssetKey(["serving", "warehouse_copy"]) in published_assets
+    with duckdb.connect(pipeline_env["SERVING_PATH"], read_only=True) as bi:
+        published = {table: bi.execute(f"SELECT count(*) FROM snapshots.{table}").fetchone()[0]
+                     for table in ("repositories", "issues", "org_members", "seats")}
+    assert published["repositories"] == 2 and published["issues"] > 0 and published["org_members"] > 0
+    assert published["seats"] == 6

@@ -266,7 +266,7 @@ def test_enterprise_seats_land_one_row_per_grant_with_the_enterprise_s_total(tmp
     result = _collect(tmp_path, _enterprise_service(200, granted), enterprises=("ACME-corp",))
     landed = result.frames["enterprise_seats"].select("enterprise", "user_id", "granted_through", "granted_by")
     assert landed.rows() == [("acme-corp", 5, "enterprise_team", "eng"), ("acme-corp", 5, "organization", "acme")]
-    assert result.frames["enterprise_seat_totals"].rows() == [(DAY, "acme-corp", 1)]
+    assert result.frames["enterprise_seat_totals"].rows() == [(DAY, "acme-corp", 1, 0)]
 
 
 @pytest.mark.parametrize("status", [403, 404])

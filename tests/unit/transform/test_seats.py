@@ -68,8 +68,8 @@ def test_no_seats_is_an_empty_frame_of_the_table_s_schema():
 
 
 def test_totals_are_one_row_per_organization_zero_included():
-    frame = tf.seat_totals_frame(totals={"globex": 0, "acme": 3}, day=DAY)
-    assert frame.rows() == [(DAY, "acme", 3), (DAY, "globex", 0)]
+    frame = tf.seat_totals_frame(totals={"globex": 0, "acme": 3}, day=DAY, left_out={"acme": 1})
+    assert frame.rows() == [(DAY, "acme", 3, 1), (DAY, "globex", 0, 0)]
 
 
 @pytest.mark.parametrize(
@@ -165,7 +165,7 @@ def test_an_enterprise_seat_is_keyed_by_holder_and_grant_so_two_organizations_gi
     empty = tf.enterprise_seats_frame(records=[], day=DAY, enterprise="e").seats
     assert empty.schema == pl.Schema(tf.ENTERPRISE_SEATS_SCHEMA)
     totals = tf.enterprise_seat_totals_frame(totals={"acme-corp": 2}, day=DAY)
-    assert totals.rows() == [(DAY, "acme-corp", 2)]
+    assert totals.rows() == [(DAY, "acme-corp", 2, 0)]
 
 
 def test_an_enterprise_seat_of_a_team_without_a_slug_is_left_out_naming_the_enterprise_and_the_seat():
