@@ -13,29 +13,25 @@ wraps) on a connection fenced and bounded by `_sql_bounds`.
 from __future__ import annotations
 
 import contextlib
-import io
-import json
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import click
 
 from pipelines.cli._base import Failed, load_settings
 from pipelines.cli._sql_bounds import connect_bounded, deadline, limit_hit
+from pipelines.cli._sql_output import TABLE_ROWS, UNBOUNDED, Format, print_rows
 from pipelines.cli._statements import first_word, refusal, statement_ends, statement_kind, without_terminator
 
 if TYPE_CHECKING:
     import duckdb
-    import pyarrow
 
     from pipelines.config import Settings
 
-Format = Literal["table", "tsv", "csv", "json"]
 PROMPT = "metrics> "
 _MORE = "    ...> "  # a statement's further lines, until its `;`
 _QUIT = (".quit", ".exit")
@@ -51,12 +47,6 @@ _REFUSED = re.compile(
 # DuckDB's words when a reader other than Parquet's fails on a file.
 _NOT_PARQUET_READER = re.compile(r"read_text|read_blob|sniffing|CSV|JSON", re.IGNORECASE)
 _READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
-_BATCH_ROWS = 10_000
-_TABLE_ROWS = 10_000  # DuckDB's table shows no more, whatever it is asked
-_UNBOUNDED = 2**31 - 1  # a table's width when no terminal limits it
-# DuckDB's footer when it left rows or columns out: "1000 rows (40 shown)", "8 columns (6 shown)".
-_ROWS_LEFT_OUT = re.compile(r"rows \(\d+ shown\)")
-_COLUMNS_LEFT_OUT = re.compile(r"columns \(\d+ shown\)")
 
 
 @click.command()
@@ -65,7 +55,7 @@ _COLUMNS_LEFT_OUT = re.compile(r"columns \(\d+ shown\)")
               help="How rows are printed: a table cut to fit the terminal, tab- or comma-separated values "
               "with a header, or JSON lines (an object per row); tsv, csv and json print every row and column.  "
               "[default: table on a terminal, else tsv]")
-@click.option("--max-rows", type=click.IntRange(min=1, max=_TABLE_ROWS), default=40,
+@click.option("--max-rows", type=click.IntRange(min=1, max=TABLE_ROWS), default=40,
               help="Rows a table shows (the first and the last ones).")
 def sql(query: str | None, fmt: Format | None, max_rows: int) -> None:
     """Run read-only SQL on the serving database: QUERY, else SQL from stdin, else a prompt.
@@ -189,113 +179,8 @@ class _Shell:
                 click.echo("interrupted", err=True)
 
     def _print(self, relation: duckdb.DuckDBPyRelation) -> None:
-        if self.fmt == "table":
-            _print_table(relation, max_rows=self.max_rows)
-            return
-        # DuckDB writes each value as text (JSON text for json): a value no Python or Arrow type
-        # holds as it is (`infinity`, year 5877642, a UHUGEINT's every digit) prints as DuckDB has it.
-        text = "to_json({})" if self.fmt == "json" else "CAST({} AS VARCHAR)"
-        texts = relation.project(", ".join(text.format(f"#{at}") for at in range(1, len(relation.columns) + 1)))
-        # Batch by batch: memory stays at one batch whatever the number of rows.
-        batches = _duckdb_errors(texts.to_arrow_reader(_BATCH_ROWS))
-        if self.fmt == "json":
-            keys = [json.dumps(name) + ": " for name in _unique(relation.columns)]
-            printed = 0
-            for batch in batches:
-                printed += batch.num_rows
-                sys.stdout.writelines(
-                    "{" + ", ".join(key + _strict_json(value) for key, value in zip(keys, row, strict=True)) + "}\n"
-                    for row in zip(*(column.to_pylist() for column in batch.columns), strict=True)
-                )
-            if not printed:  # no line of JSON: say there is no row rather than nothing
-                click.echo("(no rows)", err=True)
-            return
-        delimiter = "\t" if self.fmt == "tsv" else ","
-        sys.stdout.write(_delimited(relation.columns, delimiter))
-        for batch in batches:
-            rows = zip(*(column.to_pylist() for column in batch.columns), strict=True)
-            sys.stdout.writelines(_delimited(row, delimiter) for row in rows)
-
-
-def _delimited(values: Iterable[str | None], delimiter: str) -> str:
-    """One line of values (NULL empty), a value quoted when it holds the delimiter, a quote or a line
-    break: `\r` too, which Python's csv module leaves bare when lines end with `\n`."""
-    fields = [
-        "" if value is None
-        else f'"{value.replace(chr(34), chr(34) * 2)}"' if delimiter in value or _LINE_OR_QUOTE.search(value)
-        else value
-        for value in values
-    ]
-    return (delimiter.join(fields) if fields != [""] else '""') + "\n"  # a lone empty value is not a blank line
-
-
-_LINE_OR_QUOTE = re.compile(r'["\r\n]')
-
-
-def _unique(names: list[str]) -> list[str]:
-    """The column names as JSON keys, a repeated one numbered (`a`, `a_1`) so no value is lost."""
-    taken: set[str] = set()
-    keys = []
-    for name in names:
-        key, number = name, 0
-        while key in taken:
-            number += 1
-            key = f"{name}_{number}"
-        taken.add(key)
-        keys.append(key)
-    return keys
-
-
-# DuckDB's JSON writes a double past JSON bare (NaN, Infinity): outside a string, it becomes one.
-_NOT_JSON = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
-
-
-# Characters JSON allows bare in a string that a reader splitting on line breaks (Python's
-# splitlines) takes for the end of the line: escaped, one object stays one line.
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _strict_json(value: str | None) -> str:
-    if value is None:
-        return "null"
-    value = value.translate(_LINE_BREAKS)
-    if "Infinity" not in value and "NaN" not in value:
-        return value
-    return _NOT_JSON.sub(lambda found: found[0] if found[0].startswith('"') else f'"{found[0]}"', value)
-
-
-def _duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
-    """The reader's batches; DuckDB's error (an interrupt, out of memory) as the duckdb.Error it is,
-    which Arrow hands on as an OSError or ArrowException."""
-    import duckdb
-    import pyarrow
-
-    try:
-        yield from reader
-    except (OSError, pyarrow.ArrowException) as exc:
-        raise duckdb.Error(str(exc)) from None
-
-
-def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int) -> None:
-    """DuckDB's table, as wide as the terminal (COLUMNS wins, as in a shell), then a line on stderr
-    naming what was left out to fit and how to see everything."""
-    width = shutil.get_terminal_size().columns if _stdout_is_terminal() else _UNBOUNDED
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):  # DuckDB prints it through Python's sys.stdout
-        relation.show(max_width=width, max_rows=max_rows)
-    table = buffer.getvalue()
-    sys.stdout.write(table)
-    lines = table.rstrip().splitlines()
-    footer = lines[-1] if lines else ""
-    cut = []
-    if _COLUMNS_LEFT_OUT.search(footer):
-        shown = {cell.strip() for cell in lines[1].split("│")}
-        left_out = ", ".join(name for name in relation.columns if name not in shown)
-        cut.append(f"{left_out} left out to fit {width} columns")
-    if _ROWS_LEFT_OUT.search(footer):
-        cut.append("--max-rows shows more rows")
-    if cut:
-        click.echo(f"({'; '.join(cut)}; piped or with --format tsv or csv, every row and column shows)", err=True)
+        width = shutil.get_terminal_size().columns if _stdout_is_terminal() else UNBOUNDED
+        print_rows(relation, fmt=self.fmt, max_rows=self.max_rows, width=width)
 
 
 def _silence_stdout() -> None:
