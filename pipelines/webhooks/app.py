@@ -1,7 +1,8 @@
 """The receiver: `POST /webhooks` verifies, spools durably, then answers; `GET /healthz`.
 
 It never opens the warehouse, so it keeps accepting deliveries while the pipeline writes.
-Every request that reaches `POST /webhooks` is logged as one line (`deliveries.py`).
+Every request that reaches `POST /webhooks` is logged as one line (`deliveries.py`); its body is
+read within the size cap and the memory budget (`_body.py`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from uvicorn.config import LOGGING_CONFIG
 
 from pipelines.config import Settings
 from pipelines.service.dialect import DIALECTS
+from pipelines.webhooks._body import Refused, answer, read_body
 from pipelines.webhooks.deliveries import DeliveryLine, serving_log_config
 from pipelines.webhooks.errors import SpoolWriteError, WebhookConfigError
-from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, connection_of, ensure_fd_limit
+from pipelines.webhooks.guard import Guard, GuardedHttpToolsProtocol, ensure_fd_limit
 from pipelines.webhooks.payload import PAYLOAD_RULES, PayloadRefused, payload_document
 from pipelines.webhooks.segments import SpoolRecord
 from pipelines.webhooks.spool import Spool
@@ -39,11 +41,6 @@ _EVENT_HEADERS = tuple(d.event_header for d in DIALECTS.values())
 _DELIVERY_HEADERS = tuple(d.delivery_header for d in DIALECTS.values())
 _SIGNATURE_HEADER = DIALECTS["service"].signature_header
 _MAX_DELIVERY_ID = 200
-# A body up to this size never waits for the memory budget: it is no more than the read-ahead each
-# connection may hold anyway (so the cap on connections bounds it), and bodies holding the whole
-# budget at a pace that arrives in time cannot keep a usual delivery (a few KB) waiting.
-_UNBUDGETED_BYTES = 64 * 1024
-_BUDGET_RECHECK = 0.1  # seconds between looks for a body that cannot arrive in time, while one waits
 
 
 @dataclass(frozen=True)
@@ -99,12 +96,6 @@ class ReceiverConfig:
         )
 
 
-def _answer(status: int, message: str, *, close: bool = False) -> Response:
-    # An answer given before the body is read closes the connection: the rest is never read.
-    headers = {"connection": "close"} if close else None
-    return JSONResponse({"message": message}, status_code=status, headers=headers)
-
-
 def _first_header(request: Request, names: tuple[str, ...]) -> str | None:
     for name in names:
         value = request.headers.get(name)
@@ -113,67 +104,13 @@ def _first_header(request: Request, names: tuple[str, ...]) -> str | None:
     return None
 
 
-class _Refused(Exception):
-    def __init__(self, outcome: str, answer: Response) -> None:
-        self.outcome = outcome
-        self.answer = answer
-
-
-async def _read_body(
-    request: Request, *, limit: int, guard: Guard, held: list[int], delivery: DeliveryLine
-) -> bytearray:
-    """The body, within the size limit and the memory budget; `held[0]` is what it reserved.
-
-    A declared length is checked before anything is read, and one over `_UNBUDGETED_BYTES`
-    reserved (waiting, at most the body timeout, for the budget, which bodies that cannot arrive
-    in time give up: see `Slots.free_budget`); any other body is counted and reserved as it
-    arrives past its first `_UNBUDGETED_BYTES`. Raises `_Refused` with the answer to give.
-    """
-    too_large = _Refused("too_large", _answer(413, f"body larger than {limit} bytes", close=True))
-    busy = _Refused("busy", _answer(503, "receiver busy, retry later", close=True))
-    declared = request.headers.get("content-length")
-    if declared is not None:  # httptools has already refused a malformed one
-        size = int(declared)
-        if size > limit:
-            delivery.body_bytes = size
-            raise too_large
-    if declared is not None and size > _UNBUDGETED_BYTES:
-        connection = connection_of(request.scope)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + guard.body_timeout
-        while not guard.budget.try_reserve(size):
-            if connection is not None:  # bodies that cannot arrive in time let go of theirs
-                connection.awaiting_budget = True
-                guard.slots.free_budget(guard.budget, size, loop.time())
-            if loop.time() >= deadline:
-                delivery.body_bytes = size
-                raise busy
-            await guard.budget.changed(min(_BUDGET_RECHECK, deadline - loop.time()))
-        held[0] = size
-        if connection is not None:
-            connection.hold(size)
-    # A body reserved whole counts from its first byte; any other, past its first _UNBUDGETED_BYTES.
-    unbudgeted = 0 if held[0] else _UNBUDGETED_BYTES
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        delivery.body_bytes = len(body)
-        if len(body) > limit:
-            raise too_large
-        if len(body) - unbudgeted > held[0]:
-            if not guard.budget.try_reserve(len(body) - unbudgeted - held[0]):
-                raise busy
-            held[0] = len(body) - unbudgeted
-    return body
-
-
 def _payload_document(content_type: str, body: bytes | bytearray) -> bytes | None:
-    """The payload JSON object's bytes, or None if it is not one; `_Refused` (400) where the
+    """The payload JSON object's bytes, or None if it is not one; `Refused` (400) where the
     reason is worth naming (`payload.py`)."""
     try:
         return payload_document(content_type, body)
     except PayloadRefused as refused:
-        raise _Refused("bad_request", _answer(400, str(refused))) from None
+        raise Refused("bad_request", answer(400, str(refused))) from None
 
 
 def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Guard | None = None) -> Starlette:
@@ -192,18 +129,18 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
         held = [0]
         status = 500  # what Starlette answers if the handler raises
         try:
-            answer = await _handle(request, delivery, held)
-            status = answer.status_code
-            return answer
+            response = await _handle(request, delivery, held)
+            status = response.status_code
+            return response
         finally:
             the_guard.budget.release(held[0])
             delivery.log(status)
 
     async def _handle(request: Request, delivery: DeliveryLine, held: list[int]) -> Response:
         try:
-            body = await _read_body(request, limit=config.max_body_bytes, guard=the_guard, held=held, delivery=delivery)
+            body = await read_body(request, limit=config.max_body_bytes, guard=the_guard, held=held, delivery=delivery)
             return await _store(request, body, delivery)
-        except _Refused as refused:
+        except Refused as refused:
             delivery.outcome = refused.outcome
             return refused.answer
         except ClientDisconnect:
@@ -213,14 +150,14 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
 
     async def _store(request: Request, body: bytearray, delivery: DeliveryLine) -> Response:
         if not signature_matches(secret=config.secret, body=body, header=request.headers.get(_SIGNATURE_HEADER)):
-            raise _Refused("bad_signature", _answer(401, "missing or non-matching signature"))
+            raise Refused("bad_signature", answer(401, "missing or non-matching signature"))
         event = _first_header(request, _EVENT_HEADERS)
         delivery_id = _first_header(request, _DELIVERY_HEADERS)
         if not event or not delivery_id or len(delivery_id) > _MAX_DELIVERY_ID:
-            raise _Refused("bad_request", _answer(400, "missing event or delivery id header"))
+            raise Refused("bad_request", answer(400, "missing event or delivery id header"))
         document = _payload_document(request.headers.get("content-type", ""), body)
         if document is None:
-            raise _Refused("bad_request", _answer(400, "payload is not a JSON object"))
+            raise Refused("bad_request", answer(400, "payload is not a JSON object"))
         record = SpoolRecord(
             delivery_id=delivery_id,
             event=event,
@@ -234,7 +171,7 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
             # The OS reason goes in a counted line: a full disk fails every delivery, and the
             # delivery lines stay one token per field. It names the directory, never the content.
             the_guard.refusals.refused(f"not stored (500): {exc}")
-            raise _Refused("spool_error", _answer(500, "delivery could not be stored")) from None
+            raise Refused("spool_error", answer(500, "delivery could not be stored")) from None
         delivery.outcome = "spooled" if stored else "duplicate"
         return JSONResponse({"delivery": delivery_id, "stored": stored})
 
@@ -242,7 +179,7 @@ def create_app(*, config: ReceiverConfig, spool: Spool | None = None, guard: Gua
         # In a thread: the check may write and sync a probe file.
         if await asyncio.to_thread(the_spool.ready):
             return JSONResponse({"status": "ok"})
-        return _answer(503, "spool directory is not writable")
+        return answer(503, "spool directory is not writable")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

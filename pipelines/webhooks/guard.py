@@ -6,7 +6,7 @@ body holds its connection for ever; `limit_concurrency` still accepts every conn
 file descriptor) and only answers 503 once its headers are complete; httptools puts no limit on
 header size. `GuardedHttpToolsProtocol` adds a deadline for the headers and one for the body of
 each request, a header size cap and a cap on open connections; `BodyBudget` caps the request
-bytes the app holds before their signature is checked.
+bytes the app holds before their signature is checked; `RefusalLog` (`_refusals.py`) counts refusals.
 
 Connections that have not sent a complete request head (fresh, trickling one, or idle between
 requests) cost an attacker nothing to hold, so they never keep a slot from a new connection
@@ -21,21 +21,17 @@ cannot arrive in time also lets go of the memory budget when a delivery waits fo
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 import resource
-import time
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from pipelines.service.dialect import DIALECTS
+from pipelines.webhooks._refusals import RefusalLog
 from pipelines.webhooks.errors import WebhookConfigError
 from pipelines.webhooks.slots import BodyBudget, Slots
-
-_log = logging.getLogger("pipelines.webhooks")
 
 # Descriptors the process needs beside its connections: listening socket, spool segment,
 # directory fsync, logging, the event loop's own.
@@ -69,47 +65,6 @@ def _raw_answer(status: int, reason: str) -> bytes:
 _ANSWER_408 = _raw_answer(408, "Request Timeout")
 _ANSWER_431 = _raw_answer(431, "Request Header Fields Too Large")
 _ANSWER_503 = _raw_answer(503, "Service Unavailable")
-
-
-class RefusalLog:
-    """One log line per refusal class per interval, with how many were refused in it.
-
-    The first refusal of a class is logged at once; the ones that follow within `interval`
-    are summed into one line when it ends, so a flood costs a line per class per interval.
-    Lines name the class and count only: never a body, a header value or a signature.
-    """
-
-    def __init__(self, interval: float) -> None:
-        self._interval = interval
-        self._pending: Counter[str] = Counter()
-        self._last_logged: dict[str, float] = {}
-        self._flush_scheduled: set[str] = set()
-        self.totals: Counter[str] = Counter()
-
-    def refused(self, kind: str) -> None:
-        self.totals[kind] += 1
-        self._pending[kind] += 1
-        if kind in self._flush_scheduled:
-            return
-        wait = self._last_logged.get(kind, -self._interval) + self._interval - time.monotonic()
-        if wait <= 0:
-            self._flush(kind)
-        else:
-            self._flush_scheduled.add(kind)
-            asyncio.get_running_loop().call_later(wait, self._flush, kind)
-
-    def _flush(self, kind: str) -> None:
-        self._flush_scheduled.discard(kind)
-        count = self._pending.pop(kind, 0)
-        if count:
-            self._last_logged[kind] = time.monotonic()
-            _log.warning(
-                "webhooks: refused %d request(s): %s (one line per kind per %g s)", count, kind, self._interval
-            )
-
-    def flush_all(self) -> None:
-        for kind in list(self._pending):
-            self._flush(kind)
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.webhooks.app import _payload_document, _Refused
+from pipelines.webhooks._body import Refused
+from pipelines.webhooks.app import _payload_document
 
 FORM = "application/x-www-form-urlencoded"
 _json_values = st.recursive(
@@ -41,7 +42,7 @@ def test_form_without_a_payload_field_is_refused():
 def test_a_document_nested_deeper_than_the_parser_goes_is_refused_400_in_either_encoding():
     deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
     for content_type, body in [("application/json", deep.encode()), (FORM, urlencode({"payload": deep}).encode())]:
-        with pytest.raises(_Refused) as refused:
+        with pytest.raises(Refused) as refused:
             _payload_document(content_type, body)
         assert (refused.value.outcome, refused.value.answer.status_code) == ("bad_request", 400)
         assert json.loads(refused.value.answer.body) == {"message": "payload is nested too deeply"}
@@ -87,7 +88,7 @@ def test_a_key_repeated_in_any_object_is_refused_400_naming_the_key_and_where(do
     text = _dumps_repeating(document, (), target)
     repeated = next(iter(_at(document, target)), "k")
     for content_type, body in [("application/json", text.encode()), (FORM, urlencode({"payload": text}).encode())]:
-        with pytest.raises(_Refused) as refused:
+        with pytest.raises(Refused) as refused:
             _payload_document(content_type, body)
         assert (refused.value.outcome, refused.value.answer.status_code) == ("bad_request", 400)
         message = json.loads(refused.value.answer.body)["message"]
@@ -102,13 +103,13 @@ def _at(document, path: tuple):
 
 
 def test_a_repeated_key_spelled_with_an_escape_is_a_repeat_and_a_long_key_is_shown_cut():
-    with pytest.raises(_Refused) as refused:
+    with pytest.raises(Refused) as refused:
         _payload_document("application/json", b'{"sender": {"login": "a", "\\u006cogin": "b"}}')
     assert json.loads(refused.value.answer.body)["message"] == (
         'duplicate key "login" at $.sender: send each key once'
     )
     key = "x" * 10_000
-    with pytest.raises(_Refused) as refused:
+    with pytest.raises(Refused) as refused:
         _payload_document("application/json", json.dumps({key: 1}).replace("}", f', "{key}": 2}}').encode())
     message = json.loads(refused.value.answer.body)["message"]
     assert message == f'duplicate key "{"x" * 64}"… at $: send each key once'
@@ -121,6 +122,6 @@ def test_a_repeated_key_before_text_that_is_not_json_is_refused_as_not_json():
 
 def test_a_form_with_the_payload_field_twice_is_refused_400():
     body = urlencode([("payload", '{"a": 1}'), ("payload", '{"a": 2}')]).encode()
-    with pytest.raises(_Refused) as refused:
+    with pytest.raises(Refused) as refused:
         _payload_document(FORM, body)
     assert json.loads(refused.value.answer.body) == {"message": "duplicate form field payload: send it once"}
