@@ -7,7 +7,9 @@
 --   * nobody is, and no two of its parts overlap without one holding the other (then what is
 --     left is whole parts and, within a part taken whole or not at all, what its own parts leave:
 --     nobody or $k people or more, as each part is a container too);
--- otherwise its smallest part (fewest active members, then lowest id) is hidden this round.
+-- otherwise this round hides, when 1..$k-1 people are uncovered, its smallest part (fewest active
+-- members, then lowest id) of those with someone in no other part (if any: hiding it uncovers
+-- people), or, when nobody is, the smaller team of each pair of its parts that cross.
 -- Hiding only takes parts away, so the rounds end. The scope-day counts whether it is shown or
 -- not: a scope period minus team periods is the sum of its days' differences. A team with the
 -- same active members as the container has its figures, and is no part of it. Reads
@@ -45,10 +47,19 @@ WITH shown AS (
      AND c.team_id IS NOT DISTINCT FROM s.team_id
     WHERE s.members = p.members AND p.members < c.members
 ), covered AS (
-    -- The container's people in some part (a part's people all are the container's).
-    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id, m.user_id
+    -- The container's people in some part (a part's people all are the container's), and in how many.
+    SELECT p.scope, p.scope_name, p.day, p.team_id, m.user_id, count(*) AS parts
     FROM parts AS p
     JOIN shown AS m ON m.scope = p.p_scope AND m.scope_name = p.p_name AND m.day = p.day AND m.team_id = p.p_team
+    GROUP BY ALL
+), alone AS (
+    -- Parts with someone in no other part of the container: hiding one of them uncovers people.
+    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id, p.p_scope, p.p_name, p.p_team
+    FROM parts AS p
+    JOIN shown AS m ON m.scope = p.p_scope AND m.scope_name = p.p_name AND m.day = p.day AND m.team_id = p.p_team
+    JOIN covered AS v
+      ON v.scope = p.scope AND v.scope_name = p.scope_name AND v.day = p.day AND v.team_id IS NOT DISTINCT FROM p.team_id
+     AND v.user_id = m.user_id AND v.parts = 1
 ), left_over AS (
     SELECT c.scope, c.scope_name, c.day, c.team_id, any_value(c.members) - count(*) AS people
     FROM container_sizes AS c
@@ -59,7 +70,11 @@ WITH shown AS (
     -- Pairs of shown team-days that share some active members but neither holds the other's
     -- (counted from the people they share, never from every pair of teams).
     SELECT a.scope AS a_scope, a.scope_name AS a_name, a.team_id AS a_team, b.scope AS b_scope,
-           b.scope_name AS b_name, b.team_id AS b_team, a.day
+           b.scope_name AS b_name, b.team_id AS b_team, a.day,
+           -- The smaller of the two (fewer active members, then the later key) is the one hidden.
+           CASE WHEN (x.members, b.scope, b.scope_name, b.team_id) < (y.members, a.scope, a.scope_name, a.team_id)
+                THEN {'scope': a.scope, 'scope_name': a.scope_name, 'team_id': a.team_id}
+                ELSE {'scope': b.scope, 'scope_name': b.scope_name, 'team_id': b.team_id} END AS smaller
     FROM shown AS a
     JOIN shown AS b
       ON b.day = a.day AND b.user_id = a.user_id AND (b.scope, b.scope_name, b.team_id) < (a.scope, a.scope_name, a.team_id)
@@ -68,8 +83,8 @@ WITH shown AS (
     GROUP BY ALL
     HAVING count(*) < least(any_value(x.members), any_value(y.members))
 ), tangled AS (
-    -- Containers holding both teams of such a pair.
-    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id
+    -- Containers holding both teams of such a pair, and the smaller.
+    SELECT DISTINCT p.scope, p.scope_name, p.day, p.team_id, c.smaller
     FROM crossing AS c
     JOIN parts AS p ON p.day = c.day AND p.p_scope = c.a_scope AND p.p_name = c.a_name AND p.p_team = c.a_team
     JOIN parts AS q
@@ -77,14 +92,22 @@ WITH shown AS (
      AND q.p_scope = c.b_scope AND q.p_name = c.b_name AND q.p_team = c.b_team
 ), smallest AS (
     SELECT l.day, arg_min({'scope': p.p_scope, 'scope_name': p.p_name, 'team_id': p.p_team},
-                          (p.members, p.p_team, p.p_scope, p.p_name)) AS team
+                          (a.p_team IS NULL, p.members, p.p_team, p.p_scope, p.p_name)) AS team
     FROM left_over AS l
     JOIN parts AS p
       ON p.scope = l.scope AND p.scope_name = l.scope_name AND p.day = l.day AND p.team_id IS NOT DISTINCT FROM l.team_id
-    LEFT JOIN tangled AS t
-      ON t.scope = l.scope AND t.scope_name = l.scope_name AND t.day = l.day AND t.team_id IS NOT DISTINCT FROM l.team_id
-    WHERE l.people BETWEEN 1 AND $k - 1 OR (l.people = 0 AND t.day IS NOT NULL)
+    LEFT JOIN alone AS a
+      ON a.scope = p.scope AND a.scope_name = p.scope_name AND a.day = p.day AND a.team_id IS NOT DISTINCT FROM p.team_id
+     AND a.p_scope = p.p_scope AND a.p_name = p.p_name AND a.p_team = p.p_team
+    WHERE l.people BETWEEN 1 AND $k - 1
     GROUP BY l.scope, l.scope_name, l.day, l.team_id
+    UNION ALL
+    -- Nobody uncovered: the smaller of every crossing pair at once, which leaves no pair crossing.
+    SELECT l.day, t.smaller
+    FROM left_over AS l
+    JOIN tangled AS t
+      ON t.scope = l.scope AND t.scope_name = l.scope_name AND t.day = l.day AND t.team_id IS NOT DISTINCT FROM l.team_id
+    WHERE l.people = 0
 )
 SELECT DISTINCT team.scope, team.scope_name, day, team.team_id
 FROM smallest;
