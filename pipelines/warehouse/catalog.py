@@ -221,7 +221,8 @@ TABLES: tuple[Table, ...] = (
           partition="snapshot_day", writer="snapshot", asset="snapshots", person=("user_id", "login")),
     Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
           "Extension: each organization's total_seats on the snapshot day, and how many of those seats were left "
-          "out of snapshots.seats as their holder was erased.",
+          "out of snapshots.seats as their holder was erased (erased_seats) or as no column could hold them "
+          "(left_out_seats).",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "enterprise_seats", ("snapshot_day", "enterprise", "user_id", "granted_through", "granted_by"),
           "Extension: every enterprise's seats (REST billing/seats), one per holder and granting organization or "
@@ -230,7 +231,8 @@ TABLES: tuple[Table, ...] = (
           partition="snapshot_day", writer="snapshot", asset="snapshots", person=("user_id", "login")),
     Table("snapshots", "enterprise_seat_totals", ("snapshot_day", "enterprise"),
           "Extension: each enterprise's total_seats on the snapshot day: its distinct seat holders (erased_holders: "
-          "of them, those left out of snapshots.enterprise_seats as erased).",
+          "of them, those left out of snapshots.enterprise_seats as erased; left_out_holders: at most this many "
+          "left out as no column could hold their seat).",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "unassigned_seats", ("snapshot_day", "scope", "scope_name", "seat_number"),
           "Extension: the seats a listing sent without an assignee (a deleted or pending account), numbered in "
