@@ -17,7 +17,7 @@ import click
 
 from pipelines.cli._access import check, login
 from pipelines.cli._alerts import alerts
-from pipelines.cli._base import Refused
+from pipelines.cli._base import Group, Refused
 from pipelines.cli._dev import dev_env
 from pipelines.cli._emulator import emulator
 from pipelines.cli._fields import fields
@@ -34,7 +34,7 @@ __all__ = ["cli", "main"]
 _INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
 
 
-class _Root(click.Group):
+class _Root(Group):
     """Click's group, with every error shown as one line and the exit code returned (or exited with)."""
 
     def main(

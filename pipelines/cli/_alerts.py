@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from pipelines.cli._base import Failed, load_settings
+from pipelines.cli._base import Failed, Group, load_settings
 
 
-@click.group()
+@click.group(cls=Group)
 def alerts() -> None:
     """Where failures, stale data and warnings are sent (METRICS_ALERTS)."""
 

@@ -37,6 +37,19 @@ class Refused(click.UsageError):
         super().__init__(message, ctx=click.get_current_context(silent=True))
 
 
+class Group(click.Group):
+    """Click's group, listing each command with its first sentence whole: click cuts it to the
+    line with "...", and a cut description says less than the command does."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        commands = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
+        rows = [(name, command.get_short_help_str(limit=sys.maxsize))
+                for name, command in commands if command is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)  # wraps a long one under itself
+
+
 class _Day(click.ParamType[date, "str | date"]):
     name = "day"
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from pipelines._words import counted
-from pipelines.cli._base import DAY, Failed, Refused, load_settings
+from pipelines.cli._base import DAY, Failed, Group, Refused, load_settings
 
 if TYPE_CHECKING:
     from pipelines.warehouse.quarantine import QuarantinedLine, Selection
@@ -37,7 +37,7 @@ def _day_selection(command: _F) -> _F:
     return command
 
 
-@click.group()
+@click.group(cls=Group)
 def quarantine() -> None:
     """List, show and clear quarantined report lines."""
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines._words import counted
-from pipelines.cli._base import Failed, Refused, load_settings
+from pipelines.cli._base import Failed, Group, Refused, load_settings
 
 if TYPE_CHECKING:
     import dagster as dg
@@ -21,7 +21,7 @@ _LOAD_MEMORY_ADVICE = (
 )
 
 
-@click.group()
+@click.group(cls=Group)
 def webhooks() -> None:
     """The webhook receiver and its spool."""
 

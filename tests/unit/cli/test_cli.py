@@ -196,3 +196,25 @@ def test_the_demos_next_steps_run_as_printed_from_the_repository(
             assert Path(found).resolve() == (venv_bin / "metrics-etl").resolve(), command
             assert args[:2] == ["--home", str(home)], command
             assert (program == "metrics-etl") is activated, command
+
+
+GROUPS = [(), *(path for path, command in COMMANDS.items() if isinstance(command, click.Group))]
+
+
+@pytest.mark.parametrize("path", GROUPS, ids=lambda p: " ".join(p) or "metrics-etl")
+def test_a_group_s_help_lists_each_command_with_its_first_sentence_whole(
+    runner: CliRunner, path: tuple[str, ...]
+) -> None:
+    done = runner.invoke(cli, [*path, "--help"])
+    assert done.exit_code == 0, done.output
+    listing = " ".join(done.stdout.split("Commands:", 1)[1].split())  # the wrapped lines as one text
+    assert "..." not in listing and "…" not in listing
+    group = COMMANDS.get(path, cli)
+    assert isinstance(group, click.Group)
+    for name, command in group.commands.items():
+        if command.hidden:
+            continue
+        first_paragraph = " ".join((command.help or "").split("\n\n")[0].split())
+        sentence = re.match(r".*?\.(?= [A-Z]|$)", first_paragraph)
+        assert sentence is not None, name
+        assert f"{name} {sentence[0]}" in listing
