@@ -39,8 +39,26 @@ def test_inactive_never_active_and_pending_seats_exist(users: int, seed: int) ->
     assert inactive and never and pending
     assert all(s["last_activity_editor"] is None for s in never)
     assert all(date.fromisoformat(s["pending_cancellation_date"]) > TODAY for s in pending)
-    assert {s["plan_type"] for s in seats} == {"business", "enterprise"}
+    assert {s["plan_type"] for s in seats} == {"business", "enterprise", "unknown"}
     assert any(s["assigning_team"] is None for s in seats) and any(s["assigning_team"] for s in seats)
+
+
+@pytest.mark.parametrize("users", [40, 450])
+def test_holders_have_a_type_their_own_name_and_email_or_null_and_teams_a_parent_or_none(users: int) -> None:
+    """As the service documents a seat: `assignee.type`, `assignee.name` and `assignee.email`
+    (either may be null), `assigning_team.name` and `assigning_team.parent`."""
+    seats = _seats(_data(users))
+    assignees = [s["assignee"] for s in seats]
+    assert {a["type"] for a in assignees} == {"User"}
+    names = [a["name"] for a in assignees if a["name"] is not None]
+    emails = [a["email"] for a in assignees if a["email"] is not None]
+    assert len(set(names)) == len(names) and len(set(emails)) == len(emails) > 0  # nobody shares one
+    assert len(names) < users and len(emails) < users  # some are null
+    assert not any(a["login"] in (a["name"] or "") + (a["email"] or "") for a in assignees)
+    teams = [s["assigning_team"] for s in seats if s["assigning_team"]]
+    assert all(t["name"] for t in teams)
+    parents = [t["parent"] for t in teams]
+    assert any(p is None for p in parents) and {p["slug"] for p in parents if p} == {"platform-guild"}
 
 
 def test_last_activity_is_the_last_active_day_of_the_user_records() -> None:
