@@ -2,10 +2,12 @@
 aggregate report gave them, their averages weighing back to the day's totals, the 28-day
 population from the 28-day report, and the user rows' phases beside them."""
 
+import re
 from datetime import timedelta
 
 import pytest
 
+from pipelines._paths import SQL_DIR
 from pipelines.service import ReportRef
 from tests.integration.bi._landed import landed_warehouse
 from tests.integration.ingest.conftest import TODAY
@@ -28,7 +30,7 @@ def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_to
         "SELECT phase_number, phase, engaged_users, avg_user_initiated_interactions, avg_loc_added"
         " FROM bi.adoption_phases WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
     ).fetchall()
-    assert [p[0] for p in phases] and all(p[1] == f"Phase {p[0]}" for p in phases)
+    assert [p[0] for p in phases]
     engaged, interactions, loc_added = conn.execute(
         "SELECT count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0),"
         " (SELECT user_initiated_interaction_count FROM core.daily_totals WHERE scope = 'organization' AND day = ?),"
@@ -39,6 +41,19 @@ def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_to
     # Averages per engaged user, rounded to cents by the service: weighed back, the day's totals.
     assert abs(sum(p[2] * p[3] for p in phases) - interactions) <= 0.01 * engaged
     assert abs(sum(p[2] * p[4] for p in phases) - loc_added) <= 0.01 * engaged
+
+
+def test_each_phase_carries_the_service_s_label_no_cohort_for_phase_0(conn):
+    labels = conn.execute(
+        "SELECT DISTINCT phase_number, phase FROM bi.adoption_phases ORDER BY phase_number"
+    ).fetchall()
+    assert labels == [(0, "No Cohort"), (1, "Phase 1"), (2, "Phase 2"), (3, "Phase 3")]
+    assert conn.execute("SELECT phase_number, phase FROM bi.adoption_phase_labels ORDER BY 1").fetchall() == labels
+
+
+def test_no_sql_file_builds_a_phase_label_from_its_number():
+    built = [p.name for p in SQL_DIR.rglob("*.sql") if re.search(r"'Phase '\s*\|\|", p.read_text())]
+    assert built == []
 
 
 def test_the_user_rows_phases_are_beside_the_aggregate_s(conn):
