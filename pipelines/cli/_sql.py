@@ -25,7 +25,7 @@ import click
 from pipelines.cli._base import Failed, load_settings
 from pipelines.cli._sql_bounds import connect_bounded, deadline, limit_hit
 from pipelines.cli._sql_output import TABLE_ROWS, UNBOUNDED, Format, print_rows
-from pipelines.cli._statements import first_word, refusal, statement_ends, statement_kind, without_terminator
+from pipelines.cli._statements import first_word, refusal, statement_ends, statement_kind, without_terminator, words
 
 if TYPE_CHECKING:
     import duckdb
@@ -46,6 +46,8 @@ _REFUSED = re.compile(
 )
 # DuckDB's words when a reader other than Parquet's fails on a file.
 _NOT_PARQUET_READER = re.compile(r"read_text|read_blob|sniffing|CSV|JSON", re.IGNORECASE)
+# DuckDB's words for a view or table no schema on its search path has: most are in `bi`.
+_NO_TABLE = re.compile(r"Catalog Error: Table with name (.+?) does not exist")
 _READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
 
 
@@ -131,9 +133,16 @@ class _Shell:
                 try:
                     self._run(statement)
                 except (duckdb.Error, MemoryError) as exc:  # MemoryError: Python's share, past the bound
-                    raise _Failure(limit_hit(self.settings, exc, timed_out=passed.is_set()) or _describe(exc)) from None
+                    raise _Failure(
+                        limit_hit(self.settings, exc, timed_out=passed.is_set()) or _describe(exc, self.conn)
+                    ) from None
 
     def _run(self, statement: duckdb.Statement) -> None:
+        from pipelines.warehouse.sql import sql_relation
+
+        if words(without_terminator(statement.query)) == ["SHOW", "TABLES"]:  # DuckDB's: main's, empty here
+            self._print(sql_relation(self.conn, "metadata/select_shell_tables.sql"))
+            return
         reason = refusal(self.conn, statement)
         if reason is not None:
             raise _Failure(f"{_READ_ONLY} ({reason})")
@@ -190,14 +199,31 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
-def _describe(exc: Exception) -> str:
-    """DuckDB's first meaningful line, after what it means when the lock-down refused it."""
+def _describe(exc: Exception, conn: duckdb.DuckDBPyConnection | None = None) -> str:
+    """DuckDB's first meaningful line, after what it means when the lock-down refused it, or
+    where a name it has not is."""
     from pipelines.warehouse.lake import unreadable_lake_file
     from pipelines.warehouse.sql import first_meaningful_line
 
     line = first_meaningful_line(str(exc))
+    if conn is not None and (missing := _NO_TABLE.match(line)):
+        named = _named_like(conn, missing[1])
+        return f"{line} Did you mean {' or '.join(named)}?" if named else f"{line} SHOW TABLES lists every view"
     if _REFUSED.search(line):
         return f"{_READ_ONLY} ({line})"
     if _NOT_PARQUET_READER.search(line):  # a whole Parquet file read as text, CSV or JSON: not damaged
         return line
     return unreadable_lake_file(line) or line
+
+
+def _named_like(conn: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    """The views named `name` in a schema, or a typo or two away. DuckDB's own guess (the line
+    after its error) may be a system table: "pg_am" for AGENT_USAGE_DAILY."""
+    import duckdb
+
+    from pipelines.warehouse.sql import run_sql
+
+    try:
+        return [named for (named,) in run_sql(conn, "metadata/select_named_like.sql", name=name)]
+    except duckdb.Error:  # interrupted at the time limit: the error's own line is enough
+        return []

@@ -161,12 +161,17 @@ def _writer(node: dict[str, Any]) -> str | None:
 
 
 def first_word(text: str) -> str:
+    return next(iter(words(text)), "")
+
+
+def words(text: str) -> list[str]:
+    """The statement's tokens outside comments, upper case: `show /* */ tables` is SHOW TABLES."""
     import duckdb
 
     tokens = duckdb.tokenize(text)
-    ends = [at for at, _ in tokens[1:]] + [len(text)]
-    words = (text[at:end] for (at, kind), end in zip(tokens, ends, strict=True) if kind != duckdb.token_type.comment)
-    return next(words, "").strip().upper()
+    ends = [at for at, _ in tokens[1:]] + [len(text)] if tokens else []
+    return [text[at:end].strip().upper() for (at, kind), end in zip(tokens, ends, strict=True)
+            if kind != duckdb.token_type.comment]
 
 
 def _explained(text: str) -> duckdb.Statement | None:

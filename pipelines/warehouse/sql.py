@@ -72,6 +72,12 @@ def run_sql(
     return rows
 
 
+def sql_relation(conn: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> duckdb.DuckDBPyRelation:
+    """The one query of `sql/<name>` as a relation, for a caller that prints its rows as they stream."""
+    ((body, names),) = _statements(name)
+    return conn.sql(body, params={k: params[k] for k in names} or None)
+
+
 def rollback(conn: duckdb.DuckDBPyConnection) -> None:
     """Roll back the open transaction, if DuckDB still has one.
 

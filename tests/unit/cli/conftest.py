@@ -35,6 +35,7 @@ def serving(tmp_path: Path) -> Path:
         conn.execute("CREATE SCHEMA bi")
         conn.execute("CREATE SCHEMA core")
         conn.execute(f"CREATE VIEW bi.agents AS SELECT * FROM read_parquet('{lake}')")
+        conn.execute("COMMENT ON VIEW bi.agents IS 'Each agent app: its job starts.'")
         conn.execute(
             f"CREATE VIEW core.user_daily_totals AS SELECT * FROM read_parquet('{totals}/*/*.parquet', "
             "hive_partitioning = true)"

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pipelines.cli import _sql, cli
 from pipelines.cli._sql import PROMPT
@@ -311,3 +313,53 @@ def test_the_lake_and_the_views_still_answer_under_the_lock(runner: CliRunner, h
                                                         " UNION ALL SELECT count(*) FROM bi.agents"])
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == ["n", "3", "3"]
+
+
+@pytest.mark.parametrize("statement", ["SHOW TABLES", "show tables;", "show /* the views */ TABLES"])
+def test_show_tables_lists_every_view_by_the_name_a_query_gives_it_bi_first(runner: CliRunner, statement: str) -> None:
+    # DuckDB's own SHOW TABLES lists the default schema: the serving database keeps nothing there.
+    done = runner.invoke(cli, ["sql", "--format", "csv", statement])
+    assert done.exit_code == 0, done.output
+    assert list(csv.reader(io.StringIO(done.stdout))) == [
+        ["name", "what"], ["bi.agents", "Each agent app: its job starts."], ["core.user_daily_totals", ""],
+    ]
+
+
+def test_show_tables_at_an_80_column_terminal_names_every_view_whole(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _printing_to_a_terminal(monkeypatch, columns=80)
+    done = runner.invoke(cli, ["sql", "SHOW TABLES"])
+    assert done.exit_code == 0, done.output
+    assert "│ bi.agents " in done.stdout and "│ core.user_daily_totals " in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+@pytest.mark.parametrize(
+    ("query", "hint"),
+    [
+        ("SELECT * FROM agents", "Table with name agents does not exist! Did you mean bi.agents?"),
+        ("select count(*) from AGENTS a join bi.agents b using (agent_id)",
+         "Table with name AGENTS does not exist! Did you mean bi.agents?"),  # DuckDB's own guess: a pg_ table
+        ("FROM user_daily_totals", "Table with name user_daily_totals does not exist! Did you mean "
+                                   "core.user_daily_totals?"),
+        ("SELECT * FROM bi.agent", "Table with name agent does not exist! Did you mean bi.agents?"),
+        ("SELECT * FROM nothing_like_it", "Table with name nothing_like_it does not exist! SHOW TABLES lists "
+                                          "every view"),
+    ],
+)
+def test_a_view_named_without_its_schema_gets_one_line_naming_it_with_its_schema(
+    runner: CliRunner, query: str, hint: str
+) -> None:
+    done = runner.invoke(cli, ["sql", query])
+    assert done.exit_code == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"metrics-etl sql: Catalog Error: {hint}"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["agents", "user_daily_totals"]).flatmap(
+    lambda name: st.tuples(*(st.sampled_from([c.lower(), c.upper()]) for c in name)).map("".join)))
+def test_any_spelling_of_a_views_name_without_its_schema_is_hinted_with_it(runner: CliRunner, name: str) -> None:
+    done = runner.invoke(cli, ["sql", f"SELECT * FROM {name}"])
+    schema = "bi" if name.lower() == "agents" else "core"
+    assert done.stderr.strip().endswith(f"Did you mean {schema}.{name.lower()}?"), done.stderr

@@ -118,6 +118,8 @@ WRAPPERS = [
     "SET VARIABLE v = ({})",
     "CALL {}",
     "EXPLAIN ANALYZE WITH c AS MATERIALIZED (SELECT 1) {}",
+    "SHOW TABLES; {}",  # the shell answers SHOW TABLES itself: what follows is still judged
+    "SELECT * FROM agents; {}",  # a name without its schema: the hint reads the catalog, then the shell stops
 ]
 HOSTILE = [
     *WRITES,
@@ -133,6 +135,9 @@ HOSTILE = [
     "CREATE TABLE p AS PIVOT bi.agents ON agent_name USING sum(job_starts)",
     "EXPLAIN ANALYZE CREATE TABLE p AS PIVOT bi.agents ON agent_name USING sum(job_starts)",
     "SELECT 1 AS first; COPY (SELECT 1) TO '{lake}/second.csv'",
+    "SHOW TABLES; COPY (SELECT 1) TO '{lake}/after-show.csv'",
+    "show /* the views */ tables; CHECKPOINT",
+    "SELECT * FROM agent; COPY (SELECT 1) TO '{lake}/after-hint.csv'",
     "EXPLAIN (ANALYZE, OUTPUT '{lake}/profile.json') SELECT 1",
     "EXPLAIN (ANALYZE, FORMAT json, PROFILING_OUTPUT '{lake}/profile.json') SELECT 1",
     "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
