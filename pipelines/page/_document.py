@@ -25,12 +25,20 @@ main { max-width: 1200px; margin: 0 auto; padding: 20px 24px 40px; }
 .period-note { color: #6b7280; font-size: 12px; margin: 6px 2px 0; }
 .headline-scope { color: #374151; margin: 4px 2px 10px; }
 .muted { color: #9ca3af; } .day-count { white-space: nowrap; }
-/* A chart keeps a minimum width (on the svg) so its text never renders under 11 px; a figure
-   narrower than that scrolls sideways inside its card, and the page itself never does. */
-figure { margin: 0; overflow-x: auto; }
+/* A line chart is as wide as its card at any width, its text never scaled (_chart.py). */
+figure { margin: 0; min-width: 0; }
+.chart-title { font-size: 14px; font-weight: 600; color: #374151; margin: 0 0 4px; }
+.chart-body { display: flex; }
+.chart-body svg.chart { flex: 1 1 auto; min-width: 0; overflow: hidden; }
+.chart-body svg.y-axis { flex: 0 0 auto; }
+.tick-phone { display: none; }
+.calendars { display: flex; flex-wrap: wrap; gap: 12px 24px; }
+.calendar-label { font-size: 12px; color: #374151; margin-bottom: 2px; }
+svg.calendar { display: block; }
+.change-detail { color: #4b5563; } .flat { color: #4b5563; font-weight: 600; }
+.short-period { color: #b45309; }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 18px; }
 .grid3 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 350px), 1fr)); gap: 16px; }
-svg.chart, svg.calendar { display: block; width: 100%; height: auto; }
 ul.legend { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 18px;
   color: #374151; font-size: 12px; }
 ul.legend .swatch { width: 11px; height: 11px; margin-right: 6px; vertical-align: -1px; border: 1px solid; }
@@ -54,10 +62,22 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
   header { padding: 18px 16px; } main { padding: 12px 12px 32px; } .card { padding: 14px; }
   table.periods th, table.periods td { padding: 5px 4px; }
 }
-/* A phone cannot show a table's columns side by side at a readable size: the table scrolls sideways. */
+/* A phone cannot show a table's columns side by side at a readable size: each row becomes a short
+   block, its name on top, then "heading value" pairs flowing as text and its change on a line
+   of its own (every cell carries its heading: _table.py). Charts name fewer dates. */
 @media (max-width: 600px) {
   .tiles { grid-template-columns: 1fr; }
-  table.periods { display: block; overflow-x: auto; }
+  .tick-phone { display: inline; } .tick-wide { display: none; }
+  table.periods, table.periods tbody, table.periods caption { display: block; }
+  table.periods thead { display: none; }
+  table.periods tr { display: flex; flex-wrap: wrap; gap: 2px 14px; padding: 8px 0;
+    border-bottom: 1px solid #e5e7eb; }
+  table.periods td { display: block; border: 0; padding: 0; text-align: left; white-space: normal;
+    overflow-wrap: anywhere; }
+  table.periods td::before { content: attr(data-label) " "; color: #6b7280; font-size: 12px; }
+  table.periods td:first-child, table.periods td.verdict { flex: 1 1 100%; }
+  table.periods td:first-child { font-weight: 600; }
+  table.periods td:first-child::before { content: none; }
 }
 """
 

@@ -14,15 +14,9 @@ from datetime import date
 from html import escape
 from typing import Any
 
+from pipelines.page._change import Change
 from pipelines.page._svg import spark_bar
-
-_CHANGE_BADGE = {
-    "new": ("new", "badge-new"),
-    "grown": ("▲ grown", "badge-up"),
-    "shrunk": ("▼ shrunk", "badge-down"),
-    "gone": ("gone", "badge-gone"),
-    "steady": ("= steady", "badge-flat"),
-}
+from pipelines.page._table import Cell, table
 
 
 @dataclass(frozen=True)
@@ -78,36 +72,44 @@ def _why_no_comparison(compared: int, previous: int | None, minimum: int) -> str
     return f"no comparison: {' and '.join(short)} with agent data, fewer than {minimum}"
 
 
-def _interval(r: PeriodRow) -> str:
-    if r.change_low is None or r.change_high is None:
-        return ""
-    return f"95% interval {r.change_low * 100:+.0f}% to {r.change_high * 100:+.0f}%"
+def landed(days: int, span: int = 28) -> str:
+    """How many of a period's days landed, said whenever fewer than it spans."""
+    return "" if days >= span else f"{days} of {span} days landed"
 
 
-def summary_section(rows: list[PeriodRow], *, scope_label: str) -> str:
-    """The headline tiles of the last 28 days of one scope, which the tiles name."""
+@dataclass(frozen=True)
+class TotalChange:
+    """The row of page/select_agent_total_change.sql: every agent app's job starts together."""
+
+    per_day: float | None
+    previous_per_day: float | None
+    compared_days: int
+    previous_compared_days: int | None
+    change: str | None
+    change_low: float | None
+    change_high: float | None
+
+
+def summary_section(rows: list[PeriodRow], total: TotalChange, *, scope_label: str) -> str:
+    """The headline tiles of the last 28 days of one scope, which the tiles name. The job-start
+    tile's change is called by the same rule, and said the same way, as the table's rows."""
     latest = [r for r in rows if r.period_index == 0]
     if not latest:
         return ""
     first = latest[0]
     active = [r for r in latest if (r.agent_job_starts or 0) > 0]
     job_starts = sum(r.agent_job_starts or 0 for r in latest)
-    per_day = sum(r.job_starts_per_day or 0 for r in latest)
-    previous = sum(r.previous_job_starts_per_day or 0 for r in latest)
     top = max(active, key=lambda r: r.agent_job_starts or 0, default=None)
     users = max((r.agent_users or 0 for r in latest), default=0)
-    basis = f"{_rate(per_day)} a day over {_days(first.compared_days, 'final day')} with agent data"
-    if first.comparable and previous > 0:
-        pct = (per_day / previous - 1) * 100
-        delta = (
-            f'<span class="{"up" if pct >= 0 else "down"}">{pct:+.0f}% per day with agent data</span> '
-            f"vs the previous 28 days ({first.compared_days} vs {first.previous_compared_days} final days)"
-        )
-    else:
-        delta = escape(_why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days))
+    why = _why_no_comparison(total.compared_days, total.previous_compared_days, first.min_compared_days)
+    change = Change(total.change, total.per_day, total.previous_per_day, total.change_low, total.change_high, why)
+    basis = f"over {_days(total.compared_days, 'final day')} with agent data" + (
+        f" and the previous 28 days' {total.previous_compared_days}" if total.previous_compared_days else ""
+    )
     tiles = [
         ("Agent apps in use", f"{len(active)}", f"of {len(latest)} seen"),
-        ("Agent job starts", f"{job_starts:,}", f"{basis}; {delta}"),
+        ("Agent job starts", f"{job_starts:,}",
+         f'{change.badge()} <span class="change-detail">{change.detail("a day")}</span>; {basis}'),
         ("Most used agent", escape(top.agent_name) if top else "—",
          f"{top.agent_job_starts:,} job starts" if top and top.agent_job_starts else ""),
         ("Largest user base", f"{users:,}", "users of a single agent app"),
@@ -122,11 +124,19 @@ def summary_section(rows: list[PeriodRow], *, scope_label: str) -> str:
         if first.provisional_days
         else ""
     )
+    short = landed(first.report_days)
+    if short:
+        short = f' <strong class="short-period">Only {short}</strong>: every figure covers those days alone.'
+
     return (
         f'<p class="headline-scope">Headline figures of <strong>{escape(scope_label)}</strong>, '
-        f"last 28 days: {first.period_start} to {first.period_end}.{provisional}</p>"
+        f"last 28 days: {first.period_start} to {first.period_end}.{short}{provisional}</p>"
         f'<section class="tiles" aria-label="summary of {escape(scope_label)}">{cells}</section>'
     )
+
+
+_HEADINGS = ("Agent app", "Job starts", "Job starts a day", "This period over the previous", "Users",
+             "Users a day", "Change in job starts a day")
 
 
 def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]) -> str:
@@ -141,52 +151,46 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
     for index in sorted(groups):
         group = groups[index]
         first = group[0]
+        short = landed(first.report_days)
         caption = (
-            f"{first.period_start} to {first.period_end} · {_days(first.report_days, 'reported day')} · "
-            f'<span class="day-count">{first.agent_data_days} with agent data</span> · '
+            f"{first.period_start} to {first.period_end} · "
+            + (f'<strong class="short-period">only {short}</strong>' if short else
+               f"{_days(first.report_days, 'reported day')}")
+            + f' · <span class="day-count">{first.agent_data_days} with agent data</span> · '
             f'<span class="day-count">{first.provisional_days} provisional</span> · '
             f'<span class="day-count">compared on {_days(first.compared_days, "final day")}</span>'
         )
         if first.previous_compared_days is not None:
             caption += f" · previous period: {_days(first.previous_compared_days, 'final day')} with agent data"
-        body = []
+        why = _why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days)
+        body: list[tuple[str, list[Cell]]] = []
         for r in group:
             color = colors.get(r.agent_id, (r.agent_name, "#64748b"))[1]
-            if r.comparable:
-                label, css = _CHANGE_BADGE.get(r.change or "", ("no comparison", "badge-none"))
-                share = r.job_starts_per_day_change
-                badge = f'<span class="badge {css}" title="{_interval(r)}">{label}</span>' + (
-                    f' <span class="muted">{share * 100:+.0f}%/day</span>' if share is not None else ""
-                )
-            else:
-                why = _why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days)
-                badge = f'<span class="badge badge-none" title="{escape(why)}">no comparison</span>'
+            change = Change(r.change if r.comparable else None, r.job_starts_per_day, r.previous_job_starts_per_day,
+                            r.change_low, r.change_high, why)
             bar = spark_bar(current=r.job_starts_per_day, previous=r.previous_job_starts_per_day, scale=scale,
                             color=color, unit=" job starts a day")
-            body.append(
-                f'<tr class="period-row" data-agent-id="{escape(r.agent_id)}">'
-                f'<td><span class="swatch" style="background:{color}"></span>{escape(r.agent_name)}</td>'
-                f'<td class="num">{_num(r.agent_job_starts)}</td>'
-                f'<td class="num">{_rate(r.job_starts_per_day)}</td>'
-                f'<td class="num muted">{_rate(r.previous_job_starts_per_day)}</td><td>{bar}</td>'
-                f'<td class="num">{_num(r.agent_users)}</td><td class="num">{_rate(r.users_per_day)}</td>'
-                f'<td class="num muted">{_rate(r.previous_users_per_day)}</td><td>{badge}</td></tr>'
-            )
+            body.append((f'class="period-row" data-agent-id="{escape(r.agent_id)}"', [
+                (f'<span class="swatch" style="background:{color}"></span>{escape(r.agent_name)}', ""),
+                (_num(r.agent_job_starts), "num"),
+                (f'{_rate(r.job_starts_per_day)} <span class="muted">({_rate(r.previous_job_starts_per_day)} '
+                 "before)</span>", "num"),
+                (bar, ""),
+                (_num(r.agent_users), "num"),
+                (f'{_rate(r.users_per_day)} <span class="muted">({_rate(r.previous_users_per_day)} before)</span>',
+                 "num"),
+                (change.verdict(), "verdict"),
+            ]))
         title = "Last 28 days" if index == 0 else f"{index * 28}\u2013{index * 28 + 27} days before the newest day"
-        tables.append(
-            f'<table class="periods"><caption><strong>{title}</strong> · {caption}</caption>'
-            "<thead><tr><th>Agent app</th><th>Job starts</th><th>per day</th><th>previous per day</th><th></th>"
-            "<th>Users</th><th>users a day</th><th>previous</th><th>Change per day</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>"
-        )
+        tables.append(table(headings=_HEADINGS, rows=body, caption=f"<strong>{title}</strong> · {caption}"))
     return (
         '<section class="card"><h2>Period over period</h2>'
         '<p class="lead">Each 28-day period against the one before, per agent app, as rates per final day that '
         "carried agent data: a day without agent data is a gap, not a zero, and a provisional day is still "
-        "filling in, so neither counts. A change is called only when it is larger than the day-to-day noise "
-        "(its 95% interval excludes none; else steady, the interval on hover), and never unless both periods "
-        f"have {rows[0].min_compared_days} such days. Job starts and users are the period's totals (users "
-        "distinct); the bars compare job starts per "
-        "day. “—” means no agent data.</p>"
+        "filling in, so neither counts. The change is that of the rate a day against the previous period's rate "
+        "a day (not a change every day). It is called grown or shrunk only when its 95% interval excludes no "
+        "change; else steady, whatever its sign. None is called unless both periods have "
+        f"{rows[0].min_compared_days} such days. Job starts and users are the period's totals (users "
+        "distinct); the bars compare job starts a day. “—” means no agent data.</p>"
         f"{''.join(tables)}</section>"
     )

@@ -12,12 +12,13 @@ from typing import Any
 import duckdb
 
 from pipelines.page._axis import Axis, time_axis
+from pipelines.page._chart import line_chart
 from pipelines.page._document import page_document
-from pipelines.page._periods import period_rows, periods_section, summary_section
+from pipelines.page._periods import TotalChange, period_rows, periods_section, summary_section
 from pipelines.page._repositories import repositories_section
 from pipelines.page._seats import seats_section
 from pipelines.page._surfaces import surfaces_section
-from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, coverage_legend, line_chart
+from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, coverage_legend
 from pipelines.page._teams import teams_section
 from pipelines.warehouse.sql import run_sql
 
@@ -49,6 +50,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
     main = scopes[0]
     agent_rows = run_sql(conn, "page/select_agent_days.sql", scope=main.scope, scope_name=main.name)
     periods = period_rows(run_sql(conn, "page/select_agent_periods.sql", scope=main.scope, scope_name=main.name))
+    (total,) = run_sql(conn, "page/select_agent_total_change.sql", scope=main.scope, scope_name=main.name)
     coverage_rows = run_sql(conn, "page/select_coverage_days.sql")
     assistant_rows = run_sql(conn, "page/select_assistant_days.sql", scope=main.scope, scope_name=main.name)
 
@@ -60,7 +62,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
     provisional = frozenset(row[2] for row in own if row[7] is False)
     body = "".join(
         [
-            summary_section(periods, scope_label=main.label),
+            summary_section(periods, TotalChange(*total), scope_label=main.label),
             _adoption(agent_rows=agent_rows, days=days, gaps=gaps, colors=colors,
                       axis=time_axis(days, gaps=gaps, provisional=provisional)),
             periods_section(periods, colors=colors),
@@ -115,7 +117,7 @@ def _adoption(
         )
         for title, values in (("Agent job starts per day", job_starts), ("Users per agent app per day", users))
     ]
-    figures = "".join(f"<figure>{chart}</figure>" for chart in charts)
+    figures = "".join(charts)
     weekly = " Over more than 60 days each point is a week: the mean of its days with data." if axis.weekly else ""
     return (
         '<section class="card"><h2>Agent adoption over time</h2>'
@@ -164,7 +166,7 @@ def _coverage(*, coverage_rows: list[_Row], scopes: list[_Scope]) -> str:
         "more activity). Grey: a report without agent data, which means nothing recognized, not zero. "
         "An amber edge: provisional, fetched before the day was final. "
         f"{missing} scope-day{'s' if missing != 1 else ''} without agent data in this window.</p>"
-        f"<figure>{calendar}</figure>{coverage_legend()}</section>"
+        f"{calendar}{coverage_legend()}</section>"
     )
 
 
@@ -174,7 +176,7 @@ def _assistant(*, assistant_rows: list[_Row], axis: Axis) -> str:
     interactions = {r[0]: r[1] for r in assistant_rows}
     active = {r[0]: r[2] for r in assistant_rows}
     rate = {r[0]: (r[3] * 100 if r[3] is not None else None) for r in assistant_rows}
-    small = partial(line_chart, days=axis.points, provisional=axis.provisional, width=380, height=220)
+    small = partial(line_chart, days=axis.points, provisional=axis.provisional, wide_labels=4)
     charts = [
         small(title=axis.label("Interactions (top-level count)"),
               series=[Series("user-initiated interactions", "#0f766e", axis.mean(interactions))]),
@@ -184,7 +186,7 @@ def _assistant(*, assistant_rows: list[_Row], axis: Axis) -> str:
               series=[Series("acceptances / generations", "#b45309", axis.mean(rate))],
               y_format=lambda v: f"{v:.0f}%", y_max=100),
     ]
-    figures = "".join(f"<figure>{c}</figure>" for c in charts)
+    figures = "".join(charts)
     return (
         '<section class="card"><h2>Assistant activity (top level)</h2>'
         '<p class="lead">The assistant\'s own top-level measures. The interaction count here is a different '

@@ -7,7 +7,10 @@ from html import escape
 
 import duckdb
 
+from pipelines.page._table import Cell, table
 from pipelines.warehouse.sql import run_sql
+
+_HEADINGS = ("Surface", "Scope", "Days used", "Users a day", "Most in a day")
 
 
 def surfaces_section(conn: duckdb.DuckDBPyConnection) -> str:
@@ -15,16 +18,15 @@ def surfaces_section(conn: duckdb.DuckDBPyConnection) -> str:
     rows = run_sql(conn, "queries/select_agent_surfaces_in_use.sql")
     if not rows:
         return ""
-    body = "".join(
-        f'<tr class="surface-row"><td>{escape(scope)} {escape(name)}</td><td>{escape(surface)}</td>'
-        f'<td class="num">{days:,}</td><td class="num">{users:,.1f}</td><td class="num">{most:,}</td></tr>'
+    body: list[tuple[str, list[Cell]]] = [
+        ('class="surface-row"', [(f"{escape(surface)}", ""), (f"{escape(scope)} {escape(name)}", ""),
+                                 (f"{days:,}", "num"), (f"{users:,.1f}", "num"), (f"{most:,}", "num")])
         for scope, name, surface, days, users, most in rows
-    )
+    ]
     return (
         '<section class="card" id="agent-surfaces"><h2>Agent surfaces</h2>'
         '<p class="lead">Which agents developers use, the service\'s own (cloud agent, desktop app, VS Code '
         "agents, CLI) and third-party apps side by side, over the newest 28 days: users a day from the "
         "user-level report. A person on two surfaces counts on both, so the rows are never added up.</p>"
-        '<table class="periods"><thead><tr><th>Scope</th><th>Surface</th><th>Days used</th><th>Users a day</th>'
-        f"<th>Most in a day</th></tr></thead><tbody>{body}</tbody></table></section>"
+        f"{table(headings=_HEADINGS, rows=body)}</section>"
     )

@@ -1,0 +1,86 @@
+"""How the page says a change between two periods, in every tile and table alike.
+
+The call (new, grown, shrunk, gone, steady, or none) is the SQL change rule's
+(sql/views/_change_rule.sql). The badge, its colour and the words follow the call alone, never
+the sign of the point estimate: a change within the day-to-day noise is "steady" and never
+coloured as growth or decline. The percentage is the change of the per-day rate against the
+previous period's per-day rate, written beside both rates so it never reads as a daily compounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+# call → (badge text, badge class, colour class of a figure that states it)
+_CALLS = {
+    "new": ("new", "badge-new", "up"),
+    "grown": ("▲ grown", "badge-up", "up"),
+    "shrunk": ("▼ shrunk", "badge-down", "down"),
+    "gone": ("gone", "badge-gone", "down"),
+    "steady": ("= steady", "badge-flat", "flat"),
+}
+_NONE = ("no comparison", "badge-none", "flat")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One measure's per-day rate in a period against the previous period's, and the rule's call."""
+
+    call: str | None  # None: not comparable (too few compared days, or no previous period)
+    current: float | None  # per day
+    previous: float | None
+    low: float | None  # the change's 95% interval, as a share of the previous rate
+    high: float | None
+    why_not: str = ""  # when call is None: why no comparison is made
+
+    @property
+    def share(self) -> float | None:
+        if self.current is None or not self.previous:
+            return None
+        return self.current / self.previous - 1
+
+    @property
+    def css(self) -> str:
+        """The colour class of a figure stating this change: from the call, never from the sign."""
+        return _CALLS.get(self.call or "", _NONE)[2]
+
+    def interval(self) -> str:
+        if self.low is None or self.high is None:
+            return ""
+        return f"95% interval {_pct(self.low)} to {_pct(self.high)}"
+
+    def badge(self) -> str:
+        label, css, _ = _CALLS.get(self.call or "", _NONE)
+        title = self.interval() if self.call else self.why_not
+        call = escape(self.call or "none")
+        return f'<span class="badge {css}" data-call="{call}" title="{escape(title)}">{label}</span>'
+
+    def detail(self, unit: str, *, rates: bool = True) -> str:
+        """The change, plainly: "29.5 a day against 31.1 before: -5% (95% interval -27% to +32%),
+        within the day-to-day noise"; without the two rates where the row shows them already."""
+        if self.call is None:
+            return escape(self.why_not)
+        both = f"{_rate(self.current)} {unit} against {_rate(self.previous)} before"
+        share = self.share
+        if share is None:
+            return both if rates else ""
+        words = (f"{both}: " if rates else "") + f'<span class="{self.css}">{_pct(share)}</span>'
+        if self.interval():
+            words += f" ({self.interval()})"
+        if self.call == "steady":
+            words += ", within the day-to-day noise"
+        return words
+
+    def verdict(self) -> str:
+        """A table's change cell: the badge and the change, its row showing both rates."""
+        return f'{self.badge()} <span class="change-detail">{self.detail("", rates=False)}</span>'
+
+
+def _pct(share: float) -> str:
+    # A true minus sign (U+2212): a figure never reads as a dash.
+    return f"{share * 100:+.0f}%".replace("-", "\u2212")
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.1f}"
