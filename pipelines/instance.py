@@ -6,6 +6,10 @@ the UI beside the scheduled ones. Its `dagster.yaml` is written once, from a tem
 with the package (SQLite on one machine, PostgreSQL for a team); an existing one is never
 overwritten, since an operator may have edited it.
 
+A run of `metrics-etl` is made in this process but recorded as the workspace's code location's
+(`execute_in_code_location`), as the UI records the runs it launches: Dagster's Overview and job
+pages list only runs that carry a code-location origin.
+
 A run of `metrics-etl` is tagged with the process that makes it. A process killed mid-run
 (SIGKILL, OOM, a reboot) leaves its run STARTED and its slot in the `service_api` pool taken,
 so every later run would wait for that slot for ever; the next run on the same host finds such
@@ -18,20 +22,37 @@ import fcntl
 import os
 import re
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
+from dagster._core.definitions.job_base import InMemoryJob
+from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
+from dagster._core.execution.api import ExecuteRunWithPlanIterable, create_execution_plan, job_execution_iterator
+from dagster._core.execution.context_creation_job import (
+    PlanOrchestrationContextManager,
+    orchestration_context_event_generator,
+)
+from dagster._core.execution.execute_in_process import merge_run_tags
+from dagster._core.remote_origin import (
+    ManagedGrpcPythonEnvCodeLocationOrigin,
+    RemoteJobOrigin,
+    RemoteRepositoryOrigin,
+)
+from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
 from pipelines._process import pid_alive
 from pipelines.config import ConfigError, Settings
 
 __all__ = [
+    "CODE_LOCATION",
     "InstanceKind",
     "ensure_instance",
+    "execute_in_code_location",
     "instance_template",
     "open_instance",
     "process_tags",
@@ -43,6 +64,13 @@ InstanceKind = Literal["local", "postgres"]
 _HOST_TAG = "metrics-etl/host"
 _PID_TAG = "metrics-etl/pid"
 _STARTED_TAG = "metrics-etl/process-started"  # tells a reused PID from the process that ran
+# The code location workspace.yaml (and pyproject's [tool.dagster]) names, loading `defs` of
+# pipelines.definitions; tests/unit/test_instance.py holds them equal.
+CODE_LOCATION = "metrics_etl"
+_DEFINITIONS = LoadableTargetOrigin(
+    executable_path=sys.executable, module_name="pipelines.definitions", attribute="defs",
+    working_directory=str(Path(__file__).resolve().parents[1]),
+)
 _UNFINISHED = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 
 
@@ -142,3 +170,54 @@ def release_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
         line = f"run {run.run_id} ({run.job_name}) was left unfinished by PID {pid}: marked failed, its slot freed"
         released.append(line)
     return released
+
+
+def job_origin(job_name: str) -> RemoteJobOrigin:
+    """Where the webserver and the daemon find `job_name`: the workspace's code location."""
+    location = ManagedGrpcPythonEnvCodeLocationOrigin(_DEFINITIONS, CODE_LOCATION)
+    return RemoteRepositoryOrigin(location, SINGLETON_REPOSITORY_NAME).get_job_origin(job_name)
+
+
+def execute_in_code_location(
+    job: dg.JobDefinition,
+    *,
+    instance: dg.DagsterInstance,
+    run_config: Mapping[str, Any],
+    tags: Mapping[str, str],
+    partition_key: str | None = None,
+    asset_selection: Sequence[dg.AssetKey] | None = None,
+) -> dg.ExecuteInProcessResult:
+    """`job.execute_in_process(raise_on_error=False)`, its run recorded with the origin of the
+    workspace's code location: the Overview and the job's page list it as one the UI launched.
+
+    Dagster's in-process execution takes no origin, so its steps are the same here, the run
+    created with one; the run's cost is that of execute_in_process (no code server, no subprocess).
+    """
+    selection = list(asset_selection or [])
+    ephemeral = job.as_ephemeral_job(resource_defs={}, input_values={}, asset_selection=selection)
+    run_tags = merge_run_tags(
+        job_def=job, partition_key=partition_key, tags=tags, asset_selection=selection, instance=instance,
+        run_config=run_config,
+    )
+    in_memory = InMemoryJob(ephemeral)
+    plan = create_execution_plan(
+        in_memory, run_config=run_config, instance_ref=instance.get_ref() if instance.is_persistent else None
+    )
+    run = instance.create_run_for_job(
+        job_def=ephemeral, execution_plan=plan, run_config=run_config, tags={**ephemeral.run_tags, **run_tags},
+        asset_selection=frozenset(selection), remote_job_origin=job_origin(job.name),
+    )
+    events = list(
+        ExecuteRunWithPlanIterable(
+            execution_plan=plan,
+            iterator=job_execution_iterator,
+            execution_context_manager=PlanOrchestrationContextManager(
+                context_event_generator=orchestration_context_event_generator, job=in_memory, execution_plan=plan,
+                dagster_run=run, instance=instance, run_config=run_config, executor_defs=None, output_capture={},
+                raise_on_error=False,
+            ),
+        )
+    )
+    finished = instance.get_run_by_id(run.run_id)
+    assert finished is not None  # the run was added above
+    return dg.ExecuteInProcessResult(job_def=ephemeral, event_list=events, dagster_run=finished, output_capture={})

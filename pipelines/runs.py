@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 import dagster as dg
 
 from pipelines._clock import utc_today
-from pipelines._words import counted
+from pipelines._words import counted, rate_change
 from pipelines.alerts import deliver, retry_kept
 from pipelines.defs.alerts import ALERTED_BY_PROCESS, outbox_of, run_alert, warning_alerts, warning_checks
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
-from pipelines.instance import open_instance, process_tags, release_orphaned_runs
+from pipelines.instance import execute_in_code_location, open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import run_sql
 
@@ -33,6 +33,12 @@ if TYPE_CHECKING:
     from pipelines.config import Settings
 
 _SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
+_PERIOD_DAYS = 28
+# The summary's follow-up queries: the columns that matter, ordered, within 80 columns of terminal.
+_TEAMS_QUERY = ("SELECT scope_name, team_slug, members, active_users, change FROM bi.team_usage_periods "
+                "WHERE period_index = 0 ORDER BY scope_name, active_users DESC, team_slug")
+_INACTIVE_SEATS_QUERY = ("SELECT org_login, login, plan_type, days_inactive, pending_cancellation_date AS cancels_on "
+                         "FROM bi.inactive_seats ORDER BY org_login, days_inactive DESC, login")
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
 _SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
@@ -187,9 +193,7 @@ def _execute(
     tags = process_tags() | alerting.tags | kwargs.pop("tags", {})
     run_config = _QUIET | {"ops": kwargs.pop("ops", {})}
     with _progress(out) as progress:
-        result = job.execute_in_process(
-            instance=instance, raise_on_error=False, run_config=run_config, tags=tags, **kwargs
-        )
+        result = execute_in_code_location(job, instance=instance, run_config=run_config, tags=tags, **kwargs)
     if progress.interrupted:
         out.write(f"  {label} … ")
     log.write(label, result, instance)
@@ -295,30 +299,36 @@ def summarize(
             out.write(
                 f"\nseats of {org} on {day}: {seats:,}, {active:,} active in 30 days, {inactive:,} not "
                 f"({never:,} never active), {pending:,} pending cancellation: "
-                f'{command} sql "SELECT * FROM bi.inactive_seats"\n'
+                f'{command} sql "{_INACTIVE_SEATS_QUERY}"\n'
             )
         out.write(_team_lines(run_sql(conn, "metadata/select_team_summary.sql"), command=command))
         out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
 
 
 def _team_lines(teams: list[tuple[Any, ...]], *, command: str) -> str:
-    """The busiest teams of each scope, in columns that line up whatever the scopes' names."""
+    """The busiest teams of each scope, in columns that line up whatever the scopes' names, the
+    active users a day their change compares beside it, and how few days a short period holds."""
     if not teams:
         return ""
     shown: Counter[tuple[str, str]] = Counter()
-    rows = []
-    for scope, name, slug, members, active, change in teams:
+    rows, short = [], {}
+    for scope, name, slug, members, active, change, per_day, before, landed, start in teams:
         shown[(scope, name)] += 1
+        if landed < _PERIOD_DAYS:
+            short[f"{scope} {name}:"] = (landed, start)
         if shown[(scope, name)] <= _SUMMARY_TEAMS:
-            rows.append((f"{scope} {name}:", slug, f"{members:>6,} members {active:>6,} active", change))
+            rate = rate_change(change, per_day, before, unit="active a day")  # its interval: in the view
+            rows.append((f"{scope} {name}:", slug, f"{members:>6,} members {active:>6,} active", rate))
     label_width = max(len(label) for label, *_ in rows)
     slug_width = max(len(slug) for _, slug, *_ in rows)
     text = f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
-    for label, slug, counts, change in rows:
-        text += f"  {label:{label_width}} {slug:{slug_width}}  {counts}  {change or 'no comparison'}\n"
+    for label, (landed, start) in short.items():
+        text += (f"  {label} only {counted(landed, 'day')} of the {_PERIOD_DAYS} landed: the figures cover "
+                 f"{'it' if landed == 1 else 'them'} alone (`{command} run --from {start}` lands the rest)\n")
+    for label, slug, counts, rate in rows:
+        text += f"  {label:{label_width}} {slug:{slug_width}}  {counts}  {rate}\n"
     if len(teams) > len(rows):
-        rest = "SELECT * FROM bi.team_usage_periods WHERE period_index = 0"
-        text += f'  … the rest: {command} sql "{rest}"\n'
+        text += f'  … every team: {command} sql "{_TEAMS_QUERY}"\n'
     return text
 
 
@@ -341,22 +351,22 @@ def _headline(rows: list[tuple[Any, ...]]) -> str:
     if not rows:
         return ""
     (scope, start, end, provisional, compared, job_starts, compared_starts, before_days, before_starts,
-     min_days, change, low, high) = rows[0]
-    line = f"\nheadline, {scope}, last 28 days ({start} .. {end}): {job_starts:,} agent job starts"
+     min_days, change, low, high, landed) = rows[0]
+    short = f"; only {landed} of its {_PERIOD_DAYS} days landed" if landed < _PERIOD_DAYS else ""
+    line = f"\nheadline, {scope}, last 28 days ({start} .. {end}{short}): {job_starts:,} agent job starts"
     if not compared:
         return line + f", no final day with agent data yet ({provisional} provisional)\n"
     rate = compared_starts / compared
-    line += (f"; {rate:,.1f} a day over {counted(compared, 'final day')} with agent data "
-             f"({provisional} provisional, not counted)")
+    over = f"a day over {counted(compared, 'final day')} with agent data"
+    alone = f"; {rate:,.1f} {over} ({provisional} provisional, not counted)"
     if not before_days:
-        return line + "; nothing earlier to compare with\n"
+        return line + f"{alone}; nothing earlier to compare with\n"
     if change is None:
-        short = f"{compared} vs {counted(before_days, 'final day')} with agent data (fewer than {min_days})"
-        return line + f"; no comparison: {short}\n"
-    previous = before_starts / before_days
-    shift = f" ({(rate / previous - 1) * 100:+.0f}%, 95% interval {low * 100:+.0f}% to {high * 100:+.0f}%)" if (
-        low is not None and high is not None) else ""
-    return line + f"; {change}{shift} per day against the 28 days before ({compared} vs {before_days} days)\n"
+        few = f"{compared} vs {counted(before_days, 'final day')} with agent data (fewer than {min_days})"
+        return line + f"{alone}; no comparison: {few}\n"
+    before = f"a day over {counted(before_days, 'final day')} in the 28 days before"
+    said = rate_change(change, rate, before_starts / before_days, unit=over, before=before, low=low, high=high)
+    return line + f" ({provisional} provisional days not counted); {said}\n"
 
 
 def run_job(

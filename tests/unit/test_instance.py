@@ -97,3 +97,22 @@ def test_processes_started_together_all_open_a_new_instance(tmp_path: Path) -> N
         ]
         errors = [child.communicate(timeout=120)[1] for child in children]
         assert [child.returncode for child in children] == [0, 0, 0, 0], "\n".join(errors)[-2000:]
+
+
+def test_the_code_location_of_command_line_runs_is_the_one_workspace_yaml_and_pyproject_name() -> None:
+    import tomllib
+
+    import yaml
+
+    from pipelines.instance import CODE_LOCATION, job_origin
+
+    root = Path(__file__).resolve().parents[2]
+    (entry,) = yaml.safe_load((root / "workspace.yaml").read_text())["load_from"]
+    module = entry["python_module"]
+    dagster = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["dagster"]
+    origin = job_origin("snapshots_job")
+    target = origin.repository_origin.code_location_origin.loadable_target_origin
+    assert module["location_name"] == dagster["code_location_name"] == CODE_LOCATION == origin.location_name
+    assert (module["module_name"], module["attribute"]) == (target.module_name, target.attribute)
+    assert dagster["module_name"] == target.module_name and target.working_directory == str(root)
+    assert origin.repository_origin.get_label() == f"__repository__@{CODE_LOCATION}"
