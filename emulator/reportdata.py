@@ -30,16 +30,40 @@ import copy
 import hashlib
 import json
 import math
-import operator
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
+from emulator import telemetry
 from emulator.dialect import wire_for
 from emulator.errors import EmulatorError
+from emulator.recordjson import (
+    AGENT_ENTRY,
+    CLI_VERSION,
+    COMPACT,
+    COUNT_FIELDS,
+    COUNTS,
+    EMPTY_BREAKDOWNS,
+    FLAGS,
+    IDE_ENTRY,
+    JSON_BOOL,
+    NO_MODEL_FEATURES,
+    ZEROS,
+    add,
+    aggregate_breakdowns,
+    app_dict,
+    cli_dict,
+    cli_json,
+    column_sums,
+    count_dict,
+    customization_json,
+    user_breakdowns,
+    user_fields_format,
+    vscode_dict,
+)
 from emulator.repos import COMMENT_TYPES, split
 from emulator.teams import TeamMembership, TeamsModel
 
@@ -89,16 +113,6 @@ UNRECOGNIZED_APPS = tuple(name for name, agent in AGENT_APPS if agent is None)
 NO_AGENT_DAY_PERCENT = 15
 INTERNAL_FIELDS_DAY_PERCENT = 20
 
-COUNT_FIELDS = (
-    "user_initiated_interaction_count",
-    "code_generation_activity_count",
-    "code_acceptance_activity_count",
-    "loc_suggested_to_add_sum",
-    "loc_suggested_to_delete_sum",
-    "loc_added_sum",
-    "loc_deleted_sum",
-)
-
 _COMPLETION = "code_completion"
 # feature -> (interactions, generations, acceptance rate, loc suggested to add and to delete
 # per generation); the coefficients make a day's numbers look like a real developer's.
@@ -111,6 +125,8 @@ _FEATURES: dict[str, tuple[float, float, float, float, float]] = {
     "chat_panel_unknown_mode": (0.3, 0.2, 0.5, 4.0, 1.0),
     "chat_panel_agent_mode": (1.5, 2.0, 0.7, 30.0, 8.0),
     "agent_edit": (0.0, 3.0, 0.8, 25.0, 10.0),
+    telemetry.PLAN_FEATURE: (1.0, 0.5, 0.5, 6.0, 1.0),
+    telemetry.OTHERS_FEATURE: (0.3, 0.6, 0.4, 4.0, 1.0),
 }
 _CHAT_FEATURES = ("chat_panel_ask_mode", "chat_panel_edit_mode", "chat_inline",
                   "chat_panel_custom_mode", "chat_panel_unknown_mode")
@@ -144,7 +160,6 @@ _REVIEW_PASSIVE_BELOW = 90
 _BYTES_PER_USER = 20
 _SURFACE_BYTES = 2
 _SURFACE_COUNT_BYTES = 3  # the app's and VS Code agents' counts: a stream of their own
-_COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
 # The features of a 28-day report's engagement the emulator's flags can tell.
 _ENGAGEMENT_FEATURES = ("code_completion", "agent_edit", "code_review_passive", "code_review_active", "cloud_agent")
 # An adoption phase entry's averages per user, in the order the aggregate sums them.
@@ -248,6 +263,11 @@ class _UserDay:
     vscode_counts: tuple[int, int] | None = None  # VS Code agent sessions, user messages
     # CLI customizations used: category -> ((name, interaction count), ...); CLI users only.
     customizations: dict[str, tuple[tuple[str, int], ...]] | None = None
+    # Entries of totals_by_feature with no language or model (copilot_app, copilot_cli): in
+    # `totals`, never in `ide_totals`, the IDE's share of the day.
+    feature_rows: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    ide_totals: Sequence[int] = ZEROS
+    server_side: bool = False  # active by the service's own telemetry only (emulator/telemetry.py)
 
 
 class ReportData:
@@ -266,7 +286,7 @@ class ReportData:
         # The day the service renamed its "coding agent" the "cloud agent" (April 2026): records of
         # earlier days carry the old field names. None: every day has the new ones.
         self.cloud_agent_from = cloud_agent_from
-        self._user_fields = _user_fields_format(self._name)
+        self._user_fields = user_fields_format(self._name)
         self.second_org = f"{org}-labs"
         self.second_org_users = max(1, users // 2)
         self.rename_day = first_day + timedelta(days=RENAME_OFFSET_DAYS)
@@ -280,6 +300,8 @@ class ReportData:
         self._day_block = lru_cache(maxsize=512)(self._make_day_block)
         self._surface_block = lru_cache(maxsize=512)(self._make_surface_block)
         self._surface_count_block = lru_cache(maxsize=512)(self._make_surface_count_block)
+        self._class_block = lru_cache(maxsize=512)(
+            lambda ordinal, block: telemetry.class_bytes(_key("classes", seed, ordinal, block), _BLOCK))
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
         self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=self.second_org,
@@ -316,7 +338,7 @@ class ReportData:
         return {
             "report_start_day": start_day.isoformat(),
             "report_end_day": end_day.isoformat(),
-            self._id_field(scope): self._scope_id(scope),
+            **self._ids(scope),
             "created_at": f"{(end_day + timedelta(days=1)).isoformat()}T06:{self.seed % 60:02d}:00Z",
             "day_totals": [self._with_phase_population(scope, copy.deepcopy(
                 self._aggregate(scope, d, float(completeness_for(d)))), d) for d in days],
@@ -330,8 +352,8 @@ class ReportData:
         twice = [0] * 5
         active = 0
         for day in days:
-            a, _, ag, ra, rp, cl = self._day_flags(day)
-            active |= a
+            a, _, ag, ra, rp, cl, no_ide = self._day_flags(day)
+            active |= a | no_ide
             for i, used in enumerate((a, ag, rp, ra, cl)):
                 twice[i] |= once[i] & used
                 once[i] |= used
@@ -362,14 +384,19 @@ class ReportData:
         size = self._scope_size(scope)
         if not 0 <= start <= stop <= size:
             raise EmulatorError(f"user range [{start}, {stop}) outside 0..{size}")
-        id_field = self._id_field(scope)
-        id_value = self._scope_id(scope)
+        ids = "".join(f'"{name}":"{value}",' for name, value in self._ids(scope).items())
         for day in days:
             c = float(completeness_for(day))
-            prefix = f'","day":"{day.isoformat()}","{id_field}":"{id_value}",'
+            prefix = f'","day":"{day.isoformat()}",{ids}'
             internal = self._internal_user_fields(day)
             for u in range(start, stop):
                 yield self._user_line(u, day, c, prefix, internal).encode()
+
+    def server_side_only(self, *, scope: str, day: date) -> set[int]:
+        """The ids of the users the day's aggregate counts active by the service's own telemetry
+        only: their user-level lines show no activity (emulator/telemetry.py)."""
+        return {self._profile(u).user_id for u in self._scope_users(scope)
+                if self._user_day(u, day, 1.0).server_side}
 
     # ----- teams (docs/extensions.md; emulator/teams.py has the rules) ---------------------------
 
@@ -441,6 +468,13 @@ class ReportData:
         if scope == "enterprise":
             return self._total
         raise EmulatorError(f"unknown scope {scope!r}; expected organization or enterprise")
+
+    def _ids(self, scope: str) -> dict[str, str]:
+        """The entity ids a line of the scope names: an organization's lines name its enterprise
+        too, as the service documents for an organization in an enterprise (every one here is)."""
+        if scope == "organization":
+            return {"organization_id": self.organization_id, "enterprise_id": self.enterprise_id}
+        return {"enterprise_id": self.enterprise_id}
 
     @staticmethod
     def _id_field(scope: str) -> str:
@@ -595,31 +629,54 @@ class ReportData:
         review_passive = active and _REVIEW_ACTIVE_BELOW <= b[o + 19] < _REVIEW_PASSIVE_BELOW
         return active, chat, agent_mode, cli, agents, review_active, review_passive
 
-    def _make_day_flags(self, day: date) -> tuple[int, int, int, int, int, int]:
-        """Bit masks over global users of who was active, used chat, used agent mode, was an
-        active and a passive code review user, used the cloud agent (final)."""
+    def _make_day_flags(self, day: date) -> tuple[int, int, int, int, int, int, int]:
+        """Bit masks over global users of who was active in the IDE, used chat, used agent mode,
+        was an active and a passive code review user, used the cloud agent, and was active with
+        no IDE activity (server-side only or desktop app only) (final)."""
         ordinal = day.toordinal()
         weekend = day.weekday() >= 5
         agents_day = self.has_agent_activity(day=day)
         active_mask = chat_mask = agent_mask = review_active_mask = review_passive_mask = cloud_mask = 0
+        no_ide_mask = 0
         for u in range(self._total):
             b = self._day_block(ordinal, u // _BLOCK)
             p = self._profile(u)
             o = (u % _BLOCK) * _BYTES_PER_USER
             active, chat, agent_mode, _, _, review_active, review_passive = self._flags(
                 p, b, o, weekend, agents_day, ordinal)
-            if active:
-                active_mask |= 1 << u
-                review_active_mask |= review_active << u
-                review_passive_mask |= review_passive << u
-                cloud, _, _ = self._surfaces(u, p, ordinal, active=True, agent_mode=agent_mode,
-                                             ide=p.ides[b[o + 5] % len(p.ides)])
-                cloud_mask |= cloud << u
-                if chat:
-                    chat_mask |= 1 << u
-                    if agent_mode:
-                        agent_mask |= 1 << u
-        return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask, cloud_mask
+            if not active:
+                no_ide_mask |= (self._no_ide_class(u, p, day) is not None) << u
+                continue
+            active_mask |= 1 << u
+            review_active_mask |= review_active << u
+            review_passive_mask |= review_passive << u
+            cloud, _, _ = self._surfaces(u, p, ordinal, active=True, agent_mode=agent_mode,
+                                         ide=p.ides[b[o + 5] % len(p.ides)])
+            cloud_mask |= cloud << u
+            if chat:
+                chat_mask |= 1 << u
+                if agent_mode:
+                    agent_mask |= 1 << u
+        return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask, cloud_mask, no_ide_mask
+
+    def _no_ide_class(self, u: int, p: _Profile, day: date) -> str | None:
+        """"app" or "server" for a day of user u without IDE activity (emulator/telemetry.py)."""
+        ordinal = day.toordinal()
+        if p.active_threshold == 0 or ordinal >= p.active_until:
+            return None
+        return telemetry.day_class(self._class_block(ordinal, u // _BLOCK), (u % _BLOCK) * telemetry.CLASS_BYTES, day)
+
+    def _no_ide_day(self, u: int, p: _Profile, day: date, c: float, ide: str) -> _UserDay:
+        """A day without IDE activity: none at all, server-side only, or in the desktop app only."""
+        kind = self._no_ide_class(u, p, day)
+        if kind != "app":
+            return _UserDay(False, False, False, False, ide, ZEROS, p.languages, [], None, [], False, False,
+                            server_side=kind == "server")
+        app_counts, _ = self._surface_counts(u, day.toordinal(), app=True, vscode_agent=False, c=c)
+        assert app_counts is not None
+        counts = telemetry.app_feature_counts(app_counts)
+        return _UserDay(False, False, False, False, ide, counts, p.languages, [], None, [], False, False,
+                        app=True, app_counts=app_counts, feature_rows=[(telemetry.APP_FEATURE, counts)])
 
     def _user_day(self, u: int, day: date, c: float) -> _UserDay:
         p = self._profile(u)
@@ -629,7 +686,7 @@ class ReportData:
             p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day), day.toordinal())
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
-            return _UserDay(False, False, False, False, ide, _ZEROS, p.languages, [], None, [], False, False)
+            return self._no_ide_day(u, p, day, c, ide)
         volume = p.volume * _MULT[b[o + 6]]
         # Not every language and feature of a user shows up every day: the primary language
         # and the first chat feature always do, the others when their bit is set.
@@ -645,6 +702,11 @@ class ReportData:
             plan.append((_AGENT_MODE_FEATURES[0], p.agent_model, volume * _MULT[b[o + 10]]))
             if pick_features >> 4 & 1:
                 plan.append((_AGENT_MODE_FEATURES[1], p.agent_model, volume * _MULT[b[o + 11]]))
+        extra = self._class_block(day.toordinal(), u // _BLOCK)[(u % _BLOCK) * telemetry.CLASS_BYTES:]
+        if chat and day >= telemetry.PLAN_MODE_FROM and extra[1] < telemetry.PLAN_BELOW:
+            plan.append((telemetry.PLAN_FEATURE, p.chat_model, volume * _MULT[extra[3]]))
+        if extra[2] < telemetry.OTHERS_BELOW:
+            plan.append((telemetry.OTHERS_FEATURE, _COMPLETION_MODEL, volume * _MULT[255 - extra[3]]))
         apps: list[tuple[str | None, int, int]] = []
         if agents:
             for i, app in enumerate(p.apps):
@@ -669,7 +731,7 @@ class ReportData:
             features[1][2][0][0] += 3 * sum(jobs for _, jobs, _ in apps) + 3
         if c < 1.0:
             features = [(f, m, [[int(n * c) for n in row] for row in rows]) for f, m, rows in features]
-        totals = _column_sums([row for _, _, rows in features for row in rows])
+        totals = column_sums([row for _, _, rows in features for row in rows])
         cli_counts = None
         if cli:
             r1, r2 = b[o + 12], b[o + 13]
@@ -689,11 +751,16 @@ class ReportData:
                                                         ide=ide)
         app_counts, vscode_counts = self._surface_counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
         customizations = self._customizations(u, day.toordinal(), c) if cli_counts is not None else None
+        rows: list[tuple[str, tuple[int, ...]]] = []
+        if cli_counts is not None:
+            rows.append((telemetry.CLI_FEATURE, telemetry.cli_feature_counts(cli_counts)))
+        if app_counts is not None and day >= telemetry.APP_IN_COUNTS_FROM:
+            rows.append((telemetry.APP_FEATURE, telemetry.app_feature_counts(app_counts)))
         return _UserDay(
-            active, chat, agent_mode, cli, ide, totals, languages, features, cli_counts,
-            [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
+            active, chat, agent_mode, cli, ide, column_sums([totals, *(counts for _, counts in rows)]), languages,
+            features, cli_counts, [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
             review_active, review_passive, cloud_agent, app, vscode_agent, app_counts, vscode_counts,
-            customizations,
+            customizations, feature_rows=rows, ide_totals=totals,
         )
 
     def _customizations(self, u: int, ordinal: int, c: float) -> dict[str, tuple[tuple[str, int], ...]]:
@@ -718,21 +785,25 @@ class ReportData:
         28-day window moves, re-drawn every 28 days."""
         return _key("phase", self.seed, u, day.toordinal() // 28) % 4
 
+    def _renamed(self, day: date) -> bool:
+        return self.cloud_agent_from is None or day >= self.cloud_agent_from
+
     def _cloud_name(self, name: str, day: date) -> str:
-        if self.cloud_agent_from is not None and day < self.cloud_agent_from:
-            name = name.replace("cloud_agent", "coding_agent")
-        return self._name(name)
+        return self._name(name if self._renamed(day) else name.replace("cloud_agent", "coding_agent"))
 
     def _surface_fields(self, d: _UserDay, day: date, phase: int) -> str:
-        text = (f',"{self._cloud_name("used_assistant_cloud_agent", day)}":{_JSON_BOOL[d.cloud_agent]}'
-                f',"{self._name("used_assistant_app")}":{_JSON_BOOL[d.app]}'
-                f',"used_vscode_agent":{_JSON_BOOL[d.vscode_agent]}'
+        # The former "coding agent" flag is sent beside the cloud agent's, with the same value.
+        cloud = JSON_BOOL[d.cloud_agent]
+        text = (f',"{self._name("used_assistant_coding_agent")}":{cloud}'
+                + (f',"{self._name("used_assistant_cloud_agent")}":{cloud}' if self._renamed(day) else "")
+                + f',"{self._name("used_assistant_app")}":{JSON_BOOL[d.app]}'
+                f',"used_vscode_agent":{JSON_BOOL[d.vscode_agent]}'
                 f',"ai_adoption_phase":{{"phase":"Phase {phase}","phase_number":{phase},"version":"v1"}}')
         if d.app_counts is not None:
-            app = json.dumps(_app_dict(d.app_counts), separators=_COMPACT)
+            app = json.dumps(app_dict(d.app_counts), separators=COMPACT)
             text += f',"{self._name("totals_by_assistant_app")}":{app}'
         if d.vscode_counts is not None:
-            text += ',"totals_by_vscode_agent":' + json.dumps(_vscode_dict(d.vscode_counts), separators=_COMPACT)
+            text += ',"totals_by_vscode_agent":' + json.dumps(vscode_dict(d.vscode_counts), separators=COMPACT)
         return text
 
     # ----- user-level lines -------------------------------------------------------------------
@@ -741,30 +812,35 @@ class ReportData:
         p = self._profile(u)
         d = self._user_day(u, day, c)
         credits = sum(sum(row[0] for row in rows) * _CREDITS[model]
-                      for f, model, rows in d.features if f != _COMPLETION)
+                      for f, model, rows in d.features if f not in NO_MODEL_FEATURES)
+        # Code review flags: null without a review signal that day, as documented.
+        review = _REVIEW_JSON[d.review_active, d.review_passive]
         head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
-                + _COUNTS % tuple(d.totals) + _FLAGS[d.used_agent, d.used_chat, d.used_cli]
-                + self._user_fields % (round(credits, 2), _JSON_BOOL[d.review_active], _JSON_BOOL[d.review_passive])
+                + COUNTS % tuple(d.totals) + FLAGS[d.used_agent, d.used_chat, d.used_cli]
+                + self._user_fields % (round(credits, 2), *review)
                 + self._surface_fields(d, day, self._phase(u, day)))
         if not d.active:
-            return head + _EMPTY_BREAKDOWNS + internal + "}\n"
+            if not d.feature_rows:
+                return head + EMPTY_BREAKDOWNS + internal + "}\n"
+            # Desktop app only: its one feature entry, no IDE, language or model.
+            return head + ',"totals_by_ide":[]' + user_breakdowns((), [], d.feature_rows) + internal + "}\n"
         i = p.ides.index(d.ide)
         sampled = day.isoformat() + p.sampled_time
         parts = [
             head,
-            _IDE_ENTRY % (d.ide, _COUNTS % tuple(d.totals), p.ide_versions[i], sampled,
-                          _IDES[d.ide][2], p.plugin_version, sampled),
-            _user_breakdowns(d.languages, d.features),
+            IDE_ENTRY % (d.ide, COUNTS % tuple(d.ide_totals), p.ide_versions[i], sampled,
+                         _IDES[d.ide][2], p.plugin_version, sampled),
+            user_breakdowns(d.languages, d.features, d.feature_rows),
         ]
         if d.cli is not None:
-            parts.append(',"totals_by_cli":' + _cli_json(d.cli)[:-1]
-                         + _CLI_VERSION % (p.cli_version, sampled) + "}")
+            parts.append(',"totals_by_cli":' + cli_json(d.cli)[:-1]
+                         + CLI_VERSION % (p.cli_version, sampled) + "}")
         if d.agents:
             parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
-                _AGENT_ENTRY % (a, self.agent_name(agent_id=a, day=day), j) for a, j, _ in d.agents) + "]")
+                AGENT_ENTRY % (a, self.agent_name(agent_id=a, day=day), j) for a, j, _ in d.agents) + "]")
         if d.customizations is not None:
             distinct = {category: len(used) for category, used in d.customizations.items()}
-            parts.append(_customization_json(d.customizations, distinct=distinct))
+            parts.append(customization_json(d.customizations, distinct=distinct))
         parts.append(internal)
         parts.append("}\n")
         return "".join(parts)
@@ -789,25 +865,33 @@ class ReportData:
         app_sums, vscode_sums = [0] * 5, [0, 0]
         customized: dict[str, dict[str, int]] = {}
         phases: dict[int, list[int]] = {}  # phase -> users, and their interactions, generations, ...
+        feature_rows: dict[str, list[int]] = {}
+        ide_active = 0  # whose pull requests the day's are drawn from
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
+            # Server-side only and desktop-app-only users count as active (emulator/telemetry.py).
+            if d.server_side or d.totals[0] or d.totals[1]:
+                active_today |= 1 << u
+            if d.app_counts is not None:
+                add(app_sums, d.app_counts)
+            app_today |= d.app << u
+            add(totals, d.totals)
+            for f, counts in d.feature_rows:
+                add(feature_rows.setdefault(f, [0] * 7), counts)
             if not d.active:
                 continue
-            if d.app_counts is not None:
-                _add(app_sums, d.app_counts)
             if d.vscode_counts is not None:
-                _add(vscode_sums, d.vscode_counts)
-            _add(phases.setdefault(self._phase(u, day), [0] * 6),
-                 (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]))
+                add(vscode_sums, d.vscode_counts)
+            add(phases.setdefault(self._phase(u, day), [0] * 6),
+                (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]))
             for category, entries in (d.customizations or {}).items():
                 names = customized.setdefault(category, {})
                 for name, count in entries:
                     names[name] = names.get(name, 0) + count
             cloud_today |= d.cloud_agent << u
-            app_today |= d.app << u
             vscode_today |= d.vscode_agent << u
-            if d.totals[0] or d.totals[1]:
-                active_today |= 1 << u
+            if d.ide_totals[0] or d.ide_totals[1]:
+                ide_active |= 1 << u
             cli_today |= d.used_cli << u
             review_active_today |= d.review_active << u
             review_passive_today |= d.review_passive << u
@@ -815,27 +899,26 @@ class ReportData:
                 chat_today |= 1 << u
             if d.used_agent:
                 agent_today |= 1 << u
-            _add(totals, d.totals)
-            _add(by_ide.setdefault(d.ide, [0] * 7), d.totals)
+            add(by_ide.setdefault(d.ide, [0] * 7), d.ide_totals)
             for f, model, rows in d.features:
                 for lang, counts in zip(d.languages, rows, strict=True):
-                    _add(cells.setdefault((f, lang, model), [0] * 7), counts)
+                    add(cells.setdefault((f, lang, model), [0] * 7), counts)
             if d.cli is not None:
                 cli_present = True
-                _add(cli_sums, d.cli)
+                add(cli_sums, d.cli)
             for agent_id, jobs, sessions in d.agents:
-                _add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
+                add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
         mask = self._scope_mask(scope)
         week = month = month_chat = month_agent = week_cloud = month_cloud = 0
         review = {"weekly": [0, 0], "monthly": [0, 0]}
         for back in range(1, 28):
-            a, ch, ag, ra, rp, cl = self._day_flags(day - timedelta(days=back))
+            a, ch, ag, ra, rp, cl, no_ide = self._day_flags(day - timedelta(days=back))
             if back < 7:
-                week |= a
+                week |= a | no_ide
                 week_cloud |= cl
                 review["weekly"][0] |= ra
                 review["weekly"][1] |= rp
-            month |= a
+            month |= a | no_ide
             month_cloud |= cl
             month_chat |= ch
             month_agent |= ag
@@ -843,7 +926,7 @@ class ReportData:
             review["monthly"][1] |= rp
         record: dict[str, Any] = {
             "day": day.isoformat(),
-            self._id_field(scope): self._scope_id(scope),
+            **self._ids(scope),
             "daily_active_users": active_today.bit_count(),
             "weekly_active_users": ((week & mask) | active_today).bit_count(),
             "monthly_active_users": ((month & mask) | active_today).bit_count(),
@@ -867,22 +950,22 @@ class ReportData:
             record[self._name(f"{window}_active_assistant_code_review_users")] = reviewed.bit_count()
             record[self._name(f"{window}_passive_assistant_code_review_users")] = passive.bit_count()
         record.update(zip(COUNT_FIELDS, totals, strict=True))
-        record["pull_requests"] = self._pull_requests(scope, day, c, active_today.bit_count())
-        record["totals_by_ide"] = [{"ide": k, **_count_dict(v)} for k, v in sorted(by_ide.items())]
-        record.update(_aggregate_breakdowns(cells))
+        record["pull_requests"] = self._pull_requests(scope, day, c, ide_active.bit_count())
+        record["totals_by_ide"] = [{"ide": k, **count_dict(v)} for k, v in sorted(by_ide.items())]
+        record.update(aggregate_breakdowns(cells, feature_rows))
         if cli_present:
-            record["totals_by_cli"] = _cli_dict(cli_sums)
+            record["totals_by_cli"] = cli_dict(cli_sums)
         if app_today:
-            record[self._name("totals_by_assistant_app")] = _app_dict(app_sums)
+            record[self._name("totals_by_assistant_app")] = app_dict(app_sums)
         if vscode_today:
-            record["totals_by_vscode_agent"] = _vscode_dict(vscode_sums)
+            record["totals_by_vscode_agent"] = vscode_dict(vscode_sums)
         if phases:
             record["totals_by_ai_adoption_phase"] = self._phase_entries(phases, record["pull_requests"])
         if customized:
             # The scope's five most used of each category, and how many different ones were used.
             top = {category: sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
                    for category, names in customized.items()}
-            record.update(json.loads("{" + _customization_json(
+            record.update(json.loads("{" + customization_json(
                 top, distinct={k: len(v) for k, v in customized.items()})[1:] + "}"))
         if agents:
             record["totals_by_3rd_party_agent"] = [
@@ -972,147 +1055,9 @@ class ReportData:
 
 
 _AGENT_NAMES = dict(AGENTS)
+_REVIEW_JSON = {(True, False): ("true", "false"), (False, True): ("false", "true"), (False, False): ("null", "null")}
 
 
 @lru_cache(maxsize=4096)
 def _agents_day(seed: int, ordinal: int) -> bool:
     return _key("agents-day", seed, ordinal) % 100 >= NO_AGENT_DAY_PERCENT
-_JSON_BOOL = ("false", "true")
-
-
-def _add(into: list[int], values: Sequence[int]) -> None:
-    for i, v in enumerate(values):
-        into[i] += v
-
-
-_COUNTS = ('"user_initiated_interaction_count":%d,"code_generation_activity_count":%d,'
-           '"code_acceptance_activity_count":%d,"loc_suggested_to_add_sum":%d,'
-           '"loc_suggested_to_delete_sum":%d,"loc_added_sum":%d,"loc_deleted_sum":%d')
-_FLAGS = {
-    (agent, chat, cli): f',"used_agent":{_JSON_BOOL[agent]},"used_chat":{_JSON_BOOL[chat]},"used_cli":{_JSON_BOOL[cli]}'
-    for agent in (False, True) for chat in (False, True) for cli in (False, True)
-}
-_EMPTY_BREAKDOWNS = (',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
-                     '"totals_by_language_model":[],"totals_by_model_feature":[]')
-_IDE_ENTRY = (',"totals_by_ide":[{"ide":"%s",%s,"last_known_ide_version":{"ide_version":"%s","sampled_at":"%s"},'
-              '"last_known_plugin_version":{"plugin":"%s","plugin_version":"%s","sampled_at":"%s"}}]')
-_AGENT_ENTRY = '{"agent_id":"%s","agent_name":"%s","user_initiated_interaction_count":%d}'
-_CLI_VERSION = ',"last_known_cli_version":{"cli_version":"%s","sampled_at":"%s"}'
-
-
-def _user_fields_format(name: Callable[[str], str]) -> str:
-    """The user-level fields beyond the contract's, under the dialect's names, as a %-format."""
-    # The chat panel's modes are `feature` values of totals_by_feature, as the public docs list
-    # them, not top-level fields of their own.
-    fields = [("ai_credits_used", "%r")]
-    fields += [(name("used_assistant_code_review_active"), "%s"), (name("used_assistant_code_review_passive"), "%s")]
-    return "".join(f',"{field}":{value}' for field, value in fields)
-_ZEROS = (0,) * 7
-
-
-def _column_sums(rows: Sequence[Sequence[int]]) -> list[int]:
-    return [sum(col) for col in zip(*rows, strict=True)]
-
-
-def _count_dict(t: Sequence[int]) -> dict[str, int]:
-    return dict(zip(COUNT_FIELDS, t, strict=True))
-
-
-def _group(
-    cells: Sequence[tuple[str, str, str, list[int]]], key: Callable[[tuple[str, str, str]], tuple[str, ...]]
-) -> dict[tuple[str, ...], list[int]]:
-    out: dict[tuple[str, ...], list[int]] = {}
-    for f, lang, model, counts in cells:
-        _add(out.setdefault(key((f, lang, model)), [0] * 7), counts)
-    return out
-
-
-# breakdown name -> (key names, key of a cell (feature, language, model))
-_BREAKDOWNS: tuple[tuple[str, tuple[str, ...], Callable[[tuple[str, str, str]], tuple[str, ...]]], ...] = (
-    ("totals_by_feature", ("feature",), lambda k: (k[0],)),
-    ("totals_by_language_feature", ("language", "feature"), lambda k: (k[1], k[0])),
-    ("totals_by_language_model", ("language", "model"), lambda k: (k[1], k[2])),
-    ("totals_by_model_feature", ("model", "feature"), lambda k: (k[2], k[0])),
-)
-
-
-def _user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str, list[list[int]]]]) -> str:
-    """The four feature/language/model arrays of one user-day, as JSON text (hot path)."""
-    by_feature: list[str] = []
-    by_language_feature: list[str] = []
-    by_model_feature: list[str] = []
-    by_model: dict[str, list[list[int]]] = {}
-    for f, model, rows in features:
-        counts = _COUNTS % tuple(_column_sums(rows) if len(rows) > 1 else rows[0])
-        by_feature.append(f'{{"feature":"{f}",{counts}}}')
-        by_model_feature.append(f'{{"model":"{model}","feature":"{f}",{counts}}}')
-        for lang, row in zip(languages, rows, strict=True):
-            by_language_feature.append(f'{{"language":"{lang}","feature":"{f}",' + _COUNTS % tuple(row) + "}")
-        seen = by_model.get(model)
-        by_model[model] = (
-            rows if seen is None else [list(map(operator.add, a, r)) for a, r in zip(seen, rows, strict=True)]
-        )
-    by_language_model = [
-        f'{{"language":"{lang}","model":"{model}",' + _COUNTS % tuple(row) + "}"
-        for model, rows in by_model.items() for lang, row in zip(languages, rows, strict=True)
-    ]
-    return (',"totals_by_feature":[' + ",".join(by_feature)
-            + '],"totals_by_language_feature":[' + ",".join(by_language_feature)
-            + '],"totals_by_language_model":[' + ",".join(by_language_model)
-            + '],"totals_by_model_feature":[' + ",".join(by_model_feature) + "]")
-
-
-def _aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]]) -> dict[str, list[dict[str, Any]]]:
-    items = [(f, lang, m, counts) for (f, lang, m), counts in cells.items()]
-    return {
-        name: [{**dict(zip(keys, values, strict=True)), **_count_dict(counts)}
-               for values, counts in sorted(_group(items, key).items())]
-        for name, keys, key in _BREAKDOWNS
-    }
-
-
-def _customization_json(entries: dict[str, Any], *, distinct: dict[str, int]) -> str:
-    """`,"totals_by_<category>":[...],"distinct_<category>_use_count":n` for each category."""
-    parts = []
-    for category, used in entries.items():
-        items = ",".join(f'{{"{category}":"{name}","interaction_count":{count}}}' for name, count in used)
-        parts.append(f',"totals_by_{category}":[{items}],"distinct_{category}_use_count":{distinct[category]}')
-    return "".join(parts)
-
-
-def _app_dict(v: Sequence[int]) -> dict[str, Any]:
-    sessions, requests, prompts, out_tokens, prompt_tokens = v
-    return {
-        "session_count": sessions, "request_count": requests, "prompt_count": prompts,
-        "token_usage": {
-            "output_tokens_sum": out_tokens,
-            "prompt_tokens_sum": prompt_tokens,
-            "avg_tokens_per_request": round((out_tokens + prompt_tokens) / requests, 2) if requests else 0.0,
-        },
-    }
-
-
-def _vscode_dict(v: Sequence[int]) -> dict[str, int]:
-    sessions, messages = v
-    return {"session_count": sessions, "total_user_messages": messages}
-
-
-def _cli_dict(v: Sequence[int]) -> dict[str, Any]:
-    sessions, requests, prompts, out_tokens, prompt_tokens = v
-    return {
-        "session_count": sessions,
-        "request_count": requests,
-        "prompt_count": prompts,
-        "token_usage": {
-            "output_tokens_sum": out_tokens,
-            "prompt_tokens_sum": prompt_tokens,
-            "avg_tokens_per_request": round((out_tokens + prompt_tokens) / requests, 1) if requests else 0.0,
-        },
-    }
-
-
-def _cli_json(v: Sequence[int]) -> str:
-    d = _cli_dict(v)
-    u = d["token_usage"]
-    return (f'{{"session_count":{v[0]},"request_count":{v[1]},"prompt_count":{v[2]},"token_usage":'
-            f'{{"output_tokens_sum":{v[3]},"prompt_tokens_sum":{v[4]},"avg_tokens_per_request":{u["avg_tokens_per_request"]!r}}}}}')

@@ -274,7 +274,7 @@ class Reports:
         config, data = self.state.config, self._data(key)
         org = key.name if key.scope == "organization" else config.primary_org
         repos = [] if key.scope == "enterprise" and key.name != config.primary_enterprise else [
-            RepoRef(r.id, r.owner.login, r.name, "private" if r.private else "public")
+            RepoRef(r.id, r.owner.login, r.name, r.visibility.upper())  # PRIVATE, INTERNAL, PUBLIC
             for r in self.state.world.org_repos(org)
         ]
         record = data.aggregate_record(scope=key.scope, day=key.day, completeness=complete)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-# The comment types of the assistant's review suggestions, as the emulator serves them.
-COMMENT_TYPES = ("bug", "security", "performance", "maintainability", "documentation")
+# The comment types of the assistant's review suggestions: the service's docs name `security`
+# and `bug_risk` (an open list); the others are of the same kind.
+COMMENT_TYPES = ("bug_risk", "security", "performance", "maintainability", "documentation")
 # Median minutes of each review stage (ready to first review, first to final review, final
 # review to merge): a typical repository's, scaled per repository and day.
 _STAGES = {"ready_to_first_review": 95.0, "first_to_final_review": 240.0, "final_review_to_merge": 45.0}

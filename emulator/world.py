@@ -119,6 +119,11 @@ class Repository:
     forks: int
     language: str
     issues: list[Issue] = field(default_factory=list)
+    internal: bool = False  # visible to the enterprise's members; private to everyone else
+
+    @property
+    def visibility(self) -> str:
+        return "internal" if self.internal else "private" if self.private else "public"
 
     @property
     def full_name(self) -> str:
@@ -164,7 +169,7 @@ class Repository:
             "has_discussions": False,
             "archived": False,
             "disabled": False,
-            "visibility": "private" if self.private else "public",
+            "visibility": self.visibility,
             "pushed_at": _iso(pushed),
             "created_at": _iso(self.created_at),
             "updated_at": _iso(pushed),
@@ -191,8 +196,10 @@ class World:
         for i in range(repos):
             word = _WORDS[i % len(_WORDS)]
             name = word if i < len(_WORDS) else f"{word}-{i // len(_WORDS)}"
+            # Every sixth is internal (the organization is in an enterprise), so private too.
             repo = self._new_repo(name=name, owner=self.org, description=f"The {word} service",
-                                  private=i % 3 == 2, created_at=start + timedelta(days=i))
+                                  private=i % 3 == 2 or i % 6 == 1, created_at=start + timedelta(days=i))
+            repo.internal = i % 6 == 1
             for _ in range(issues_per_repo):
                 self._seed_issue(repo, today)
             self.repos[repo.full_name.lower()] = repo

@@ -23,7 +23,7 @@ BEFORE, AFTER = TODAY - timedelta(days=8), TODAY - timedelta(days=7)  # a Thursd
 @pytest.mark.parametrize("dialect", ["service", "github"])
 def test_a_renamed_field_lands_in_one_column_with_no_gap_day(dialect, tmp_path, monkeypatch):
     # As a release would declare it: `used_chat` was sent as `used_chat_v0` until the rename.
-    monkeypatch.setitem(schema.FORMER_NAMES, dialect, {"used_chat": ("used_chat_v0",)})
+    monkeypatch.setitem(schema.FORMER_NAMES, dialect, {**schema.FORMER_NAMES[dialect], "used_chat": ("used_chat_v0",)})
     wire_of.cache_clear()
     config = EmulatorConfig(seed=61, users=60, today=TODAY, dialect=dialect,
                             record_drift=RecordDrift(renamed=(("used_chat", "used_chat_v0"),)))

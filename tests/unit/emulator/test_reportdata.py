@@ -117,8 +117,9 @@ def test_enterprise_holds_the_org_users_plus_a_second_org(data: ReportData) -> N
     ent = _records(data, scope="enterprise", days=[HISTORY[3]])
     assert len(ent) > len(org)
     assert all("enterprise_id" in r and "organization_id" not in r for r in ent)
-    strip = [{k: v for k, v in r.items() if k != "enterprise_id"} for r in ent[:len(org)]]
-    assert strip == [{k: v for k, v in r.items() if k != "organization_id"} for r in org]
+    # The organization is in the enterprise: its lines name both, as the service documents.
+    assert {(r["organization_id"], r["enterprise_id"]) for r in org} == {(data.organization_id, data.enterprise_id)}
+    assert ent[:len(org)] == [{k: v for k, v in r.items() if k != "organization_id"} for r in org]
 
 
 def test_rename_is_visible_across_the_rename_day(data: ReportData, history_records: list[dict],
@@ -171,6 +172,7 @@ def test_agent_ids_are_recognized_numeric_strings_one_entry_each(history_records
 @pytest.mark.parametrize("scope", ["organization", "enterprise"])
 @pytest.mark.parametrize("c", [1.0, 0.6])
 def test_aggregate_is_the_sum_of_user_records(data: ReportData, scope: str, c: float) -> None:
+    seen_server_side = 0
     for day in HISTORY[28:34]:
         users = _records(data, scope=scope, days=[day], c=c)
         aggregate = data.aggregate_record(scope=scope, day=day, completeness=c)
@@ -183,7 +185,13 @@ def test_aggregate_is_the_sum_of_user_records(data: ReportData, scope: str, c: f
         assert {e["agent_id"]: e["user_initiated_interaction_count"]
                 for e in aggregate.get("totals_by_3rd_party_agent", [])} == jobs
         active = sum(1 for r in users if r["user_initiated_interaction_count"] or r["code_generation_activity_count"])
-        assert aggregate["daily_active_users"] == active
+        # Users the service confirmed by its own telemetry only count too; their lines show nothing.
+        server_side = data.server_side_only(scope=scope, day=day)
+        seen_server_side += len(server_side)
+        assert all(not r["code_generation_activity_count"] and not r["totals_by_ide"]
+                   for r in users if r["user_id"] in server_side)
+        assert aggregate["daily_active_users"] == active + len(server_side)
+    assert seen_server_side
 
 
 def test_nested_job_starts_differ_from_top_level_interactions(history_records: list[dict],
@@ -263,12 +271,29 @@ def test_aggregate_records_carry_the_real_fields(history_aggregates: list[dict])
     assert any("etl_id" not in r for r in history_aggregates)
 
 
-def test_breakdowns_reconcile_with_the_totals(history_records: list[dict]) -> None:
-    for record in history_records:
-        for name in ("totals_by_ide", "totals_by_feature", "totals_by_language_feature",
-                     "totals_by_language_model", "totals_by_model_feature"):
-            for field in COUNT_FIELDS:
-                assert sum(e[field] for e in record[name]) == record[field]
+def _sums(entries: list[dict], *, where=lambda e: True) -> list[int]:
+    return [sum(e.get(field, 0) for e in entries if where(e)) for field in COUNT_FIELDS]
+
+
+@pytest.mark.parametrize("level", ["user", "aggregate"])
+def test_breakdowns_reconcile_with_the_totals_as_the_docs_shape_them(
+        history_records: list[dict], history_aggregates: list[dict], level: str) -> None:
+    """totals_by_feature adds up to the counts; the IDE and language arrays to them without the
+    desktop app's and the CLI's entries; the model arrays to the chat features' entries only;
+    totals_by_language_feature carries no interaction count."""
+    surfaces = {"copilot_app", "copilot_cli"}
+    no_model = surfaces | {"code_completion", "others"}
+    for record in history_records if level == "user" else history_aggregates:
+        features = record["totals_by_feature"]
+        assert _sums(features) == [record[field] for field in COUNT_FIELDS]
+        ide_share = _sums(features, where=lambda e: e["feature"] not in surfaces)
+        assert _sums(record["totals_by_ide"]) == ide_share
+        assert _sums(record["totals_by_language_feature"])[1:] == ide_share[1:]
+        assert not any("user_initiated_interaction_count" in e for e in record["totals_by_language_feature"])
+        chat = _sums(features, where=lambda e: e["feature"] not in no_model)
+        assert _sums(record["totals_by_language_model"]) == chat
+        assert _sums(record["totals_by_model_feature"]) == chat
+        assert not {e["feature"] for e in record["totals_by_model_feature"]} & no_model
 
 
 def test_returned_aggregate_can_be_changed_without_affecting_later_calls(data: ReportData) -> None:

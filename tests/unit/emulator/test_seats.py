@@ -67,7 +67,7 @@ def test_last_activity_is_the_last_active_day_of_the_user_records() -> None:
     last: dict[int, dict] = {}
     for line in data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0, start=0, stop=40):
         record = json.loads(line)
-        if record["code_generation_activity_count"] or record["user_initiated_interaction_count"]:
+        if record["totals_by_ide"]:  # activity in an IDE (a desktop-app-only day has none)
             last[record["user_id"]] = record
     for seat in _seats(data):
         record = last.get(seat["assignee"]["id"])

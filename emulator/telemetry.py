@@ -1,0 +1,77 @@
+"""What the service's 2026 docs add to a user-day: users it counts beyond its IDE telemetry, and
+the feature entries beside the IDE's.
+
+From a stream of bytes of its own (CLASS_BYTES per user and day), so every number the emulator
+gave before stays as it was for the users and days these rules leave alone:
+
+- **server-side only** (days from SERVER_SIDE_FROM, 2026-06-15): a user with no IDE activity
+  that day whom the service confirmed active from its own side. The aggregate counts them in
+  `daily_active_users` (and the weekly and monthly counts); their user-level line is there with
+  every count 0, every breakdown array empty, every `used_*` flag false and the code-review
+  flags null: nothing tells them from a user with no activity but the aggregate's count.
+- **desktop app only** (days from APP_IN_COUNTS_FROM, 2026-07-28): a user with no IDE activity
+  who used the desktop app: `used_copilot_app` true, the app's object, and one `totals_by_feature`
+  entry `copilot_app` whose counts are the line's top-level counts; no IDE, language or model
+  entry. From that day on the app's activity of every user is in the top-level counts so.
+- **the CLI** as a feature: a CLI user's day has a `copilot_cli` entry in `totals_by_feature`
+  (counts from its CLI requests), inside the top-level counts.
+- **plan mode** (from PLAN_MODE_FROM, 2026-03-02, when the service split it from custom mode):
+  `chat_panel_plan_mode` on some chat days; **others**: `others` on some active days.
+
+Eligible for the two classes are users who use the assistant at all (never the never-active
+seat holders, nor a lapsed user after lapsing).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import date
+
+SERVER_SIDE_FROM = date(2026, 6, 15)
+APP_IN_COUNTS_FROM = date(2026, 7, 28)
+PLAN_MODE_FROM = date(2026, 3, 2)
+CLASS_BYTES = 4
+# Out of 256, byte 0 of a day with no IDE activity: desktop app only below APP_ONLY_BELOW,
+# server-side only from there to SERVER_SIDE_BELOW.
+APP_ONLY_BELOW = 12
+SERVER_SIDE_BELOW = 32
+# Out of 256: plan mode among chat days (byte 1), `others` among active days (byte 2); byte 3
+# scales their volume.
+PLAN_BELOW = 70
+OTHERS_BELOW = 40
+
+APP_FEATURE = "copilot_app"
+CLI_FEATURE = "copilot_cli"
+PLAN_FEATURE = "chat_panel_plan_mode"
+OTHERS_FEATURE = "others"
+
+
+def class_bytes(seed_key: int, users: int) -> bytes:
+    """`users` slices of CLASS_BYTES from the stream keyed `seed_key` (seed, day and block)."""
+    return random.Random(seed_key).randbytes(users * CLASS_BYTES)
+
+
+def day_class(b: bytes, o: int, day: date) -> str | None:
+    """"app" or "server" for an eligible user's day without IDE activity, else None."""
+    if day >= APP_IN_COUNTS_FROM and b[o] < APP_ONLY_BELOW:
+        return "app"
+    if day >= SERVER_SIDE_FROM and APP_ONLY_BELOW <= b[o] < SERVER_SIDE_BELOW:
+        return "server"
+    return None
+
+
+def _code_counts(interactions: int, requests: int, per_request: int) -> tuple[int, ...]:
+    accepted = requests // 2
+    return (interactions, requests, accepted, requests * per_request, requests * per_request // 4,
+            accepted * per_request, accepted * per_request // 4)
+
+
+def app_feature_counts(app: Sequence[int]) -> tuple[int, ...]:
+    """The `copilot_app` entry's counts from the app's (sessions, requests, prompts, tokens)."""
+    return _code_counts(app[2], app[1], 8)
+
+
+def cli_feature_counts(cli: Sequence[int]) -> tuple[int, ...]:
+    """The `copilot_cli` entry's counts from the CLI's (sessions, requests, prompts, tokens)."""
+    return _code_counts(cli[2], cli[1], 6)
