@@ -1,6 +1,7 @@
 -- The run summary's headline: the agent job starts of the widest scope (as the page's) over the
 -- last 28 days and the 28 before, with the per-day rate over final days that carried agent data
--- (the basis bi.agent_usage_periods compares on), and the change the rule calls between them.
+-- (the basis bi.agent_usage_periods compares on), and the change the rule calls between them;
+-- landed_days: the days of the last 28 with the scope's report (fewer after a first run).
 -- Reads 56 days of core.daily_totals and core.agent_days (a few rows a day), so it costs the
 -- same after years.
 WITH main AS (
@@ -23,6 +24,7 @@ WITH main AS (
     SELECT m.scope || ' ' || m.scope_name AS scope_label, d.period_index,
            b.last_day - CAST(28 * d.period_index + 27 AS INTEGER) AS period_start,
            b.last_day - CAST(28 * d.period_index AS INTEGER) AS period_end,
+           count(*) AS landed_days,
            count(*) FILTER (WHERE NOT d.final) AS provisional_days,
            count(*) FILTER (WHERE d.carried AND d.final) AS compared_days,
            CAST(coalesce(sum(s.job_starts), 0) AS BIGINT) AS job_starts,
@@ -43,7 +45,8 @@ SELECT p.scope_label, p.period_start, p.period_end, p.provisional_days, p.compar
        bi.change_low(p.compared_job_starts, p.squares, p.compared_days,
                      prev.compared_job_starts, prev.squares, prev.compared_days) AS change_low,
        bi.change_high(p.compared_job_starts, p.squares, p.compared_days,
-                      prev.compared_job_starts, prev.squares, prev.compared_days) AS change_high
+                      prev.compared_job_starts, prev.squares, prev.compared_days) AS change_high,
+       p.landed_days
 FROM periods AS p
 LEFT JOIN periods AS prev ON prev.period_index = 1
 WHERE p.period_index = 0;
