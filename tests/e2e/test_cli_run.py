@@ -168,3 +168,16 @@ def test_a_full_disk_under_the_warehouse_is_named_in_the_failure_line(tmp_path):
     (line,) = done.stderr.strip().splitlines()
     assert "the disk is full" in line and "No space left on device" in line, line
     assert "cannot rollback" not in line
+
+
+def test_a_first_one_day_run_says_its_team_figures_cover_1_of_the_28_days(tmp_path):
+    # The README's first run against the service: `metrics-etl run` (yesterday, the latest 28-day
+    # report, today's snapshot). Teams are listed by the day's own report: one day of 28.
+    start = _utc_today() - timedelta(days=28)
+    with running_emulator(EmulatorConfig(seed=24, users=30, repos=1, issues_per_repo=1)) as emu:
+        done = _run(_env(tmp_path, **environ_for(emu)), tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    teams = done.stdout.split("teams in the last 28 days", 1)[1].splitlines()
+    assert teams[1].startswith("  organization acme: only 1 day of the 28 landed: the figures cover it alone (`")
+    assert teams[1].endswith(f"metrics-etl run --from {start}` lands the rest)"), teams[1]
+    assert all(line.endswith("no comparison") for line in teams[2:] if " members " in line), teams
