@@ -30,10 +30,14 @@ from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, Token
 from pipelines.service.dialect import Scope
 
 __all__ = [
-    "DEFAULT_API_VERSION", "ENV_VARS", "SECRET_FIELDS", "ConfigError", "Secret", "Settings", "default_data_dir",
+    "DEFAULT_API_VERSION", "ENV_VARS", "PAGE_TIERS", "SECRET_FIELDS", "ConfigError", "Secret", "Settings",
+    "default_data_dir",
 ]
 
 DEFAULT_API_VERSION = "2026-03-10"
+# The privacy tiers report.html can follow (docs/privacy.md): everything the serving database
+# holds, or "aggregate": nobody named, as the aggregate tier promises.
+PAGE_TIERS: Final = ("full", "aggregate")
 _APP_DIR = "metrics-etl"
 
 # Each Settings field's environment variable (the table of docs/configuration.md): `from_env`
@@ -75,6 +79,7 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "pseudonym_key": "METRICS_PSEUDONYM_KEY",
         "retention_days": "METRICS_RETENTION_DAYS",
         "aggregate_k": "METRICS_AGGREGATE_K",
+        "page_tier": "METRICS_PAGE_TIER",
         "sql_timeout": "METRICS_SQL_TIMEOUT",
         "sql_memory_limit": "METRICS_SQL_MEMORY_LIMIT",
         "sql_spill_limit": "METRICS_SQL_SPILL_LIMIT",
@@ -151,6 +156,8 @@ class Settings:
     pseudonym_key: Secret | None = None
     retention_days: int | None = None
     aggregate_k: int = 5
+    # What report.html may show (PAGE_TIERS): "full", or "aggregate", which names nobody.
+    page_tier: str = "full"
     # Bounds of one `metrics-etl sql` statement: seconds, memory and spill to a private temp
     # directory, in bytes (0: no spill), so an ad-hoc query cannot take the host with it.
     sql_timeout: float = 300.0
@@ -371,6 +378,7 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         pseudonym_key=_secret(values, "pseudonym_key"),
         retention_days=retention,
         aggregate_k=k or 5,
+        page_tier=_choice(values, "page_tier", PAGE_TIERS),
         sql_timeout=_number(values, "sql_timeout", 300.0, "a number of seconds above 0") or _positive("sql_timeout"),
         sql_memory_limit=_size(values, "sql_memory_limit", 2 * 1024**3) or _positive("sql_memory_limit"),
         sql_spill_limit=_size(values, "sql_spill_limit", 4 * 1024**3),
@@ -392,6 +400,14 @@ def _size(values: Mapping[str, str], field: str, default: int) -> int:
     if not match:
         raise ConfigError(f"{ENV_VARS[field]} must be a size such as 512MB or 2GiB, not {value!r}")
     return int(float(match.group(1)) * _UNITS[(match.group(2) or "").upper()])
+
+
+def _choice(values: Mapping[str, str], field: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`, the first by default."""
+    value = (_text(values, field) or choices[0]).lower()
+    if value not in choices:
+        raise ConfigError(f"{ENV_VARS[field]} must be {' or '.join(choices)}, not {value!r}")
+    return value
 
 
 def _positive(field: str) -> NoReturn:

@@ -9,6 +9,7 @@ import click
 
 from pipelines._words import counted
 from pipelines.cli._base import Failed, load_settings
+from pipelines.config import PAGE_TIERS
 
 if TYPE_CHECKING:
     from pipelines.bi import BiSources, Format
@@ -24,15 +25,18 @@ def _sources() -> BiSources:
 
 @click.command()
 @click.option("--out", type=_OUT, help="Where the page goes.  [default: report.html in the data home]")
-def report(out: Path | None) -> None:
-    """Write a self-contained HTML page of agent adoption."""
+@click.option("--tier", type=click.Choice(PAGE_TIERS),
+              help="What the page may show: aggregate names nobody.  [default: METRICS_PAGE_TIER, else full]")
+def report(out: Path | None, tier: str | None) -> None:
+    """Write a self-contained HTML page of agent adoption; `forget` writes it again."""
     from pipelines.bi import BiError, BiSources
     from pipelines.page import write_page
     from pipelines.service.errors import ConfigError
 
     settings = load_settings()
     try:
-        path = write_page(sources=BiSources.from_settings(settings), out=out or settings.home / "report.html")
+        path = write_page(sources=BiSources.from_settings(settings), out=out or settings.home / "report.html",
+                          tier=tier or settings.page_tier, home=settings.home)
     except (BiError, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(f"report: {path.resolve()}")

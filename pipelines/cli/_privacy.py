@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import click
 
 from pipelines._words import counted
 from pipelines.cli._base import Failed, load_settings
+
+if TYPE_CHECKING:
+    from pipelines.config import Settings
 
 # A numeric user id in ASCII digits, or a login as the service spells one (an `@` before it, as in a mention).
 _PERSON = re.compile(r"[0-9]+|@?[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?", re.ASCII)
@@ -63,3 +67,16 @@ def forget(who: str) -> None:
     for store, (rows, files) in result.stores.items():
         click.echo(f"{store}: {counted(rows, 'row')} removed, {counted(files, 'file')} changed")
     click.echo("erasure recorded in meta.erasures (when, how many, which stores; not whom)")
+    _rewrite_pages(settings)
+
+
+def _rewrite_pages(settings: Settings) -> None:
+    """Every report page written for this home, written again without the person."""
+    from pipelines.bi import BiSources
+    from pipelines.page import rewrite_pages
+
+    written, removed = rewrite_pages(sources=BiSources.from_settings(settings), home=settings.home)
+    for page in written:
+        click.echo(f"report page written again: {page}")
+    for page, why in removed:
+        click.echo(f"report page removed, as it could not be written again ({why}): {page}")

@@ -130,7 +130,8 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
             raise Failed(str(exc)) from None
     command = own_command(home=home)
     summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, command=command)
-    page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html")
+    page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html", tier=settings.page_tier,
+                      home=home)
     for line in _next_steps(command, page=page, home=home):
         click.echo(line)
 

@@ -1,22 +1,64 @@
-"""`metrics-etl report`: a self-contained HTML page of agent adoption, from the bi.* views."""
+"""`metrics-etl report`: a self-contained HTML page of agent adoption, from the bi.* views.
+
+Each page written for a data home is recorded there (PAGES_RECORD: its path and privacy tier),
+so `forget` can write every page again without the person it erased.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
-from pipelines.bi import BiSources, open_bi
+from pipelines.bi import BiError, BiSources, open_bi
 from pipelines.page._render import render_page
 
-__all__ = ["render_page", "write_page"]
+__all__ = ["PAGES_RECORD", "render_page", "rewrite_pages", "write_page"]
+
+PAGES_RECORD = ".report-pages.json"  # in the data home: {page path: tier}
 
 
-def write_page(*, sources: BiSources, out: Path) -> Path:
-    """Render the page from the serving database (or the warehouse) and write it to `out` atomically."""
+def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path | None = None) -> Path:
+    """Render the page from the serving database (or the warehouse) at the privacy `tier` and
+    write it to `out` atomically; with `home`, record it there for `rewrite_pages`."""
     with open_bi(sources=sources) as conn:
-        html = render_page(conn)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    partial.write_text(html, encoding="utf-8")
-    os.replace(partial, out)
+        html = render_page(conn, tier=tier)
+    _replace(out, html)
+    if home is not None:
+        pages = _recorded(home)
+        pages[str(out.absolute())] = tier
+        _replace(home / PAGES_RECORD, json.dumps(pages, indent=1, sort_keys=True))
     return out
+
+
+def rewrite_pages(*, sources: BiSources, home: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Every page recorded for `home` that still exists, written again at its tier (after an
+    erasure). A page that cannot be written again is removed, never left naming someone: those
+    come back as (path, why)."""
+    written: list[Path] = []
+    removed: list[tuple[Path, str]] = []
+    for name, tier in _recorded(home).items():
+        page = Path(name)
+        if not page.is_file():
+            continue
+        try:
+            written.append(write_page(sources=sources, out=page, tier=tier))
+        except (BiError, OSError) as exc:
+            page.unlink(missing_ok=True)
+            removed.append((page, str(exc)))
+    return written, removed
+
+
+def _recorded(home: Path) -> dict[str, str]:
+    try:
+        pages = json.loads((home / PAGES_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in pages.items()} if isinstance(pages, dict) else {}
+
+
+def _replace(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)

@@ -45,6 +45,7 @@ class PeriodRow:
     change_low: float | None  # the change's 95% interval, as a share of the previous rate
     change_high: float | None
     min_compared_days: int  # the rule's minimum of compared days a period
+    user_days: int  # days of the period with a user-level report: what its users are counted from
 
 
 def period_rows(rows: list[tuple[Any, ...]]) -> list[PeriodRow]:
@@ -112,7 +113,9 @@ def summary_section(rows: list[PeriodRow], total: TotalChange, *, scope_label: s
          f'{change.badge()} <span class="change-detail">{change.detail("a day")}</span>; {basis}'),
         ("Most used agent", escape(top.agent_name) if top else "—",
          f"{top.agent_job_starts:,} job starts" if top and top.agent_job_starts else ""),
-        ("Largest user base", f"{users:,}", "users of a single agent app"),
+        ("Largest user base", f"{users:,}", "users of a single agent app" + (
+            f' <strong class="short-period">from only {landed(first.user_days)}</strong>' if landed(first.user_days)
+            else "")),
     ]
     cells = "".join(
         f'<div class="tile"><div class="tile-label">{label}</div><div class="tile-value">{value}</div>'
@@ -162,6 +165,9 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
         )
         if first.previous_compared_days is not None:
             caption += f" · previous period: {_days(first.previous_compared_days, 'final day')} with agent data"
+        if landed(first.user_days):
+            caption += f' · <strong class="short-period">users from only {landed(first.user_days)}</strong>'
+
         why = _why_no_comparison(first.compared_days, first.previous_compared_days, first.min_compared_days)
         body: list[tuple[str, list[Cell]]] = []
         for r in group:

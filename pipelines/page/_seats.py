@@ -6,34 +6,41 @@ from html import escape
 
 import duckdb
 
+from pipelines.page._table import Cell, table
 from pipelines.warehouse.sql import run_sql
 
+_TOTALS = ("Organization", "Snapshot", "Seats", "Active 7 d", "Active 30 d", "Inactive 30 d", "Never active",
+           "Pending cancellation")
+_IDLE = ("Who", "Organization", "Assigned by", "Inactive since", "Days", "Pending cancellation")
 
-def seats_section(conn: duckdb.DuckDBPyConnection) -> str:
-    """Seat use on each organization's newest snapshot day, and the seats unused longest."""
+
+def seats_section(conn: duckdb.DuckDBPyConnection, *, names_people: bool) -> str:
+    """Seat use on each organization's newest snapshot day, and, where the page may name people
+    (its privacy tier), the seats unused longest by login."""
     totals = run_sql(conn, "page/select_seat_totals.sql")
     if not totals:
         return ""
-    rows = "".join(
-        f'<tr class="seat-row"><td>{escape(org)}</td><td>{day}</td><td class="num">{seats:,}</td>'
-        f'<td class="num">{active_7d:,}</td><td class="num">{active_30d:,}</td><td class="num">{inactive:,}</td>'
-        f'<td class="num">{never:,}</td><td class="num">{pending:,}</td></tr>'
+    rows: list[tuple[str, list[Cell]]] = [
+        ('class="seat-row"', [(escape(org), ""), (str(day), ""), (f"{seats:,}", "num"), (f"{active_7d:,}", "num"),
+                              (f"{active_30d:,}", "num"), (f"{inactive:,}", "num"), (f"{never:,}", "num"),
+                              (f"{pending:,}", "num")])
         for org, day, seats, active_7d, active_30d, inactive, never, pending in totals
-    )
-    idle = "".join(
-        f'<tr class="inactive-seat"><td>{escape(org)}</td><td>{escape(login)}</td><td>{escape(team)}</td>'
-        f"<td>{'never active' if never else since}</td><td class=\"num\">{days:,}</td>"
-        f"<td>{pending or ''}</td></tr>"
-        for org, login, team, since, days, never, pending in run_sql(conn, "page/select_inactive_seats.sql")
-    )
+    ]
+    if names_people:
+        idle: list[tuple[str, list[Cell]]] = [
+            ('class="inactive-seat"', [(escape(login), ""), (escape(org), ""), (escape(team), ""),
+                                       ("never active" if never else str(since), ""), (f"{days:,}", "num"),
+                                       (str(pending or ""), "")])
+            for org, login, team, since, days, never, pending in run_sql(conn, "page/select_inactive_seats.sql")
+        ]
+        unused = table(headings=_IDLE, rows=idle,
+                       caption="<strong>Unused longest</strong> · candidates for clean-up")
+    else:
+        unused = ('<p class="period-note">Who holds the unused seats is not shown: this page follows the aggregate '
+                  "privacy tier, which names nobody (<code>bi.inactive_seats</code> lists them for those allowed).</p>")
     return (
         '<section class="card" id="seats"><h2>Seats</h2>'
         '<p class="lead">The newest seat snapshot of each organization. Active: any assistant activity in the '
         "last 7 or 30 days before the snapshot day; inactive includes the never active.</p>"
-        '<table class="periods"><thead><tr><th>Organization</th><th>Snapshot</th><th>Seats</th><th>Active 7 d</th>'
-        "<th>Active 30 d</th><th>Inactive 30 d</th><th>Never active</th><th>Pending cancellation</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-        '<table class="periods"><caption><strong>Unused longest</strong> · candidates for clean-up</caption>'
-        "<thead><tr><th>Organization</th><th>Who</th><th>Assigned by</th><th>Inactive since</th><th>Days</th>"
-        f"<th>Pending cancellation</th></tr></thead><tbody>{idle}</tbody></table></section>"
+        f"{table(headings=_TOTALS, rows=rows)}{unused}</section>"
     )
