@@ -5,7 +5,7 @@ record as a dict, from the same sums.
 The arrays, as documented: `totals_by_feature` has one entry per feature and adds up to the
 record's counts; `totals_by_language_feature` has no `user_initiated_interaction_count`;
 `totals_by_language_model` and `totals_by_model_feature` cover chat only (no completions, no
-`others`); the desktop app's and the CLI's entries (`copilot_app`, `copilot_cli`) carry no
+`others` or `unknown`); the desktop app's and the CLI's entries (`copilot_app`, `copilot_cli`) carry no
 language or model, so they are in `totals_by_feature` only.
 """
 
@@ -25,7 +25,7 @@ COUNT_FIELDS = (
     "loc_deleted_sum",
 )
 # Features with no chat model: left out of the model arrays.
-NO_MODEL_FEATURES = frozenset({"code_completion", "others"})
+NO_MODEL_FEATURES = frozenset({"code_completion", "others", "unknown"})
 ZEROS = (0,) * 7
 JSON_BOOL = ("false", "true")
 COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces

@@ -125,8 +125,9 @@ _FEATURES: dict[str, tuple[float, float, float, float, float]] = {
     "chat_panel_unknown_mode": (0.3, 0.2, 0.5, 4.0, 1.0),
     "chat_panel_agent_mode": (1.5, 2.0, 0.7, 30.0, 8.0),
     "agent_edit": (0.0, 3.0, 0.8, 25.0, 10.0),
-    telemetry.PLAN_FEATURE: (1.0, 0.5, 0.5, 6.0, 1.0),
+    telemetry.PLAN_FEATURE: (1.0, 0.5, 0.5, 6.0, 1.0),  # as custom mode before PLAN_MODE_FROM
     telemetry.OTHERS_FEATURE: (0.3, 0.6, 0.4, 4.0, 1.0),
+    telemetry.UNKNOWN_FEATURE: (0.2, 0.4, 0.4, 4.0, 1.0),
 }
 _CHAT_FEATURES = ("chat_panel_ask_mode", "chat_panel_edit_mode", "chat_inline",
                   "chat_panel_custom_mode", "chat_panel_unknown_mode")
@@ -163,6 +164,8 @@ _SURFACE_COUNT_BYTES = 3  # the app's and VS Code agents' counts: a stream of th
 # The features of a 28-day report's engagement the emulator's flags can tell.
 _ENGAGEMENT_FEATURES = ("code_completion", "agent_edit", "code_review_passive", "code_review_active", "cloud_agent")
 # An adoption phase entry's averages per user, in the order the aggregate sums them.
+# The adoption phases' labels by phase_number, as the service's docs give them.
+PHASE_LABELS = ("No Cohort", "Phase 1", "Phase 2", "Phase 3")
 _PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
                    "avg_code_acceptance_activities", "avg_loc_added", "avg_loc_deleted")
 # The CLI's customizations a user may use (September 2026): names a customer defined come
@@ -703,10 +706,14 @@ class ReportData:
             if pick_features >> 4 & 1:
                 plan.append((_AGENT_MODE_FEATURES[1], p.agent_model, volume * _MULT[b[o + 11]]))
         extra = self._class_block(day.toordinal(), u // _BLOCK)[(u % _BLOCK) * telemetry.CLASS_BYTES:]
-        if chat and day >= telemetry.PLAN_MODE_FROM and extra[1] < telemetry.PLAN_BELOW:
-            plan.append((telemetry.PLAN_FEATURE, p.chat_model, volume * _MULT[extra[3]]))
-        if extra[2] < telemetry.OTHERS_BELOW:
-            plan.append((telemetry.OTHERS_FEATURE, _COMPLETION_MODEL, volume * _MULT[255 - extra[3]]))
+        if chat and extra[1] < telemetry.PLAN_BELOW:
+            # Before the service split plan mode out, it reported it as custom mode.
+            mode = telemetry.PLAN_FEATURE if day >= telemetry.PLAN_MODE_FROM else "chat_panel_custom_mode"
+            if all(f != mode for f, _, _ in plan):
+                plan.append((mode, p.chat_model, volume * _MULT[extra[3]]))
+        other = telemetry.other_feature(extra[2])
+        if other is not None:
+            plan.append((other, _COMPLETION_MODEL, volume * _MULT[255 - extra[3]]))
         apps: list[tuple[str | None, int, int]] = []
         if agents:
             for i, app in enumerate(p.apps):
@@ -798,7 +805,7 @@ class ReportData:
                 + (f',"{self._name("used_assistant_cloud_agent")}":{cloud}' if self._renamed(day) else "")
                 + f',"{self._name("used_assistant_app")}":{JSON_BOOL[d.app]}'
                 f',"used_vscode_agent":{JSON_BOOL[d.vscode_agent]}'
-                f',"ai_adoption_phase":{{"phase":"Phase {phase}","phase_number":{phase},"version":"v1"}}')
+                f',"ai_adoption_phase":{{"phase":"{PHASE_LABELS[phase]}","phase_number":{phase},"version":"v1"}}')
         if d.app_counts is not None:
             app = json.dumps(app_dict(d.app_counts), separators=COMPACT)
             text += f',"{self._name("totals_by_assistant_app")}":{app}'
@@ -990,7 +997,7 @@ class ReportData:
         for phase, (users, *totals) in sorted(phases.items()):
             share = weights[phase] / whole
             entry: dict[str, Any] = {
-                "phase": f"Phase {phase}", "phase_number": phase, "total_engaged_users": users,
+                "phase": PHASE_LABELS[phase], "phase_number": phase, "total_engaged_users": users,
                 "total_pull_requests_merged": int(merged * share),
                 **{name: round(total / users, 2) for name, total in zip(_PHASE_AVERAGES, totals, strict=True)},
                 "avg_pull_requests_created": round(created * share / users, 2),

@@ -15,8 +15,10 @@ gave before stays as it was for the users and days these rules leave alone:
   entry. From that day on the app's activity of every user is in the top-level counts so.
 - **the CLI** as a feature: a CLI user's day has a `copilot_cli` entry in `totals_by_feature`
   (counts from its CLI requests), inside the top-level counts.
-- **plan mode** (from PLAN_MODE_FROM, 2026-03-02, when the service split it from custom mode):
-  `chat_panel_plan_mode` on some chat days; **others**: `others` on some active days.
+- **plan mode** on some chat days: `chat_panel_plan_mode` from PLAN_MODE_FROM (2026-03-02), the
+  day the service split it out, `chat_panel_custom_mode` before (as the service reported it);
+  `others` and `unknown` on some active days (no chat model: left out of the model arrays, as
+  completions are).
 
 Eligible for the two classes are users who use the assistant at all (never the never-active
 seat holders, nor a lapsed user after lapsing).
@@ -36,15 +38,17 @@ CLASS_BYTES = 4
 # server-side only from there to SERVER_SIDE_BELOW.
 APP_ONLY_BELOW = 12
 SERVER_SIDE_BELOW = 32
-# Out of 256: plan mode among chat days (byte 1), `others` among active days (byte 2); byte 3
-# scales their volume.
+# Out of 256: plan mode among chat days (byte 1); `others`, then `unknown`, among active days
+# (byte 2); byte 3 scales their volume.
 PLAN_BELOW = 70
 OTHERS_BELOW = 40
+UNKNOWN_BELOW = 56
 
 APP_FEATURE = "copilot_app"
 CLI_FEATURE = "copilot_cli"
 PLAN_FEATURE = "chat_panel_plan_mode"
 OTHERS_FEATURE = "others"
+UNKNOWN_FEATURE = "unknown"
 
 
 def class_bytes(seed_key: int, users: int) -> bytes:
@@ -59,6 +63,11 @@ def day_class(b: bytes, o: int, day: date) -> str | None:
     if day >= SERVER_SIDE_FROM and APP_ONLY_BELOW <= b[o] < SERVER_SIDE_BELOW:
         return "server"
     return None
+
+
+def other_feature(b: int) -> str | None:
+    """The day's activity the service could not give a listed feature, if any."""
+    return OTHERS_FEATURE if b < OTHERS_BELOW else UNKNOWN_FEATURE if b < UNKNOWN_BELOW else None
 
 
 def _code_counts(interactions: int, requests: int, per_request: int) -> tuple[int, ...]:

@@ -93,7 +93,7 @@ def test_the_app_and_vscode_agent_objects_of_users_add_up_to_the_aggregate_s(con
         "SELECT DISTINCT ai_adoption_phase_phase_number, ai_adoption_phase_phase, ai_adoption_phase_version"
         " FROM core.user_daily_totals ORDER BY 1"
     ).fetchall()
-    assert phases == [(n, f"Phase {n}", "v1") for n in range(4)]
+    assert phases == [(0, "No Cohort", "v1"), *((n, f"Phase {n}", "v1") for n in range(1, 4))]
 
 
 @pytest.mark.parametrize("dialect", ["service", "github"])

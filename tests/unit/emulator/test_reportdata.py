@@ -282,7 +282,7 @@ def test_breakdowns_reconcile_with_the_totals_as_the_docs_shape_them(
     desktop app's and the CLI's entries; the model arrays to the chat features' entries only;
     totals_by_language_feature carries no interaction count."""
     surfaces = {"copilot_app", "copilot_cli"}
-    no_model = surfaces | {"code_completion", "others"}
+    no_model = surfaces | {"code_completion", "others", "unknown"}
     for record in history_records if level == "user" else history_aggregates:
         features = record["totals_by_feature"]
         assert _sums(features) == [record[field] for field in COUNT_FIELDS]
