@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pipelines._words import counted
-from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream
+from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream, report_dir
 from pipelines.ingest.errors import DownloadGaveUp, ReportChanged
 from pipelines.service import (
     LinkExpired,
@@ -33,10 +33,8 @@ _CHUNK_BYTES = 1 << 20
 
 def archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
     ref = metadata.ref
-    return (
-        raw_dir / ref.scope / ref.scope_name / f"{ref.level}-{ref.kind}"
-        / f"{metadata.start_day.isoformat()}_{metadata.end_day.isoformat()}"
-    )
+    return report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=ref.level, kind=ref.kind,
+                      start_day=metadata.start_day, end_day=metadata.end_day)
 
 
 def _chunks(client: ServiceClient, link: str, check: Callable[[], None]) -> Iterator[bytes]:

@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import zstandard
@@ -238,6 +239,13 @@ class _SegmentWriter:
         if self._long is not None:
             self._end_long()
         self._flush()
+
+
+def report_dir(raw_dir: Path, *, scope: str, scope_name: str, level: str, kind: str, start_day: date,
+               end_day: date) -> Path:
+    """Where a report's files (a seat listing's too) are archived:
+    `RAW_DIR/<scope>/<name>/<level>-<kind>/<start>_<end>/`."""
+    return raw_dir / scope / scope_name / f"{level}-{kind}" / f"{start_day.isoformat()}_{end_day.isoformat()}"
 
 
 def remove_dead_parts(raw_dir: Path) -> list[Path]:

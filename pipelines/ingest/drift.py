@@ -113,6 +113,11 @@ class DriftTally:
                 self.records[day, path, drift] += sign * count
                 self.types.setdefault((path, drift), kind)
 
+    def count(self, *, day: date, path: str, drift: str, value: object) -> None:
+        """Count one record (a seat) carrying `path` as `drift`, its value's JSON type seen."""
+        self.records[day, path, drift] += 1
+        self.types.setdefault((path, drift), json_type(value))
+
     def frame(self) -> pl.DataFrame:
         """One row per day, path and drift: the raw.field_drift rows, without their context."""
         rows = [

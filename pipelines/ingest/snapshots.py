@@ -11,6 +11,8 @@ is an enterprise's (endpoint "enterprise_seats"). A seat whose assignee is null 
 unassigned seat; one that cannot land is left out alone, with a warning naming its place in the
 listing and why (endpoint "seat_records" or "enterprise_seat_records"), counted beside the
 listing's total (left_out_seats, left_out_holders), and everything else of the snapshot lands.
+Each seat listing is archived as a report file is (seat_listings.py), and what its seats carried
+beyond the declared fields is told as drift (raw.field_drift, level "seats").
 
 Long because it is one collection run: its settings, result and cost types are what its
 REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules.
@@ -21,14 +23,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
-from datetime import date
+from datetime import UTC, date, datetime
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from pipelines.ingest._batch import AdaptiveBatch
 from pipelines.ingest.forgotten import without_forgotten
+from pipelines.ingest.seat_listings import Listed, archive_listings
 from pipelines.service import canonical_scopes, forget_cached
 from pipelines.service import repos as api
 from pipelines.service.errors import (
@@ -41,7 +45,7 @@ from pipelines.service.errors import (
 )
 from pipelines.transform import seats as seats_tf
 from pipelines.transform import snapshots as tf
-from pipelines.warehouse.snapshots import replace_snapshot_day
+from pipelines.warehouse.snapshots import listing_files, replace_snapshot_day
 
 if TYPE_CHECKING:
     import duckdb
@@ -129,6 +133,7 @@ class SnapshotResult:
     frames: Mapping[str, pl.DataFrame]
     warnings: tuple[SnapshotWarning, ...]
     cost: SnapshotCost
+    seat_listings: tuple[Listed, ...] = ()  # every seat listing as fetched, for the archive
 
 
 @dataclass(frozen=True)
@@ -160,11 +165,12 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
                 records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
                 day=day, org=org, refused=refused,
             ))
+    listed: list[Listed] = []
     seats, org_unassigned, seat_totals = _collect_seats(
-        client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings
+        client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings, listed=listed
     )
     enterprise_seats, enterprise_unassigned, enterprise_totals = _collect_seats(
-        client, _ENTERPRISE_SEATS, names=settings.enterprises, day=day, warnings=warnings
+        client, _ENTERPRISE_SEATS, names=settings.enterprises, day=day, warnings=warnings, listed=listed
     )
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 
@@ -200,22 +206,31 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
         rate_limit_remaining_before=budget_before.core,
         rate_limit_remaining_after=budget_after.core,
     )
-    return SnapshotResult(day=day, frames=frames, warnings=tuple(warnings), cost=cost)
+    return SnapshotResult(day=day, frames=frames, warnings=tuple(warnings), cost=cost, seat_listings=tuple(listed))
 
 
 def run_snapshot(
     client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date,
-    forgotten: Forgotten | None = None,
+    forgotten: Forgotten | None = None, raw_dir: Path | None = None,
 ) -> SnapshotResult:
-    """Collect `day` and replace it in the warehouse in one transaction.
+    """Collect `day` and replace it in the warehouse in one transaction, each seat listing archived
+    under `raw_dir` (None: a caller keeping no raw archive, as a benchmark) with its raw.report_files
+    row; the files of the day's listings fetched before are removed once it commits.
 
-    People erased by `metrics-etl forget` (`forgotten`) are left out of what lands, and the
-    cached listings naming them are removed from the ETag cache (ingest/forgotten.py).
+    People erased by `metrics-etl forget` (`forgotten`) are left out of what lands and of the
+    archive, and the cached listings naming them are removed from the ETag cache (ingest/forgotten.py).
     """
+    fetched_at = datetime.now(UTC)
     result = collect_snapshot(client, settings=settings, day=day)
     if forgotten is not None:
         result = replace(result, frames=_without_forgotten(result.frames, forgotten))
-    replace_snapshot_day(conn, day=day, frames=result.frames)
+    files, drift = archive_listings(list(result.seat_listings), raw_dir=raw_dir, day=day, fetched_at=fetched_at,
+                                    forgotten=forgotten)
+    before = listing_files(conn, day=day)
+    replace_snapshot_day(conn, day=day, frames=result.frames, listings=files, drift=drift)
+    # The day's earlier listings (another content, another name) are no longer named by any row.
+    for path in set(before) - set(files["archive_path"].to_list()):
+        Path(path).unlink(missing_ok=True)
     if forgotten is not None and client.config.etag_cache is not None:
         forget_cached(client.config.etag_cache, forgotten.names_line)
     return result
@@ -317,7 +332,8 @@ _ENTERPRISE_SEATS = _SeatOwner(
 
 
 def _collect_seats(
-    client: ServiceClient, owner: _SeatOwner, *, names: tuple[str, ...], day: date, warnings: list[SnapshotWarning]
+    client: ServiceClient, owner: _SeatOwner, *, names: tuple[str, ...], day: date, warnings: list[SnapshotWarning],
+    listed: list[Listed],
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Every organization's (or enterprise's) seats, unassigned seats and total; 403/404 is a
     warning for it, and so is each seat that cannot land (the listing's others land)."""
@@ -334,6 +350,7 @@ def _collect_seats(
         except ServiceError as exc:
             raise SnapshotFailed(f"snapshot of {owner.kind} {name!r} failed listing its seats: {exc}") from exc
         rows = owner.rows(listing.seats, day, name)
+        listed.append(Listed(owner.kind, name, listing, rows.drift))
         frames.append(rows.seats)
         unassigned.append(rows.unassigned)
         totals[name] = listing.total_seats

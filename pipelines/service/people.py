@@ -8,6 +8,10 @@ carrying the id and login). Besides, in every kind, any object typed "User" (the
 object, wherever it is) is a person: a kind or a path not declared here still names its people.
 Every other object's `id` (a repository's, an issue's, a team's) and `organization` name no
 person. Erasure and the webhook loader test exactly these.
+
+A seat of a seat listing (the seats extension) names its holder at `SEAT_HOLDER`, with the
+person's `name` and `email` beside their id and login: the seat goes whole with the person (its
+row, its archived line).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["EVERY_KIND", "LOGIN_TOKEN", "PERSON_FIELDS", "PersonPath", "payload_people"]
+__all__ = ["EVERY_KIND", "LOGIN_TOKEN", "PERSON_FIELDS", "SEAT_HOLDER", "PersonPath", "payload_people", "seat_holder"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,10 @@ PERSON_FIELDS: dict[str, tuple[PersonPath, ...]] = {
     "organization": (_user("membership.user"),),
 }
 
+# The holder of a seat (organization and enterprise seat listings), null for an unassigned seat.
+# Every member of it names the person (`name`, `email` too): a seat goes whole with its holder.
+SEAT_HOLDER = PersonPath("assignee")
+
 # A login in text: letters and digits joined by single hyphens (an underscore before an enterprise's
 # suffix), whole: never part of a longer login, so `dev-00018` is not found in `dev-000180`. Group 1
 # is the `@` of a mention, group 2 the login.
@@ -91,6 +99,14 @@ def payload_people(event: str, document: object) -> Iterator[tuple[int | None, s
             if isinstance(email, str) and (no_reply := _NO_REPLY.match(email)):
                 yield (int(no_reply[1]) if no_reply[1] else None, no_reply[2])
     yield from _typed_users(document)
+
+
+def seat_holder(seat: object) -> tuple[int | None, str | None]:
+    """(user id, login) of the person holding a seat as listed; (None, None) for an unassigned seat."""
+    holder = next(_resolve(seat, SEAT_HOLDER.path.split(".")), None)
+    if not isinstance(holder, dict):
+        return None, None
+    return _person(holder.get(SEAT_HOLDER.id_key) if SEAT_HOLDER.id_key else None, holder.get(SEAT_HOLDER.login_key))
 
 
 def _typed_users(document: object) -> Iterator[tuple[int | None, str | None]]:

@@ -52,10 +52,13 @@ def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
 
 @dataclass(frozen=True)
 class SeatListing:
-    """A seat listing: `total_seats` as the first page says it, and every seat listed."""
+    """A seat listing: `total_seats` as the first page says it, and every seat listed; `envelope`,
+    the first page without its seats (what a listing says besides them), and `source`, its URL."""
 
     total_seats: int
     seats: list[Record]
+    envelope: Record
+    source: str
 
 
 def list_seats(client: ServiceClient, *, org: str) -> SeatListing:
@@ -77,16 +80,22 @@ def list_enterprise_seats(client: ServiceClient, *, enterprise: str) -> SeatList
 
 
 def _seat_listing(client: ServiceClient, *, path: str) -> SeatListing:
-    total: int | None = None
-    seats: list[Record] = []
+    source = f"{client.base_url}{path}"
+    listing: SeatListing | None = None
     for page, items in client.paginate_envelope(path=path, items_key="seats", params=_LIST_PARAMS):
-        if total is None:
-            value = page.get("total_seats")
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
-                raise ServiceError(f"GET {client.base_url}{path} answered no total_seats count: {value!r}")
-            total = value
-        seats.extend(items)
-    return SeatListing(total_seats=total or 0, seats=seats)
+        if listing is None:  # the first page says what the listing is, before any other is asked for
+            listing = seat_listing({key: value for key, value in page.items() if key != "seats"}, [], source=source)
+        listing.seats.extend(items)
+    return listing or seat_listing({}, [], source=source)
+
+
+def seat_listing(envelope: Record, seats: list[Record], *, source: str) -> SeatListing:
+    """A listing from its envelope and seats, as fetched or as archived; ServiceError when the
+    envelope holds no `total_seats` count."""
+    value = envelope.get("total_seats")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+        raise ServiceError(f"GET {source} answered no total_seats count: {value!r}")
+    return SeatListing(total_seats=value, seats=seats, envelope=envelope, source=source)
 
 
 def create_repository(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipelines.service.dialect import Level
+from pipelines.transform.seat_fields import SEAT_TABLES
 
 # Scalar counts shared by a daily record and every breakdown element.
 ACTIVITY_COUNTS: tuple[str, ...] = (
@@ -344,6 +345,8 @@ def declared_columns() -> dict[str, dict[str, pl.DataType]]:
         # The repository rows carry the pull-request members (RECORD_OBJECTS, level "repos").
         "core.repository_days": totals_columns(REPOS),
         "core.adoption_phases": {k: v for k, v in ADOPTION_PHASE_ENTRY.items() if k != "phase_number"},
+        # The seat listings' declared fields (seat_fields.py), in each seat table.
+        **SEAT_TABLES,
     }
 
 def _instance(dtype: object) -> pl.DataType:
@@ -381,7 +384,8 @@ def totals_columns(level: str) -> dict[str, pl.DataType]:
     return columns
 
 
-_DUCKDB_TYPES = {pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN", pl.String: "VARCHAR", pl.Date: "DATE"}
+_DUCKDB_TYPES = {pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN", pl.String: "VARCHAR", pl.Date: "DATE",
+                 pl.Datetime: "TIMESTAMPTZ"}  # declared instants are UTC (seat_fields.TIMESTAMP)
 
 
 def duckdb_type(dtype: pl.DataType) -> str:

@@ -9,6 +9,8 @@ account) is an unassigned seat: a row of `snapshots.unassigned_seats`, counted w
 A seat that cannot land (an assignee without an id, a timestamp that is not one, in an
 enterprise no grant to name) is left out alone with its reason, naming its place in the listing
 and never its holder, and counted beside the listing's total; the listing's other seats land.
+Every declared field (seat_fields.py) lands in its column; what a seat carries beyond them, in
+its row's `extra`, and told as drift (SeatRows.drift).
 
 Long because both listings share one reader of a seat: its type checks, and the count of the
 seats (holders) left out.
@@ -16,12 +18,15 @@ seats (holders) left out.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
 import polars as pl
+
+from pipelines.transform.seat_fields import HOLDER_COLUMNS, SEAT_COLUMNS, SEAT_FIELDS, beyond
 
 __all__ = [
     "ENTERPRISE_SEATS_SCHEMA",
@@ -37,23 +42,9 @@ __all__ = [
     "seats_frame",
 ]
 
-_TS = pl.Datetime("us", "UTC")
-
-# What a seat says, whichever listing it comes from.
-_SEAT_COLUMNS: dict[str, pl.DataType] = {
-    "login": pl.String(),
-    "assigning_team_id": pl.Int64(),
-    "assigning_team_slug": pl.String(),
-    "plan_type": pl.String(),
-    "created_at": _TS,
-    "updated_at": _TS,
-    "pending_cancellation_date": pl.Date(),
-    "last_activity_at": _TS,
-    "last_activity_editor": pl.String(),
-    "last_authenticated_at": _TS,
-    "organization_login": pl.String(),
-    "assigning_team_type": pl.String(),
-}
+# What a seat says, whichever listing it comes from: its declared fields (seat_fields.py), and
+# what it carried beyond them as it came (JSON text; None when nothing).
+_SEAT_COLUMNS: dict[str, pl.DataType] = {**SEAT_COLUMNS, "extra": pl.String()}
 
 SEATS_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_day": pl.Date(),
@@ -68,7 +59,6 @@ ENTERPRISE_SEATS_SCHEMA: dict[str, pl.DataType] = {
     "user_id": pl.Int64(),
     "granted_through": pl.String(),
     "granted_by": pl.String(),
-    "organization_id": pl.Int64(),
     **_SEAT_COLUMNS,
 }
 
@@ -77,7 +67,7 @@ UNASSIGNED_SEATS_SCHEMA: dict[str, pl.DataType] = {
     "scope": pl.String(),  # organization or enterprise: whose listing
     "scope_name": pl.String(),
     "seat_number": pl.Int64(),  # 1, 2, ...: the unassigned seats of the listing in listing order
-    **{name: dtype for name, dtype in _SEAT_COLUMNS.items() if name != "login"},
+    **{name: dtype for name, dtype in _SEAT_COLUMNS.items() if name not in HOLDER_COLUMNS},
 }
 
 SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
@@ -94,9 +84,6 @@ ENTERPRISE_SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
     "left_out_holders": pl.Int64(),  # of them, at most this many holders had only seats left out
 }
 
-_TIMESTAMPS = ("created_at", "updated_at", "last_activity_at", "last_authenticated_at")
-
-
 class SeatRecordError(ValueError):
     """A seat the table cannot hold (an assignee without an id, no grant, a timestamp that is not one)."""
 
@@ -112,6 +99,9 @@ class SeatRows:
     # whose integer assignee id landed on another row is not missing; each other one is, once per
     # id, and once each where no id can be read (so, for an enterprise, at most this many holders).
     left_out: int
+    # What the listed seats carried beyond the declarations: (path, UNDECLARED or MISTYPED, value),
+    # once per seat and path, the seats left out too.
+    drift: list[tuple[str, str, object]]
 
 
 def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) -> SeatRows:
@@ -123,9 +113,10 @@ def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) ->
     """
     where = f"organization {org!r}"
     rows, unassigned, refused, missing = [], [], [], []
+    drift: list[tuple[str, str, object]] = []
     for index, rec in enumerate(records):
         try:
-            row = _seat(rec, index=index, where=where)
+            row = _seat(rec, index=index, where=where, drift=drift)
         except SeatRecordError as exc:
             refused.append(str(exc))
             missing.append(_holder(rec, index))
@@ -140,6 +131,7 @@ def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) ->
         unassigned=_unassigned(unassigned, day=day, scope="organization", name=org),
         refused=refused,
         left_out=_left_out(missing, landed=frame["user_id"]),
+        drift=drift,
     )
 
 
@@ -152,9 +144,10 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
     """
     where = f"enterprise {enterprise!r}"
     rows, unassigned, refused, missing = [], [], [], []
+    drift: list[tuple[str, str, object]] = []
     for index, rec in enumerate(records):
         try:
-            row = _seat(rec, index=index, where=where)
+            row = _seat(rec, index=index, where=where, drift=drift)
             if row["user_id"] is None:
                 unassigned.append(row)
                 continue
@@ -163,11 +156,8 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
             refused.append(str(exc))
             missing.append(_holder(rec, index))
             continue
-        organization = rec.get("organization")
-        organization = organization if isinstance(organization, Mapping) else {}
         rows.append(_ordered({"snapshot_day": day, "enterprise": enterprise, "granted_through": through,
-                              "granted_by": by, "organization_id": _int(organization.get("id"))} | row,
-                             ENTERPRISE_SEATS_SCHEMA))
+                              "granted_by": by} | row, ENTERPRISE_SEATS_SCHEMA))
     schema = ENTERPRISE_SEATS_SCHEMA
     frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     key = ["user_id", "granted_through", "granted_by"]
@@ -176,6 +166,7 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
         unassigned=_unassigned(unassigned, day=day, scope="enterprise", name=enterprise),
         refused=refused,
         left_out=_left_out(missing, landed=frame["user_id"]),
+        drift=drift,
     )
 
 
@@ -231,38 +222,35 @@ def _left_out(missing: Iterable[tuple[str, int]], *, landed: pl.Series) -> int:
     return len({holder for holder in missing if not (holder[0] == "id" and holder[1] in ids)})
 
 
-def _seat(rec: Mapping[str, Any], *, index: int, where: str) -> dict[str, Any]:
-    """The seat's columns; `user_id` None for a seat whose assignee is null (unassigned)."""
+def _seat(rec: Any, *, index: int, where: str, drift: list[tuple[str, str, object]]) -> dict[str, Any]:
+    """The seat's columns (SEAT_FIELDS) and `extra`; `user_id` None for a seat whose assignee is
+    null (unassigned). What it carried beyond the declarations is added to `drift`."""
     if not isinstance(rec, Mapping):
         raise SeatRecordError(f"seat {index} of {where} is not an object")
+    extra, found = beyond(rec)
+    drift += found
     assignee = rec.get("assignee")
     user_id = assignee.get("id") if isinstance(assignee, Mapping) else None
-    if assignee is None:
-        assignee = {}
-    elif not isinstance(assignee, Mapping) or not isinstance(user_id, int) or isinstance(user_id, bool):
+    if assignee is not None and (
+        not isinstance(assignee, Mapping) or not isinstance(user_id, int) or isinstance(user_id, bool)
+    ):
         # Its text is not repeated: it may name the person.
         raise SeatRecordError(f"seat {index} of {where} has an assignee without an integer id")
-    team = rec.get("assigning_team")
-    team = team if isinstance(team, Mapping) else {}
-    organization = rec.get("organization")
-    organization = organization if isinstance(organization, Mapping) else {}
-    row: dict[str, Any] = {
-        "user_id": user_id,
-        "login": assignee.get("login"),
-        "assigning_team_id": team.get("id"),
-        "assigning_team_slug": team.get("slug"),
-        "assigning_team_type": team.get("type"),
-        "organization_login": organization.get("login"),
-        "plan_type": rec.get("plan_type"),
-        "last_activity_editor": rec.get("last_activity_editor"),
-    }
-    for name, value in row.items():
-        _check_type(value, _SEAT_COLUMNS.get(name, pl.Int64()), field=name, index=index, where=where)
-    _check_type(organization.get("id"), pl.Int64(), field="organization.id", index=index, where=where)
-    row["pending_cancellation_date"] = _day(rec.get("pending_cancellation_date"), index=index, where=where)
-    for name in _TIMESTAMPS:
-        row[name] = _instant(rec.get(name), field=name, index=index, where=where)
+    row = {column: _typed(_at(rec, path), dtype, field=column, index=index, where=where)
+           for path, (column, dtype) in SEAT_FIELDS.items()}
+    row["extra"] = json.dumps(extra, ensure_ascii=False) if extra else None
     return row
+
+
+def _at(rec: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at a declared path; None where an object on the way is null or not an object
+    (a mistyped object is in `extra`)."""
+    value: Any = rec
+    for step in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(step)
+    return value
 
 
 def _grant(row: Mapping[str, Any], *, enterprise: str, index: int, where: str) -> tuple[str, str]:
@@ -285,11 +273,16 @@ def _ordered(row: Mapping[str, Any], schema: Mapping[str, pl.DataType]) -> dict[
 _INT64 = range(-(2**63), 2**63)
 
 
-def _check_type(value: Any, dtype: pl.DataType, *, field: str, index: int, where: str) -> None:
-    """Refuse the seat if its column cannot take `value` (a building frame would fail on it and
-    take the whole listing with it). The value is not repeated: it may name the person."""
+def _typed(value: Any, dtype: pl.DataType, *, field: str, index: int, where: str) -> Any:
+    """`value` as its column takes it; the seat is refused if the column cannot (a building frame
+    would fail on it and take the whole listing with it). The value is not repeated when it is
+    not a time: it may name the person."""
     if value is None:
-        return
+        return None
+    if isinstance(dtype, pl.Datetime):
+        return _instant(value, field=field, index=index, where=where)
+    if isinstance(dtype, pl.Date):
+        return _day(value, field=field, index=index, where=where)
     if isinstance(dtype, pl.Int64):
         fits = isinstance(value, int) and not isinstance(value, bool) and value in _INT64
         kind = "an integer id"
@@ -297,15 +290,10 @@ def _check_type(value: Any, dtype: pl.DataType, *, field: str, index: int, where
         fits, kind = isinstance(value, str), "text"
     if not fits:
         raise SeatRecordError(f"seat {index} of {where}: {field} is not {kind}")
+    return value
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _instant(value: Any, *, field: str, index: int, where: str) -> datetime | None:
-    if value is None:
-        return None
+def _instant(value: Any, *, field: str, index: int, where: str) -> datetime:
     try:
         parsed = datetime.fromisoformat(value)
     except (TypeError, ValueError):
@@ -314,12 +302,8 @@ def _instant(value: Any, *, field: str, index: int, where: str) -> datetime | No
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
-def _day(value: Any, *, index: int, where: str) -> date | None:
-    if value is None:
-        return None
+def _day(value: Any, *, field: str, index: int, where: str) -> date:
     try:
         return date.fromisoformat(value)
     except (TypeError, ValueError):
-        raise SeatRecordError(
-            f"seat {index} of {where}: pending_cancellation_date {value!r:.60} is not a day"
-        ) from None
+        raise SeatRecordError(f"seat {index} of {where}: {field} {value!r:.60} is not a day") from None

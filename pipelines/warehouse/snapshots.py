@@ -1,13 +1,16 @@
-"""Land one snapshot day: every snapshot table's rows for the day replaced in one transaction."""
+"""Land one snapshot day: every snapshot table's rows for the day replaced in one transaction,
+with the day's seat listings' raw.report_files rows (their archived files) and seat drift."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
+from typing import Any
 
 import duckdb
 import polars as pl
 
+from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL
 from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.sql import rollback, run_sql
 
@@ -22,23 +25,29 @@ class SnapshotFrameError(ValueError):
 
 
 def replace_snapshot_day(
-    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame]
+    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame],
+    listings: pl.DataFrame | None = None, drift: pl.DataFrame | None = None,
 ) -> dict[str, int]:
-    """Replace `day` in every snapshot table with `frames` (table name → rows); all or nothing.
+    """Replace `day` in every snapshot table with `frames` (table name → rows), and, when given,
+    the day's seat listings' `raw.report_files` rows with `listings` and their `raw.field_drift`
+    rows with `drift`; all or nothing.
 
     Every table in SNAPSHOT_TABLES must be given, even empty, so a re-run cannot leave an old
     table's rows beside new ones. Returns rows written per table.
     """
     _check_frames(day=day, frames=frames)
-    written: dict[str, int] = {}
+    steps: list[tuple[str, pl.DataFrame, dict[str, Any]]] = [
+        (f"replace_{table}_day", frames[table], {}) for table in SNAPSHOT_TABLES
+    ]
+    listing = {"level": LISTING_LEVEL, "kind": LISTING_KIND}
+    steps += [(sql, frame, listing) for sql, frame in (("replace_seat_listing_files_day", listings),
+                                                       ("replace_seat_drift_day", drift)) if frame is not None]
     conn.begin()
     try:
-        for table in SNAPSHOT_TABLES:
-            frame = frames[table]
+        for sql, frame, params in steps:
             conn.register(_FRAME_VIEW, frame.to_arrow())
-            run_sql(conn, f"snapshots/replace_{table}_day.sql", day=day)
+            run_sql(conn, f"snapshots/{sql}.sql", day=day, **params)
             conn.unregister(_FRAME_VIEW)
-            written[table] = frame.height
         run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[f"snapshots.{t}" for t in SNAPSHOT_TABLES],
                 start_day=day, end_day=day)
         conn.commit()
@@ -47,7 +56,13 @@ def replace_snapshot_day(
         rollback(conn)
         conn.unregister(_FRAME_VIEW)
         raise
-    return written
+    return {table: frames[table].height for table in SNAPSHOT_TABLES}
+
+
+def listing_files(conn: duckdb.DuckDBPyConnection, *, day: date) -> list[str]:
+    """The archive files of the day's seat listings (raw.report_files)."""
+    rows = run_sql(conn, "snapshots/select_seat_listing_files.sql", level=LISTING_LEVEL, kind=LISTING_KIND, day=day)
+    return [path for (path,) in rows]
 
 
 def _check_frames(*, day: date, frames: Mapping[str, pl.DataFrame]) -> None:

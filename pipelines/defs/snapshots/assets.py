@@ -52,7 +52,8 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
         snapshot_settings = SnapshotSettings.from_settings(service.settings())
         with service.client() as client, warehouse.get_connection() as conn:
             forgotten = load_forgotten(conn, storage.pseudonym_key)
-            result = run_snapshot(client, conn, settings=snapshot_settings, day=day, forgotten=forgotten)
+            result = run_snapshot(client, conn, settings=snapshot_settings, day=day, forgotten=forgotten,
+                                  raw_dir=storage.raw_path)
             for warning in result.warnings:
                 context.log.warning(
                     "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message

@@ -33,7 +33,7 @@ _HOSTILE = {
     "a list as the editor": (_SEAT | {"last_activity_editor": ["bob"]}, "last_activity_editor is not text"),
     "a number as the login": (_SEAT | {"assignee": {"id": 6, "login": 12}}, "login is not text"),
     "an organization id over 64 bits": (_SEAT | {"organization": {"login": "acme", "id": 2**70}},
-                                        "organization.id is not an integer id"),
+                                        "organization_id is not an integer id"),
     "an empty assignee": (_SEAT | {"assignee": {}}, "has an assignee without an integer id"),
     "a string assignee": (_SEAT | {"assignee": "bob"}, "has an assignee without an integer id"),
 }

@@ -95,7 +95,10 @@ def test_list_enterprise_seats_asks_the_dialects_enterprise_billing_path_to_the_
 
 def test_list_seats_of_an_org_without_seats_is_an_empty_listing_with_its_total(tmp_path):
     with _client(lambda r: httpx.Response(200, json={"total_seats": 0, "seats": []}), tmp_path) as client:
-        assert list_seats(client, org="acme") == SeatListing(total_seats=0, seats=[])
+        source = f"{client.base_url}/orgs/acme/assistant/billing/seats"
+        assert list_seats(client, org="acme") == SeatListing(
+            total_seats=0, seats=[], envelope={"total_seats": 0}, source=source
+        )
 
 
 def test_list_seats_takes_the_total_from_the_first_page(tmp_path):

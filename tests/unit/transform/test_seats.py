@@ -49,6 +49,17 @@ def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
         "last_authenticated_at": datetime(2026, 11, 19, 8, 0, tzinfo=UTC),
         "organization_login": None,
         "assigning_team_type": None,
+        # Fields fetched and dropped before: the holder's type, the team's name; a field no
+        # declaration names is kept in `extra` as it came.
+        "assignee_type": "User",
+        "assignee_name": None,
+        "assignee_email": None,
+        "organization_id": None,
+        "assigning_team_name": "Platform",
+        "assigning_team_parent_id": None,
+        "assigning_team_parent_slug": None,
+        "assigning_team_parent_name": None,
+        "extra": '{"unknown_field": true}',
     }
 
 

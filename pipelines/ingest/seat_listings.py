@@ -1,0 +1,138 @@
+"""Each seat listing archived as a report file is, and read back from the archive (docs/snapshots.md).
+
+A listing, every page of it, is one NDJSON file written by the report files' archive writer
+(`archive.archive_stream`: zstd, sha256, its name carrying the hash, a `.part` until complete)
+under `RAW_DIR/<scope>/<name>/seats-snapshot/<day>_<day>/`: its first line the listing's
+envelope (`total_seats` and whatever else its first page said beside the seats), then one line
+per seat as listed. Its `raw.report_files` row (level `seats`, report kind `snapshot`, the
+snapshot day as first and last day) lands in the snapshot's transaction, so retention, the
+erasure of a person (the seat lines they hold: SEAT_HOLDER) and the archive lineage reach it as
+they reach report files. A seat of a person erased by `metrics-etl forget` is never written.
+`read_listing` gives the listing back, so the seat tables can be derived again from the archive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import zstandard
+
+from pipelines.ingest.archive import ArchivedFile, archive_stream, report_dir
+from pipelines.ingest.drift import DriftTally
+from pipelines.service.people import seat_holder
+from pipelines.service.repos import SeatListing, seat_listing
+from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL
+from pipelines.warehouse.people import Forgotten, Person
+
+__all__ = ["Listed", "archive_listings", "names_seat_line", "read_listing"]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One listing as fetched, with whose it is and what its seats carried beyond the declarations."""
+
+    scope: str  # organization or enterprise
+    name: str
+    listing: SeatListing
+    drift: list[tuple[str, str, object]]  # SeatRows.drift
+
+
+def _line(document: object) -> bytes:
+    try:
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate the service sent stays an escape, as it came
+        return json.dumps(document, separators=(",", ":")).encode() + b"\n"
+
+
+def names_seat_line(line: bytes, who: Person | Forgotten) -> bool:
+    """Whether an archived seat line is the seat of `who` (its holder's id or login): the line
+    goes whole, the holder's name and email with it. The envelope and an unassigned seat name nobody."""
+    try:
+        return _held_by(json.loads(line), who)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _held_by(seat: object, who: Person | Forgotten) -> bool:
+    user_id, login = seat_holder(seat)
+    return (user_id is not None or login is not None) and who.is_person(user_id, login)
+
+
+def archive_listings(
+    listed: list[Listed], *, raw_dir: Path | None, day: date, fetched_at: datetime, forgotten: Forgotten | None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Archive each listing under `raw_dir` (None: not kept); the raw.report_files rows of the
+    files written and the raw.field_drift rows of the listings' seats."""
+    files = [] if raw_dir is None else [
+        _archive(each, raw_dir=raw_dir, day=day, fetched_at=fetched_at, forgotten=forgotten) for each in listed
+    ]
+    drift = [_drift(each, day=day, fetched_at=fetched_at) for each in listed]
+    return (pl.concat(files) if files else _files_frame([]),
+            pl.concat(drift) if drift else _drift_frame(DriftTally(""), "", "", fetched_at))
+
+
+def _archive(each: Listed, *, raw_dir: Path, day: date, fetched_at: datetime,
+             forgotten: Forgotten | None) -> pl.DataFrame:
+    kept = [seat for seat in each.listing.seats if forgotten is None or not _held_by(seat, forgotten)]
+
+    def lines() -> Iterator[bytes]:
+        yield _line(each.listing.envelope)
+        for seat in kept:
+            yield _line(seat)
+
+    target = report_dir(raw_dir, scope=each.scope, scope_name=each.name, level=LISTING_LEVEL, kind=LISTING_KIND,
+                        start_day=day, end_day=day)
+    archived = archive_stream(lines(), archive_dir=target, stem=f"{0:04d}", batch_rows=1 << 20, emit=lambda _: None)
+    return _files_frame([_file_row(each, archived, day=day, fetched_at=fetched_at, seats=len(kept))])
+
+
+def _file_row(each: Listed, archived: ArchivedFile, *, day: date, fetched_at: datetime, seats: int
+              ) -> dict[str, Any]:
+    return {
+        "scope": each.scope, "scope_name": each.name, "report_kind": LISTING_KIND, "level": LISTING_LEVEL,
+        "report_start_day": day, "report_end_day": day, "file_index": 0, "bytes": archived.bytes,
+        "sha256": archived.sha256, "records": seats, "quarantined": 0, "repeated_lines": 0,
+        "archive_path": str(archived.path), "link": each.listing.source, "fetched_at": fetched_at,
+    }
+
+
+_FILES_SCHEMA: dict[str, pl.DataType] = {
+    "scope": pl.String(), "scope_name": pl.String(), "report_kind": pl.String(), "level": pl.String(),
+    "report_start_day": pl.Date(), "report_end_day": pl.Date(), "file_index": pl.Int32(), "bytes": pl.Int64(),
+    "sha256": pl.String(), "records": pl.Int64(), "quarantined": pl.Int64(), "repeated_lines": pl.Int64(),
+    "archive_path": pl.String(), "link": pl.String(), "fetched_at": pl.Datetime("us", "UTC"),
+}
+
+
+def _files_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=_FILES_SCHEMA)
+
+
+def _drift(each: Listed, *, day: date, fetched_at: datetime) -> pl.DataFrame:
+    """Each path counted once per seat, as a report's records are counted (ingest/drift.py)."""
+    tally = DriftTally(dialect="")
+    for path, drift, value in each.drift:
+        tally.count(day=day, path=path, drift=drift, value=value)
+    return _drift_frame(tally, each.scope, each.name, fetched_at)
+
+
+def _drift_frame(tally: DriftTally, scope: str, name: str, fetched_at: datetime) -> pl.DataFrame:
+    return tally.frame().select(
+        pl.lit(scope).alias("scope"), pl.lit(name).alias("scope_name"), pl.lit(LISTING_LEVEL).alias("level"),
+        pl.lit(LISTING_KIND).alias("report_kind"), pl.all(),
+        pl.lit(fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
+    )
+
+
+def read_listing(path: Path, *, source: str) -> SeatListing:
+    """The listing an archive file holds, as it was fetched (less the seats of erased people)."""
+    with path.open("rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as unpacked:
+        lines = unpacked.read().splitlines()
+    envelope: Mapping[str, Any] = json.loads(lines[0]) if lines else {}
+    return seat_listing(dict(envelope), [json.loads(line) for line in lines[1:]], source=source)
