@@ -62,12 +62,14 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
   header { padding: 18px 16px; } main { padding: 12px 12px 32px; } .card { padding: 14px; }
   table.periods th, table.periods td { padding: 5px 4px; }
 }
-/* A phone cannot show a table's columns side by side at a readable size: each row becomes a short
-   block, its name on top, then "heading value" pairs flowing as text and its change on a line
-   of its own (every cell carries its heading: _table.py). Charts name fewer dates. */
 @media (max-width: 600px) {
   .tiles { grid-template-columns: 1fr; }
   .tick-phone { display: inline; } .tick-wide { display: none; }
+}
+/* Up to a tablet a table's columns do not fit side by side at a readable size: each row becomes a
+   short block, its name on top, then "heading value" pairs flowing as text and its change on a
+   line of its own (every cell carries its heading: _table.py). */
+@media (max-width: 900px) {
   table.periods, table.periods tbody, table.periods caption { display: block; }
   table.periods thead { display: none; }
   table.periods tr { display: flex; flex-wrap: wrap; gap: 2px 14px; padding: 8px 0;

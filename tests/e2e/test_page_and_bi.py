@@ -182,18 +182,50 @@ for (let node = texts.nextNode(); node; node = texts.nextNode()) {
   const px = parseFloat(win.getComputedStyle(el).fontSize) * (ctm ? Math.hypot(ctm.a, ctm.b) : 1);
   if (px < 11 - 0.01) out.small.push(`${px.toFixed(1)} px: ${node.data.trim().slice(0, 40)}`);
 }
+// Nothing is cut: no element wider inside than its box (scrollWidth over clientWidth), none
+// outside the viewport sideways, no chart text outside its drawing; each line chart's newest dot
+// in view and its newest date named.
+out.clipped = []; out.offscreen = []; out.cut_text = []; out.newest = []; out.team_row = 0;
+const show = (el) => `${el.tagName} "${(el.textContent || '').trim().slice(0, 40)}"`;
+for (const el of doc.body.querySelectorAll('*')) {
+  if (!el.getClientRects().length) continue;
+  const r = el.getBoundingClientRect();
+  if (r.width && (r.left < -0.5 || r.right > out.viewport + 0.5))
+    out.offscreen.push(`${show(el)} ${r.left}..${r.right}`);
+  if (!(el instanceof win.SVGElement) && el.clientWidth && el.scrollWidth > el.clientWidth + 1)
+    out.clipped.push(`${show(el)} ${el.scrollWidth} > ${el.clientWidth}`);
+  if (el.tagName === 'text' && el.ownerSVGElement) {
+    let svg = el.ownerSVGElement; while (svg.ownerSVGElement) svg = svg.ownerSVGElement;
+    const box = svg.getBoundingClientRect();
+    if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.cut_text.push(show(el));
+  }
+}
+for (const fig of doc.querySelectorAll('figure.line-chart')) {
+  const dots = fig.querySelectorAll('circle'), ticks = [...fig.querySelectorAll('svg.chart text')]
+    .filter((t) => t.getClientRects().length).map((t) => t.textContent);
+  const last = dots[dots.length - 1].getBoundingClientRect();
+  out.newest.push({in_view: last.left >= 0 && last.right <= out.viewport, ticks});
+}
+// A team row's tallest cell: a column squeezed narrow wraps its words into a tall, mostly blank row.
+for (const cell of doc.querySelectorAll('tr.team-row td'))
+  out.team_row = Math.max(out.team_row, cell.getBoundingClientRect().height);
 document.body.dataset.layout = JSON.stringify(out);
 """
 
 
 def _layout_at(page: Path, width: int, profile: Path) -> dict[str, object]:
     """The probe's findings for `page` in a frame `width` CSS px wide (headless Chromium's window
-    cannot be narrower than 500 px; a frame can)."""
+    cannot be narrower than 500 px; a frame can), and a screenshot of its first 900 px beside it."""
     host = page.with_name(f"host-{width}.html")
     host.write_text(
         f'<!DOCTYPE html><html><body style="margin:0"><iframe id="page" style="width:{width}px;height:900px;border:0" '
         f'srcdoc="{html.escape(page.read_text())}" onload="{html.escape(_LAYOUT_PROBE)}"></iframe></body></html>'
     )
+    shot = page.with_name(f"page-{width}.png")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}-shot",
+             f"--screenshot={shot}", f"--window-size={max(width, 500)},900"]
+    done = subprocess.run([_CHROMIUM, *flags, host.as_uri()], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and shot.stat().st_size > 10_000, done.stderr[-2000:]
     dom = _dump_dom(host, profile, window="1500,1000")
     found = re.search(r'data-layout="([^"]*)"', dom)
     assert found, "the probe did not run"
@@ -202,7 +234,7 @@ def _layout_at(page: Path, width: int, profile: Path) -> dict[str, object]:
 
 @pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
 @pytest.mark.parametrize("width", [375, 800, 1400])
-def test_the_page_fits_a_phone_a_tablet_and_a_desktop_without_sideways_overflow_or_text_under_11_px(
+def test_the_page_fits_a_phone_a_tablet_and_a_desktop_nothing_cut_newest_day_in_view_no_text_under_11_px(
     serving, tmp_path, width
 ):
     out = tmp_path / "page.html"
@@ -213,8 +245,17 @@ def test_the_page_fits_a_phone_a_tablet_and_a_desktop_without_sideways_overflow_
     assert layout["page"] <= layout["viewport"], "the page scrolls sideways"
     assert layout["outside"] == []
     assert layout["small"] == []
-    # From a tablet up every table and chart fits its card; on a phone a wide one scrolls inside it.
-    assert layout["scrolling"] == [] or width < 600, layout["scrolling"]
+    # Nothing scrolls sideways inside the page, nothing is wider than its box or outside the view.
+    assert layout["scrolling"] == []
+    assert layout["clipped"] == []
+    assert layout["offscreen"] == []
+    assert layout["cut_text"] == []
+    # Every line chart shows its newest day, and names its date (the fixture's last day: Mar 31).
+    assert len(layout["newest"]) == 5
+    for chart in layout["newest"]:
+        assert chart["in_view"] and chart["ticks"][-1] == f"{LAST_DAY:%b %d}", chart
+    # No cell of a team row is a tall column of wrapped words (at most three lines of text).
+    assert 0 < layout["team_row"] <= 70, layout["team_row"]
 
 
 def test_export_writes_a_view_as_csv_and_as_parquet(serving, tmp_path):
