@@ -35,7 +35,8 @@ SELECT
     r.day,
     r.repo_id,
     coalesce(s.full_name, concat_ws('/', r.repo_owner_name, r.repo_name)) AS repository,
-    coalesce(s.visibility, r.repo_visibility) AS visibility,
+    -- The report writes PRIVATE, INTERNAL, PUBLIC; the snapshot (REST) the same in lower case.
+    coalesce(s.visibility, lower(r.repo_visibility)) AS visibility,
     s.repository_id IS NOT NULL AS in_snapshot,
     r.pull_requests_total_created AS created,
     r.pull_requests_total_created_by_assistant AS created_by_assistant,

@@ -38,7 +38,9 @@ VIEWS = (
     "agent_surfaces_daily",
     "cli_customizations_daily",
     "adoption_phases",
+    "adoption_phase_labels",
     "repository_outcomes_daily",
+    "service_incident_days",
 )
 
 
@@ -186,6 +188,15 @@ def test_repository_activity_counts_the_last_28_days_of_the_issue_snapshot(known
     assert (row["stars"], row["forks"], row["open_issues"], row["open_pull_requests"]) == (12, 3, 2, 1)
     assert (row["issues_opened_28d"], row["issues_closed_28d"]) == (2, 1)
     assert (row["pull_requests_opened_28d"], row["pull_requests_closed_28d"]) == (1, 1)
+
+
+def test_a_repository_only_in_the_report_reads_its_visibility_in_the_snapshot_s_words(tmp_path):
+    """The report writes visibility upper case (INTERNAL), REST lower case: one vocabulary."""
+    build_warehouse(tmp_path / "warehouse.duckdb")
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
+        conn.execute("UPDATE core.repository_days SET repo_visibility = 'INTERNAL' WHERE repo_id = 8")
+        seen = conn.execute("SELECT DISTINCT visibility FROM bi.repository_outcomes_daily WHERE repo_id = 8").fetchall()
+    assert seen == [("internal",)]
 
 
 def test_repository_outcomes_take_name_and_visibility_from_the_snapshot_by_repo_id(known):
