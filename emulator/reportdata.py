@@ -641,6 +641,7 @@ class ReportData:
         agents_day = self.has_agent_activity(day=day)
         active_mask = chat_mask = agent_mask = review_active_mask = review_passive_mask = cloud_mask = 0
         no_ide_mask = 0
+        classes = day >= telemetry.SERVER_SIDE_FROM  # no user is active without the IDE before
         for u in range(self._total):
             b = self._day_block(ordinal, u // _BLOCK)
             p = self._profile(u)
@@ -648,7 +649,9 @@ class ReportData:
             active, chat, agent_mode, _, _, review_active, review_passive = self._flags(
                 p, b, o, weekend, agents_day, ordinal)
             if not active:
-                no_ide_mask |= (self._no_ide_class(u, p, day) is not None) << u
+                if classes and p.active_threshold and ordinal < p.active_until:
+                    cb = self._class_block(ordinal, u // _BLOCK)
+                    no_ide_mask |= (telemetry.day_class(cb, (u % _BLOCK) * telemetry.CLASS_BYTES, day) is not None) << u
                 continue
             active_mask |= 1 << u
             review_active_mask |= review_active << u
@@ -705,15 +708,15 @@ class ReportData:
             plan.append((_AGENT_MODE_FEATURES[0], p.agent_model, volume * _MULT[b[o + 10]]))
             if pick_features >> 4 & 1:
                 plan.append((_AGENT_MODE_FEATURES[1], p.agent_model, volume * _MULT[b[o + 11]]))
-        extra = self._class_block(day.toordinal(), u // _BLOCK)[(u % _BLOCK) * telemetry.CLASS_BYTES:]
-        if chat and extra[1] < telemetry.PLAN_BELOW:
+        extra, e = self._class_block(day.toordinal(), u // _BLOCK), (u % _BLOCK) * telemetry.CLASS_BYTES
+        if chat and extra[e + 1] < telemetry.PLAN_BELOW:
             # Before the service split plan mode out, it reported it as custom mode.
             mode = telemetry.PLAN_FEATURE if day >= telemetry.PLAN_MODE_FROM else "chat_panel_custom_mode"
             if all(f != mode for f, _, _ in plan):
-                plan.append((mode, p.chat_model, volume * _MULT[extra[3]]))
-        other = telemetry.other_feature(extra[2])
+                plan.append((mode, p.chat_model, volume * _MULT[extra[e + 3]]))
+        other = telemetry.other_feature(extra[e + 2])
         if other is not None:
-            plan.append((other, _COMPLETION_MODEL, volume * _MULT[255 - extra[3]]))
+            plan.append((other, _COMPLETION_MODEL, volume * _MULT[255 - extra[e + 3]]))
         apps: list[tuple[str | None, int, int]] = []
         if agents:
             for i, app in enumerate(p.apps):
