@@ -14,6 +14,7 @@ import duckdb
 from pipelines.page._axis import Axis, time_axis
 from pipelines.page._chart import line_chart
 from pipelines.page._document import page_document
+from pipelines.page._incidents import incidents_section
 from pipelines.page._periods import TotalChange, period_rows, periods_section, summary_section
 from pipelines.page._repositories import repositories_section
 from pipelines.page._seats import seats_section
@@ -69,6 +70,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, tier: str = "full", generate
             periods_section(periods, colors=colors),
             surfaces_section(conn),
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
+            incidents_section(conn),
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),
             repositories_section(conn),

@@ -40,7 +40,8 @@ class Table:
     # "snapshot", "webhooks", "derived" (refreshed from the facts in the same transaction), or
     # "rollup" (a small daily rollup of user rows the bi views read, computed by
     # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py),
-    # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced).
+    # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced),
+    # or "declared" (`migrate` writes it from a declaration in code).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
@@ -141,15 +142,17 @@ TABLES: tuple[Table, ...] = (
           counters=("total_assistant_suggestions", "total_assistant_applied_suggestions"),
           label=("scope_name", "day", "comment_type"), landing="days", replaces="days"),
     Table("core", "user_report_days", ("scope", "scope_name", "day"),
-          "Rollup: each user-level report day's users (records, active, with the agent array, per surface) and "
-          "sums, for the bi views.",
+          "Rollup: each user-level report day's users (records, active, with the agent array, per surface, by "
+          "what made them active: IDE, app only, CLI only, other surfaces only, counts only, inactive) and sums, "
+          "for the bi views and bi.reconciliation.",
           partition="day", lake_grain="month", writer="rollup"),
     Table("core", "organization_enterprise_days", ("scope", "scope_name", "day", "enterprise"),
           "Rollup: the users an organization's user-level report shares with an enterprise's each day, which "
           "says the enterprise the organization is in (bi.reconciliation).",
           partition="day", lake_grain="month", writer="rollup"),
     Table("core", "team_report_days", ("scope", "scope_name", "day", "team_id"),
-          "Rollup: each listed team's members, reported, active and agent users and their sums per day.",
+          "Rollup: each listed team's members, reported, active (any surface) and third-party agent users and "
+          "their sums per day.",
           partition="day", lake_grain="month", writer="rollup"),
     Table("core", "team_agent_days", ("scope", "scope_name", "day", "team_id", "agent_id"),
           "Rollup: each listed team's users of each third-party agent per day, and their job starts.",
@@ -162,11 +165,11 @@ TABLES: tuple[Table, ...] = (
           "k days or more), what a 28-day period's distinct users are summed from.",
           partition="day", lake_grain="month", writer="rollup", trail=27),
     Table("core", "team_reach", ("scope", "scope_name", "day", "team_id", "counted"),
-          "Rollup: a day's listed, active and agent users of each team counted by how many days back the team "
-          "last counted them so.",
+          "Rollup: a day's listed, active and third-party agent users of each team counted by how many days back "
+          "the team last counted them so.",
           partition="day", lake_grain="month", writer="rollup", trail=27),
     Table("core", "team_window_users", ("scope", "scope_name", "day", "team_id"),
-          "Rollup: each team's distinct listed, active and agent users over the 28 days ending on each day "
+          "Rollup: each team's distinct listed, active and third-party agent users over the 28 days ending on each day "
           "(from core.team_reach) and the window's sums of its days: a 28-day period of bi.team_usage_periods "
           "is one row a team.",
           partition="day", lake_grain="month", writer="rollup", trail=54),
@@ -184,6 +187,10 @@ TABLES: tuple[Table, ...] = (
           "How many people `metrics-etl forget` removed from each day's user-level records (never whom): the "
           "aggregate report still counts them (bi.reconciliation).",
           writer="erasure"),
+    Table("core", "service_incidents", ("incident_id",),
+          "The service's known incidents (days, scopes, measures, what it said), as pipelines/warehouse/"
+          "incidents.py declares them (bi.service_incident_days).",
+          writer="declared"),
     Table("core", "team_days", ("scope", "scope_name", "day", "team_id"),
           "Extension: each listed team per day, with its slug and member count (a few rows a day).",
           partition="day", lake_grain="month", writer="user-teams", asset="usage", replaces="days"),

@@ -16,6 +16,7 @@ import duckdb
 
 from pipelines._paths import SQL_DIR
 from pipelines.transform.schema import declared_columns, duckdb_type
+from pipelines.warehouse.incidents import refresh_incidents
 from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
 from pipelines.warehouse.sql import rollback, run_sql
 
@@ -49,6 +50,7 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             raise
         done.append(name)
     done += _declared_columns(conn)
+    refresh_incidents(conn)  # the declared service incidents (small: written whole by each publish)
     if done:
         run_sql(conn, "migrations/mark_lake_rewrite.sql")
     # After the migrations (a new rollup's table), before the views that read the rollups.

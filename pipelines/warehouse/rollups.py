@@ -5,7 +5,8 @@ inside the landing transaction that changed those days, and its lake partitions 
 the next publish: a daily run refreshes one day (and the days after it that depend on it, the
 catalog's `trail`: 27 for the reach tables, whose gaps it can change, 54 for the team windows
 over them), never the history. When the files of sql/rollups/ change (their
-checksum, kept in meta.rollup_definitions), `migrate` rebuilds every rollup from the facts.
+checksum, kept in meta.rollup_definitions), `migrate` rebuilds every rollup from the facts,
+after creating the rules the rollups call (`sql/rollups/_*.sql`: who counts as active).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pipelines.warehouse.sql import rollback, run_sql
 __all__ = ["ROLLUPS", "end_of_landing_memory", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
 
 ROLLUPS = tuple(tables(writer="rollup"))
+_RULES = tuple(sorted(p.name for p in (SQL_DIR / "rollups").glob("_*.sql")))
 
 
 # The rollups' joins and windows over a scope's days (and 27 before them) run at the end of a
@@ -82,6 +84,8 @@ def rebuild_rollups(conn: duckdb.DuckDBPyConnection) -> None:
     written other than by a landing, or when sql/rollups/ changed)."""
     conn.execute("BEGIN TRANSACTION")
     try:
+        for rule in _RULES:
+            run_sql(conn, f"rollups/{rule}")
         for rollup in ROLLUPS:
             run_sql(conn, "warehouse/clear_rollup.sql", identifiers={"table": rollup.name})
         for scope, scope_name, first, last in run_sql(conn, "warehouse/select_rollup_scopes.sql"):

@@ -1,22 +1,18 @@
 -- core.team_reach for a scope's days $start_day..$end_day: each user counted on a team that day
--- (listed, active, with a third-party agent job) with the days since the team last counted
+-- (listed, active on any surface, with a third-party agent job) with the days since the team last counted
 -- them so, as users_since counts. Days from 27 before $start_day are read for those gaps: a
 -- longer gap counts as 28.
 INSERT INTO core.team_reach BY NAME
 WITH agent_days AS (
-    SELECT day, user_id
+    SELECT day, user_id, sum(agent_job_starts) AS job_starts
       FROM core.agent_activity
      WHERE level = 'user' AND scope = $scope AND scope_name = $scope_name
        AND day BETWEEN CAST($start_day AS DATE) - 27 AND $end_day
      GROUP BY ALL
-    HAVING sum(agent_job_starts) > 0
 ), member_days AS (
     SELECT DISTINCT t.day, t.team_id, t.user_id,
-           u.user_id IS NOT NULL
-           AND (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
-                OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE))
-               AS active,
-           u.user_id IS NOT NULL AND a.user_id IS NOT NULL AS agent
+           u.user_id IS NOT NULL AND core.active_on_any_surface(u, a.job_starts) AS active,
+           u.user_id IS NOT NULL AND coalesce(a.job_starts, 0) > 0 AS third_party_agent
       FROM core.user_team_days AS t
       LEFT JOIN core.user_daily_totals AS u
         ON u.scope = t.scope AND u.scope_name = t.scope_name AND u.day = t.day AND u.user_id = t.user_id
@@ -29,7 +25,7 @@ WITH agent_days AS (
     UNION ALL
     SELECT day, team_id, user_id, 'active' FROM member_days WHERE active
     UNION ALL
-    SELECT day, team_id, user_id, 'agent' FROM member_days WHERE agent
+    SELECT day, team_id, user_id, 'third_party_agent' FROM member_days WHERE third_party_agent
 ), seen AS (
     -- Of the days before $start_day only each user's last one on the team counts for a gap: one
     -- row a user, so the window below sorts the refreshed days, not four weeks of history.

@@ -1,5 +1,6 @@
 -- core.team_report_days for a scope's days $start_day..$end_day: each day's memberships
--- (core.user_team_days) with that day's 1-day user records and agent job starts.
+-- (core.user_team_days) with that day's 1-day user records and third-party agent job starts;
+-- active: on any documented surface (_active_rule.sql).
 INSERT INTO core.team_report_days BY NAME
 WITH agent_days AS (
     SELECT day, user_id, sum(agent_job_starts) AS agent_job_starts
@@ -10,9 +11,8 @@ WITH agent_days AS (
     SELECT t.scope, t.scope_name, t.day, t.team_id, t.user_id, t.slug, t.fetched_at,
            coalesce(t.is_final, TRUE) AS membership_final,
            u.user_id IS NOT NULL AS reported,
-           (coalesce(u.user_initiated_interaction_count, 0) > 0 OR coalesce(u.code_generation_activity_count, 0) > 0
-            OR coalesce(u.used_agent, FALSE) OR coalesce(u.used_chat, FALSE) OR coalesce(u.used_cli, FALSE)) AS active,
-           coalesce(a.agent_job_starts, 0) > 0 AS agent,
+           core.active_on_any_surface(u, a.agent_job_starts) AS active,
+           coalesce(a.agent_job_starts, 0) > 0 AS third_party_agent,
            u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
            u.loc_suggested_to_add_sum, u.loc_added_sum, u.loc_deleted_sum, u.ai_credits_used, u.is_final
       FROM core.user_team_days AS t
@@ -27,7 +27,7 @@ SELECT scope, scope_name, day, team_id,
        count(DISTINCT user_id) AS members,
        count(DISTINCT user_id) FILTER (WHERE reported) AS reported_users,
        count(DISTINCT user_id) FILTER (WHERE reported AND active) AS active_users,
-       count(DISTINCT user_id) FILTER (WHERE reported AND agent) AS agent_users,
+       count(DISTINCT user_id) FILTER (WHERE reported AND third_party_agent) AS third_party_agent_users,
        CAST(sum(user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
        CAST(sum(code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
        CAST(sum(code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,

@@ -12,7 +12,8 @@ WITH ends AS (
     SELECT e.day, r.team_id,
            coalesce(sum(r.users_since[r.day - e.day + 28]) FILTER (WHERE r.counted = 'member'), 0) AS members,
            coalesce(sum(r.users_since[r.day - e.day + 28]) FILTER (WHERE r.counted = 'active'), 0) AS active_users,
-           coalesce(sum(r.users_since[r.day - e.day + 28]) FILTER (WHERE r.counted = 'agent'), 0) AS agent_users
+           coalesce(sum(r.users_since[r.day - e.day + 28]) FILTER (WHERE r.counted = 'third_party_agent'), 0)
+               AS third_party_agent_users
       FROM ends AS e
       JOIN core.team_reach AS r ON r.day BETWEEN e.day - 27 AND e.day
      WHERE r.scope = $scope AND r.scope_name = $scope_name
@@ -44,7 +45,7 @@ WITH ends AS (
 SELECT $scope AS scope, $scope_name AS scope_name, day, team_id,
        coalesce(r.members, 0) AS members,
        coalesce(r.active_users, 0) AS active_users,
-       coalesce(r.agent_users, 0) AS agent_users,
+       coalesce(r.third_party_agent_users, 0) AS third_party_agent_users,
        coalesce(s.listed_days, 0) AS listed_days,
        s.user_initiated_interaction_count, s.code_generation_activity_count, s.code_acceptance_activity_count,
        s.ai_credits_used, s.active_user_days, s.active_user_days_squares,

@@ -1,9 +1,51 @@
 -- core.user_report_days for a scope's days $start_day..$end_day, from core.user_daily_totals.
+-- active_users: lines with interactions or code generation. any_surface_active_users: lines
+-- active on any documented surface (core.active_on_any_surface, _active_rule.sql), each in one
+-- class, first that fits: ide_users (an IDE breakdown entry), app_only_users (the desktop app),
+-- cli_only_users (the CLI), counts_only_users (counts but no dimensional breakdown at all:
+-- what the service confirmed by its server-side telemetry alone), other_surface_only_users (the
+-- cloud agent, VS Code agents, a code review or a third-party agent only). inactive_users: the
+-- other lines, which show no activity; among them are the users the service's server-side
+-- telemetry alone confirmed active, whose lines it sends empty (bi.reconciliation).
 INSERT INTO core.user_report_days BY NAME
+WITH agent_days AS (
+    SELECT day, user_id, sum(agent_job_starts) AS job_starts
+      FROM core.agent_activity
+     WHERE level = 'user' AND scope = $scope AND scope_name = $scope_name AND day BETWEEN $start_day AND $end_day
+     GROUP BY ALL
+), dimensions AS (
+    -- The user-days with a dimensional breakdown (the CLI's object is none), and with an IDE's.
+    SELECT day, user_id, bool_or(kind = 'ide') AS in_ide
+      FROM core.breakdowns
+     WHERE level = 'user' AND kind <> 'cli' AND scope = $scope AND scope_name = $scope_name
+       AND day BETWEEN $start_day AND $end_day
+     GROUP BY ALL
+), lines AS (
+    SELECT u.*,
+           core.active_on_any_surface(u, a.job_starts) AS any_surface,
+           CASE WHEN NOT core.active_on_any_surface(u, a.job_starts) THEN 'inactive'
+                WHEN coalesce(d.in_ide, FALSE) THEN 'ide'
+                WHEN coalesce(u.used_assistant_app, FALSE) THEN 'app_only'
+                WHEN coalesce(u.used_cli, FALSE) THEN 'cli_only'
+                WHEN d.user_id IS NULL AND (coalesce(u.user_initiated_interaction_count, 0) > 0
+                                            OR coalesce(u.code_generation_activity_count, 0) > 0) THEN 'counts_only'
+                ELSE 'other_surface_only' END AS class
+      FROM core.user_daily_totals AS u
+      LEFT JOIN agent_days AS a ON a.day = u.day AND a.user_id = u.user_id
+      LEFT JOIN dimensions AS d ON d.day = u.day AND d.user_id = u.user_id
+     WHERE u.scope = $scope AND u.scope_name = $scope_name AND u.day BETWEEN $start_day AND $end_day
+)
 SELECT scope, scope_name, day,
        count(*) AS user_records,
        count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0)
            AS active_users,
+       count(*) FILTER (WHERE any_surface) AS any_surface_active_users,
+       count(*) FILTER (WHERE class = 'ide') AS ide_users,
+       count(*) FILTER (WHERE class = 'app_only') AS app_only_users,
+       count(*) FILTER (WHERE class = 'cli_only') AS cli_only_users,
+       count(*) FILTER (WHERE class = 'counts_only') AS counts_only_users,
+       count(*) FILTER (WHERE class = 'other_surface_only') AS other_surface_only_users,
+       count(*) FILTER (WHERE class = 'inactive') AS inactive_users,
        count(*) FILTER (WHERE agent_breakdown_present) AS users_with_agent_array,
        bool_or(agent_breakdown_present) AS agent_breakdown_present,
        CAST(sum(user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
@@ -23,6 +65,5 @@ SELECT scope, scope_name, day,
        count(used_cli) > 0 AS cli_carried,
        bool_and(is_final) AS is_final,
        max(fetched_at) AS fetched_at
-  FROM core.user_daily_totals
- WHERE scope = $scope AND scope_name = $scope_name AND day BETWEEN $start_day AND $end_day
+  FROM lines
  GROUP BY scope, scope_name, day;

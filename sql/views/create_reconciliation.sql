@@ -3,8 +3,9 @@
 --   'aggregate vs users': the aggregate report (core.daily_totals) against the sum of the
 --     same day's user-level records (core.user_daily_totals, summed per day in the rollup
 --     core.user_report_days) for the counters that should agree, agent job starts at each level
---     (core.agent_activity, per day in core.agent_days), and daily_active_users
---     against the user rows with interactions or code generation (active_users).
+--     (core.agent_activity, per day in core.agent_days), and the service's daily_active_users
+--     (the measure active_users) against the user lines active on any documented surface
+--     (core.user_report_days.any_surface_active_users, sql/rollups/_active_rule.sql).
 --   'enterprise vs organization': an organization's aggregate report against that of its
 --     enterprise (the enterprise whose user-level report lists the organization's users on the
 --     organization's newest user day, kept per day in the rollup core.organization_enterprise_days,
@@ -21,9 +22,19 @@
 -- the aggregate report, which the service computes, still counts them; small differences
 -- between the aggregate and user-level reports are expected, an enterprise counts all of its
 -- organizations. Users with IDE telemetry off are missing from every report alike: no difference.
+-- Active users: the service's daily_active_users counts users active in an IDE, since
+-- telemetry_counted_from (2026-06-15) users its server-side telemetry alone confirmed (their
+-- lines come with no activity and empty breakdowns, so only the count tells them from inactive
+-- ones: up to the day's inactive lines), since app_counted_from (2026-07-28) users active only in
+-- the desktop app; never users active only in the CLI (daily_active_cli_users is no part of it)
+-- nor only on the cloud agent, VS Code agents, a code review or a third-party agent. Each such
+-- class of user lines (core.user_report_days) is a known part of the difference, counted in its
+-- column; residual_difference is what they leave, and only it is judged.
 CREATE OR REPLACE VIEW bi.reconciliation AS
 WITH settings AS (
-    SELECT CAST(0.01 AS DOUBLE) AS tolerance_share
+    -- The days the service's daily_active_users began counting each class (its changelog).
+    SELECT CAST(0.01 AS DOUBLE) AS tolerance_share, DATE '2026-06-15' AS telemetry_counted_from,
+           DATE '2026-07-28' AS app_counted_from
 ), aggregate_days AS (
     SELECT scope, scope_name, day, is_final, fetched_at, agent_breakdown_present,
            user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
@@ -33,7 +44,9 @@ WITH settings AS (
 ), user_days AS (
     SELECT scope, scope_name, day, is_final, fetched_at, agent_breakdown_present,
            user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
-           loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum, active_users
+           loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum,
+           any_surface_active_users AS active_users, app_only_users, cli_only_users, counts_only_users,
+           other_surface_only_users, inactive_users
     FROM core.user_report_days
 ), agent_sums AS (
     SELECT scope, scope_name, level, day, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
@@ -59,7 +72,9 @@ WITH settings AS (
             a.active_users, ja.agent_job_starts] AS reported,
            [u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
             u.loc_suggested_to_add_sum, u.loc_suggested_to_delete_sum, u.loc_added_sum, u.loc_deleted_sum,
-            u.active_users, ju.agent_job_starts] AS compared
+            u.active_users, ju.agent_job_starts] AS compared,
+           struct_pack(app_only := u.app_only_users, cli_only := u.cli_only_users, counts_only := u.counts_only_users,
+                       other_surface_only := u.other_surface_only_users, inactive := u.inactive_users) AS classes
     FROM aggregate_days AS a
     LEFT JOIN user_days AS u USING (scope, scope_name, day)
     LEFT JOIN agent_sums AS ja ON ja.level = 'aggregate' AND ja.scope = a.scope AND ja.scope_name = a.scope_name
@@ -94,16 +109,17 @@ WITH settings AS (
 ), paired AS (
     SELECT 'aggregate vs users' AS comparison, scope, scope_name, NULL AS organization, day,
            reported_final, reported_fetched_at, compared_final, compared_fetched_at, compared_present,
-           both_arrays, reported, compared
+           both_arrays, reported, compared, classes
     FROM sides
     UNION ALL
     SELECT 'enterprise vs organization', scope, scope_name, organization, day,
            reported_final, reported_fetched_at, compared_final, compared_fetched_at, compared_present,
-           both_arrays, reported, compared
+           both_arrays, reported, compared, NULL
     FROM enterprise_sides
 ), measured AS (
     -- A join, not an unnest in the select list: a filter on day reaches the base tables.
-    SELECT p.* EXCLUDE (reported, compared), m.measure,
+    SELECT p.* EXCLUDE (reported, compared, classes), m.measure,
+           CASE WHEN m.measure = 'active_users' THEN p.classes END AS classes,
            p.reported[m.position] AS reported_value,
            p.compared[m.position] AS compared_value
     FROM paired AS p
@@ -111,16 +127,37 @@ WITH settings AS (
                        (3, 'code_acceptance_activity_count'), (4, 'loc_suggested_to_add_sum'),
                        (5, 'loc_suggested_to_delete_sum'), (6, 'loc_added_sum'), (7, 'loc_deleted_sum'),
                        (8, 'active_users'), (9, 'agent_job_starts')) AS m(position, measure)
-), judged AS (
+), classified AS (
+    -- The classes of user lines one side counts and the other does not (settings' dates).
     SELECT m.*,
+           CASE WHEN m.day >= s.app_counted_from THEN 0 ELSE m.classes.app_only END AS app_only_users,
+           m.classes.cli_only AS cli_only_users,
+           m.classes.other_surface_only AS other_surface_only_users,
+           CASE WHEN m.day >= s.telemetry_counted_from THEN 0 ELSE m.classes.counts_only END AS counts_only_users,
+           CASE WHEN m.day >= s.telemetry_counted_from THEN m.classes.inactive ELSE 0 END AS telemetry_candidates,
+           m.reported_value - m.compared_value
+           + coalesce(CASE WHEN m.day >= s.app_counted_from THEN 0 ELSE m.classes.app_only END
+                      + m.classes.cli_only + m.classes.other_surface_only
+                      + CASE WHEN m.day >= s.telemetry_counted_from THEN 0 ELSE m.classes.counts_only END, 0)
+               AS known_left
+    FROM measured AS m
+    CROSS JOIN settings AS s
+), judged AS (
+    SELECT m.* EXCLUDE (known_left, telemetry_candidates),
            m.reported_value - m.compared_value AS difference,
+           -- Users the service confirmed by its telemetry alone: what is left, up to the inactive lines.
+           CASE WHEN m.classes IS NOT NULL THEN
+               CASE WHEN m.known_left > 0 THEN least(m.known_left, m.telemetry_candidates) ELSE 0 END END
+               AS telemetry_only_users,
+           m.known_left - CASE WHEN m.classes IS NOT NULL AND m.known_left > 0
+                               THEN least(m.known_left, m.telemetry_candidates) ELSE 0 END AS residual_difference,
            CASE WHEN m.reported_value > 0
                 THEN (m.reported_value - m.compared_value) / m.reported_value END AS difference_share,
            coalesce(m.reported_final, FALSE) AND coalesce(m.compared_final, FALSE) AS is_final,
            coalesce(q.lines, 0) AS quarantined_user_lines,
            coalesce(e.people_erased, 0) AS erased_people,
            s.tolerance_share
-    FROM measured AS m
+    FROM classified AS m
     CROSS JOIN settings AS s
     LEFT JOIN quarantined AS q
       ON m.comparison = 'aggregate vs users' AND q.scope = m.scope AND q.scope_name = m.scope_name AND q.day = m.day
@@ -140,15 +177,22 @@ SELECT
     difference,
     difference_share,
     tolerance_share,
+    telemetry_only_users,
+    app_only_users,
+    cli_only_users,
+    other_surface_only_users,
+    counts_only_users,
+    residual_difference,
     CASE
         WHEN NOT compared_present OR (measure = 'agent_job_starts' AND NOT both_arrays)
              OR reported_value IS NULL OR compared_value IS NULL THEN 'not comparable'
         WHEN difference = 0 THEN 'agrees'
+        WHEN residual_difference = 0 THEN 'explained'
         WHEN comparison = 'enterprise vs organization' AND difference > 0 THEN 'explained'
         WHEN NOT is_final THEN 'explained'
-        WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0 THEN 'explained'
-        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND difference > 0 THEN 'explained'
-        WHEN abs(difference_share) <= tolerance_share THEN 'explained'
+        WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND residual_difference > 0 THEN 'explained'
+        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND residual_difference > 0 THEN 'explained'
+        WHEN abs(residual_difference) <= tolerance_share * reported_value THEN 'explained'
         ELSE 'unexplained'
     END AS status,
     CASE
@@ -157,30 +201,47 @@ SELECT
             THEN 'a report of this day carried no agent array: a gap, not zero, so nothing to compare'
         WHEN reported_value IS NULL OR compared_value IS NULL THEN 'the measure is missing from one of the reports'
         WHEN difference = 0 THEN NULL
-        WHEN comparison = 'enterprise vs organization' AND difference > 0
-            THEN 'the enterprise also counts its other organizations, so it is at least the organization'
-        WHEN NOT is_final
-            THEN 'provisional: the day was not final (three full UTC days old) when '
-                 || CASE WHEN NOT coalesce(reported_final, FALSE) AND NOT coalesce(compared_final, FALSE)
-                         THEN 'either report was fetched'
-                         WHEN NOT coalesce(reported_final, FALSE) THEN 'the ' || split_part(comparison, ' vs ', 1)
-                              || ' report was fetched'
-                         ELSE 'the ' || split_part(comparison, ' vs ', 2) || ' report was fetched' END
-                 || ', and files exported before a day is final lag: reports fetched at different times differ'
-        WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND difference > 0
-            THEN quarantined_user_lines || ' user-level line(s) of this day were refused at ingest '
-                 || '(metrics-etl quarantine list): their users are missing from the user sum'
-        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND difference > 0
-            THEN erased_people || ' person(s) erased from this day''s user rows (metrics-etl forget): '
-                 || 'the aggregate report still counts them'
-        WHEN abs(difference_share) <= tolerance_share
-            THEN 'within ' || CAST(round(tolerance_share * 100) AS INTEGER) || '%: the service documents small '
-                 || 'differences between its aggregate and user-level reports'
-        WHEN comparison = 'enterprise vs organization'
-            THEN 'unexplained: the organization exceeds its enterprise on a final day'
-        ELSE 'unexplained: a final day differs by more than '
-             || CAST(round(tolerance_share * 100) AS INTEGER) || '%, not explained by provisional data, refused lines or erased people: compare its fetches in bi.report_drift'
+        ELSE concat_ws('. ',
+            -- The known classes of user lines first, each with its count, then why what is left differs.
+            CASE WHEN telemetry_only_users > 0 THEN telemetry_only_users || ' user(s) the service counts from its '
+                 || 'server-side telemetry alone (their user lines show no activity and empty breakdowns)' END,
+            CASE WHEN app_only_users > 0 THEN app_only_users || ' user(s) active only in the desktop app, which the '
+                 || 'service''s daily_active_users counts only since 2026-07-28' END,
+            CASE WHEN cli_only_users > 0 THEN cli_only_users || ' user(s) active only in the CLI, which the '
+                 || 'service''s daily_active_users does not count (daily_active_cli_users does)' END,
+            CASE WHEN other_surface_only_users > 0 THEN other_surface_only_users || ' user(s) active only on the '
+                 || 'cloud agent, VS Code agents, a code review or a third-party agent, outside the service''s '
+                 || 'IDE-based daily_active_users' END,
+            CASE WHEN counts_only_users > 0 THEN counts_only_users || ' user(s) with activity but no breakdown, '
+                 || 'which the service''s daily_active_users counts only since 2026-06-15' END,
+            CASE
+                WHEN residual_difference = 0 THEN NULL
+                WHEN comparison = 'enterprise vs organization' AND difference > 0
+                    THEN 'the enterprise also counts its other organizations, so it is at least the organization'
+                WHEN NOT is_final
+                    THEN 'provisional: the day was not final (three full UTC days old) when '
+                         || CASE WHEN NOT coalesce(reported_final, FALSE) AND NOT coalesce(compared_final, FALSE)
+                                 THEN 'either report was fetched'
+                                 WHEN NOT coalesce(reported_final, FALSE)
+                                     THEN 'the ' || split_part(comparison, ' vs ', 1) || ' report was fetched'
+                                 ELSE 'the ' || split_part(comparison, ' vs ', 2) || ' report was fetched' END
+                         || ', and files exported before a day is final lag: reports fetched at different times differ'
+                WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND residual_difference > 0
+                    THEN quarantined_user_lines || ' user-level line(s) of this day were refused at ingest '
+                         || '(metrics-etl quarantine list): their users are missing from the user sum'
+                WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND residual_difference > 0
+                    THEN erased_people || ' person(s) erased from this day''s user rows (metrics-etl forget): '
+                         || 'the aggregate report still counts them'
+                WHEN abs(residual_difference) <= tolerance_share * reported_value
+                    THEN 'within ' || CAST(round(tolerance_share * 100) AS INTEGER) || '%: the service documents small '
+                         || 'differences between its aggregate and user-level reports'
+                WHEN comparison = 'enterprise vs organization'
+                    THEN 'unexplained: the organization exceeds its enterprise on a final day'
+                ELSE 'unexplained: a final day differs by ' || residual_difference || ' beyond the known classes, '
+                     || 'more than ' || CAST(round(tolerance_share * 100) AS INTEGER) || '%, not explained by provisional '
+                     || 'data, refused lines or erased people: compare its fetches in bi.report_drift'
+            END)
     END AS reason
 FROM judged;
 
-COMMENT ON VIEW bi.reconciliation IS 'One row per scope, day, comparison (aggregate vs users, enterprise vs organization) and measure: both values, the difference and its share, and why they may differ (status agrees, explained, unexplained or not comparable).';
+COMMENT ON VIEW bi.reconciliation IS 'One row per scope, day, comparison (aggregate vs users, enterprise vs organization) and measure: both values, the difference and its share, the known classes of users one side counts and the other does not (active users: telemetry-only, app-only, CLI-only, other surfaces only), what they leave (residual_difference), and why they may differ (status agrees, explained, unexplained or not comparable).';

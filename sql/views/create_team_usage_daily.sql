@@ -6,9 +6,12 @@
 -- on two teams counts in both, so rows do not add up to the organization. Never a 28-day user
 -- report: only the 1-day report comes with memberships.
 -- members: listed members that day; reported_users: of them, users in the day's user report;
--- active_users: of those, users with any activity. team_slug is the team's latest slug
--- (core.dim_team); group on team_id, as slugs change. agent_users: members with any
--- third-party agent job that day. Agent job starts, per agent_id, are in
+-- active_users: of those, users active on any documented surface (IDE, CLI, desktop app, cloud
+-- agent, VS Code agents, a code review they asked for, a third-party agent app: the rule of
+-- sql/rollups/_active_rule.sql), derived from user lines: the service gives no team figure.
+-- team_slug is the team's latest slug (core.dim_team); group on team_id, as slugs change.
+-- third_party_agent_users (agent_users before 2026-11): members with any third-party agent
+-- app job that day; not the service's monthly_active_agent_users, which counts its IDE agent mode. Agent job starts, per agent_id, are in
 -- bi.team_agent_usage_daily: never in a view with the top-level interaction count.
 -- is_final: the day was final when its user-level report was fetched (NULL: no member reported).
 CREATE OR REPLACE VIEW bi.team_usage_daily AS
@@ -22,7 +25,7 @@ SELECT
     t.members,
     t.reported_users,
     t.active_users,
-    t.agent_users,
+    t.third_party_agent_users,
     coalesce(t.user_initiated_interaction_count, 0) AS user_initiated_interaction_count,
     coalesce(t.code_generation_activity_count, 0) AS code_generation_activity_count,
     coalesce(t.code_acceptance_activity_count, 0) AS code_acceptance_activity_count,

@@ -3,7 +3,9 @@
 -- the one before. Periods count back from the newest reported day as in bi.agent_usage_periods
 -- (period_index 0 = the last 28 days), so the two line up.
 -- Users are counted DISTINCT over the period (never summed from days), each day through that
--- day's membership: a user who moved team mid-period counts for both teams, with the activity
+-- day's membership; active on any documented surface as in bi.team_usage_daily, and
+-- third_party_agent_users (agent_users before 2026-11) with a third-party agent app job. A
+-- user who moved team mid-period counts for both teams, with the activity
 -- of the days on each. listed_days: days the team was in the user-teams report.
 -- compared_days: the period's final days with team data (a provisional day, fetched before it was
 -- final, is still filling in). active_users_per_day: the team's mean active users over them.
@@ -21,7 +23,7 @@ WITH bounds AS (
     FROM core.team_window_users AS w, bounds AS b
     WHERE w.day <= b.last_day AND (b.last_day - w.day) % 28 = 0
 ), measured AS (
-    SELECT scope, scope_name, period_index, team_id, listed_days, members, active_users, agent_users,
+    SELECT scope, scope_name, period_index, team_id, listed_days, members, active_users, third_party_agent_users,
            user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
            ai_credits_used, active_user_days, active_user_days_squares
     FROM windows
@@ -48,7 +50,7 @@ SELECT
     coalesce(m.listed_days, 0) AS listed_days,
     coalesce(m.members, 0) AS members,
     coalesce(m.active_users, 0) AS active_users,
-    coalesce(m.agent_users, 0) AS agent_users,
+    coalesce(m.third_party_agent_users, 0) AS third_party_agent_users,
     coalesce(m.user_initiated_interaction_count, 0) AS user_initiated_interaction_count,
     coalesce(m.code_generation_activity_count, 0) AS code_generation_activity_count,
     coalesce(m.code_acceptance_activity_count, 0) AS code_acceptance_activity_count,

@@ -89,7 +89,7 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, *params: object) -> list[tu
 def test_activity_goes_to_the_team_the_user_was_on_that_day(conn: duckdb.DuckDBPyConnection) -> None:
     rows = _rows(
         conn,
-        "SELECT day, team_id, members, reported_users, user_initiated_interaction_count, agent_users"
+        "SELECT day, team_id, members, reported_users, user_initiated_interaction_count, third_party_agent_users"
         " FROM bi.team_usage_daily WHERE day IN (?, ?) ORDER BY day, team_id",
         DAYS[0], DAYS[2],
     )
@@ -122,7 +122,7 @@ def test_a_28_day_user_row_is_never_joined_to_a_membership(conn: duckdb.DuckDBPy
 def test_period_users_are_distinct_over_the_period_with_each_days_team(conn: duckdb.DuckDBPyConnection) -> None:
     rows = _rows(
         conn,
-        "SELECT team_id, members, active_users, agent_users, previous_active_users, change"
+        "SELECT team_id, members, active_users, third_party_agent_users, previous_active_users, change"
         " FROM bi.team_usage_periods WHERE period_index = 0 ORDER BY team_id",
     )
     # 5 days against 1: distinct users of periods that short are no change, whatever the counts say.
