@@ -26,7 +26,7 @@ class _TeamRow:
     period_end: date
     members: int
     active_users: int
-    agent_users: int
+    third_party_agent_users: int
     interactions: int
     credits: float | None
     per_day: float | None
@@ -73,7 +73,7 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         body.append((f'class="team-row" data-team-id="{r.team_id}"', [
             (escape(r.team_slug), ""), (_num(r.members), "num"), (_num(r.active_users), "num"), (rates, "num"),
             (change.verdict(), "verdict"),
-            (_num(r.agent_users), "num"), (", ".join(agents[r.team_id]) or "—", ""),
+            (_num(r.third_party_agent_users), "num"), (", ".join(agents[r.team_id]) or "—", ""),
             (_num(r.interactions), "num"), (f"{r.credits or 0:,.2f}", "num"),
         ]))
     first = rows[0]
@@ -86,7 +86,9 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         f'<section class="card" id="teams"><h2>Teams of {escape(scope)} {escape(scope_name)}</h2>'
         f'<p class="lead">{span}. Each day counts for the team the user was on that day; a user on two '
         "teams counts in both, so teams do not add up to the organization. Teams under 5 members on a day are "
-        "not reported for that day. Members and active users are distinct over the period. The change is "
+        "not reported for that day. Active users: on any surface the service documents (IDE, CLI, desktop app, "
+        "cloud agent, VS Code agents, code review, third-party agents), counted from user lines, as the service "
+        "gives no team figure. Members and active users are distinct over the period. The change is "
         "called on active users a day (the mean over the final days with team data, shown beside it), "
         "against the previous 28 days: grown or shrunk only beyond the day-to-day noise, none unless both "
         f"periods have {first.min_compared_days} such days.</p>"

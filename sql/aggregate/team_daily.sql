@@ -1,8 +1,8 @@
 -- aggregate.team_daily: bi.team_usage_daily where _team_day_status.sql shows the team-day: at least
 -- $k of its members active that day (its figures are theirs: a member in the report without
 -- activity adds nothing), and no scope-day minus it leaving fewer than $k people. Otherwise the
--- row stays, suppressed = true, every figure NULL. The full tier's agent_users is not shown: the
--- agent users of two teams, one within the other, can differ by fewer than $k people when their
+-- row stays, suppressed = true, every figure NULL. The full tier's third_party_agent_users is not
+-- shown: those of two teams, one within the other, can differ by fewer than $k people when their
 -- active members do not.
 CREATE OR REPLACE TEMP TABLE aggregate_team_daily AS
 SELECT

@@ -11,8 +11,8 @@
 --      active users at most the other's) with 1..$k-1 fewer active users: those few would be the
 --      difference of the two counts, so not shown. (Its sums are safe by 2: each of its days was
 --      shown, so no day of another team holds it but for fewer than $k people.)
--- Such a row stays, suppressed = true, every figure NULL. The full tier's agent_users is not
--- shown, as in team_daily. The change against the previous period is not shown, as in
+-- Such a row stays, suppressed = true, every figure NULL. The full tier's
+-- third_party_agent_users is not shown, as in team_daily. The change against the previous period is not shown, as in
 -- agent_periods.
 CREATE OR REPLACE TEMP TABLE aggregate_team_periods AS
 WITH bounds AS (

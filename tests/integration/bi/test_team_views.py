@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.page._teams import teams_section
 from pipelines.warehouse import migrate
 from pipelines.warehouse.sql import run_sql
 from tests.integration.bi._warehouse import INSERT_AGENT_ACTIVITY, INSERT_USER_TEAM_DAY, refresh_derived
@@ -161,3 +162,11 @@ def test_team_agent_usage_is_per_agent_and_team(conn: duckdb.DuckDBPyConnection)
         (DAYS[2], "blue", "Xagent", 1, 2),
         (DAYS[3], "blue", "Xagent", 2, 5),
     ]
+
+
+def test_the_page_says_team_active_users_are_ours_from_user_lines_on_any_surface(
+    conn: duckdb.DuckDBPyConnection,
+) -> None:
+    section = teams_section(conn, scope=SCOPE, scope_name=NAME)
+    assert "counted from user lines, as the service gives no team figure" in section
+    assert "Third-party agent users" in section
