@@ -16,11 +16,12 @@ from pipelines.defs.audit.automation import audit_job, build_audit_automation
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import build_events_automation, events_job
-from pipelines.defs.partitions import snapshot_days, usage_days
+from pipelines.defs.partitions import usage_days
 from pipelines.defs.resources import build_resources
 from pipelines.defs.serving.assets import publish_job, serving_copy
 from pipelines.defs.snapshots.assets import build_snapshot_assets
 from pipelines.defs.snapshots.automation import build_snapshot_automation, snapshots_job
+from pipelines.defs.snapshots.days import snapshot_days
 from pipelines.defs.usage.assets import build_usage_assets
 from pipelines.defs.usage.automation import build_usage_automation, usage_daily_job, usage_latest_job
 from pipelines.defs.usage.freshness import FRESHNESS_CHECKS, build_freshness_sensor
@@ -41,7 +42,7 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
     return dg.Definitions(
         assets=[
             *build_usage_assets(usage_days(start=start)),
-            *build_snapshot_assets(snapshot_days(start=start)),
+            *build_snapshot_assets(snapshot_days),
             webhook_deliveries,
             serving_copy,
         ],

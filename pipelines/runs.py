@@ -24,6 +24,7 @@ from pipelines._words import counted, rate_change
 from pipelines.alerts import deliver, retry_kept
 from pipelines.defs.alerts import ALERTED_BY_PROCESS, outbox_of, run_alert, warning_alerts, warning_checks
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
+from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.instance import execute_in_code_location, open_instance, process_tags, release_orphaned_runs
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import run_sql
@@ -264,6 +265,7 @@ def _run_plan(
     if plan.snapshots:
         out.write("repository, issue and member snapshot\n")
         today = utc_today()
+        add_snapshot_day(instance, today)
         _execute(
             defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log, alerting=alerting,
             label=f"snapshot {today}", partition_key=today.isoformat(),

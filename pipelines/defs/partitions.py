@@ -1,7 +1,8 @@
 """Daily partitions keyed to the report's available day.
 
 A report for day D exists once D has ended (UTC), so the newest usage partition is yesterday.
-Snapshots record the service's state as it is now, so their newest partition is today.
+Snapshots record the service's state as it is now: their partitions are the days asked for
+(pipelines/defs/snapshots/days.py).
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ import dagster as dg
 
 def usage_days(*, start: date) -> dg.DailyPartitionsDefinition:
     return dg.DailyPartitionsDefinition(start_date=start.isoformat(), timezone="UTC")
-
-
-def snapshot_days(*, start: date) -> dg.DailyPartitionsDefinition:
-    return dg.DailyPartitionsDefinition(start_date=start.isoformat(), timezone="UTC", end_offset=1)
 
 
 def trailing_days(*, newest: date, count: int) -> list[date]:

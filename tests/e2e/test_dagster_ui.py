@@ -1,5 +1,6 @@
 """Dagster's UI over a data home where the command line ran, asked what its pages ask.
 
+In a home holding two snapshots an older version took (under calendar-day partitions),
 `metrics-etl run` lands two days, the latest report and today's snapshot; then Dagster's
 webserver starts on the workspace (workspace.yaml, on 127.0.0.1, as `make dev` starts it) and
 is asked over HTTP the GraphQL queries of the Overview's timeline, of a job's runs page and
@@ -9,6 +10,7 @@ and the snapshot assets show only the days a snapshot was taken.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -20,7 +22,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,8 @@ BIN = Path(sys.executable).parent
 START_SECONDS = 300  # the webserver loads the definitions in a code server; slow on 2 busy cores
 LOCATION, REPOSITORY = "metrics_etl", "__repository__"
 JOBS = ("usage_daily_job", "usage_latest_job", "snapshots_job")
+_TODAY = datetime.now(UTC).date()
+EARLIER_SNAPSHOTS = [_TODAY - timedelta(days=30), _TODAY - timedelta(days=3)]  # taken in an older version
 
 # The Overview's timeline (ui-core runs/useRunsForTimeline.tsx): finished runs, each placed on
 # its job's row by its repositoryOrigin; a run without one is left off.
@@ -107,6 +111,19 @@ def _cli(env: dict[str, str], cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+def _snapshots_from_before(home: Path, days: list[date]) -> None:
+    """What a home kept of its snapshots when their partitions were calendar days: each table
+    materialized under the day's key."""
+    import dagster as dg
+
+    from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+
+    with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+        for day, table in itertools.product(days, SNAPSHOT_TABLES):
+            event = dg.AssetMaterialization(["snapshots", table], partition=day.isoformat())
+            instance.report_runless_asset_event(event)
+
+
 def _cli_runs(home: Path) -> dict[str, str]:
     import dagster as dg
 
@@ -157,10 +174,12 @@ def webserver(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ui]:
     root = tmp_path_factory.mktemp("dagster-ui")
     home = root / "home"
-    today = datetime.now(UTC).date()
+    today = _TODAY
     first, last = today - timedelta(days=6), today - timedelta(days=5)
     with running_emulator(EmulatorConfig(seed=43, users=8, repos=2, issues_per_repo=2)) as emu:
         env = _env(home, **environ_for(emu), METRICS_START_DAY=first.isoformat())
+        _cli(env, root, "init")
+        _snapshots_from_before(home, EARLIER_SNAPSHOTS)
         _cli(env, root, "run", "--from", first.isoformat(), "--to", last.isoformat())
         cli_runs = _cli_runs(home)
         with webserver(env, root / "webserver.log") as (url, server):
@@ -198,3 +217,16 @@ def test_a_jobs_page_lists_its_command_line_runs_and_their_materializations(ui: 
     latest = {tuple(node["assetKey"]["path"]): node["assetMaterializations"] for node in header["assetNodes"]}
     landed = {key for key, events in latest.items() if events and events[0]["runId"] in mine}
     assert landed, f"no asset of {job} shows a materialization of its runs: {latest}"
+
+
+@pytest.mark.timeout(START_SECONDS + 900)
+def test_the_snapshot_assets_show_only_the_days_taken_none_missing(ui: Ui) -> None:
+    from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+
+    taken = [day.isoformat() for day in EARLIER_SNAPSHOTS] + [ui.today]
+    for table in SNAPSHOT_TABLES:
+        node = ui.ask(PARTITION_HEALTH, assetKey={"path": ["snapshots", table]})["assetNodeOrError"]
+        (dimension,) = node["partitionKeysByDimension"]
+        assert dimension["partitionKeys"] == taken, table
+        stats = node["partitionStats"]
+        assert stats == {"numMaterialized": 3, "numPartitions": 3, "numFailed": 0, "numMaterializing": 0}, table

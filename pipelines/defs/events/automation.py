@@ -10,6 +10,7 @@ from pipelines.defs._automation import Automation
 from pipelines.defs.events.assets import DELIVERIES
 from pipelines.defs.resources import StorageResource
 from pipelines.defs.snapshots.automation import SNAPSHOT_JOB
+from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.webhooks.segments import segments
 
 EVENTS_JOB = "webhook_events_job"
@@ -61,10 +62,11 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         count = repositories.value if isinstance(repositories, dg.IntMetadataValue) else None
         if not count:
             return dg.SkipReason("the loaded deliveries named no repository")
-        today = utc_today().isoformat()
+        today = utc_today()
+        add_snapshot_day(context.instance, today)
         return dg.RunRequest(
             run_key=f"refresh-{asset_event.run_id}",
-            partition_key=today,
+            partition_key=today.isoformat(),
             tags={"refresh_for": counted(count, "repository", "repositories")},
         )
 

@@ -4,6 +4,7 @@ import dagster as dg
 
 from pipelines.defs._automation import Automation
 from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+from pipelines.defs.snapshots.days import add_snapshot_day
 
 SNAPSHOT_JOB = "snapshots_job"
 snapshots_job = dg.define_asset_job(
@@ -23,7 +24,8 @@ def build_snapshot_automation(automation: Automation) -> dg.ScheduleDefinition:
         description="05:00 UTC: today's snapshot of repositories, counts, issues, members and seats.",
     )
     def snapshots_daily_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-        day = context.scheduled_execution_time.date().isoformat()
-        return dg.RunRequest(run_key=day, partition_key=day)
+        day = context.scheduled_execution_time.date()
+        add_snapshot_day(context.instance, day)
+        return dg.RunRequest(run_key=day.isoformat(), partition_key=day.isoformat())
 
     return snapshots_daily_schedule

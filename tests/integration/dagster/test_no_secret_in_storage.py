@@ -14,6 +14,7 @@ import dagster as dg
 
 from pipelines.config import Settings
 from pipelines.definitions import build_definitions
+from pipelines.defs.snapshots.days import add_snapshot_day
 
 
 def _texts(home: Path) -> Iterator[bytes]:
@@ -47,10 +48,11 @@ def _inflated(blob: bytes) -> bytes:
 def test_a_materialization_stores_the_token_by_name_never_by_value(emulator, pipeline_env, tmp_path):
     home = tmp_path / "dagster_home"
     home.mkdir()
-    today = datetime.now(UTC).date().isoformat()
+    today = datetime.now(UTC).date()
     with dg.instance_for_test(temp_dir=str(home)) as instance:
         job = build_definitions(Settings.from_env()).resolve_job_def("snapshots_job")
-        assert job.execute_in_process(instance=instance, partition_key=today).success
+        add_snapshot_day(instance, today)
+        assert job.execute_in_process(instance=instance, partition_key=today.isoformat()).success
 
     texts = list(_texts(home))
     # The search sees into the compressed snapshots: the base URL, a plain setting, is there.

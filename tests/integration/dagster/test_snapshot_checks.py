@@ -12,6 +12,7 @@ from emulator import EmulatorConfig, running_emulator
 from pipelines.config import Settings
 from pipelines.definitions import build_definitions
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
+from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.transform import seats as seats_tf
 from pipelines.transform import snapshots as tf
 from pipelines.warehouse import migrate
@@ -119,8 +120,10 @@ def test_an_enterprise_whose_seats_were_refused_warns_in_enterprise_seats_visibl
 
 def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_check(emulator, pipeline_env, instance):
     defs = build_definitions(Settings.from_env())
-    today = datetime.now(UTC).date().isoformat()
-    result = defs.resolve_job_def("snapshots_job").execute_in_process(instance=instance, partition_key=today)
+    today = datetime.now(UTC).date()
+    add_snapshot_day(instance, today)
+    job = defs.resolve_job_def("snapshots_job")
+    result = job.execute_in_process(instance=instance, partition_key=today.isoformat())
     assert result.success
     (seats,) = [m for m in result.asset_materializations_for_node("snapshots_daily")
                 if m.asset_key == dg.AssetKey(["snapshots", "seats"])]
@@ -144,8 +147,11 @@ def test_a_seat_that_cannot_land_warns_with_its_count_and_the_snapshot_is_publis
         monkeypatch.setenv("SERVICE_BASE_URL", emu.credentials["base_url"])
         monkeypatch.setenv("SERVICE_TOKEN", emu.credentials["token"])
         defs = build_definitions(Settings.from_env())
-        today = datetime.now(UTC).date().isoformat()
-        result = defs.resolve_job_def("snapshots_job").execute_in_process(instance=instance, partition_key=today)
+        today = datetime.now(UTC).date()
+        add_snapshot_day(instance, today)
+        result = defs.resolve_job_def("snapshots_job").execute_in_process(
+            instance=instance, partition_key=today.isoformat()
+        )
     assert result.success
     checks = check_results(result)
     assert checks["snapshots/seats:seat_snapshot_complete"] is True

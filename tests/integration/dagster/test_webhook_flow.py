@@ -14,6 +14,7 @@ from pipelines.definitions import build_definitions
 from pipelines.defs._automation import Automation
 from pipelines.defs.events.automation import build_events_automation
 from pipelines.defs.resources import StorageResource
+from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.service import ServiceClient
 from pipelines.service.repos import create_issue, create_pull_request
 from pipelines.webhooks.app import ReceiverConfig, running_receiver
@@ -35,6 +36,7 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
     defs = build_definitions(Settings.from_env())
     today = datetime.now(UTC).date().isoformat()
     snapshot_job = defs.resolve_job_def("snapshots_job")
+    add_snapshot_day(instance, datetime.now(UTC).date())
     assert snapshot_job.execute_in_process(instance=instance, partition_key=today).success
 
     spool = Path(pipeline_env["WEBHOOK_SPOOL_DIR"])
