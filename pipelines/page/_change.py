@@ -9,6 +9,7 @@ previous period's per-day rate, written beside both rates so it never reads as a
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 
@@ -38,7 +39,8 @@ class Change:
     def share(self) -> float | None:
         if self.current is None or not self.previous:
             return None
-        return self.current / self.previous - 1
+        share = self.current / self.previous - 1
+        return share if math.isfinite(share) else None
 
     @property
     def css(self) -> str:
@@ -79,7 +81,8 @@ class Change:
 
 def _pct(share: float) -> str:
     # A true minus sign (U+2212): a figure never reads as a dash.
-    return f"{share * 100:+.0f}%".replace("-", "\u2212")
+    # Rounded first: a change of -0.4% reads "+0%", never "-0%".
+    return f"{round(share * 100):+d}%".replace("-", "\u2212")
 
 
 def _rate(value: float | None) -> str:
