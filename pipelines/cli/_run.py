@@ -20,9 +20,10 @@ if TYPE_CHECKING:
 
 DEMO_DAYS = 56  # two whole 28-day periods: enough final days with agent data to compare them
 _DEMO_HOME = "metrics-etl-demo"  # beside the default data home, never inside a deployment's
+# The README's first query too; its columns fit an 80-column terminal.
 _FIRST_QUERY = (
-    "SELECT scope, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
-    "WHERE period_index = 0 ORDER BY agent_job_starts DESC"
+    "SELECT scope_name, agent_name, agent_job_starts, agent_users, change FROM bi.agent_usage_periods "
+    "WHERE period_index = 0 ORDER BY scope_name, agent_job_starts DESC"
 )
 
 

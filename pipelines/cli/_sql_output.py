@@ -1,5 +1,6 @@
-"""How `metrics-etl sql` prints an answer: DuckDB's table cut to the terminal, or every row and
-column as tab- or comma-separated values or JSON lines, each value the text DuckDB writes for it."""
+"""How `metrics-etl sql` prints an answer: DuckDB's table within the terminal (every column, in
+bands when too wide), or every row and column as tab- or comma-separated values or JSON lines,
+each value the text DuckDB writes for it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow
 
-__all__ = ["TABLE_ROWS", "UNBOUNDED", "Format", "print_rows"]
+__all__ = ["TABLE_ROWS", "UNBOUNDED", "Format", "duckdb_errors", "print_rows"]
 
 Format = Literal["table", "tsv", "csv", "json"]
 TABLE_ROWS = 10_000  # DuckDB's table shows no more, whatever it is asked
@@ -44,7 +45,7 @@ def print_rows(relation: duckdb.DuckDBPyRelation, *, fmt: Format, max_rows: int,
     text = "to_json({})" if fmt == "json" else "CAST({} AS VARCHAR)"
     texts = relation.project(", ".join(text.format(f"#{at}") for at in range(1, len(relation.columns) + 1)))
     # Batch by batch: memory stays at one batch whatever the number of rows.
-    batches = _duckdb_errors(texts.to_arrow_reader(_BATCH_ROWS))
+    batches = duckdb_errors(texts.to_arrow_reader(_BATCH_ROWS))
     if fmt == "json":
         keys = [json.dumps(name) + ": " for name in _unique(relation.columns)]
         printed = 0
@@ -99,7 +100,7 @@ def _strict_json(value: str | None) -> str:
     return _NOT_JSON.sub(lambda found: found[0] if found[0].startswith('"') else f'"{found[0]}"', value)
 
 
-def _duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
+def duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
     """The reader's batches; DuckDB's error (an interrupt, out of memory) as the duckdb.Error it is,
     which Arrow hands on as an OSError or ArrowException."""
     import duckdb
@@ -112,21 +113,20 @@ def _duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.Record
 
 
 def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int) -> None:
-    """DuckDB's table, as wide as the terminal (COLUMNS wins, as in a shell), then a line on stderr
-    naming what was left out to fit and how to see everything."""
+    """DuckDB's table, as wide as the terminal (COLUMNS wins, as in a shell); when DuckDB would
+    leave columns out to fit, every column in bands that begin with the key columns
+    (`_sql_bands`). Rows left out are said on stderr, with how to see everything."""
+    from pipelines.cli._sql_bands import banded_table, display_width
+
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):  # DuckDB prints it through Python's sys.stdout
         relation.show(max_width=width, max_rows=max_rows)
     table = buffer.getvalue()
-    sys.stdout.write(table)
     lines = table.rstrip().splitlines()
-    footer = lines[-1] if lines else ""
-    cut = []
-    if _COLUMNS_LEFT_OUT.search(footer):
-        shown = {cell.strip() for cell in lines[1].split("│")}
-        left_out = ", ".join(name for name in relation.columns if name not in shown)
-        cut.append(f"{left_out} left out to fit {width} columns")
-    if _ROWS_LEFT_OUT.search(footer):
-        cut.append("--max-rows shows more rows")
-    if cut:
-        click.echo(f"({'; '.join(cut)}; piped or with --format tsv or csv, every row and column shows)", err=True)
+    # DuckDB draws two columns wider than a narrow terminal rather than drop one: banded, they fit.
+    if lines and (_COLUMNS_LEFT_OUT.search(lines[-1]) or max(map(display_width, lines)) > width):
+        table = banded_table(relation, max_rows=max_rows, width=width)
+    sys.stdout.write(table)
+    if _ROWS_LEFT_OUT.search(table.rstrip().rsplit("\n", 1)[-1]):
+        click.echo("(--max-rows shows more rows; piped or with --format tsv or csv, every row and column shows)",
+                   err=True)

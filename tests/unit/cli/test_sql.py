@@ -70,21 +70,104 @@ def test_at_a_terminal_a_table_shows_every_column_that_fits_columns(
     assert "100 rows" in done.stdout and "shown" not in done.stdout and done.stderr == ""
 
 
-def test_at_a_narrow_terminal_the_table_fits_and_says_what_it_left_out_and_how_to_see_all(
+def _boxes(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Each boxed table printed: its column names and its rows, as cells."""
+    boxes: list[tuple[list[str], list[list[str]]]] = []
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("│").split("│")]
+        if line.startswith("┌"):
+            boxes.append(([], []))
+        elif line.startswith("│") and not boxes[-1][0]:
+            boxes[-1][0].extend(cells)
+        elif line.startswith("│") and boxes[-1][1] is not None and any(boxes[-1][0]):
+            boxes[-1][1].append(cells)
+    return [(names, rows[1:]) for names, rows in boxes]  # rows[0]: the types
+
+
+# The README's surfaces query, shaped: 98 columns wide as DuckDB draws it.
+SURFACES = (
+    "SELECT CASE WHEN range < 9 THEN 'enterprise' ELSE 'organization' END AS scope, 'acme-corp' AS scope_name, "
+    "'Claude (Anthropic) ' || range AS surface_name, 20 + range AS days_used, range / 3 AS users_a_day, "
+    "range * 2 AS most_users_in_a_day FROM range(18) ORDER BY range"
+)
+
+
+def test_at_an_80_column_terminal_every_column_shows_in_bands_that_begin_with_the_key_columns(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DuckDB's own table drops the middle columns to fit: surface_name, the one the reader asked about.
+    piped = list(csv.reader(io.StringIO(runner.invoke(cli, ["sql", SURFACES]).stdout), delimiter="\t"))
+    _printing_to_a_terminal(monkeypatch, columns=80)
+    done = runner.invoke(cli, ["sql", SURFACES])
+    assert done.exit_code == 0, done.output
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    boxes = _boxes(done.stdout)
+    keys = ["scope", "scope_name", "surface_name"]
+    assert len(boxes) > 1 and all(names[:3] == keys for names, _ in boxes)
+    assert keys + [name for names, _ in boxes for name in names[3:]] == piped[0]
+    for names, rows in boxes:  # each band's rows are the answer's rows, in order, every value whole
+        assert [[row[piped[0].index(name)] for name in names] for row in piped[1:]] == rows
+    assert done.stdout.splitlines()[-1] == f"  18 rows, 6 columns in {len(boxes)} bands"
+    assert done.stderr == ""
+
+
+def test_at_a_narrow_terminal_a_long_answer_shows_its_first_and_last_rows_in_every_band_and_how_to_see_all(
     runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _printing_to_a_terminal(monkeypatch, columns=80)
     done = runner.invoke(cli, ["sql", WIDE])
     assert done.exit_code == 0, done.output
-    assert max(len(line) for line in done.stdout.splitlines()) <= 80
-    header = {cell.strip() for cell in done.stdout.splitlines()[1].split("│")}
-    left_out = [name for name in WIDE_COLUMNS if name not in header]
-    assert left_out and "(40 shown)" in done.stdout
-    (line,) = done.stderr.splitlines()
-    assert line == (
-        f"({', '.join(left_out)} left out to fit 80 columns; --max-rows shows more rows; "
-        "piped or with --format tsv or csv, every row and column shows)"
+    boxes = _boxes(done.stdout)
+    assert [name for names, _ in boxes for name in names[1:]] == WIDE_COLUMNS[1:]
+    for _, rows in boxes:
+        assert [row[0] for row in rows] == [*map(str, range(20)), "·", *map(str, range(80, 100))]
+    assert "100 rows (40 shown), 8 columns in" in done.stdout
+    assert done.stderr.splitlines() == [
+        "(--max-rows shows more rows; piped or with --format tsv or csv, every row and column shows)"
+    ]
+
+
+_NAME = st.from_regex(r"[a-z][a-z_]{0,20}", fullmatch=True)
+_TEXT = st.text(alphabet=st.sampled_from("abcxyz -_.()é日\n"), max_size=30)
+
+
+@st.composite
+def _answers(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A query answering a few rows of text and number columns, and its column names."""
+    names = draw(st.lists(_NAME, min_size=1, max_size=10, unique=True))
+    numeric = [draw(st.booleans()) for _ in names]
+    rows = draw(st.integers(min_value=1, max_value=4))
+    values = [
+        "(" + ", ".join(str(draw(st.integers(-10**9, 10**9))) if number
+                        else "'" + draw(_TEXT).replace("'", "''") + "'" for number in numeric) + ")"
+        for _ in range(rows)
+    ]
+    columns = ", ".join(f'"{name}"' for name in names)
+    return f"SELECT * FROM (VALUES {', '.join(values)}) AS t({columns})", names
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(answer=_answers(), columns=st.integers(min_value=30, max_value=160))
+def test_at_any_terminal_width_a_table_fits_it_and_keeps_every_column(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, answer: tuple[str, list[str]], columns: int
+) -> None:
+    from pipelines.cli._sql_bands import display_width
+
+    query, names = answer
+    _printing_to_a_terminal(monkeypatch, columns=columns)
+    done = runner.invoke(cli, ["sql", query])
+    assert done.exit_code == 0, done.output
+    assert max(display_width(line) for line in done.stdout.splitlines()) <= columns, done.stdout
+    boxes = _boxes(done.stdout)
+    headers = [header for header, _ in boxes]
+    keys = len(headers[0]) if len(headers) == 1 else next(
+        at for at in range(len(headers[0])) if len({tuple(header[at:at + 1]) for header in headers}) > 1
     )
+    shown = boxes[0][0][:keys] + [name for header, _ in boxes for name in header[keys:]]
+    assert len(shown) == len(names)  # no column left out
+    assert [name for name in shown if "…" not in name] == [
+        name for name, seen in zip(names, shown, strict=True) if "…" not in seen
+    ]
 
 
 def test_a_query_prints_its_rows_as_a_table(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
