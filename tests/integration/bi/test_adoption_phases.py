@@ -31,11 +31,13 @@ def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_to
         " FROM bi.adoption_phases WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
     ).fetchall()
     assert [p[0] for p in phases]
+    # The emulator's phases hold the users active in an IDE that day (its user lines with an IDE
+    # entry), not those active only in the app or by server-side telemetry alone.
     engaged, interactions, loc_added = conn.execute(
-        "SELECT count(*) FILTER (WHERE user_initiated_interaction_count > 0 OR code_generation_activity_count > 0),"
-        " (SELECT user_initiated_interaction_count FROM core.daily_totals WHERE scope = 'organization' AND day = ?),"
-        " (SELECT loc_added_sum FROM core.daily_totals WHERE scope = 'organization' AND day = ?)"
-        " FROM core.user_daily_totals WHERE day = ?", [DAY, DAY, DAY]
+        "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.user_daily_totals AS u"
+        " WHERE scope = 'organization' AND day = ? AND (user_initiated_interaction_count > 0"
+        "  OR code_generation_activity_count > 0) AND EXISTS (SELECT 1 FROM core.breakdowns AS b WHERE b.kind = 'ide'"
+        "  AND b.level = 'user' AND b.scope = u.scope AND b.day = u.day AND b.user_id = u.user_id)", [DAY]
     ).fetchone()
     assert sum(p[2] for p in phases) == engaged
     # Averages per engaged user, rounded to cents by the service: weighed back, the day's totals.
