@@ -25,12 +25,15 @@ import zstandard
 
 from pipelines.ingest.archive import ArchivedFile, archive_stream, report_dir
 from pipelines.ingest.drift import DriftTally
-from pipelines.service.people import seat_holder
+from pipelines.service.people import SEAT_HOLDER, seat_holder
 from pipelines.service.repos import SeatListing, seat_listing
 from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL
 from pipelines.warehouse.people import Forgotten, Person
 
-__all__ = ["Listed", "archive_listings", "names_seat_line", "read_listing"]
+__all__ = ["SEAT_HOLDER_KEY", "Listed", "archive_listings", "names_seat_line", "read_listing"]
+
+# The holder's key as an archived seat line spells it: a line without it holds no seat's holder.
+SEAT_HOLDER_KEY = f'"{SEAT_HOLDER.path.split(".")[0]}"'.encode()
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,14 @@ SNAPSHOT_CHECKS: tuple[Check, ...] = (
         blocking=False,
     ),
     Check(
+        "seat_fields_are_declared",
+        ("snapshots", "seats"),
+        _SQL / "count_seat_field_drift.sql",
+        "The seat listings of the newest snapshot day carried no field the seat schema does not declare, and "
+        "each declared object as an object; such values land in the row's `extra` (`metrics-etl fields`).",
+        blocking=False,
+    ),
+    Check(
         "enterprise_seat_snapshot_complete",
         ("snapshots", "enterprise_seats"),
         _SQL / "count_incomplete_enterprise_seat_snapshots.sql",

@@ -75,6 +75,7 @@ CHECKS = {
     ("snapshots/seats", "seat_snapshot_complete", True),
     ("snapshots/seats", "seats_visible", False),
     ("snapshots/seats", "seats_landed", False),
+    ("snapshots/seats", "seat_fields_are_declared", False),
     ("snapshots/enterprise_seats", "enterprise_seat_snapshot_complete", True),
     ("snapshots/enterprise_seats", "enterprise_seats_visible", False),
     ("snapshots/enterprise_seats", "enterprise_seats_landed", False),

@@ -1,0 +1,87 @@
+"""`forget` of a seated person, over loopback against the emulator: their seat listings are archived
+with their login, name and email; afterwards no table, lake file, serving database (the aggregate
+and pseudonymous tiers included), cached answer or archived listing holds any of the three, and
+the next snapshot (the service still lists them) archives and lands the listing without them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+
+from emulator import EmulatorConfig
+from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
+from pipelines.privacy.forget import Places, forget
+from pipelines.warehouse import migrate
+from pipelines.warehouse.erasure import load_forgotten
+from pipelines.warehouse.lake import publish
+from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from tests.e2e.test_forget import _scan
+
+KEY = "a-test-pseudonym-key-of-some-length"
+
+
+@pytest.fixture
+def emulator_config() -> EmulatorConfig:
+    return EmulatorConfig(seed=5, users=30, repos=1, issues_per_repo=1)
+
+
+def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_the_archived_listings(
+    emu, make_client, tmp_path, emulator_config
+):
+    home = tmp_path  # the warehouse, the raw archive, the lake, the serving databases, the ETag cache
+    org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
+    settings = SnapshotSettings(orgs=(org,), enterprises=(enterprise,))
+    places = Places(raw_dir=home / "raw", spool_dir=home / "spool", etag_cache=home / "etag-cache.sqlite3",
+                    lake=home / "lake", serving=home / "serving.duckdb", aggregate_k=5)
+    conn = duckdb.connect(str(home / "warehouse.duckdb"))
+    migrate(conn)
+    today = datetime.now(UTC).date()
+    run_snapshot(make_client(), conn, settings=settings, day=today, raw_dir=places.raw_dir)
+    # A person seated by both listings whose seat shows a name and an email.
+    login, name, email = conn.execute(
+        "SELECT login, assignee_name, assignee_email FROM snapshots.seats JOIN snapshots.enterprise_seats"
+        " USING (user_id, login, assignee_name, assignee_email)"
+        " WHERE assignee_name IS NOT NULL AND assignee_email IS NOT NULL ORDER BY user_id LIMIT 1"
+    ).fetchone()
+    publish(conn, lake=places.lake, serving=places.serving, k=places.aggregate_k)
+    publish_pseudonymous(conn, serving=places.serving, key=KEY)
+    traces = {what: re.compile(rf"(?<![0-9a-z.]){re.escape(value)}(?![0-9a-z])", re.IGNORECASE)
+              for what, value in (("login", login), ("name", name), ("email", email))}
+
+    anyone = re.compile("|".join(pattern.pattern for pattern in traces.values()), re.IGNORECASE)
+
+    def scanned(*patterns: re.Pattern[str]) -> list[list[str]]:
+        """Where each pattern is found, the warehouse closed meanwhile (a reader opens it as a file)."""
+        nonlocal conn
+        conn.close()
+        found = [_scan(home, pattern) for pattern in patterns]
+        conn = duckdb.connect(str(home / "warehouse.duckdb"))
+        return found
+
+    found = dict(zip(traces, scanned(*traces.values()), strict=True))
+    assert all(any(p.startswith("raw/") for p in paths) for paths in found.values()), found
+    # The tiers for other readers never show a seat holder, before any erasure too.
+    assert not [p for paths in found.values() for p in paths if "aggregate" in p or "pseudonymous" in p], found
+
+    forget(conn, login, key=KEY, places=places)
+
+    assert scanned(anyone) == [[]]
+    lineage = conn.execute(
+        "SELECT count(*) FROM meta.archive_lineage AS l JOIN raw.report_files AS f USING (archive_path)"
+        " WHERE l.reason = 'erasure' AND f.level = 'seats'"
+    ).fetchone()
+    assert lineage == (2,)  # both listings written again, their new sha256 recorded
+
+    # The service still lists them: the next snapshot lands and archives every other seat, not theirs.
+    run_snapshot(make_client(), conn, settings=settings, day=today, raw_dir=places.raw_dir,
+                 forgotten=load_forgotten(conn, KEY))
+    assert scanned(anyone) == [[]]
+    assert len(list(places.raw_dir.rglob("*.zst"))) == 2  # the erased versions replaced, not kept beside
+    assert conn.execute("SELECT erased_seats FROM snapshots.seat_totals").fetchall() == [(1,)]
+    assert conn.execute(
+        "SELECT sum(records) FROM raw.report_files WHERE level = 'seats' AND scope = 'organization'"
+    ).fetchone() == (emulator_config.users - 1,)
+    conn.close()
