@@ -22,8 +22,8 @@ eval "$(.venv/bin/metrics-etl ${METRICS_HOME:+--home "$METRICS_HOME"} dev-env)"
 if [ -n "$start_day" ]; then export METRICS_START_DAY="$start_day"; fi
 home="$METRICS_HOME"
 mkdir -p "$home"
-creds="$home/credentials.json"
-rm -f "$creds"
+# Versions before this one left the emulator's credentials in the data home.
+rm -f "$home/credentials.json" "$home/credentials-app-key.pem"
 
 groups=()
 # True while a process of one of the groups is alive (a zombie waiting for its parent is not).
@@ -36,7 +36,7 @@ kill_groups() {
 }
 stop() {
     # A second Ctrl-C does not wait.
-    trap 'kill_groups KILL; exit 130' INT TERM HUP
+    trap 'kill_groups KILL; rm -rf "${creds_dir:-}"; exit 130' INT TERM HUP
     trap - EXIT
     # dagster dev shuts its services down on SIGINT, as on a terminal's Ctrl-C; the emulator on SIGTERM.
     if [ -n "${dagster_pid:-}" ]; then kill -INT -- "-$dagster_pid" 2>/dev/null || true; fi
@@ -46,6 +46,7 @@ stop() {
         echo "dev.sh: still running after ${STOP_SECONDS}s, killing what is left" >&2
         kill_groups KILL
     fi
+    rm -rf "${creds_dir:-}"
     exit "$1"
 }
 
@@ -54,6 +55,10 @@ trap 'stop 0' INT
 trap 'stop 143' TERM
 trap 'stop 129' HUP
 trap 'stop $?' EXIT
+# The emulator's credentials (its token, an app key) live as long as it does: in a private
+# directory of their own (mode 0700), removed when this script ends, never in the data home.
+creds_dir="$(mktemp -d "${TMPDIR:-/tmp}/metrics-etl-dev.XXXXXX")"
+creds="$creds_dir/credentials.json"
 
 set -m
 env --default-signal=INT .venv/bin/metrics-etl emulator --credentials-out "$creds" --seed 42 --users 300 --repos 12 </dev/null &

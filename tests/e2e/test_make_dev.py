@@ -66,12 +66,18 @@ def _answers(url: str) -> bool:
         pytest.param(signal.SIGTERM, False, True, 143, id="SIGTERM to dev.sh started in the background"),
     ],
 )
-def test_a_stop_signal_ends_dagster_dev_and_the_emulator_within_seconds(
+def test_a_stop_signal_ends_dagster_dev_and_the_emulator_within_seconds_and_removes_their_credentials(
     tmp_path: Path, signum: signal.Signals, whole_group: bool, sigint_ignored: bool, exit_code: int
 ) -> None:
-    home, port = tmp_path / "dev", _free_port()
+    home, port, scratch = tmp_path / "dev", _free_port(), tmp_path / "tmp"
+    scratch.mkdir()
+    # What an earlier version left in the home: the emulator's credentials and its app key.
+    home.mkdir()
+    leftovers = [home / "credentials.json", home / "credentials-app-key.pem"]
+    for leftover in leftovers:
+        leftover.write_text("{}")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "DAGSTER_", "METRICS_", "WEBHOOK_"))}
-    env |= {"METRICS_HOME": str(home), "DAGSTER_PORT": str(port)}
+    env |= {"METRICS_HOME": str(home), "DAGSTER_PORT": str(port), "TMPDIR": str(scratch)}
     log = tmp_path / "dev.log"
     with log.open("w") as out:
         script = subprocess.Popen(
@@ -81,11 +87,17 @@ def test_a_stop_signal_ends_dagster_dev_and_the_emulator_within_seconds(
         )
     try:
         deadline = time.monotonic() + START_SECONDS
-        while not ((home / "credentials.json").exists() and _answers(f"http://127.0.0.1:{port}/server_info")):
+        while not _answers(f"http://127.0.0.1:{port}/server_info"):
             assert script.poll() is None, f"dev.sh ended (exit {script.returncode}): {log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, f"not up after {START_SECONDS}s: {log.read_text()[-3000:]}"
             time.sleep(1)
         started = _session(script.pid)
+        # The emulator's credentials are in a private directory of their own, not in the home.
+        assert not any(leftover.exists() for leftover in leftovers)
+        assert sorted(home.glob("credentials*")) == []
+        (private,) = scratch.glob("metrics-etl-dev.*")
+        assert private.stat().st_mode & 0o777 == 0o700
+        assert sorted(f.name for f in private.iterdir()) == ["credentials-app-key.pem", "credentials.json"]
         assert "superseded" not in log.read_text(), "dagster dev's SupersessionWarning is shown"
         assert any("dagster_webserver" in c for c in started.values()), started
         assert any("emulator" in c for c in started.values()), started
@@ -100,6 +112,7 @@ def test_a_stop_signal_ends_dagster_dev_and_the_emulator_within_seconds(
         print(f"{signum.name} to dev.sh: {outcome} after {seconds:.1f} s")
         assert left == {}, f"still running {seconds:.0f}s after {signum.name}: {left}\n{log.read_text()[-3000:]}"
         assert script.wait(timeout=5) == exit_code
+        assert list(scratch.glob("metrics-etl-dev.*")) == [], "the emulator's credentials outlived make dev"
     finally:
         for pid in _session(script.pid):
             with contextlib.suppress(ProcessLookupError):
