@@ -10,7 +10,7 @@ classes the emulator never serves (CLI only, the app before 2026-07-28) are name
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import pytest
@@ -27,10 +27,10 @@ from tests.integration.bi._warehouse import INSERT_AGENT_ACTIVITY, INSERT_USER_T
 from tests.integration.ingest.conftest import FAST_RETRY
 
 TODAY = date(2026, 11, 20)
-# A day a month over the emulator's year, and each side of the service's two changes.
-YEAR_DAYS = sorted({date(2025, 12, 15), date(2026, 1, 15), date(2026, 3, 15), date(2026, 5, 15),
-                    date(2026, 6, 14), date(2026, 6, 15), date(2026, 7, 27), date(2026, 7, 28),
-                    date(2026, 9, 10), date(2026, 10, 10), date(2026, 11, 10)})
+# Every 28th day of the emulator's year, each side of the service's two changes, and a
+# provisional day.
+YEAR_DAYS = sorted({date(2025, 11, 1) + timedelta(days=28 * n) for n in range(14)}
+                   | {date(2026, 6, 14), date(2026, 6, 15), date(2026, 7, 27), date(2026, 7, 28), date(2026, 11, 18)})
 TELEMETRY_FROM, APP_FROM = date(2026, 6, 15), date(2026, 7, 28)
 ORG, ENT = ("organization", "acme"), ("enterprise", "acme-corp")
 FETCHED = datetime(2026, 11, 20, 6, tzinfo=UTC)
@@ -67,6 +67,12 @@ def test_the_emulator_s_year_reconciles_with_nothing_unexplained(year: duckdb.Du
         " WHERE comparison = 'aggregate vs users' AND measure = 'active_users' AND status <> 'not comparable'"
     ).fetchone()
     assert compared == (2 * len(YEAR_DAYS),)
+    # The emulator counts as the service documents: the classes account for every active user.
+    residuals = year.execute(
+        "SELECT DISTINCT residual_difference FROM bi.reconciliation"
+        " WHERE comparison = 'aggregate vs users' AND measure = 'active_users'"
+    ).fetchall()
+    assert residuals == [(0,)]
 
 
 def test_telemetry_only_users_are_counted_from_2026_06_15_and_named(year: duckdb.DuckDBPyConnection) -> None:
