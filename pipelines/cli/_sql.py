@@ -51,11 +51,23 @@ _NO_TABLE = re.compile(r"Catalog Error: Table with name (.+?) does not exist")
 _READ_ONLY = "the SQL shell is read-only: it reads the bi views and the lake's tables, nothing else"
 
 
-@click.command()
+class _SqlCommand(click.Command):
+    """Click's command, taking a QUERY that begins with a comment (`-- why`) as the query it is,
+    not as an option: an option holds no space or line break."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        at = next((at for at, arg in enumerate(args) if arg.startswith("-") and any(map(str.isspace, arg))), None)
+        if at is not None and "--" not in args[:at]:
+            args = [*args[:at], "--", *args[at:]]
+        return super().parse_args(ctx, args)
+
+
+@click.command(cls=_SqlCommand)
 @click.argument("query", required=False)
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json"]), show_default=False,
-              help="How rows are printed: a table cut to fit the terminal, tab- or comma-separated values "
-              "with a header, or JSON lines (an object per row); tsv, csv and json print every row and column.  "
+              help="How rows are printed: a table as wide as the terminal (too wide, in bands that each begin "
+              "with the key columns), tab- or comma-separated values with a header, or JSON lines (an object per "
+              "row); tsv, csv and json print every row and column.  "
               "[default: table on a terminal, else tsv]")
 @click.option("--max-rows", type=click.IntRange(min=1, max=TABLE_ROWS), default=40,
               help="Rows a table shows (the first and the last ones).")
@@ -209,7 +221,7 @@ def _describe(exc: Exception, conn: duckdb.DuckDBPyConnection | None = None) -> 
 
     line = first_meaningful_line(str(exc))
     if conn is not None and (missing := _NO_TABLE.match(line)):
-        named = _named_like(conn, missing[1])
+        named = _named_like(conn, missing[1].strip('"').rsplit(".", 1)[-1])  # `"foo.agents"`: a wrong schema
         return f"{line} Did you mean {' or '.join(named)}?" if named else f"{line} SHOW TABLES lists every view"
     if _REFUSED.search(line):
         return f"{_READ_ONLY} ({line})"

@@ -427,6 +427,8 @@ def test_show_tables_at_an_80_column_terminal_names_every_view_whole(
         ("FROM user_daily_totals", "Table with name user_daily_totals does not exist! Did you mean "
                                    "core.user_daily_totals?"),
         ("SELECT * FROM bi.agent", "Table with name agent does not exist! Did you mean bi.agents?"),
+        ("SELECT * FROM foo.agents", 'Table with name "foo.agents" does not exist because schema "foo" does not '
+                                     "exist. Did you mean bi.agents?"),
         ("SELECT * FROM nothing_like_it", "Table with name nothing_like_it does not exist! SHOW TABLES lists "
                                           "every view"),
     ],
@@ -446,3 +448,19 @@ def test_any_spelling_of_a_views_name_without_its_schema_is_hinted_with_it(runne
     done = runner.invoke(cli, ["sql", f"SELECT * FROM {name}"])
     schema = "bi" if name.lower() == "agents" else "core"
     assert done.stderr.strip().endswith(f"Did you mean {schema}.{name.lower()}?"), done.stderr
+
+
+@pytest.mark.parametrize("args", [["--format", "csv", "-- the answer\nSELECT 42 AS answer"],
+                                  ["--format", "csv", "--", "-- the answer\nSELECT 42 AS answer"],
+                                  ["--format=csv", "--  the answer \n SELECT 42 AS answer"]])
+def test_a_query_that_begins_with_a_comment_is_the_query_not_an_option(runner: CliRunner, args: list[str]) -> None:
+    done = runner.invoke(cli, ["sql", *args])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == ["answer", "42"]
+
+
+def test_a_mistyped_option_is_still_named_as_no_such_option(runner: CliRunner) -> None:
+    done = runner.invoke(cli, ["sql", "--max-row", "5", "SELECT 1"])
+    assert done.exit_code == 2
+    assert done.stderr.splitlines() == ["metrics-etl sql: No such option '--max-row'. Did you mean '--max-rows'? "
+                                        "(`metrics-etl sql --help` lists what it takes)"]
