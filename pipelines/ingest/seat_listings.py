@@ -27,7 +27,7 @@ from pipelines.ingest.archive import ArchivedFile, archive_stream, report_dir
 from pipelines.ingest.drift import DriftTally
 from pipelines.service.people import SEAT_HOLDER, seat_holder
 from pipelines.service.repos import SeatListing, seat_listing
-from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL
+from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL, json_text
 from pipelines.warehouse.people import Forgotten, Person
 
 __all__ = ["SEAT_HOLDER_KEY", "Listed", "archive_listings", "names_seat_line", "read_listing"]
@@ -47,10 +47,7 @@ class Listed:
 
 
 def _line(document: object) -> bytes:
-    try:
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    except UnicodeEncodeError:  # a lone surrogate the service sent stays an escape, as it came
-        return json.dumps(document, separators=(",", ":")).encode() + b"\n"
+    return json_text(document).encode() + b"\n"
 
 
 def names_seat_line(line: bytes, who: Person | Forgotten) -> bool:

@@ -11,6 +11,7 @@ service's user, team and organization objects that only link or identify them fo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -20,7 +21,7 @@ from pipelines.service.people import SEAT_HOLDER
 
 __all__ = [
     "FURNITURE", "HOLDER_COLUMNS", "LISTING_KIND", "LISTING_LEVEL", "MISTYPED", "SEAT_COLUMNS", "SEAT_FIELDS",
-    "SEAT_TABLES", "UNDECLARED", "beyond",
+    "SEAT_TABLES", "UNDECLARED", "beyond", "json_text",
 ]
 
 # A seat listing's level and report kind in raw.report_files and raw.field_drift, where its
@@ -126,3 +127,14 @@ def _walk(obj: Mapping[str, Any], tree: Mapping[str, Any], at: tuple[str, ...]
                 yield from _walk(value, node, path)
             else:
                 yield path, MISTYPED, value
+
+
+def json_text(value: object) -> str:
+    """`value` as compact JSON text (a seat's `extra`, a line of its archived listing): UTF-8 as
+    it came, but a lone surrogate the service sent, which stays an escape (no UTF-8 holds it)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":"))
+    return text

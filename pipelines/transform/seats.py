@@ -18,7 +18,6 @@ seats (holders) left out.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -26,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.transform.seat_fields import HOLDER_COLUMNS, SEAT_COLUMNS, SEAT_FIELDS, beyond
+from pipelines.transform.seat_fields import HOLDER_COLUMNS, SEAT_COLUMNS, SEAT_FIELDS, beyond, json_text
 
 __all__ = [
     "ENTERPRISE_SEATS_SCHEMA",
@@ -238,8 +237,16 @@ def _seat(rec: Any, *, index: int, where: str, drift: list[tuple[str, str, objec
         raise SeatRecordError(f"seat {index} of {where} has an assignee without an integer id")
     row = {column: _typed(_at(rec, path), dtype, field=column, index=index, where=where)
            for path, (column, dtype) in SEAT_FIELDS.items()}
-    row["extra"] = json.dumps(extra, ensure_ascii=False) if extra else None
+    row["extra"] = json_text(extra) if extra else None
     return row
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (half of a UTF-16 pair): no text column takes it
+        return False
+    return True
 
 
 def _at(rec: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -287,7 +294,7 @@ def _typed(value: Any, dtype: pl.DataType, *, field: str, index: int, where: str
         fits = isinstance(value, int) and not isinstance(value, bool) and value in _INT64
         kind = "an integer id"
     else:
-        fits, kind = isinstance(value, str), "text"
+        fits, kind = isinstance(value, str) and _utf8(value), "text"
     if not fits:
         raise SeatRecordError(f"seat {index} of {where}: {field} is not {kind}")
     return value

@@ -6,7 +6,8 @@ the next snapshot (the service still lists them) archives and lands the listing 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from emulator import EmulatorConfig
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.privacy.forget import Places, forget
+from pipelines.privacy.retention import apply_retention
 from pipelines.warehouse import migrate
 from pipelines.warehouse.erasure import load_forgotten
 from pipelines.warehouse.lake import publish
@@ -84,4 +86,29 @@ def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_
     assert conn.execute(
         "SELECT sum(records) FROM raw.report_files WHERE level = 'seats' AND scope = 'organization'"
     ).fetchone() == (emulator_config.users - 1,)
+    conn.close()
+
+
+def test_retention_removes_expired_seat_listings_with_the_seat_rows_naming_their_holders(
+    emu, make_client, tmp_path
+):
+    org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
+    raw = tmp_path / "raw"
+    conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(conn)
+    old, kept = date(2026, 10, 1), date(2026, 11, 20)
+    for day in (old, kept):
+        run_snapshot(make_client(), conn, settings=SnapshotSettings(orgs=(org,), enterprises=(enterprise,)), day=day,
+                     raw_dir=raw)
+    files = dict(conn.execute(
+        "SELECT report_start_day, list(archive_path) FROM raw.report_files WHERE level = 'seats' GROUP BY ALL"
+    ).fetchall())
+
+    done = apply_retention(conn, days=30, today=kept + timedelta(days=1))
+
+    assert done.files == 2 and not any(Path(p).exists() for p in files[old])
+    assert all(Path(p).exists() for p in files[kept])
+    named = "SELECT DISTINCT snapshot_day FROM snapshots.{} WHERE assignee_name IS NOT NULL OR login IS NOT NULL"
+    for table in ("seats", "enterprise_seats"):
+        assert conn.execute(named.format(table)).fetchall() == [(kept,)]
     conn.close()

@@ -113,7 +113,7 @@ def emulator_config() -> EmulatorConfig:
 
 
 # A service that added fields: every seat carries `seat_color`, its holder `pronouns`, and every
-# fifth seat's team is sent as its slug (text where an object goes).
+# fifth seat's team (by its place in the listing) is sent as its slug (text where an object goes).
 def _changed(seat: dict, index: int) -> dict:
     seat = {**seat, "seat_color": "teal"}
     if seat["assignee"] is not None:
@@ -123,9 +123,18 @@ def _changed(seat: dict, index: int) -> dict:
     return seat
 
 
+def _half_a_pair(seat: dict, index: int) -> dict:
+    """The third seat's holder named with half of a UTF-16 pair (`\\ud800`), as JSON can escape it."""
+    if index == 2:
+        seat = {**seat, "assignee": {**seat["assignee"], "name": "Bo\ud800b"}}
+    return seat
+
+
 @pytest.fixture
-def changed_service(emu) -> Iterator[str]:
-    """A loopback proxy in front of the emulator whose seat listings carry what `_changed` adds."""
+def changed_service(request, emu) -> Iterator[str]:
+    """A loopback proxy in front of the emulator whose seat listings' seats go through `_changed`
+    (or the function the test's parameter names)."""
+    change = getattr(request, "param", _changed)
     upstream = emu.base_url.rstrip("/")
 
     class Proxy(BaseHTTPRequestHandler):
@@ -135,7 +144,9 @@ def changed_service(emu) -> Iterator[str]:
             body = answer.content
             if self.path.split("?")[0].endswith("/billing/seats") and answer.status_code == 200:
                 page = answer.json()
-                page["seats"] = [_changed(seat, i) for i, seat in enumerate(page["seats"])]
+                asked = httpx.URL(self.path).params
+                first = (int(asked.get("page", 1)) - 1) * int(asked.get("per_page", 50))  # listing places
+                page["seats"] = [change(seat, first + i) for i, seat in enumerate(page["seats"])]
                 body = json.dumps(page).encode()
             self.send_response(answer.status_code)
             for name, value in answer.headers.items():
@@ -235,3 +246,24 @@ def test_each_listing_is_archived_as_a_report_file_and_the_seat_tables_derive_ag
     run_snapshot(make_client(), warehouse, settings=settings, day=DAY, raw_dir=raw)
     assert len(list(raw.rglob("*.zst"))) == 2
     assert warehouse.sql(listed).fetchall() == before
+
+
+@pytest.mark.parametrize("changed_service", [_half_a_pair], indirect=True)
+def test_a_seat_no_text_column_takes_is_left_out_alone_and_kept_escaped_in_the_archive(
+    emu, changed_service, warehouse, tmp_path
+):
+    """Half of a UTF-16 pair in a holder's name failed the whole listing (UnicodeEncodeError
+    building its frame); now that seat is left out alone, named by its place, and the archive
+    keeps it as the service sent it."""
+    settings = settings_for(emu, base_url=changed_service, etag_cache=tmp_path / "cache.sqlite3")
+    org = emu.credentials["org"]
+    with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
+        result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY,
+                              raw_dir=tmp_path / "raw")
+    (warning,) = [w for w in result.warnings if w.endpoint == "seat_records"]
+    assert warning.message == f"1 left out: seat 2 of organization '{org}': assignee_name is not text"
+    assert warehouse.execute("SELECT count(*), sum(left_out_seats) FROM snapshots.seat_totals").fetchone() == (1, 1)
+    assert warehouse.execute("SELECT count(*) FROM snapshots.seats").fetchone() == (139,)
+    (path,) = [p for (p,) in warehouse.execute("SELECT archive_path FROM raw.report_files").fetchall()]
+    listing = read_listing(Path(path), source="")
+    assert listing.seats[2]["assignee"]["name"] == "Bo\ud800b" and len(listing.seats) == 142

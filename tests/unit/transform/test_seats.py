@@ -59,7 +59,7 @@ def test_a_seat_maps_to_typed_columns_with_timestamps_in_utc():
         "assigning_team_parent_id": None,
         "assigning_team_parent_slug": None,
         "assigning_team_parent_name": None,
-        "extra": '{"unknown_field": true}',
+        "extra": '{"unknown_field":true}',
     }
 
 
