@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
+
 from pipelines.bi import BiError, BiSources, open_bi
+from pipelines.page._aggregate import render_aggregate_page
 from pipelines.page._render import render_page
+from pipelines.warehouse.aggregate import aggregate_serving
+from pipelines.warehouse.sql import connect
 
 __all__ = ["PAGES_RECORD", "render_page", "rewrite_pages", "write_page"]
 
@@ -19,10 +26,14 @@ PAGES_RECORD = ".report-pages.json"  # in the data home: {page path: tier}
 
 
 def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path | None = None) -> Path:
-    """Render the page from the serving database (or the warehouse) at the privacy `tier` and
-    write it to `out` atomically; with `home`, record it there for `rewrite_pages`."""
-    with open_bi(sources=sources) as conn:
-        html = render_page(conn, tier=tier)
+    """Render the page at the privacy `tier` (pipelines.config.PAGE_TIERS) and write it to `out`
+    atomically; with `home`, record it there for `rewrite_pages`. The full tier reads the
+    serving database (or the warehouse), the aggregate tier its own serving database alone."""
+    if tier == "aggregate":
+        html = _aggregate_page(aggregate_serving(sources.serving_path))
+    else:
+        with open_bi(sources=sources) as conn:
+            html = render_page(conn)
     _replace(out, html)
     if home is not None:
         pages = _recorded(home)
@@ -47,6 +58,17 @@ def rewrite_pages(*, sources: BiSources, home: Path) -> tuple[list[Path], list[t
             page.unlink(missing_ok=True)
             removed.append((page, str(exc)))
     return written, removed
+
+
+def _aggregate_page(path: Path) -> str:
+    if not path.is_file():
+        raise BiError(f"no aggregate tier yet: {path} does not exist (each publish writes it: run `metrics-etl run`)")
+    try:
+        conn = connect(path, read_only=True)
+    except duckdb.IOException as exc:
+        raise BiError(f"cannot open {path} read-only: {str(exc).splitlines()[0]}") from None
+    with closing(conn):
+        return render_aggregate_page(conn, generated=datetime.now(UTC))
 
 
 def _recorded(home: Path) -> dict[str, str]:

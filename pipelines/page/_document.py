@@ -80,6 +80,7 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
   table.periods td:first-child, table.periods td.verdict { flex: 1 1 100%; }
   table.periods td:first-child { font-weight: 600; }
   table.periods td:first-child::before { content: none; }
+  table.periods td:empty { display: none; }
 }
 """
 

@@ -38,9 +38,8 @@ class _Scope:
         return f"{self.scope} {self.name}"
 
 
-def render_page(conn: duckdb.DuckDBPyConnection, *, tier: str = "full", generated_at: datetime | None = None) -> str:
-    """The whole page as HTML text, from the bi.* views of `conn`, at the privacy `tier`
-    (pipelines.config.PAGE_TIERS): "aggregate" names nobody."""
+def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> str:
+    """The whole page as HTML text, from the bi.* views of `conn` (the full tier)."""
     scopes = [_Scope(*row) for row in run_sql(conn, "page/select_report_scopes.sql")]
     generated = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     if not scopes:
@@ -74,7 +73,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, tier: str = "full", generate
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),
             repositories_section(conn),
-            seats_section(conn, names_people=tier != "aggregate"),
+            seats_section(conn),
         ]
     )
     others = ", ".join(s.label for s in scopes[1:])

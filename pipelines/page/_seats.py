@@ -14,9 +14,8 @@ _TOTALS = ("Organization", "Snapshot", "Seats", "Active 7 d", "Active 30 d", "In
 _IDLE = ("Who", "Organization", "Assigned by", "Inactive since", "Days", "Pending cancellation")
 
 
-def seats_section(conn: duckdb.DuckDBPyConnection, *, names_people: bool) -> str:
-    """Seat use on each organization's newest snapshot day, and, where the page may name people
-    (its privacy tier), the seats unused longest by login."""
+def seats_section(conn: duckdb.DuckDBPyConnection) -> str:
+    """Seat use on each organization's newest snapshot day, and the seats unused longest."""
     totals = run_sql(conn, "page/select_seat_totals.sql")
     if not totals:
         return ""
@@ -26,18 +25,13 @@ def seats_section(conn: duckdb.DuckDBPyConnection, *, names_people: bool) -> str
                               (f"{pending:,}", "num")])
         for org, day, seats, active_7d, active_30d, inactive, never, pending in totals
     ]
-    if names_people:
-        idle: list[tuple[str, list[Cell]]] = [
-            ('class="inactive-seat"', [(escape(login), ""), (escape(org), ""), (escape(team), ""),
-                                       ("never active" if never else str(since), ""), (f"{days:,}", "num"),
-                                       (str(pending or ""), "")])
-            for org, login, team, since, days, never, pending in run_sql(conn, "page/select_inactive_seats.sql")
-        ]
-        unused = table(headings=_IDLE, rows=idle,
-                       caption="<strong>Unused longest</strong> · candidates for clean-up")
-    else:
-        unused = ('<p class="period-note">Who holds the unused seats is not shown: this page follows the aggregate '
-                  "privacy tier, which names nobody (<code>bi.inactive_seats</code> lists them for those allowed).</p>")
+    idle: list[tuple[str, list[Cell]]] = [
+        ('class="inactive-seat"', [(escape(login), ""), (escape(org), ""), (escape(team), ""),
+                                   ("never active" if never else str(since), ""), (f"{days:,}", "num"),
+                                   (str(pending or ""), "")])
+        for org, login, team, since, days, never, pending in run_sql(conn, "page/select_inactive_seats.sql")
+    ]
+    unused = table(headings=_IDLE, rows=idle, caption="<strong>Unused longest</strong> · candidates for clean-up")
     return (
         '<section class="card" id="seats"><h2>Seats</h2>'
         '<p class="lead">The newest seat snapshot of each organization. Active: any assistant activity in the '

@@ -299,3 +299,11 @@ def test_report_without_any_warehouse_says_what_to_run(tmp_path):
     done = _cli("report", serving=tmp_path / "none.duckdb", cwd=tmp_path)
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "metrics-etl demo" in done.stderr
+
+
+def test_an_aggregate_tier_page_without_the_tier_says_what_to_run_in_one_line(serving, tmp_path):
+    done = _cli("report", "--tier", "aggregate", "--out", str(tmp_path / "wide.html"), serving=serving, cwd=tmp_path)
+    assert done.returncode == 1
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "no aggregate tier yet" in done.stderr and "metrics-etl run" in done.stderr
+    assert not (tmp_path / "wide.html").exists()

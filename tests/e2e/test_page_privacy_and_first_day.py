@@ -80,7 +80,20 @@ def test_the_aggregate_tier_page_names_nobody_and_the_full_one_lists_unused_seat
     _cli(env, home, "report", "--tier", "aggregate", "--out", str(tmp_path / "wide.html"))
     wide = (tmp_path / "wide.html").read_text()
     assert _named(wide, logins) == set()
-    assert "Who holds the unused seats is not shown" in wide and '<section class="card" id="seats">' in wide
+    # Read from the aggregate tier alone: its teams as it shows them, a hidden one without a figure.
+    with duckdb.connect(str(home / "aggregate" / "serving-aggregate.duckdb"), read_only=True) as conn:
+        teams = conn.execute("SELECT team_slug, suppressed, members, active_users FROM aggregate.team_periods"
+                             " WHERE period_index = 0 AND scope = 'organization'").fetchall()
+    assert any(hidden for _, hidden, _, _ in teams) and any(not hidden for _, hidden, _, _ in teams)
+    shown = dict(re.findall(r'<tr class="team-row"><td[^>]*>([^<]+)</td>(.*?)</tr>', wide, re.S))
+    assert set(shown) == {slug for slug, *_ in teams}
+    for slug, hidden, members, active in teams:
+        figures = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', shown[slug])
+        if hidden:
+            assert "hidden: could tell of fewer than k people" in shown[slug] and figures == ["", ""], slug
+        else:
+            assert figures[:2] == [f"{members:,}", f"{active:,}"], slug
+    assert "<h2>Seats</h2>" not in wide and "Unused longest" not in wide
     # The setting does the same as the option.
     _cli({**env, "METRICS_PAGE_TIER": "aggregate"}, home, "report", "--out", str(tmp_path / "set.html"))
     assert _named((tmp_path / "set.html").read_text(), logins) == set()
