@@ -323,7 +323,9 @@ def _team_lines(teams: list[tuple[Any, ...]], *, command: str) -> str:
             rows.append((f"{scope} {name}:", slug, f"{members:>6,} members {active:>6,} active", rate))
     label_width = max(len(label) for label, *_ in rows)
     slug_width = max(len(slug) for _, slug, *_ in rows)
-    text = f"\nteams in the last 28 days ({len(teams)}), by active users (a user on two teams counts in both):\n"
+    # The service gives no team figure: ours, from user lines, on any surface (sql/rollups/_active_rule.sql).
+    text = (f"\nteams in the last 28 days ({len(teams)}), by active users (any surface, from user lines; "
+            "a user on two teams counts in both):\n")
     for label, (landed, start) in short.items():
         text += (f"  {label} only {counted(landed, 'day')} of the {_PERIOD_DAYS} landed: the figures cover "
                  f"{'it' if landed == 1 else 'them'} alone (`{command} run --from {start}` lands the rest)\n")

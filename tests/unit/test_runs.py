@@ -129,6 +129,12 @@ def test_the_summary_s_team_lines_keep_their_columns_whatever_the_scope_s_name()
     assert len({line.index(slug) for line, (_, _, slug, *_) in zip(lines, teams, strict=True)}) == 1
 
 
+def test_the_summary_says_team_active_users_are_ours_from_user_lines_on_any_surface():
+    teams = [("organization", "acme", "web", 40, 30, None, 20.0, None, 28, None)]
+    head = _team_lines(teams, command="metrics-etl").splitlines()[1]
+    assert "by active users (any surface, from user lines; a user on two teams counts in both)" in head
+
+
 def test_a_run_log_has_a_message_on_every_line_and_no_planned_asset_lines(tmp_path):
     days = dg.DailyPartitionsDefinition(start_date="2026-01-01")
 
