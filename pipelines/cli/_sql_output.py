@@ -128,5 +128,4 @@ def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
         table = banded_table(relation, max_rows=max_rows, width=width)
     sys.stdout.write(table)
     if _ROWS_LEFT_OUT.search(table.rstrip().rsplit("\n", 1)[-1]):
-        click.echo("(--max-rows shows more rows; piped or with --format tsv or csv, every row and column shows)",
-                   err=True)
+        click.echo("(--max-rows shows more rows; piped or with --format csv, every row)", err=True)  # fits 80

@@ -123,7 +123,7 @@ def test_at_a_narrow_terminal_a_long_answer_shows_its_first_and_last_rows_in_eve
         assert [row[0] for row in rows] == [*map(str, range(20)), "·", *map(str, range(80, 100))]
     assert "100 rows (40 shown), 8 columns in" in done.stdout
     assert done.stderr.splitlines() == [
-        "(--max-rows shows more rows; piped or with --format tsv or csv, every row and column shows)"
+        "(--max-rows shows more rows; piped or with --format csv, every row)"
     ]
 
 
