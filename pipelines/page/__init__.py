@@ -33,7 +33,14 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
         html = _aggregate_page(aggregate_serving(sources.serving_path))
     else:
         with open_bi(sources=sources) as conn:
-            html = render_page(conn)
+            try:
+                html = render_page(conn)
+            except duckdb.CatalogException as exc:
+                # A serving database published before an upgrade lacks the views this version reads.
+                raise BiError(
+                    f"the serving database lacks what this version reads ({str(exc).splitlines()[0]}): it was "
+                    "published by an older version; run `metrics-etl publish`, then write the report again"
+                ) from None
     _replace(out, html)
     if home is not None:
         pages = _recorded(home)
