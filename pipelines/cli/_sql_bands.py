@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 _NUMBERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
-_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})  # one row stays one line
+# Control characters written as DuckDB's table writes them (`\n`, `\e`): a row stays one line,
+# and a value cannot move the cursor or recolour the terminal.
+_NAMED = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 27: "\\e"}
+_ESCAPES = {code: _NAMED.get(code, f"\\x{code:02x}") for code in (*range(32), *range(127, 160))}
 _BATCH_ROWS = 10_000
 Row = list[str]
 

@@ -464,3 +464,17 @@ def test_a_mistyped_option_is_still_named_as_no_such_option(runner: CliRunner) -
     assert done.exit_code == 2
     assert done.stderr.splitlines() == ["metrics-etl sql: No such option '--max-row'. Did you mean '--max-rows'? "
                                         "(`metrics-etl sql --help` lists what it takes)"]
+
+
+def test_a_banded_table_writes_control_characters_as_duckdb_s_table_does_never_raw(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A label from the service could hold a terminal escape: printed raw it would clear or recolour the screen.
+    hostile = "'Claude' || chr(27) || '[2J' || chr(7) || chr(10) || 'next' || chr(133)"
+    query = f"SELECT {hostile} AS agent_name, " + ", ".join(f"{n} AS column_{n}" for n in range(12))
+    _printing_to_a_terminal(monkeypatch, columns=60)
+    done = runner.invoke(cli, ["sql", query])
+    assert done.exit_code == 0, done.output
+    assert len(_boxes(done.stdout)) > 1  # banded
+    assert not any(char in done.stdout for char in "\x1b\x07\x85")
+    assert done.stdout.count("Claude\\e[2J\\a\\nnext\\x85") == len(_boxes(done.stdout))
