@@ -13,11 +13,14 @@ from datetime import date
 
 import duckdb
 
+from pipelines.transform.schema import AGENT_FIELD, BREAKDOWN_ARRAYS, CLI_FIELD, RECORD_FIELDS
 from pipelines.warehouse.sql import rollback, run_sql
 
 __all__ = ["INCIDENTS", "Incident", "refresh_incidents"]
 
 _BOTH = ("organization", "enterprise")
+# What an incident may name: the record fields the warehouse declares, and its arrays.
+_MEASURES = frozenset(RECORD_FIELDS) | {CLI_FIELD, AGENT_FIELD} | {field for field, _ in BREAKDOWN_ARRAYS.values()}
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,16 @@ class Incident:
     measures: tuple[str, ...]  # the warehouse's names of the fields whose numbers are off
     summary: str
     service_said: str
+
+    def __post_init__(self) -> None:
+        # A typo would mark no day at all, silently: refused where it is declared.
+        if self.first_day > self.last_day:
+            raise ValueError(f"incident {self.incident_id}: first_day {self.first_day} is after {self.last_day}")
+        if not self.scopes or set(self.scopes) - set(_BOTH):
+            raise ValueError(f"incident {self.incident_id}: scopes {self.scopes} must be among {', '.join(_BOTH)}")
+        unknown = sorted(set(self.measures) - _MEASURES)
+        if not self.measures or unknown:
+            raise ValueError(f"incident {self.incident_id}: measures must be declared record fields, not {unknown}")
 
 
 INCIDENTS: tuple[Incident, ...] = (
@@ -55,6 +68,9 @@ INCIDENTS: tuple[Incident, ...] = (
 def refresh_incidents(conn: duckdb.DuckDBPyConnection) -> bool:
     """Make core.service_incidents hold INCIDENTS, in one transaction; whether it changed."""
     declared = sorted(astuple(incident) for incident in INCIDENTS)
+    ids = [incident.incident_id for incident in INCIDENTS]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"incident ids must differ: {sorted(i for i in ids if ids.count(i) > 1)} declared twice")
     held = [(*row[:4], tuple(row[4]), tuple(row[5]), *row[6:])
             for row in run_sql(conn, "warehouse/select_service_incidents.sql")]
     if held == declared:

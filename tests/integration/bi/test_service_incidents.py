@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.ingest import ingest_report
@@ -109,3 +111,59 @@ def test_a_changed_declaration_replaces_the_held_incident(landed, monkeypatch: p
     monkeypatch.setattr(incidents, "INCIDENTS", INCIDENTS)
     migrate(conn)
     assert ("enterprise", date(2026, 8, 31)) not in _marked(conn)
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"first_day": date(2026, 10, 1), "last_day": date(2026, 9, 1)}, "is after"),
+    ({"scopes": ("organisation",)}, "scopes"),
+    ({"measures": ("daily_active_user",)}, "daily_active_user"),
+])
+def test_an_incident_that_would_mark_nothing_is_refused_where_it_is_declared(change, says) -> None:
+    with pytest.raises(ValueError, match=says):
+        dataclasses.replace(OUTAGE, **change)
+
+
+def test_two_incidents_of_one_id_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = duckdb.connect(str(tmp_path / "w.duckdb"))
+    migrate(conn)
+    monkeypatch.setattr(incidents, "INCIDENTS", (OUTAGE, dataclasses.replace(OUTAGE, summary="again")))
+    with pytest.raises(ValueError, match="test-outage"):
+        migrate(conn)
+    conn.close()
+
+
+WINDOW = [date(2026, 9, 1) + timedelta(days=n) for n in range(10)]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
+    conn = duckdb.connect(str(tmp_path_factory.mktemp("incident-days") / "w.duckdb"))
+    migrate(conn)
+    yield conn
+    conn.close()
+
+
+_DAY = st.sampled_from(WINDOW)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    declared=st.lists(st.tuples(_DAY, _DAY, st.sampled_from([("organization",), ("enterprise",),
+                                                               ("organization", "enterprise")])), max_size=3),
+    landed=st.sets(st.tuples(st.sampled_from(["organization", "enterprise"]), _DAY), max_size=12),
+)
+def test_a_landed_day_is_marked_exactly_by_the_incidents_covering_its_scope_and_day(
+    small: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch, declared, landed
+) -> None:
+    made = tuple(dataclasses.replace(OUTAGE, incident_id=f"i{n}", first_day=min(a, b), last_day=max(a, b),
+                                     scopes=scopes) for n, (a, b, scopes) in enumerate(declared))
+    monkeypatch.setattr(incidents, "INCIDENTS", made)
+    small.execute("DELETE FROM core.daily_totals")
+    for scope, day in landed:
+        small.execute("INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
+                      " VALUES (?, 'x', ?, '1-day', FALSE)", [scope, day])
+    migrate(small)
+    expected = {(scope, day, i.incident_id) for scope, day in landed for i in made
+                if i.first_day <= day <= i.last_day and scope in i.scopes}
+    got = set(small.execute("SELECT scope, day, incident_id FROM bi.service_incident_days").fetchall())
+    assert got == expected
