@@ -1,6 +1,7 @@
 -- Final days of the run whose aggregate report and user-level sum (or organization and
 -- enterprise) differ by more than bi.reconciliation's tolerance_share (1%) with no known
--- reason: provisional data and refused lines are known reasons. A warning, not blocking: the
+-- reason: the classes of users the service counts otherwise (telemetry-only, app-only, CLI-only),
+-- provisional data, refused lines and erased people are known reasons. A warning, not blocking: the
 -- numbers are the service's own, and a person should compare them (bi.reconciliation).
 SELECT count(*) AS failures,
        string_agg(scope || ' ' || scope_name || ' ' || day || ' ' || comparison || ' ' || measure || ' '
