@@ -37,6 +37,8 @@ figure { margin: 0; min-width: 0; }
 svg.calendar { display: block; }
 .change-detail { color: #4b5563; } .flat { color: #4b5563; font-weight: 600; }
 .short-period { color: #b45309; }
+/* Wide enough that a verdict or a list of apps wraps into a line or two, not a tall column. */
+td.verdict { min-width: 14em; } td.list { min-width: 18em; }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 18px; }
 .grid3 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 350px), 1fr)); gap: 16px; }
 ul.legend { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 18px;
@@ -66,10 +68,10 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
   .tiles { grid-template-columns: 1fr; }
   .tick-phone { display: inline; } .tick-wide { display: none; }
 }
-/* Up to a tablet a table's columns do not fit side by side at a readable size: each row becomes a
-   short block, its name on top, then "heading value" pairs flowing as text and its change on a
+/* Below a desktop a table's columns do not fit side by side at a readable size: each row becomes
+   a short block, its name on top, then "heading value" pairs flowing as text and its change on a
    line of its own (every cell carries its heading: _table.py). */
-@media (max-width: 900px) {
+@media (max-width: 1200px) {
   table.periods, table.periods tbody, table.periods caption { display: block; }
   table.periods thead { display: none; }
   table.periods tr { display: flex; flex-wrap: wrap; gap: 2px 14px; padding: 8px 0;
@@ -78,6 +80,7 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
     overflow-wrap: anywhere; }
   table.periods td::before { content: attr(data-label) " "; color: #6b7280; font-size: 12px; }
   table.periods td:first-child, table.periods td.verdict { flex: 1 1 100%; }
+  table.periods td.verdict, table.periods td.list { min-width: 0; }
   table.periods td:first-child { font-weight: 600; }
   table.periods td:first-child::before { content: none; }
   table.periods td:empty { display: none; }
