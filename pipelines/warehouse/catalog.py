@@ -83,13 +83,15 @@ _PULL_REQUEST_COUNTS = tuple(
 TABLES: tuple[Table, ...] = (
     Table("raw", "report_files",
           ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day", "file_index"),
-          "One row per downloaded report file (archived compressed, with sha256).", writer="report", asset="usage",
+          "One row per downloaded report file (archived compressed, with sha256), and per archived seat listing "
+          "(level seats).", writer="report", asset="usage",
           landing="rows", replaces="report"),
     Table("raw", "report_fetches", ("scope", "scope_name", "level", "report_kind", "day", "fetched_at"),
           "Every fetch of a day: what it carried, and whether the day was final then.",
           partition="day", lake_grain="month", writer="report", asset="usage", landing="upsert"),
     Table("raw", "field_drift", ("scope", "scope_name", "level", "report_kind", "day", "path", "drift"),
-          "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day.",
+          "Fields the records carried beyond the schema (undeclared, or mistyped), per report and day; a seat "
+          "listing's, level seats.",
           partition="day", lake_grain="month", writer="report", asset="usage", landing="rows", replaces="report-days"),
     Table("raw", "quarantine", ("scope", "scope_name", "report_kind", "level", "report_start_day", "report_end_day",
                                 "file_index", "line_number"),
@@ -222,9 +224,10 @@ TABLES: tuple[Table, ...] = (
     Table("snapshots", "org_members", ("snapshot_day", "org_login", "member_id"), "The organization's members (REST).",
           partition="snapshot_day", writer="snapshot", asset="snapshots", person=("member_id", "login")),
     Table("snapshots", "seats", ("snapshot_day", "org_login", "user_id"),
-          "Extension: every organization's seats (REST billing/seats): holder, granting organization, assigning "
-          "team and its type, plan, last activity, pending cancellation; total_seats per organization in "
-          "snapshots.seat_totals.",
+          "Extension: every organization's seats (REST billing/seats): holder (with the name and email the seat "
+          "shows), granting organization, assigning team with its type and parent, plan, last activity, pending "
+          "cancellation, and what a seat carried beyond the declared fields (extra); total_seats per organization "
+          "in snapshots.seat_totals.",
           partition="snapshot_day", writer="snapshot", asset="snapshots", person=("user_id", "login")),
     Table("snapshots", "seat_totals", ("snapshot_day", "org_login"),
           "Extension: each organization's total_seats on the snapshot day, and how many of those seats were left "
@@ -243,7 +246,7 @@ TABLES: tuple[Table, ...] = (
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "unassigned_seats", ("snapshot_day", "scope", "scope_name", "seat_number"),
           "Extension: the seats a listing sent without an assignee (a deleted or pending account), numbered in "
-          "listing order per organization or enterprise; they count in its total_seats.",
+          "listing order per organization or enterprise, every other field kept; they count in its total_seats.",
           partition="snapshot_day", lake_grain="month", writer="snapshot"),
     Table("snapshots", "warnings", ("snapshot_day", "repository", "endpoint"),
           "What a snapshot could not read (a repository gone, a listing refused), per day.",

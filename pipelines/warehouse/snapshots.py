@@ -48,8 +48,9 @@ def replace_snapshot_day(
             conn.register(_FRAME_VIEW, frame.to_arrow())
             run_sql(conn, f"snapshots/{sql}.sql", day=day, **params)
             conn.unregister(_FRAME_VIEW)
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[f"snapshots.{t}" for t in SNAPSHOT_TABLES],
-                start_day=day, end_day=day)
+        # raw.report_files is written whole by every publish; the drift is partitioned by day.
+        changed = [f"snapshots.{t}" for t in SNAPSHOT_TABLES] + (["raw.field_drift"] if drift is not None else [])
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=changed, start_day=day, end_day=day)
         conn.commit()
     except BaseException:
         # An aborted transaction refuses even unregister: roll back first, then clean up.

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import duckdb
 import httpx
 import polars as pl
 import pytest
@@ -27,6 +28,7 @@ from pipelines.service import ServiceClient
 from pipelines.transform import seats as seats_tf
 from pipelines.transform.seat_fields import SEAT_FIELDS
 from pipelines.warehouse.checks import run_checks
+from pipelines.warehouse.lake import publish
 from tests._emulator import settings_for
 from tests.integration.snapshots.conftest import FAST_RETRY
 from tests.integration.snapshots.test_seats import _served
@@ -196,6 +198,13 @@ def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(
     ]
     declared = {o.check.name: o for o in run_checks(warehouse, SNAPSHOT_CHECKS)}["seat_fields_are_declared"]
     assert declared.failures == 3 and "seat_color (undeclared, 142 seats of organization" in declared.detail
+    # The serving copy tells it too, as it tells the reports' drift.
+    publish(warehouse, lake=tmp_path / "lake", serving=tmp_path / "serving.duckdb")
+    with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as serving:
+        assert serving.execute(
+            "SELECT level, path, drift, records FROM bi.field_drift ORDER BY path").fetchall() == [
+            ("seats", "assignee.pronouns", "undeclared", 140), ("seats", "assigning_team", "mistyped", len(as_text)),
+            ("seats", "seat_color", "undeclared", 142)]
 
 
 @_BOTH_DIALECTS
