@@ -37,8 +37,6 @@ figure { margin: 0; min-width: 0; }
 svg.calendar { display: block; }
 .change-detail { color: #4b5563; } .flat { color: #4b5563; font-weight: 600; }
 .short-period { color: #b45309; }
-/* Wide enough that a verdict or a list of apps wraps into a line or two, not a tall column. */
-td.verdict { min-width: 14em; } td.list { min-width: 18em; }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 18px; }
 .grid3 { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 350px), 1fr)); gap: 16px; }
 ul.legend { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 18px;
@@ -80,7 +78,6 @@ footer { color: #9ca3af; font-size: 12px; text-align: center; padding: 0 0 28px;
     overflow-wrap: anywhere; }
   table.periods td::before { content: attr(data-label) " "; color: #6b7280; font-size: 12px; }
   table.periods td:first-child, table.periods td.verdict { flex: 1 1 100%; }
-  table.periods td.verdict, table.periods td.list { min-width: 0; }
   table.periods td:first-child { font-weight: 600; }
   table.periods td:first-child::before { content: none; }
   table.periods td:empty { display: none; }

@@ -73,7 +73,7 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         body.append((f'class="team-row" data-team-id="{r.team_id}"', [
             (escape(r.team_slug), ""), (_num(r.members), "num"), (_num(r.active_users), "num"), (rates, "num"),
             (change.verdict(), "verdict"),
-            (_num(r.third_party_agent_users), "num"), (", ".join(agents[r.team_id]) or "—", "list"),
+            (_num(r.third_party_agent_users), "num"), (", ".join(agents[r.team_id]) or "—", ""),
             (_num(r.interactions), "num"), (f"{r.credits or 0:,.2f}", "num"),
         ]))
     first = rows[0]
