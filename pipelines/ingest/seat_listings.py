@@ -26,7 +26,7 @@ import zstandard
 from pipelines.ingest.archive import ArchivedFile, archive_stream, report_dir
 from pipelines.ingest.drift import DriftTally
 from pipelines.service.people import SEAT_HOLDER, seat_holder
-from pipelines.service.repos import SeatListing, seat_listing
+from pipelines.service.repos import SEAT_ITEMS, SeatListing, seat_listing
 from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL, json_text
 from pipelines.warehouse.people import Forgotten, Person
 
@@ -115,10 +115,11 @@ def _files_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def _drift(each: Listed, *, day: date, fetched_at: datetime) -> pl.DataFrame:
-    """Each path counted once per seat, as a report's records are counted (ingest/drift.py)."""
+    """Each path counted once per seat, as a report's records are counted (ingest/drift.py), and
+    named where the listing holds it (`seats[].assignee.pronouns`), as no record field is."""
     tally = DriftTally(dialect="")
     for path, drift, value in each.drift:
-        tally.count(day=day, path=path, drift=drift, value=value)
+        tally.count(day=day, path=f"{SEAT_ITEMS}[].{path}", drift=drift, value=value)
     return _drift_frame(tally, each.scope, each.name, fetched_at)
 
 

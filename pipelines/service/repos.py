@@ -50,6 +50,9 @@ def list_org_members(client: ServiceClient, *, org: str) -> Iterator[Record]:
     return client.paginate(path=f"/orgs/{_seg(org)}/members", params=_LIST_PARAMS)
 
 
+SEAT_ITEMS = "seats"  # where a seat listing's page holds its seats: {"total_seats": N, "seats": [...]}
+
+
 @dataclass(frozen=True)
 class SeatListing:
     """A seat listing: `total_seats` as the first page says it, and every seat listed; `envelope`,
@@ -82,9 +85,10 @@ def list_enterprise_seats(client: ServiceClient, *, enterprise: str) -> SeatList
 def _seat_listing(client: ServiceClient, *, path: str) -> SeatListing:
     source = f"{client.base_url}{path}"
     listing: SeatListing | None = None
-    for page, items in client.paginate_envelope(path=path, items_key="seats", params=_LIST_PARAMS):
+    for page, items in client.paginate_envelope(path=path, items_key=SEAT_ITEMS, params=_LIST_PARAMS):
         if listing is None:  # the first page says what the listing is, before any other is asked for
-            listing = seat_listing({key: value for key, value in page.items() if key != "seats"}, [], source=source)
+            envelope = {key: value for key, value in page.items() if key != SEAT_ITEMS}
+            listing = seat_listing(envelope, [], source=source)
         listing.seats.extend(items)
     return listing or seat_listing({}, [], source=source)
 

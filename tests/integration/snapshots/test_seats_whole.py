@@ -192,19 +192,20 @@ def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(
         "SELECT scope, scope_name, level, day, path, drift, records, json_type FROM raw.field_drift ORDER BY path"
     ).fetchall()
     assert drift == [
-        ("organization", org, "seats", DAY, "assignee.pronouns", "undeclared", 140, "string"),
-        ("organization", org, "seats", DAY, "assigning_team", "mistyped", len(as_text), "string"),
-        ("organization", org, "seats", DAY, "seat_color", "undeclared", 142, "string"),
+        ("organization", org, "seats", DAY, "seats[].assignee.pronouns", "undeclared", 140, "string"),
+        ("organization", org, "seats", DAY, "seats[].assigning_team", "mistyped", len(as_text), "string"),
+        ("organization", org, "seats", DAY, "seats[].seat_color", "undeclared", 142, "string"),
     ]
     declared = {o.check.name: o for o in run_checks(warehouse, SNAPSHOT_CHECKS)}["seat_fields_are_declared"]
-    assert declared.failures == 3 and "seat_color (undeclared, 142 seats of organization" in declared.detail
+    assert declared.failures == 3 and "seats[].seat_color (undeclared, 142 seats of organization" in declared.detail
     # The serving copy tells it too, as it tells the reports' drift.
     publish(warehouse, lake=tmp_path / "lake", serving=tmp_path / "serving.duckdb")
     with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as serving:
         assert serving.execute(
             "SELECT level, path, drift, records FROM bi.field_drift ORDER BY path").fetchall() == [
-            ("seats", "assignee.pronouns", "undeclared", 140), ("seats", "assigning_team", "mistyped", len(as_text)),
-            ("seats", "seat_color", "undeclared", 142)]
+            ("seats", "seats[].assignee.pronouns", "undeclared", 140),
+            ("seats", "seats[].assigning_team", "mistyped", len(as_text)),
+            ("seats", "seats[].seat_color", "undeclared", 142)]
 
 
 @_BOTH_DIALECTS
