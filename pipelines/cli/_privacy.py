@@ -75,8 +75,9 @@ def _rewrite_pages(settings: Settings) -> None:
     from pipelines.bi import BiSources
     from pipelines.page import rewrite_pages
 
-    written, removed = rewrite_pages(sources=BiSources.from_settings(settings), home=settings.home)
+    written, failed = rewrite_pages(sources=BiSources.from_settings(settings), home=settings.home,
+                                    tier=settings.page_tier)
     for page in written:
         click.echo(f"report page written again: {page}")
-    for page, why in removed:
-        click.echo(f"report page removed, as it could not be written again ({why}): {page}")
+    for page, what in failed:
+        click.echo(f"report page {page}: {what}")

@@ -49,22 +49,30 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
     return out
 
 
-def rewrite_pages(*, sources: BiSources, home: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+def rewrite_pages(
+    *, sources: BiSources, home: Path, tier: str
+) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Every page recorded for `home` that still exists, written again at its tier (after an
-    erasure). A page that cannot be written again is removed, never left naming someone: those
-    come back as (path, why)."""
+    erasure); the home's own report.html too when the record lacks it, at `tier`. A page that
+    cannot be written again is removed, never left naming someone: those come back as
+    (path, why), the why saying if even removing it failed."""
+    pages = {str((home / "report.html").absolute()): tier, **_recorded(home)}
     written: list[Path] = []
-    removed: list[tuple[Path, str]] = []
-    for name, tier in _recorded(home).items():
+    failed: list[tuple[Path, str]] = []
+    for name, page_tier in pages.items():
         page = Path(name)
         if not page.is_file():
             continue
         try:
-            written.append(write_page(sources=sources, out=page, tier=tier))
+            written.append(write_page(sources=sources, out=page, tier=page_tier))
         except (BiError, OSError) as exc:
-            page.unlink(missing_ok=True)
-            removed.append((page, str(exc)))
-    return written, removed
+            try:
+                page.unlink()
+                failed.append((page, f"removed, as it could not be written again: {exc}"))
+            except OSError as gone:
+                failed.append((page, f"could not be written again ({exc}) nor removed ({gone.strerror}): "
+                                     "it may still name the person, remove it by hand"))
+    return written, failed
 
 
 def _aggregate_page(path: Path) -> str:

@@ -307,3 +307,30 @@ def test_an_aggregate_tier_page_without_the_tier_says_what_to_run_in_one_line(se
     assert len(done.stderr.strip().splitlines()) == 1
     assert "no aggregate tier yet" in done.stderr and "metrics-etl run" in done.stderr
     assert not (tmp_path / "wide.html").exists()
+
+
+def test_rewriting_pages_removes_one_it_cannot_write_again_and_finds_the_homes_page_without_a_record(
+    serving, tmp_path
+):
+    from pipelines.bi import BiSources
+    from pipelines.page import PAGES_RECORD, rewrite_pages, write_page
+
+    sources = BiSources(serving_path=serving, warehouse_path=tmp_path / "absent.duckdb")
+    home = tmp_path / "home"
+    page = write_page(sources=sources, out=home / "report.html", home=home)
+    wide = tmp_path / "www" / "wide.html"
+    wide.parent.mkdir()
+    wide.write_text("<p>an older page naming dev-103</p>")
+    (home / PAGES_RECORD).write_text(json.dumps({str(wide): "aggregate"}))  # no aggregate tier here
+    page.write_text("<p>an older page naming dev-103</p>")
+
+    written, failed = rewrite_pages(sources=sources, home=home, tier="full")
+
+    assert written == [page.absolute()] and "Assistant agent adoption" in page.read_text()
+    assert [(path, what.split(":")[0]) for path, what in failed] == [
+        (wide, "removed, as it could not be written again")
+    ]
+    assert not wide.exists()
+    (home / PAGES_RECORD).write_text("{not json")  # a damaged record still rewrites the home's page
+    page.write_text("<p>an older page naming dev-103</p>")
+    assert rewrite_pages(sources=sources, home=home, tier="full") == ([page.absolute()], [])
