@@ -1,7 +1,8 @@
 """Dagster's UI over a data home where the command line ran, asked what its pages ask.
 
 In a home holding two snapshots an older version took (under calendar-day partitions),
-`metrics-etl run` lands two days, the latest report and today's snapshot; then Dagster's
+`metrics-etl run` lands two days, the latest report and today's snapshot, `metrics-etl publish`
+publishes again; then Dagster's
 webserver starts on the workspace (workspace.yaml, on 127.0.0.1, as `make dev` starts it) and
 is asked over HTTP the GraphQL queries of the Overview's timeline, of a job's runs page and
 header, and of an asset's partition bar: the command line's runs are there as the UI's own are,
@@ -35,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_SECONDS = 300  # the webserver loads the definitions in a code server; slow on 2 busy cores
 LOCATION, REPOSITORY = "metrics_etl", "__repository__"
-JOBS = ("usage_daily_job", "usage_latest_job", "snapshots_job")
+JOBS = ("usage_daily_job", "usage_latest_job", "snapshots_job", "serving_publish_job")
 _TODAY = datetime.now(UTC).date()
 EARLIER_SNAPSHOTS = [_TODAY - timedelta(days=30), _TODAY - timedelta(days=3)]  # taken in an older version
 
@@ -181,6 +182,7 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ui]:
         _cli(env, root, "init")
         _snapshots_from_before(home, EARLIER_SNAPSHOTS)
         _cli(env, root, "run", "--from", first.isoformat(), "--to", last.isoformat())
+        _cli(env, root, "publish")
         cli_runs = _cli_runs(home)
         with webserver(env, root / "webserver.log") as (url, server):
             found = Ui(url=url, cli_runs=cli_runs, today=today.isoformat())
