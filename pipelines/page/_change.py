@@ -3,8 +3,9 @@
 The call (new, grown, shrunk, gone, steady, or none) is the SQL change rule's
 (sql/views/_change_rule.sql). The badge, its colour and the words follow the call alone, never
 the sign of the point estimate: a change within the day-to-day noise is "steady" and never
-coloured as growth or decline. The percentage is the change of the per-day rate against the
-previous period's per-day rate, written beside both rates so it never reads as a daily compounding.
+coloured as growth or decline. The percentage is the change of the rate a day against the
+previous period's rate a day, beside both rates (in the row, or in the words of
+pipelines._words.rate_change, which the run summary uses too), so it never reads as compounding.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from html import escape
+
+from pipelines._words import rate_change
 
 # call → (badge text, badge class, colour class of a figure that states it)
 _CALLS = {
@@ -58,32 +61,29 @@ class Change:
         call = escape(self.call or "none")
         return f'<span class="badge {css}" data-call="{call}" title="{escape(title)}">{label}</span>'
 
-    def detail(self, unit: str, *, rates: bool = True) -> str:
-        """The change, plainly: "29.5 a day against 31.1 before: -5% (95% interval -27% to +32%),
-        within the day-to-day noise"; without the two rates where the row shows them already."""
+    def detail(self, unit: str) -> str:
+        """Both rates and the change, in the words the run summary uses (pipelines._words):
+        "87.3 a day against 85.1 before: steady (+3%, within the day-to-day noise: ...)"."""
         if self.call is None:
             return escape(self.why_not)
-        both = f"{_rate(self.current)} {unit} against {_rate(self.previous)} before"
-        share = self.share
-        if share is None:
-            return both if rates else ""
-        words = (f"{both}: " if rates else "") + f'<span class="{self.css}">{_pct(share)}</span>'
-        if self.interval():
-            words += f" ({self.interval()})"
-        if self.call == "steady":
-            words += ", within the day-to-day noise"
-        return words
+        return escape(rate_change(self.call, self.current, self.previous, unit=unit, low=self.low, high=self.high))
 
     def verdict(self) -> str:
-        """A table's change cell: the badge and the change, its row showing both rates."""
-        return f'{self.badge()} <span class="change-detail">{self.detail("", rates=False)}</span>'
+        """A table's change cell, its row showing both rates already: the badge, the change of
+        the rate a day and its interval."""
+        share = self.share
+        if self.call is None or share is None:
+            words = "" if self.call else escape(self.why_not)
+        else:
+            words = f'<span class="{self.css}">{_pct(share)}</span>'
+            if self.interval():
+                words += f" ({self.interval()})"
+            if self.call == "steady":
+                words += ", within the day-to-day noise"
+        return f'{self.badge()} <span class="change-detail">{words}</span>'
 
 
 def _pct(share: float) -> str:
     # A true minus sign (U+2212): a figure never reads as a dash.
     # Rounded first: a change of -0.4% reads "+0%", never "-0%".
     return f"{round(share * 100):+d}%".replace("-", "\u2212")
-
-
-def _rate(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.1f}"

@@ -67,12 +67,13 @@ def test_the_headline_tile_calls_the_total_by_the_rule_and_colours_only_a_called
     tile = re.search(r'<div class="tile-label">Agent job starts</div>(.*?)</div></div>', page, re.S).group(1)
     assert f'data-call="{call}"' in tile
     share = sum(totals[0]) / len(totals[0]) / (sum(totals[1]) / len(totals[1])) - 1
-    colour = "flat" if call == "steady" else "up"
-    assert f'<span class="{colour}">{round(share * 100):+d}%</span>'.replace("-", "\u2212") in tile
-    assert ("within the day-to-day noise" in tile) == (call == "steady")
-    # Said plainly: both rates a day, never a "%/day" that reads as compounding.
+    assert f'class="badge {"badge-flat" if call == "steady" else "badge-up"}"' in tile
+    assert not re.search(r'class="(up|down)"', tile) or call != "steady"
+    # Said plainly: both rates a day and the change between them, never a "%/day" (compounding).
     per_day = f"{sum(totals[0]) / len(totals[0]):,.1f} a day against {sum(totals[1]) / len(totals[1]):,.1f} before"
-    assert per_day in tile
+    said = f"{per_day}: steady ({share:+.0%}, within the day-to-day noise" if call == "steady" else (
+        f"{per_day}: grown {share:.0%}")
+    assert said in tile, tile
     assert "/day" not in page
 
 

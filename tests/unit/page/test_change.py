@@ -1,10 +1,12 @@
 """How the page says a change: the colour and words follow the rule's call, never the sign."""
 
 import re
+from html import escape
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pipelines._words import rate_change
 from pipelines.page._change import Change
 
 CALLS = st.sampled_from(["new", "grown", "shrunk", "gone", "steady", None])
@@ -17,25 +19,25 @@ def test_a_change_is_coloured_and_worded_by_its_call_alone(call, current, previo
     change = Change(call, current, previous, low, high, "no comparison: too few days")
     css = {"new": "up", "grown": "up", "shrunk": "down", "gone": "down"}.get(call or "", "flat")
     assert change.css == css
-    detail, badge = change.detail("a day"), change.badge()
-    assert f'data-call="{call or "none"}"' in badge
+    detail, verdict = change.detail("a day"), change.verdict()
+    assert f'data-call="{call or "none"}"' in change.badge() and change.badge() in verdict
     # The change of a rate a day against the previous one: never "%/day", which reads as compounding.
-    assert "/day" not in detail + change.verdict()
-    coloured = re.findall(r'<span class="(up|down|flat)">', detail)
+    assert "/day" not in detail + verdict
+    # The tile says it in the run summary's words; a table's cell colours only what the rule called.
+    assert detail == (escape(rate_change(call, current, previous, low=low, high=high)) if call
+                      else "no comparison: too few days")
+    coloured = re.findall(r'<span class="(up|down|flat)">', verdict)
     assert set(coloured) <= {css}
     if call == "steady" and change.share is not None:
-        assert "within the day-to-day noise" in detail and coloured == ["flat"]
-    if call is None:
-        assert detail == "no comparison: too few days"
+        assert "within the day-to-day noise" in verdict and coloured == ["flat"]
 
 
 @given(current=st.floats(min_value=0.1, max_value=1e4), previous=st.floats(min_value=0.1, max_value=1e4))
 @example(current=99.6, previous=100.0)
-def test_the_percentage_shown_is_the_rate_a_day_against_the_previous_rate_with_a_true_minus(current, previous) -> None:
-    detail = Change("steady", current, previous, -0.5, 0.5).detail("a day")
-    shown = re.search(r'<span class="flat">([+\u2212])(\d+)%</span>', detail)
-    assert shown, detail
+def test_a_table_shows_the_rate_a_day_against_the_previous_rate_with_a_true_minus(current, previous) -> None:
+    verdict = Change("steady", current, previous, -0.5, 0.5).verdict()
+    shown = re.search(r'<span class="flat">([+\u2212])(\d+)%</span>', verdict)
+    assert shown, verdict
     expected = (current / previous - 1) * 100
     assert int(shown.group(2)) == abs(round(expected))  # -0.4% is "+0%", never "-0%"
     assert shown.group(1) == ("\u2212" if round(expected) < 0 else "+")
-    assert f"{current:,.1f} a day against {previous:,.1f} before" in detail
