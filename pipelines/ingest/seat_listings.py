@@ -6,8 +6,9 @@ under `RAW_DIR/<scope>/<name>/seats-snapshot/<day>_<day>/`: its first line the l
 envelope (`total_seats` and whatever else its first page said beside the seats), then one line
 per seat as listed. Its `raw.report_files` row (level `seats`, report kind `snapshot`, the
 snapshot day as first and last day) lands in the snapshot's transaction, so retention, the
-erasure of a person (the seat lines they hold: SEAT_HOLDER) and the archive lineage reach it as
-they reach report files. A seat of a person erased by `metrics-etl forget` is never written.
+erasure of a person (the seat lines they hold: SEAT_HOLDER; their login in other seats' text)
+and the archive lineage reach it as they reach report files. A seat of a person erased by
+`metrics-etl forget` is never written, nor an @mention of their login.
 `read_listing` gives the listing back, so the seat tables can be derived again from the archive.
 """
 
@@ -28,9 +29,9 @@ from pipelines.ingest.drift import DriftTally
 from pipelines.service.people import SEAT_HOLDER, seat_holder
 from pipelines.service.repos import SEAT_ITEMS, SeatListing, seat_listing
 from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL, json_text
-from pipelines.warehouse.people import Forgotten, Person
+from pipelines.warehouse.people import Forgotten, Person, redact_document
 
-__all__ = ["SEAT_HOLDER_KEY", "Listed", "archive_listings", "names_seat_line", "read_listing"]
+__all__ = ["SEAT_HOLDER_KEY", "Listed", "archive_listings", "read_listing", "seat_line_without"]
 
 # The holder's key as an archived seat line spells it: a line without it holds no seat's holder.
 SEAT_HOLDER_KEY = f'"{SEAT_HOLDER.path.split(".")[0]}"'.encode()
@@ -50,18 +51,28 @@ def _line(document: object) -> bytes:
     return json_text(document).encode() + b"\n"
 
 
-def names_seat_line(line: bytes, who: Person | Forgotten) -> bool:
-    """Whether an archived seat line is the seat of `who` (its holder's id or login): the line
-    goes whole, the holder's name and email with it. The envelope and an unassigned seat name nobody."""
+def seat_line_without(line: bytes, who: Person | Forgotten) -> bytes | None:
+    """An archived listing's line without `who`: None for their seat (its holder's id or login:
+    the line goes whole, their name and email with it), else the line with their login out of
+    its text (a team's description mentioning them), as it is in every kept text."""
     try:
-        return _held_by(json.loads(line), who)
+        document = json.loads(line)
     except (ValueError, RecursionError):
-        return False
+        return line
+    kept = _without(document, who)
+    return None if kept is None else line if kept is document else _line(kept)
 
 
-def _held_by(seat: object, who: Person | Forgotten) -> bool:
+def _without(seat: object, who: Person | Forgotten) -> object | None:
+    """The seat (or the envelope) without `who`: None when it is theirs, the same object when
+    nothing of it names them."""
     user_id, login = seat_holder(seat)
-    return (user_id is not None or login is not None) and who.is_person(user_id, login)
+    if (user_id is not None or login is not None) and who.is_person(user_id, login):
+        return None
+    if not who.suspects(json_text(seat)):
+        return seat
+    redacted = redact_document(seat, who)
+    return seat if redacted == seat else redacted
 
 
 def archive_listings(
@@ -79,7 +90,9 @@ def archive_listings(
 
 def _archive(each: Listed, *, raw_dir: Path, day: date, fetched_at: datetime,
              forgotten: Forgotten | None) -> pl.DataFrame:
-    kept = [seat for seat in each.listing.seats if forgotten is None or not _held_by(seat, forgotten)]
+    kept = each.listing.seats if forgotten is None else [
+        without for seat in each.listing.seats if (without := _without(seat, forgotten)) is not None
+    ]
 
     def lines() -> Iterator[bytes]:
         yield _line(each.listing.envelope)

@@ -9,7 +9,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
    run again once the receiver is stopped;
 2. the raw archive: every file of a user-level report naming the person written again without
    their lines, and every archived seat listing without the seats they hold (their name and
-   email with them), its new path and sha256 recorded with its lineage;
+   email with them) and their login in the other seats' text, its new path and sha256 recorded
+   with its lineage;
 3. the ETag cache: every cached listing naming the person;
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
    lines, webhook deliveries naming them in a person field), their login in kept free text
@@ -35,8 +36,8 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.ingest.rewrite import rewrite_without
-from pipelines.ingest.seat_listings import SEAT_HOLDER_KEY, names_seat_line
+from pipelines.ingest.rewrite import rewrite_lines
+from pipelines.ingest.seat_listings import SEAT_HOLDER_KEY, seat_line_without
 from pipelines.service import forget_cached
 from pipelines.warehouse.erasure import (
     Forgotten,
@@ -93,7 +94,7 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
         return listing.search(body) is not None or _names_in_text(body.decode(errors="replace"), person)
 
     erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, person, load_forgotten(conn, key)))
-    erasure.step("raw archive", lambda: _archive(conn, _names_line(person)))
+    erasure.step("raw archive", lambda: _archive(conn, _edit_line(person)))
     erasure.step(
         "etag cache",
         lambda: (0, forget_cached(places.etag_cache, names_listing)) if places.etag_cache is not None else (0, 0),
@@ -141,16 +142,21 @@ def _segment_names(record: SpoolRecord, person: Person) -> bool:
     return screen_payload(record.event, text, person) is not text
 
 
-def _names_line(person: Person) -> Callable[[bytes], bool]:
-    """Whether an archived line names the person: a report line by its user fields, a seat
-    listing's line by the seat's holder (parsed only when it has one: report lines never do)."""
+def _edit_line(person: Person) -> Callable[[bytes], bytes | None]:
+    """An archived line without the person: a report line naming them in its user fields goes; a
+    seat listing's line (parsed only then: report lines hold no seat) goes when it is their seat,
+    or loses their login from its text."""
     pattern = re.compile(person.report_line_pattern().encode())
-    return lambda line: pattern.search(line) is not None or (
-        SEAT_HOLDER_KEY in line and names_seat_line(line, person)
-    )
+
+    def edit(line: bytes) -> bytes | None:
+        if pattern.search(line) is not None:
+            return None
+        return seat_line_without(line, person) if SEAT_HOLDER_KEY in line else line
+
+    return edit
 
 
-def _archive(conn: duckdb.DuckDBPyConnection, names: Callable[[bytes], bool]) -> tuple[int, int]:
+def _archive(conn: duckdb.DuckDBPyConnection, edit: Callable[[bytes], bytes | None]) -> tuple[int, int]:
     """Each file written again in its own step: renamed into place, recorded, the old one removed."""
     # Files a crash left behind after their new version was recorded go first.
     for (previous,) in run_sql(conn, "privacy/select_superseded_archive_files.sql"):
@@ -159,7 +165,7 @@ def _archive(conn: duckdb.DuckDBPyConnection, names: Callable[[bytes], bool]) ->
     for path, sha in archive_files(conn):
         if not Path(path).is_file():
             continue  # removed by retention, or never kept here
-        done = rewrite_without(Path(path), names)
+        done = rewrite_lines(Path(path), edit)
         if done is None:
             continue
         conn.execute("BEGIN TRANSACTION")

@@ -5,6 +5,7 @@ the next snapshot (the service still lists them) archives and lands the listing 
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -13,21 +14,29 @@ import duckdb
 import pytest
 
 from emulator import EmulatorConfig
+from pipelines.ingest.seat_listings import read_listing
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.privacy.forget import Places, forget
 from pipelines.privacy.retention import apply_retention
+from pipelines.service import ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.erasure import load_forgotten
 from pipelines.warehouse.lake import publish
 from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from tests._emulator import settings_for
 from tests.e2e.test_forget import _scan
+from tests.integration.snapshots.conftest import FAST_RETRY
+from tests.integration.snapshots.test_seats import _served
 
 KEY = "a-test-pseudonym-key-of-some-length"
 
 
+USERS = 30
+
+
 @pytest.fixture
 def emulator_config() -> EmulatorConfig:
-    return EmulatorConfig(seed=5, users=30, repos=1, issues_per_repo=1)
+    return EmulatorConfig(seed=5, users=USERS, repos=1, issues_per_repo=1)
 
 
 def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_the_archived_listings(
@@ -111,4 +120,50 @@ def test_retention_removes_expired_seat_listings_with_the_seat_rows_naming_their
     named = "SELECT DISTINCT snapshot_day FROM snapshots.{} WHERE assignee_name IS NOT NULL OR login IS NOT NULL"
     for table in ("seats", "enterprise_seats"):
         assert conn.execute(named.format(table)).fetchall() == [(kept,)]
+    conn.close()
+
+
+_MENTIONED: dict[str, str] = {}  # the login every team's description names, set by the test
+
+
+def _teams_mention(seat: dict, index: int) -> dict:
+    if isinstance(seat.get("assigning_team"), dict):
+        seat = {**seat, "assigning_team": {**seat["assigning_team"], "description": f"Ask @{_MENTIONED['login']}"}}
+    return seat
+
+
+@pytest.mark.parametrize("changed_service", [_teams_mention], indirect=True)
+def test_forget_takes_a_persons_login_out_of_other_seats_text_in_the_archive_and_later_listings(
+    emu, changed_service, tmp_path
+):
+    """A team's description mentioning the person is kept only in the archived listing (no table
+    holds it): the erasure writes it again without their login, and a later listing is archived so."""
+    org = emu.credentials["org"]
+    _MENTIONED["login"] = login = _served(emu, "service")[1][4]["assignee"]["login"]
+    settings = settings_for(emu, base_url=changed_service, etag_cache=tmp_path / "etag-cache.sqlite3")
+    places = Places(raw_dir=tmp_path / "raw", spool_dir=tmp_path / "spool", etag_cache=settings.etag_cache,
+                    lake=tmp_path / "lake", serving=tmp_path / "serving.duckdb", aggregate_k=5)
+    conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    migrate(conn)
+    today = datetime.now(UTC).date()
+
+    def snapshot() -> list[dict]:
+        with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
+            run_snapshot(client, conn, settings=SnapshotSettings(orgs=(org,)), day=today, raw_dir=places.raw_dir,
+                         forgotten=load_forgotten(conn, KEY))
+        (path,) = [p for (p,) in conn.execute("SELECT archive_path FROM raw.report_files").fetchall()]
+        return read_listing(Path(path), source="").seats
+
+    mentioned = re.compile(rf"(?<![0-9a-z]){re.escape(login)}(?![0-9a-z])", re.IGNORECASE)
+    seats = snapshot()
+    assert sum(bool(mentioned.search(json.dumps(s["assigning_team"]))) for s in seats) > 1
+
+    forget(conn, login, key=KEY, places=places)
+
+    for seats in (read_listing(Path(conn.execute("SELECT archive_path FROM raw.report_files").fetchone()[0]),
+                               source="").seats, snapshot()):
+        assert len(seats) == USERS - 1
+        assert not any(mentioned.search(json.dumps(seat)) for seat in seats)
+        teams = [s["assigning_team"] for s in seats if s["assigning_team"]]
+        assert teams and {t["description"] for t in teams} == {"Ask @[erased]"}
     conn.close()

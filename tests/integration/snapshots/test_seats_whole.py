@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
-import httpx
 import polars as pl
 import pytest
 import zstandard
@@ -132,46 +128,9 @@ def _half_a_pair(seat: dict, index: int) -> dict:
     return seat
 
 
-@pytest.fixture
-def changed_service(request, emu) -> Iterator[str]:
-    """A loopback proxy in front of the emulator whose seat listings' seats go through `_changed`
-    (or the function the test's parameter names)."""
-    change = getattr(request, "param", _changed)
-    upstream = emu.base_url.rstrip("/")
-
-    class Proxy(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "accept-encoding")}
-            answer = httpx.get(upstream + self.path, headers=headers)
-            body = answer.content
-            if self.path.split("?")[0].endswith("/billing/seats") and answer.status_code == 200:
-                page = answer.json()
-                asked = httpx.URL(self.path).params
-                first = (int(asked.get("page", 1)) - 1) * int(asked.get("per_page", 50))  # listing places
-                page["seats"] = [change(seat, first + i) for i, seat in enumerate(page["seats"])]
-                body = json.dumps(page).encode()
-            self.send_response(answer.status_code)
-            for name, value in answer.headers.items():
-                if name.lower() not in ("content-length", "content-encoding", "transfer-encoding", "connection"):
-                    self.send_header(name, value.replace(upstream, own))
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
-    own = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield own
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
+@pytest.mark.parametrize("changed_service", [_changed], indirect=True)
 def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(
     emu, changed_service, warehouse, tmp_path
 ):

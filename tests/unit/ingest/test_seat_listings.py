@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import zstandard
 
-from pipelines.ingest.seat_listings import Listed, archive_listings, names_seat_line, read_listing
+from pipelines.ingest.seat_listings import Listed, archive_listings, read_listing, seat_line_without
 from pipelines.service.repos import seat_listing
 from pipelines.warehouse.people import Person
 
@@ -24,5 +24,16 @@ def test_a_listing_with_a_lone_surrogate_is_archived_escaped_and_read_back_as_it
     text = zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes()).decode()  # valid UTF-8
     assert "Zoë" in text and "\\ud800" in text
     assert read_listing(path, source=listing.source) == listing
-    assert [names_seat_line(line.encode(), Person(None, "ann")) for line in text.splitlines()] == [
-        False, True, False, False]
+    lines = [line.encode() + b"\n" for line in text.splitlines()]
+    assert [seat_line_without(line, Person(None, "ann")) for line in lines] == [lines[0], None, lines[2], lines[3]]
+
+
+def test_a_seat_line_loses_an_erased_persons_login_from_its_text_but_keeps_names_of_teams_and_others():
+    seat = {"assignee": {"id": 2, "login": "bo", "name": "Bo"},
+            "assigning_team": {"id": 9, "slug": "ann", "name": "ann", "description": "Ask @ann or ann, not anne"}}
+    line = json.dumps(seat).encode() + b"\n"
+    kept = json.loads(seat_line_without(line, Person(1, "ann")))
+    assert kept["assigning_team"] == {"id": 9, "slug": "ann", "name": "ann",
+                                      "description": "Ask @[erased] or [erased], not anne"}
+    assert kept["assignee"] == seat["assignee"]
+    assert seat_line_without(line, Person(2, None)) is None  # their own seat goes whole
