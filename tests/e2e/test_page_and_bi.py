@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.warehouse.aggregate import publish_aggregate
 from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, build_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +26,16 @@ _CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/c
 def serving(tmp_path_factory):
     path = tmp_path_factory.mktemp("bi-e2e") / "serving.duckdb"
     build_warehouse(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiered(tmp_path_factory):
+    """The same warehouse with its aggregate tier published beside it (k = 2: most rows shown)."""
+    path = tmp_path_factory.mktemp("bi-e2e-tiered") / "serving.duckdb"
+    build_warehouse(path)
+    with duckdb.connect(str(path)) as conn:
+        publish_aggregate(conn, serving=path, k=2)
     return path
 
 
@@ -233,12 +244,14 @@ def _layout_at(page: Path, width: int, profile: Path) -> dict[str, object]:
 
 
 @pytest.mark.skipif(_CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+@pytest.mark.parametrize("tier", ["full", "aggregate"])
 @pytest.mark.parametrize("width", [375, 800, 1400])
 def test_the_page_fits_a_phone_a_tablet_and_a_desktop_nothing_cut_newest_day_in_view_no_text_under_11_px(
-    serving, tmp_path, width
+    tiered, tmp_path, width, tier
 ):
     out = tmp_path / "page.html"
-    assert _cli("report", "--out", str(out), serving=serving, cwd=tmp_path).returncode == 0
+    done = _cli("report", "--tier", tier, "--out", str(out), serving=tiered, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
     layout = _layout_at(out, width, tmp_path / "chromium-profile")
 
     assert width - 20 <= layout["viewport"] <= width  # less a scrollbar at most
@@ -251,7 +264,7 @@ def test_the_page_fits_a_phone_a_tablet_and_a_desktop_nothing_cut_newest_day_in_
     assert layout["offscreen"] == []
     assert layout["cut_text"] == []
     # Every line chart shows its newest day, and names its date (the fixture's last day: Mar 31).
-    assert len(layout["newest"]) == 5
+    assert len(layout["newest"]) == (5 if tier == "full" else 3)
     for chart in layout["newest"]:
         assert chart["in_view"] and chart["ticks"][-1] == f"{LAST_DAY:%b %d}", chart
     # No cell of a team row is a tall column of wrapped words (at most three lines of text).
