@@ -38,6 +38,15 @@ def test_the_schedule_adds_its_day_and_that_days_snapshot_is_taken(emulator, pip
     assert instance.get_materialized_partitions(dg.AssetKey(["snapshots", "seats"])) == {request.partition_key}
 
 
+def test_a_tick_the_daemon_missed_on_an_earlier_day_is_skipped_without_a_partition(instance):
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    with dg.build_schedule_context(instance=instance, scheduled_execution_time=yesterday) as context:
+        skipped = snapshots_daily_schedule(context)
+    assert isinstance(skipped, dg.SkipReason)
+    assert f"the snapshot of {yesterday.date()} can no longer be taken" in (skipped.skip_message or "")
+    assert instance.get_dynamic_partitions(SNAPSHOT_DAYS) == []
+
+
 def test_the_refresh_sensor_adds_today_before_asking_for_it(pipeline_env, instance):
     instance.report_runless_asset_event(dg.AssetMaterialization(DELIVERIES, metadata={"repositories": 2}))
     defs = build_definitions(Settings.from_env())
