@@ -120,3 +120,20 @@ def test_a_repository_is_one_row_in_each_scope_that_reports_it_even_renamed_or_m
         assert sorted(rows) == [("acme/atlas", "public", str(10 * factor)),
                                 ("acme/beacon-2", "public", str(4 * factor))], scope
     assert "each scope has its own table, never added to another" in section
+
+
+def test_a_period_whose_user_level_days_did_not_all_land_says_how_many_its_users_come_from(tmp_path):
+    serving = tmp_path / "serving.duckdb"
+    build_warehouse(serving)
+    with duckdb.connect(str(serving)) as conn:  # the user-level reports of the last 6 days alone landed
+        conn.execute("DELETE FROM core.user_report_days WHERE day < ?", [LAST_DAY - timedelta(days=5)])
+        (landed,) = conn.execute("SELECT count(*) FROM bi.report_coverage WHERE user_report AND day > ?",
+                                 [LAST_DAY - timedelta(days=28)]).fetchone()
+    assert landed == 6
+    page = _report(serving, tmp_path)
+    tiles = re.search(r'<section class="tiles"(.*?)</section>', page, re.S).group(1)
+    assert 'users of a single agent app <strong class="short-period">from only 6 of 28 days landed' in tiles
+    last_28 = re.search(r"<strong>Last 28 days</strong>(.*?)</caption>", page, re.S).group(1)
+    assert "users from only 6 of 28 days landed" in last_28
+    # The aggregate report's days all landed: the job starts claim their 28.
+    assert "28 reported days" in last_28
