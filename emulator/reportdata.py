@@ -413,8 +413,7 @@ class ReportData:
     def user_teams_lines(self, *, scope: str, day: date) -> Iterator[bytes]:
         """The user-teams report of the day: one NDJSON line per (user, listed team)."""
         self._scope_size(scope)
-        return self.teams.lines(scope=scope, day=day, id_field=self._id_field(scope),
-                                id_value=self._scope_id(scope))
+        return self.teams.lines(scope=scope, day=day, ids=self._ids(scope))
 
     # ----- seats: last activity of the organization's users -------------------------------------
 
@@ -480,13 +479,6 @@ class ReportData:
         if scope == "organization":
             return {"organization_id": self.organization_id, "enterprise_id": self.enterprise_id}
         return {"enterprise_id": self.enterprise_id}
-
-    @staticmethod
-    def _id_field(scope: str) -> str:
-        return "organization_id" if scope == "organization" else "enterprise_id"
-
-    def _scope_id(self, scope: str) -> str:
-        return self.organization_id if scope == "organization" else self.enterprise_id
 
     def _has_internal_fields(self, day: date) -> bool:
         return _key("internal", self.seed, day.toordinal()) % 100 < INTERNAL_FIELDS_DAY_PERCENT

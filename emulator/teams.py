@@ -251,12 +251,13 @@ class TeamsModel:
                                       sizes[t] >= MIN_LISTED_MEMBERS))
         return tuple(out)
 
-    def lines(self, *, scope: str, day: date, id_field: str, id_value: str) -> Iterator[bytes]:
-        """The user-teams report of the day: one NDJSON line per listed (user, team)."""
+    def lines(self, *, scope: str, day: date, ids: dict[str, str]) -> Iterator[bytes]:
+        """The user-teams report of the day: one NDJSON line per listed (user, team); `ids` the
+        entity ids a line of the scope names."""
         for m in self.members(scope, day):
             if m.listed:
                 yield (json.dumps({"user_id": m.user_id, "user_login": m.user_login, "day": day.isoformat(),
-                                   id_field: id_value, "team_id": m.team_id, "slug": m.slug},
+                                   **ids, "team_id": m.team_id, "slug": m.slug},
                                   separators=(",", ":")) + "\n").encode()
 
 

@@ -17,7 +17,7 @@ from emulator import EmulatorConfig, FaultSpec, RunningEmulator, running_emulato
 
 from .conftest import TODAY
 
-TEAM_FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "team_id", "slug"},
+TEAM_FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
                "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"}}
 SEAT_FIELDS = {"assignee", "organization", "assigning_team", "created_at", "updated_at", "pending_cancellation_date",
                "last_activity_at", "last_activity_editor", "last_authenticated_at", "plan_type"}

@@ -27,7 +27,7 @@ from emulator.teams import (
 FIRST_DAY = date(2026, 9, 1)
 HISTORY = [FIRST_DAY + timedelta(days=i) for i in range(60)]
 SCOPES = ("organization", "enterprise")
-FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "team_id", "slug"},
+FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
           "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"}}
 
 
@@ -88,6 +88,15 @@ def test_mover_changes_squad_on_the_move_day(data: ReportData) -> None:
     ent_after = _teams_of(data, scope="enterprise", day=data.team_move_day, user_id=mover)
     assert len(ent_before.keys() & ent_after.keys()) == 1  # the business team stays
     assert ent_before != ent_after
+
+
+def test_an_organization_s_team_lines_name_its_enterprise_too(data: ReportData) -> None:
+    """As the service documents for an organization in an enterprise: both ids on its lines."""
+    org = [json.loads(line) for line in data.user_teams_lines(scope="organization", day=HISTORY[30])]
+    ent = [json.loads(line) for line in data.user_teams_lines(scope="enterprise", day=HISTORY[30])]
+    assert org and {(r["organization_id"], r["enterprise_id"]) for r in org} == {
+        (data.organization_id, data.enterprise_id)}
+    assert ent and all("organization_id" not in r and r["enterprise_id"] == data.enterprise_id for r in ent)
 
 
 def test_a_user_on_two_teams_has_one_line_per_team(data: ReportData) -> None:
