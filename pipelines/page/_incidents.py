@@ -7,7 +7,11 @@ from html import escape
 
 import duckdb
 
+from pipelines.page._table import Cell, table
 from pipelines.warehouse.sql import run_sql
+
+# Every cell carries its heading, so a phone's stacked rows say what each is (_table.py).
+_HEADINGS = ("Days", "What is wrong", "Measures", "What the service said")
 
 
 def incidents_section(conn: duckdb.DuckDBPyConnection) -> str:
@@ -15,18 +19,18 @@ def incidents_section(conn: duckdb.DuckDBPyConnection) -> str:
     rows = run_sql(conn, "page/select_incidents.sql")
     if not rows:
         return ""
-    body = "".join(
-        f'<tr class="incident" data-incident="{escape(incident_id)}">'
-        f"<td>{first} to {last}{' (about)' if approximate else ''}<br>{days:,} day{'s' if days != 1 else ''}</td>"
-        f"<td>{escape(summary)}<br>{escape(scopes)}</td><td><code>{escape(', '.join(measures))}</code></td>"
-        f"<td>{escape(said)}</td></tr>"
+    body: list[tuple[str, list[Cell]]] = [
+        (f'class="incident" data-incident="{escape(incident_id)}"', [
+            (f"{first} to {last}{' (about)' if approximate else ''}<br>{days:,} day{'s' if days != 1 else ''}", ""),
+            (f"{escape(summary)}<br>{escape(scopes)}", ""), (f"<code>{escape(', '.join(measures))}</code>", ""),
+            (escape(said), ""),
+        ])
         for incident_id, first, last, days, scopes, approximate, measures, summary, said in rows
-    )
+    ]
     return (
         '<section class="card" id="service-incidents"><h2>Known service incidents</h2>'
         '<p class="lead">Days of this page on which the service documented that some of its numbers are '
         "wrong: read those measures on those days with care (the bi view <code>bi.service_incident_days</code> "
         "marks each day).</p>"
-        '<table class="periods"><thead><tr><th>Days</th><th>What is wrong</th><th>Measures</th>'
-        f"<th>What the service said</th></tr></thead><tbody>{body}</tbody></table></section>"
+        f"{table(headings=_HEADINGS, rows=body)}</section>"
     )
