@@ -13,6 +13,7 @@ from pipelines.config import PAGE_TIERS
 
 if TYPE_CHECKING:
     from pipelines.bi import BiSources, Format
+    from pipelines.config import Settings
 
 _OUT = click.Path(dir_okay=False, path_type=Path)
 
@@ -34,12 +35,38 @@ def report(out: Path | None, tier: str | None) -> None:
     from pipelines.service.errors import ConfigError
 
     settings = load_settings()
+    tier = tier or settings.page_tier
+    out = out or settings.home / "report.html"
+    refusal = _refused(out, tier=tier, settings=settings)
+    if refusal:
+        raise Failed(refusal)
     try:
-        path = write_page(sources=BiSources.from_settings(settings), out=out or settings.home / "report.html",
-                          tier=tier or settings.page_tier, home=settings.home)
+        path = write_page(sources=BiSources.from_settings(settings), out=out, tier=tier, home=settings.home)
     except (BiError, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(f"report: {path.resolve()}")
+
+
+def _refused(out: Path, *, tier: str, settings: Settings) -> str | None:
+    """Why the page may not go to `out`: over or inside what the pipeline keeps (the warehouse and
+    its `.wal`, a serving database, a lake, the archive, …), or, at the full tier, inside the
+    aggregate or pseudonymous tier's directory, whose readers may not see names (docs/privacy.md)."""
+    from pipelines.warehouse.aggregate import aggregate_serving
+    from pipelines.warehouse.pseudonymous import pseudonymous_serving
+
+    target = out.resolve()
+    tiers = [aggregate_serving(settings.serving_path), pseudonymous_serving(settings.serving_path)]
+    kept = [settings.warehouse_path, settings.serving_path, settings.lake_path, settings.raw_dir,
+            settings.webhook_spool_dir, settings.etag_cache, settings.token_file, settings.dagster_home,
+            settings.logs_dir, *tiers, *(serving.parent / "lake" for serving in tiers)]
+    for path in (p.resolve() for p in kept if p is not None):
+        if target.is_relative_to(path) or (target.parent == path.parent and target.name.startswith(f"{path.name}.")):
+            return f"--out {out} would write over {path}, which the pipeline keeps: write the page elsewhere"
+    for serving in tiers:
+        if tier == "full" and target.is_relative_to(serving.parent.resolve()):
+            return (f"--out {out} is inside {serving.parent}, whose readers may not see names, and "
+                    "the full tier names people: give --tier aggregate or write the page elsewhere")
+    return None
 
 
 @click.command()

@@ -22,7 +22,7 @@ from pipelines.warehouse.sql import connect
 
 __all__ = ["PAGES_RECORD", "render_page", "rewrite_pages", "write_page"]
 
-PAGES_RECORD = ".report-pages.json"  # in the data home: {page path: tier}
+PAGES_RECORD = ".report-pages.json"  # in the data home: {page path (from the home, if inside it): tier}
 
 
 def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path | None = None) -> Path:
@@ -43,8 +43,8 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
                 ) from None
     _replace(out, html)
     if home is not None:
-        pages = _recorded(home)
-        pages[str(out.absolute())] = tier
+        pages = {_record_key(Path(page), home): was for page, was in _recorded(home).items()}
+        pages[_record_key(out, home)] = tier
         _replace(home / PAGES_RECORD, json.dumps(pages, indent=1, sort_keys=True))
     return out
 
@@ -86,12 +86,20 @@ def _aggregate_page(path: Path) -> str:
         return render_aggregate_page(conn, generated=datetime.now(UTC))
 
 
+def _record_key(page: Path, home: Path) -> str:
+    """A page's key in the record: inside the home, its path from the home, so the record follows
+    a home moved or copied elsewhere and never names the old home's pages; else its absolute path."""
+    page, home = page.absolute(), home.absolute()
+    return page.relative_to(home).as_posix() if page.is_relative_to(home) else str(page)
+
+
 def _recorded(home: Path) -> dict[str, str]:
+    """The pages recorded for `home`, by absolute path, and the tier of each."""
     try:
         pages = json.loads((home / PAGES_RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {str(k): str(v) for k, v in pages.items()} if isinstance(pages, dict) else {}
+    return {str((home / str(k)).absolute()): str(v) for k, v in pages.items()} if isinstance(pages, dict) else {}
 
 
 def _replace(path: Path, text: str) -> None:
