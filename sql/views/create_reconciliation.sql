@@ -45,8 +45,8 @@ WITH settings AS (
     SELECT scope, scope_name, day, is_final, fetched_at, agent_breakdown_present,
            user_initiated_interaction_count, code_generation_activity_count, code_acceptance_activity_count,
            loc_suggested_to_add_sum, loc_suggested_to_delete_sum, loc_added_sum, loc_deleted_sum,
-           any_surface_active_users AS active_users, app_only_users, cli_only_users, counts_only_users,
-           other_surface_only_users, inactive_users
+           any_surface_active_users AS active_users, app_only_users, cli_only_users, other_surface_only_users,
+           inactive_users
     FROM core.user_report_days
 ), agent_sums AS (
     SELECT scope, scope_name, level, day, CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts
@@ -73,7 +73,7 @@ WITH settings AS (
            [u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
             u.loc_suggested_to_add_sum, u.loc_suggested_to_delete_sum, u.loc_added_sum, u.loc_deleted_sum,
             u.active_users, ju.agent_job_starts] AS compared,
-           struct_pack(app_only := u.app_only_users, cli_only := u.cli_only_users, counts_only := u.counts_only_users,
+           struct_pack(app_only := u.app_only_users, cli_only := u.cli_only_users,
                        other_surface_only := u.other_surface_only_users, inactive := u.inactive_users) AS classes
     FROM aggregate_days AS a
     LEFT JOIN user_days AS u USING (scope, scope_name, day)
@@ -133,12 +133,10 @@ WITH settings AS (
            CASE WHEN m.day >= s.app_counted_from THEN 0 ELSE m.classes.app_only END AS app_only_users,
            m.classes.cli_only AS cli_only_users,
            m.classes.other_surface_only AS other_surface_only_users,
-           CASE WHEN m.day >= s.telemetry_counted_from THEN 0 ELSE m.classes.counts_only END AS counts_only_users,
            CASE WHEN m.day >= s.telemetry_counted_from THEN m.classes.inactive ELSE 0 END AS telemetry_candidates,
            m.reported_value - m.compared_value
            + coalesce(CASE WHEN m.day >= s.app_counted_from THEN 0 ELSE m.classes.app_only END
-                      + m.classes.cli_only + m.classes.other_surface_only
-                      + CASE WHEN m.day >= s.telemetry_counted_from THEN 0 ELSE m.classes.counts_only END, 0)
+                      + m.classes.cli_only + m.classes.other_surface_only, 0)
                AS known_left
     FROM measured AS m
     CROSS JOIN settings AS s
@@ -181,7 +179,6 @@ SELECT
     app_only_users,
     cli_only_users,
     other_surface_only_users,
-    counts_only_users,
     residual_difference,
     CASE
         WHEN NOT compared_present OR (measure = 'agent_job_starts' AND NOT both_arrays)
@@ -212,8 +209,6 @@ SELECT
             CASE WHEN other_surface_only_users > 0 THEN other_surface_only_users || ' user(s) active only on the '
                  || 'cloud agent, VS Code agents, a code review or a third-party agent, outside the service''s '
                  || 'IDE-based daily_active_users' END,
-            CASE WHEN counts_only_users > 0 THEN counts_only_users || ' user(s) with activity but no breakdown, '
-                 || 'which the service''s daily_active_users counts only since 2026-06-15' END,
             CASE
                 WHEN residual_difference = 0 THEN NULL
                 WHEN comparison = 'enterprise vs organization' AND difference > 0
