@@ -140,27 +140,35 @@ WITH settings AS (
                AS known_left
     FROM measured AS m
     CROSS JOIN settings AS s
+), erased AS (
+    -- Active users: people erased from the day's user lines are known exactly, so they are
+    -- counted before the telemetry-only users, who are only what is left.
+    SELECT m.*, coalesce(e.people_erased, 0) AS erased_people,
+           CASE WHEN m.classes IS NOT NULL AND m.known_left > 0
+                THEN least(m.known_left, coalesce(e.people_erased, 0)) ELSE 0 END AS erased_users
+    FROM classified AS m
+    LEFT JOIN core.erased_user_days AS e
+      ON m.comparison = 'aggregate vs users' AND e.scope = m.scope AND e.scope_name = m.scope_name AND e.day = m.day
 ), judged AS (
     SELECT m.* EXCLUDE (known_left, telemetry_candidates),
            m.reported_value - m.compared_value AS difference,
            -- Users the service confirmed by its telemetry alone: what is left, up to the inactive lines.
            CASE WHEN m.classes IS NOT NULL THEN
-               CASE WHEN m.known_left > 0 THEN least(m.known_left, m.telemetry_candidates) ELSE 0 END END
+               CASE WHEN m.known_left - m.erased_users > 0
+                    THEN least(m.known_left - m.erased_users, m.telemetry_candidates) ELSE 0 END END
                AS telemetry_only_users,
-           m.known_left - CASE WHEN m.classes IS NOT NULL AND m.known_left > 0
-                               THEN least(m.known_left, m.telemetry_candidates) ELSE 0 END AS residual_difference,
+           m.known_left - m.erased_users
+           - CASE WHEN m.classes IS NOT NULL AND m.known_left - m.erased_users > 0
+                  THEN least(m.known_left - m.erased_users, m.telemetry_candidates) ELSE 0 END AS residual_difference,
            CASE WHEN m.reported_value > 0
                 THEN (m.reported_value - m.compared_value) / m.reported_value END AS difference_share,
            coalesce(m.reported_final, FALSE) AND coalesce(m.compared_final, FALSE) AS is_final,
            coalesce(q.lines, 0) AS quarantined_user_lines,
-           coalesce(e.people_erased, 0) AS erased_people,
            s.tolerance_share
-    FROM classified AS m
+    FROM erased AS m
     CROSS JOIN settings AS s
     LEFT JOIN quarantined AS q
       ON m.comparison = 'aggregate vs users' AND q.scope = m.scope AND q.scope_name = m.scope_name AND q.day = m.day
-    LEFT JOIN core.erased_user_days AS e
-      ON m.comparison = 'aggregate vs users' AND e.scope = m.scope AND e.scope_name = m.scope_name AND e.day = m.day
 )
 SELECT
     scope,
@@ -188,7 +196,8 @@ SELECT
         WHEN comparison = 'enterprise vs organization' AND difference > 0 THEN 'explained'
         WHEN NOT is_final THEN 'explained'
         WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND residual_difference > 0 THEN 'explained'
-        WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND residual_difference > 0 THEN 'explained'
+        WHEN comparison = 'aggregate vs users' AND erased_people > erased_users AND residual_difference > 0
+            THEN 'explained'
         WHEN abs(residual_difference) <= tolerance_share * reported_value THEN 'explained'
         ELSE 'unexplained'
     END AS status,
@@ -206,6 +215,8 @@ SELECT
                  || 'service''s daily_active_users counts only since 2026-07-28' END,
             CASE WHEN cli_only_users > 0 THEN cli_only_users || ' user(s) active only in the CLI, which the '
                  || 'service''s daily_active_users does not count (daily_active_cli_users does)' END,
+            CASE WHEN erased_users > 0 THEN erased_users || ' person(s) erased from this day''s user rows (metrics-etl '
+                 || 'forget): the aggregate report still counts them' END,
             CASE WHEN other_surface_only_users > 0 THEN other_surface_only_users || ' user(s) active only on the '
                  || 'cloud agent, VS Code agents, a code review or a third-party agent, outside the service''s '
                  || 'IDE-based daily_active_users' END,
@@ -224,7 +235,7 @@ SELECT
                 WHEN comparison = 'aggregate vs users' AND quarantined_user_lines > 0 AND residual_difference > 0
                     THEN quarantined_user_lines || ' user-level line(s) of this day were refused at ingest '
                          || '(metrics-etl quarantine list): their users are missing from the user sum'
-                WHEN comparison = 'aggregate vs users' AND erased_people > 0 AND residual_difference > 0
+                WHEN comparison = 'aggregate vs users' AND erased_people > erased_users AND residual_difference > 0
                     THEN erased_people || ' person(s) erased from this day''s user rows (metrics-etl forget): '
                          || 'the aggregate report still counts them'
                 WHEN abs(residual_difference) <= tolerance_share * reported_value
