@@ -43,6 +43,7 @@ from dagster._core.remote_origin import (
     RemoteJobOrigin,
     RemoteRepositoryOrigin,
 )
+from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
 from pipelines._process import pid_alive
@@ -127,7 +128,29 @@ def open_instance(settings: Settings) -> dg.DagsterInstance:
     _refuse_unusable_sqlite_path(config)
     with _opening(settings.dagster_home):
         # Opening creates and migrates the storage when it is new.
-        return dg.DagsterInstance.from_config(str(settings.dagster_home))
+        instance = dg.DagsterInstance.from_config(str(settings.dagster_home))
+        _locate_earlier_runs(instance, settings.dagster_home)
+        return instance
+
+
+# Written once the runs of earlier versions were given their code location: later opens skip the scan.
+_LOCATED = ".cli-runs-located"
+
+
+def _locate_earlier_runs(instance: dg.DagsterInstance, dagster_home: Path) -> None:
+    """The command line's runs made before runs carried an origin get the code location's, once,
+    so a home's history shows in the Overview and the job pages too (as `dagster run
+    migrate-repository` moves a run's history, for runs that had no location)."""
+    marker = dagster_home / _LOCATED
+    if marker.exists():
+        return
+    for record in instance.get_run_records(dg.RunsFilter(tags={_HOST_TAG: socket.gethostname()})):
+        run = record.dagster_run
+        if run.remote_job_origin is None:
+            origin = job_origin(run.job_name)
+            instance.add_run_tags(run.run_id, {REPOSITORY_LABEL_TAG: origin.repository_origin.get_label()})
+            instance.run_storage.replace_job_origin(run, origin)
+    marker.touch()
 
 
 def _process_started(pid: int) -> str:

@@ -1,8 +1,9 @@
 """`metrics-etl dev-env`: the environment `make dev` (scripts/dev.sh) starts Dagster's UI in.
 
 Its home is the demo's unless the root's --home names another (dev.sh passes METRICS_HOME so),
-so `make dev` after `make demo` shows the demo's runs; its partitions start early enough to
-show every day the home holds.
+so `make dev` after `make demo` shows the demo's runs (those of earlier versions too: opening the
+instance gives them their code location); its partitions start early enough to show every day
+the home holds.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ from pipelines.cli._run import DEMO_DAYS, demo_home
 def dev_env() -> None:
     """Print the `export` lines `make dev` runs Dagster's UI with: the data home (default: the
     demo's), its Dagster instance and the first partition day."""
-    from pipelines.config import Settings
+    from pipelines.config import ConfigError, Settings
+    from pipelines.instance import open_instance
     from pipelines.warehouse.lock import WarehouseUnavailable
 
     # The demo's home as the demo makes it (every path in it); a home given, as its settings say.
     settings = load_settings() if home_option() is not None else Settings(home=demo_home())
     try:
         start = first_partition_day(settings.warehouse_path, today=utc_today(), wait=settings.lock_wait)
-    except WarehouseUnavailable as exc:
+        # Opening the instance gives the runs an earlier version made their code location, before the UI shows them.
+        open_instance(settings).dispose()
+    except (WarehouseUnavailable, ConfigError) as exc:
         raise Failed(str(exc)) from None
     exports = {"METRICS_HOME": settings.home, "DAGSTER_HOME": settings.dagster_home, "METRICS_START_DAY": start}
     for name, value in exports.items():

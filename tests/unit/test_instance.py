@@ -116,3 +116,46 @@ def test_the_code_location_of_command_line_runs_is_the_one_workspace_yaml_and_py
     assert (module["module_name"], module["attribute"]) == (target.module_name, target.attribute)
     assert dagster["module_name"] == target.module_name and target.working_directory == str(root)
     assert origin.repository_origin.get_label() == f"__repository__@{CODE_LOCATION}"
+
+
+def _made_by_an_earlier_version(instance: dg.DagsterInstance, tags: dict[str, str]) -> str:
+    """A run as the command line made it before runs carried an origin: in process, tagged."""
+
+    @dg.op
+    def step() -> None: ...
+
+    @dg.job(name="usage_daily_job")
+    def job() -> None:
+        step()
+
+    result = job.execute_in_process(instance=instance, tags=tags)
+    run = instance.get_run_by_id(result.run_id)
+    assert run is not None and run.remote_job_origin is None
+    return result.run_id
+
+
+def test_runs_an_earlier_version_made_here_get_the_code_location_when_the_instance_is_opened(tmp_path: Path) -> None:
+    from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
+
+    from pipelines.instance import CODE_LOCATION, ensure_instance
+
+    settings = _settings(tmp_path)
+    ensure_instance(settings)
+    with dg.DagsterInstance.from_config(str(settings.dagster_home)) as before:
+        ours = _made_by_an_earlier_version(before, process_tags())
+        foreign = _made_by_an_earlier_version(before, {"someone": "else"})
+
+    with open_instance(settings) as instance:
+        label = f"__repository__@{CODE_LOCATION}"
+        located = instance.get_runs(dg.RunsFilter(job_name="usage_daily_job", tags={REPOSITORY_LABEL_TAG: label}))
+        assert [run.run_id for run in located] == [ours]
+        origin = located[0].remote_job_origin
+        assert origin is not None and origin.location_name == CODE_LOCATION
+        assert _status(instance, ours) == dg.DagsterRunStatus.SUCCESS
+        other = instance.get_run_by_id(foreign)
+        assert other is not None and other.remote_job_origin is None
+        # Once: a later open does not scan the history again.
+        later = _made_by_an_earlier_version(instance, process_tags())
+    with open_instance(settings) as instance:
+        run = instance.get_run_by_id(later)
+        assert run is not None and run.remote_job_origin is None

@@ -70,3 +70,30 @@ def test_a_home_given_is_used_with_its_own_settings(runner: CliRunner, tmp_path:
     assert exports["METRICS_HOME"] == str(tmp_path / "deployment")
     assert exports["DAGSTER_HOME"] == str(tmp_path / "deployment" / "dagster")
     assert exports["METRICS_START_DAY"] == first.isoformat()
+
+
+def test_runs_an_earlier_version_made_in_the_home_get_the_code_location_the_ui_lists(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    import dagster as dg
+
+    from pipelines.config import Settings
+    from pipelines.instance import ensure_instance, process_tags
+
+    home = tmp_path / "share" / "metrics-etl-demo"
+    ensure_instance(Settings(home=home))
+
+    @dg.op
+    def step() -> None: ...
+
+    @dg.job(name="snapshots_job")
+    def job() -> None:
+        step()
+
+    with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+        run_id = job.execute_in_process(instance=instance, tags=process_tags()).run_id
+    _exports(runner)
+    with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+        run = instance.get_run_by_id(run_id)
+    assert run is not None and run.remote_job_origin is not None
+    assert run.remote_job_origin.repository_origin.get_label() == "__repository__@metrics_etl"
