@@ -35,7 +35,7 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
         with open_bi(sources=sources) as conn:
             try:
                 html = render_page(conn)
-            except duckdb.CatalogException as exc:
+            except (duckdb.CatalogException, duckdb.BinderException) as exc:
                 # A serving database published before an upgrade lacks the views this version reads.
                 raise BiError(
                     f"the serving database lacks what this version reads ({str(exc).splitlines()[0]}): it was "
