@@ -32,8 +32,10 @@ _TALLY_SCHEMA: dict[str, pl.DataType] = {
 def _active_users(level: str) -> pl.Expr:
     if level == "aggregate":
         return pl.col("daily_active_users").sum()
-    # A user row counts as active as the aggregate's daily_active_users counts a user: with
-    # interactions or code generation that day.
+    # How far a provisional day moved between fetches, not who is active: user rows with IDE
+    # interactions or code generation, the same count in every fetch since the first. Who is
+    # active on any surface is core.active_on_any_surface; bi.reconciliation compares that
+    # with the service's daily_active_users.
     active = (pl.col("user_initiated_interaction_count") > 0) | (pl.col("code_generation_activity_count") > 0)
     return active.fill_null(False).sum()
 

@@ -6,8 +6,9 @@
 -- fetch carried, last_value what the newest carried (the numbers the other views show), change
 -- and change_share (of first_value) how far the day moved. is_final: the newest fetch came after
 -- the day was final; provisional_fetches: fetches made before. Measures: the top-level counters,
--- active_users (aggregate: daily_active_users; user level: rows with interactions or code
--- generation) and agent_job_starts (NULL in a fetch whose records carried no agent array).
+-- active_users (aggregate: daily_active_users; user level: rows with IDE interactions or code
+-- generation, a count kept the same in every fetch to measure how the day moved, not the
+-- any-surface count of bi.reconciliation) and agent_job_starts (NULL in a fetch whose records carried no agent array).
 CREATE OR REPLACE VIEW bi.report_drift AS
 -- One row per fetch and measure, NULLs left out, as UNPIVOT gives them. Not UNPIVOT itself:
 -- DuckDB 2.x stores an UNPIVOT view as SQL that DuckDB 1.5.0 cannot bind, and BI tools embed 1.x.
