@@ -39,7 +39,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
-from emulator import telemetry
+from emulator import cli_usage, misattribution, telemetry
 from emulator.dialect import wire_for
 from emulator.errors import EmulatorError
 from emulator.recordjson import (
@@ -66,7 +66,7 @@ from emulator.recordjson import (
     user_fields_format,
     vscode_dict,
 )
-from emulator.repos import COMMENT_TYPES, split
+from emulator.repos import COMMENT_TYPES, combine, split
 from emulator.teams import TeamMembership, TeamsModel
 
 SCOPES = ("organization", "enterprise")
@@ -170,15 +170,6 @@ _ENGAGEMENT_FEATURES = ("code_completion", "agent_edit", "code_review_passive", 
 PHASE_LABELS = ("No Cohort", "Phase 1", "Phase 2", "Phase 3")
 _PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
                    "avg_code_acceptance_activities", "avg_loc_added", "avg_loc_deleted")
-# The CLI's customizations a user may use (September 2026): names a customer defined come
-# grouped as "other" ("custom" for slash commands). The "pdf" skill belongs to the "docs-kit"
-# plugin, so a plugin's count is always inside the skills' (never added to them).
-_CUSTOMIZATIONS: dict[str, tuple[str, ...]] = {
-    "skill": ("pdf", "xlsx", "frontend-design", "other"),
-    "custom_agent": ("reviewer", "other"),
-    "mcp": ("github-mcp-server", "playwright", "other"),
-    "slash_cmd": ("/plan", "/review", "/model", "custom"),
-}
 _PROFILE_BYTES = 40
 # Random bytes come in blocks of this many users, so a user range costs only its own blocks.
 _BLOCK = 1024
@@ -273,6 +264,7 @@ class _UserDay:
     feature_rows: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
     ide_totals: Sequence[int] = ZEROS
     server_side: bool = False  # active by the service's own telemetry only (emulator/telemetry.py)
+    shifted: str | None = None  # misattributed as the service did (emulator/misattribution.py)
 
 
 class ReportData:
@@ -307,6 +299,8 @@ class ReportData:
         self._surface_count_block = lru_cache(maxsize=512)(self._make_surface_count_block)
         self._class_block = lru_cache(maxsize=512)(
             lambda ordinal, block: telemetry.class_bytes(_key("classes", seed, ordinal, block), _BLOCK))
+        self._shift_block = lru_cache(maxsize=64)(lambda ordinal, block: misattribution.shift_bytes(
+            _key("misattribution", seed, ordinal, block), _BLOCK))
         self._day_flags = lru_cache(maxsize=64)(self._make_day_flags)
         self._aggregate = lru_cache(maxsize=256)(self._make_aggregate)
         self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=self.second_org,
@@ -402,6 +396,11 @@ class ReportData:
         only: their user-level lines show no activity (emulator/telemetry.py)."""
         return {self._profile(u).user_id for u in self._scope_users(scope)
                 if self._user_day(u, day, 1.0).server_side}
+
+    def misattributed(self, *, scope: str, day: date) -> dict[int, str]:
+        """User id -> what the service served in its place that day (emulator/misattribution.py)."""
+        days = ((self._profile(u).user_id, self._user_day(u, day, 1.0).shifted) for u in self._scope_users(scope))
+        return {user_id: shifted for user_id, shifted in days if shifted}
 
     # ----- teams (docs/extensions.md; emulator/teams.py has the rules) ---------------------------
 
@@ -645,30 +644,40 @@ class ReportData:
             if not active:
                 if classes and p.active_threshold and ordinal < p.active_until:
                     cb = self._class_block(ordinal, u // _BLOCK)
-                    no_ide_mask |= (telemetry.day_class(cb, (u % _BLOCK) * telemetry.CLASS_BYTES, day) is not None) << u
+                    kind = telemetry.day_class(cb, (u % _BLOCK) * telemetry.CLASS_BYTES, day)
+                    # App-only days served as the CLI's (September 2026) count as CLI-only ones.
+                    no_ide_mask |= (kind is not None and not (kind == "app" and misattribution.app_as_cli(
+                        self._shift_block(ordinal, u // _BLOCK), (u % _BLOCK) * misattribution.SHIFT_BYTES, day))) << u
                 continue
             active_mask |= 1 << u
             review_active_mask |= review_active << u
             review_passive_mask |= review_passive << u
-            cloud, _, _ = self._surfaces(u, p, ordinal, active=True, agent_mode=agent_mode,
-                                         ide=p.ides[b[o + 5] % len(p.ides)])
+            ide = p.ides[b[o + 5] % len(p.ides)]
+            cloud, _, _ = self._surfaces(u, p, ordinal, active=True, agent_mode=agent_mode, ide=ide)
             cloud_mask |= cloud << u
             if chat:
                 chat_mask |= 1 << u
-                if agent_mode:
-                    agent_mask |= 1 << u
+                # IDE agent sessions missing or counted as CLI (October 2026) are no agent day.
+                agent_mask |= (agent_mode and not misattribution.agent_moved(self.seed, u, ide, day)) << u
         return active_mask, chat_mask, agent_mask, review_active_mask, review_passive_mask, cloud_mask, no_ide_mask
 
     def _no_ide_class(self, u: int, p: _Profile, day: date) -> str | None:
-        """"app" or "server" for a day of user u without IDE activity (emulator/telemetry.py)."""
+        """"app", "server" or "cli" for a day of user u without IDE activity (emulator/telemetry.py)."""
         ordinal = day.toordinal()
         if p.active_threshold == 0 or ordinal >= p.active_until:
             return None
-        return telemetry.day_class(self._class_block(ordinal, u // _BLOCK), (u % _BLOCK) * telemetry.CLASS_BYTES, day)
+        return telemetry.day_class(self._class_block(ordinal, u // _BLOCK), (u % _BLOCK) * telemetry.CLASS_BYTES, day,
+                                   cli_user=p.cli_threshold > 0)
 
-    def _no_ide_day(self, u: int, p: _Profile, day: date, c: float, ide: str) -> _UserDay:
-        """A day without IDE activity: none at all, server-side only, or in the desktop app only."""
+    def _no_ide_day(self, u: int, p: _Profile, day: date, c: float, ide: str, b: bytes, o: int) -> _UserDay:
+        """A day without IDE activity: none at all, server-side only, in the CLI or desktop app only."""
         kind = self._no_ide_class(u, p, day)
+        if kind == "cli":
+            cli = cli_usage.cli_counts(b, o, c)
+            counts = telemetry.cli_feature_counts(cli)
+            return _UserDay(False, False, False, True, ide, counts, p.languages, [], cli, [], False, False,
+                            customizations=self._customizations(u, day.toordinal(), c),
+                            feature_rows=[(telemetry.CLI_FEATURE, counts)])
         if kind != "app":
             return _UserDay(False, False, False, False, ide, ZEROS, p.languages, [], None, [], False, False,
                             server_side=kind == "server")
@@ -679,6 +688,14 @@ class ReportData:
                         app=True, app_counts=app_counts, feature_rows=[(telemetry.APP_FEATURE, counts)])
 
     def _user_day(self, u: int, day: date, c: float) -> _UserDay:
+        """A user-day as served: as the service misattributed it in its documented windows."""
+        d = self._user_day_as_used(u, day, c)
+        if not misattribution.in_a_window(day):
+            return d
+        return misattribution.apply(d, b=self._shift_block(day.toordinal(), u // _BLOCK),
+                                    o=(u % _BLOCK) * misattribution.SHIFT_BYTES, seed=self.seed, u=u, day=day)
+
+    def _user_day_as_used(self, u: int, day: date, c: float) -> _UserDay:
         p = self._profile(u)
         b = self._day_block(day.toordinal(), u // _BLOCK)
         o = (u % _BLOCK) * _BYTES_PER_USER
@@ -686,7 +703,7 @@ class ReportData:
             p, b, o, day.weekday() >= 5, self.has_agent_activity(day=day), day.toordinal())
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
-            return self._no_ide_day(u, p, day, c, ide)
+            return self._no_ide_day(u, p, day, c, ide, b, o)
         volume = p.volume * _MULT[b[o + 6]]
         # Not every language and feature of a user shows up every day: the primary language
         # and the first chat feature always do, the others when their bit is set.
@@ -736,14 +753,7 @@ class ReportData:
         if c < 1.0:
             features = [(f, m, [[int(n * c) for n in row] for row in rows]) for f, m, rows in features]
         totals = column_sums([row for _, _, rows in features for row in rows])
-        cli_counts = None
-        if cli:
-            r1, r2 = b[o + 12], b[o + 13]
-            sessions = 1 + r1 % 4
-            requests = sessions * (2 + r2 % 8)
-            raw_cli = (sessions, requests, requests - r2 % 2 * sessions,
-                       requests * (300 + 4 * r1), requests * (2500 + 30 * r2))
-            cli_counts = raw_cli if c >= 1.0 else tuple(int(n * c) for n in raw_cli)
+        cli_counts = cli_usage.cli_counts(b, o, c) if cli else None
         merged: dict[str, list[int]] = {}
         for agent_id, jobs, sessions in apps:
             if agent_id is None:
@@ -768,21 +778,7 @@ class ReportData:
         )
 
     def _customizations(self, u: int, ordinal: int, c: float) -> dict[str, tuple[tuple[str, int], ...]]:
-        """A CLI user's customizations of the day, from a hash of their own (every older number
-        stays as it was)."""
-        bits = _key("customizations", self.seed, u, ordinal)
-        out: dict[str, tuple[tuple[str, int], ...]] = {}
-        for category, names in _CUSTOMIZATIONS.items():
-            used = []
-            for name in names:
-                if bits & 3 == 0:
-                    used.append((name, int((1 + (bits >> 2) % 9) * c)))
-                bits = (bits >> 5) | ((bits & 31) << 59)  # rotate: every name gets its own bits
-            out[category] = tuple(used)
-        pdf = dict(out["skill"]).get("pdf")
-        # After 13 turns of 5 bits, bit 0 and 1 are among those that chose pdf: bit 2 is not.
-        out["plugin"] = (("docs-kit", pdf),) if pdf is not None and bits & 4 else ()
-        return out
+        return cli_usage.customizations(_key("customizations", self.seed, u, ordinal), c)
 
     def _phase(self, u: int, day: date) -> int:
         """The user's adoption phase (0 no cohort .. 3 multi-agent): stable for weeks, as a
@@ -823,17 +819,13 @@ class ReportData:
                 + COUNTS % tuple(d.totals) + FLAGS[d.used_agent, d.used_chat, d.used_cli]
                 + self._user_fields % (round(credits, 2), *review)
                 + self._surface_fields(d, day, self._phase(u, day)))
-        if not d.active:
-            if not d.feature_rows:
-                return head + EMPTY_BREAKDOWNS + internal + "}\n"
-            # Desktop app only: its one feature entry, no IDE, language or model.
-            return head + ',"totals_by_ide":[]' + user_breakdowns((), [], d.feature_rows) + internal + "}\n"
-        i = p.ides.index(d.ide)
-        sampled = day.isoformat() + p.sampled_time
-        parts = [
+        if not d.feature_rows and not d.active:
+            return head + EMPTY_BREAKDOWNS + internal + "}\n"
+        i, sampled = p.ides.index(d.ide), day.isoformat() + p.sampled_time
+        parts = [  # the desktop app or CLI only: its one feature entry, no IDE, language or model
             head,
             IDE_ENTRY % (d.ide, COUNTS % tuple(d.ide_totals), p.ide_versions[i], sampled,
-                         _IDES[d.ide][2], p.plugin_version, sampled),
+                         _IDES[d.ide][2], p.plugin_version, sampled) if d.active else ',"totals_by_ide":[]',
             user_breakdowns(d.languages, d.features, d.feature_rows),
         ]
         if d.cli is not None:
@@ -873,8 +865,9 @@ class ReportData:
         ide_active = 0  # whose pull requests the day's are drawn from
         for u in self._scope_users(scope):
             d = self._user_day(u, day, c)
-            # Server-side only and desktop-app-only users count as active (emulator/telemetry.py).
-            if d.server_side or d.totals[0] or d.totals[1]:
+            # Server-side only and desktop-app-only users count as active, CLI-only users do not
+            # (emulator/telemetry.py): the service's daily_active_users is IDE-based.
+            if d.server_side or ((d.totals[0] or d.totals[1]) and (d.active or d.app)):
                 active_today |= 1 << u
             if d.app_counts is not None:
                 add(app_sums, d.app_counts)
@@ -882,21 +875,24 @@ class ReportData:
             add(totals, d.totals)
             for f, counts in d.feature_rows:
                 add(feature_rows.setdefault(f, [0] * 7), counts)
+            cli_today |= d.used_cli << u
+            if d.cli is not None:
+                cli_present = True
+                add(cli_sums, d.cli)
+            for category, entries in (d.customizations or {}).items():
+                names = customized.setdefault(category, {})
+                for name, count in entries:
+                    names[name] = names.get(name, 0) + count
             if not d.active:
                 continue
             if d.vscode_counts is not None:
                 add(vscode_sums, d.vscode_counts)
             add(phases.setdefault(self._phase(u, day), [0] * 6),
                 (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]))
-            for category, entries in (d.customizations or {}).items():
-                names = customized.setdefault(category, {})
-                for name, count in entries:
-                    names[name] = names.get(name, 0) + count
             cloud_today |= d.cloud_agent << u
             vscode_today |= d.vscode_agent << u
             if d.ide_totals[0] or d.ide_totals[1]:
                 ide_active |= 1 << u
-            cli_today |= d.used_cli << u
             review_active_today |= d.review_active << u
             review_passive_today |= d.review_passive << u
             if d.used_chat:
@@ -907,9 +903,6 @@ class ReportData:
             for f, model, rows in d.features:
                 for lang, counts in zip(d.languages, rows, strict=True):
                     add(cells.setdefault((f, lang, model), [0] * 7), counts)
-            if d.cli is not None:
-                cli_present = True
-                add(cli_sums, d.cli)
             for agent_id, jobs, sessions in d.agents:
                 add(agents.setdefault(agent_id, [0, 0]), (jobs, sessions))
         mask = self._scope_mask(scope)
@@ -954,7 +947,10 @@ class ReportData:
             record[self._name(f"{window}_active_assistant_code_review_users")] = reviewed.bit_count()
             record[self._name(f"{window}_passive_assistant_code_review_users")] = passive.bit_count()
         record.update(zip(COUNT_FIELDS, totals, strict=True))
-        record["pull_requests"] = self._pull_requests(scope, day, c, ide_active.bit_count())
+        pulls = [self._pull_requests("organization", day, c, (ide_active & ((1 << self.users) - 1)).bit_count())]
+        if scope == "enterprise":  # its organizations' pull requests (emulator/repos.py), each drawn on its own
+            pulls.append(self._pull_requests("labs", day, c, (ide_active >> self.users).bit_count()))
+        record["pull_requests"] = pulls[0] if len(pulls) == 1 else combine(pulls, self._name)
         record["totals_by_ide"] = [{"ide": k, **count_dict(v)} for k, v in sorted(by_ide.items())]
         record.update(aggregate_breakdowns(cells, feature_rows))
         if cli_present:

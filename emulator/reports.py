@@ -268,16 +268,17 @@ class Reports:
         return self._teams_cache(key.scope, key.name, key.day)
 
     def _repository_lines(self, key: ReportKey, complete: float) -> list[bytes]:
-        """The repos-1-day report: the world's repositories of the scope's organization (the
-        enterprise's: its first organization's), its aggregate record's pull requests split
-        among those active that day."""
+        """The repos-1-day report: the world's repositories of the organization, its aggregate
+        record's pull requests split among those active that day. An enterprise's is the union
+        of its organizations' repositories, each line the repository's own figures (its
+        organization's line): here the first organization's, as `{org}-labs` has none."""
         config, data = self.state.config, self._data(key)
         org = key.name if key.scope == "organization" else config.primary_org
         repos = [] if key.scope == "enterprise" and key.name != config.primary_enterprise else [
             RepoRef(r.id, r.owner.login, r.name, r.visibility.upper())  # PRIVATE, INTERNAL, PUBLIC
             for r in self.state.world.org_repos(org)
         ]
-        record = data.aggregate_record(scope=key.scope, day=key.day, completeness=complete)
+        record = data.aggregate_record(scope="organization", day=key.day, completeness=complete)
         return repository_lines(
             seed=config.seed, day=key.day, repos=repos, pull_requests=record["pull_requests"],
             ids={"enterprise_id": data.enterprise_id, "organization_id": data.organization_id},

@@ -1,9 +1,12 @@
 """The repos-1-day report: one line per repository of the scope active that day.
 
-A day's repositories are the world's repositories of the scope's organization (so they join the
+A day's repositories are the world's repositories of the organization (so they join the
 snapshot's repositories by id); each day some of them are active. Their pull-request counts are
-the scope's aggregate record of the day split among them, exactly: summed, a day's repositories
-give the aggregate's counts. Each repository's suggestions are split by comment type, and from
+the organization's aggregate record of the day split among them, exactly: summed, a day's
+repositories give the aggregate's counts. An enterprise's report is the union of its
+organizations' repositories, each line the repository's own (the same line as in its
+organization's report); the enterprise's aggregate adds up its organizations' pull requests
+(`combine`), so its repositories hold no more than it. Each repository's suggestions are split by comment type, and from
 `review_times_from` on it carries the review stage times of its pull requests merged that day
 (human authors and reviewers only: an empty array on a day without such a merge).
 """
@@ -52,6 +55,30 @@ def split(total: int, weights: Sequence[int]) -> list[int]:
     for i in order[: total - sum(parts)]:
         parts[i] += 1
     return parts
+
+
+def combine(parts: Sequence[dict[str, Any]], name: Callable[[str], str]) -> dict[str, Any]:
+    """The pull requests of several organizations' aggregate records as one scope's: counts and
+    suggestions per comment type added up, each median the merge-weighted mean of theirs (None
+    without a merge)."""
+    medians = {name(median): name(count) for median, count in _MEDIAN_OF.items()}
+    by_type = name("assistant_suggestions_by_comment_type")
+    suggested, applied = name("total_assistant_suggestions"), name("total_assistant_applied_suggestions")
+    out: dict[str, Any] = {}
+    for member in parts[0]:
+        if member in medians:
+            weighted = [(p[member], p[medians[member]]) for p in parts if p[member] is not None and p[medians[member]]]
+            whole = sum(n for _, n in weighted)
+            out[member] = round(sum(m * n for m, n in weighted) / whole, 1) if whole else None
+        elif member == by_type:
+            sums = {kind: [0, 0] for kind in COMMENT_TYPES}
+            for entry in (e for p in parts for e in p[member]):
+                sums[entry["comment_type"]][0] += entry[suggested]
+                sums[entry["comment_type"]][1] += entry[applied]
+            out[member] = [{"comment_type": kind, suggested: s, applied: a} for kind, (s, a) in sums.items() if s]
+        else:
+            out[member] = sum(p[member] for p in parts)
+    return out
 
 
 def repository_lines(

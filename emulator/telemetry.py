@@ -13,6 +13,11 @@ gave before stays as it was for the users and days these rules leave alone:
   who used the desktop app: `used_copilot_app` true, the app's object, and one `totals_by_feature`
   entry `copilot_app` whose counts are the line's top-level counts; no IDE, language or model
   entry. From that day on the app's activity of every user is in the top-level counts so.
+- **CLI only** (any day): a CLI user (one whose days may use the CLI) with no IDE activity who
+  used the CLI alone: `used_cli` true, `totals_by_cli` (and the day's CLI customizations), one
+  `totals_by_feature` entry `copilot_cli` whose counts are the line's top-level counts; no IDE,
+  language or model entry. The service's `daily_active_users` is IDE-based and does not count
+  them (nor do the weekly and monthly counts); `daily_active_cli_users` does.
 - **the CLI** as a feature: a CLI user's day has a `copilot_cli` entry in `totals_by_feature`
   (counts from its CLI requests), inside the top-level counts.
 - **plan mode** on some chat days: `chat_panel_plan_mode` from PLAN_MODE_FROM (2026-03-02), the
@@ -20,7 +25,7 @@ gave before stays as it was for the users and days these rules leave alone:
   `others` and `unknown` on some active days (no chat model: left out of the model arrays, as
   completions are).
 
-Eligible for the two classes are users who use the assistant at all (never the never-active
+Eligible for the three classes are users who use the assistant at all (never the never-active
 seat holders, nor a lapsed user after lapsing).
 """
 
@@ -35,9 +40,10 @@ APP_IN_COUNTS_FROM = date(2026, 7, 28)
 PLAN_MODE_FROM = date(2026, 3, 2)
 CLASS_BYTES = 4
 # Out of 256, byte 0 of a day with no IDE activity: desktop app only below APP_ONLY_BELOW,
-# server-side only from there to SERVER_SIDE_BELOW.
+# server-side only from there to SERVER_SIDE_BELOW, the CLI only (a CLI user) to CLI_ONLY_BELOW.
 APP_ONLY_BELOW = 12
 SERVER_SIDE_BELOW = 32
+CLI_ONLY_BELOW = 56
 # Out of 256: plan mode among chat days (byte 1); `others`, then `unknown`, among active days
 # (byte 2); byte 3 scales their volume.
 PLAN_BELOW = 70
@@ -56,12 +62,14 @@ def class_bytes(seed_key: int, users: int) -> bytes:
     return random.Random(seed_key).randbytes(users * CLASS_BYTES)
 
 
-def day_class(b: bytes, o: int, day: date) -> str | None:
-    """"app" or "server" for an eligible user's day without IDE activity, else None."""
+def day_class(b: bytes, o: int, day: date, *, cli_user: bool = False) -> str | None:
+    """"app", "server" or "cli" for an eligible user's day without IDE activity, else None."""
     if day >= APP_IN_COUNTS_FROM and b[o] < APP_ONLY_BELOW:
         return "app"
     if day >= SERVER_SIDE_FROM and APP_ONLY_BELOW <= b[o] < SERVER_SIDE_BELOW:
         return "server"
+    if cli_user and SERVER_SIDE_BELOW <= b[o] < CLI_ONLY_BELOW:
+        return "cli"
     return None
 
 

@@ -184,7 +184,13 @@ def test_aggregate_is_the_sum_of_user_records(data: ReportData, scope: str, c: f
                 jobs[e["agent_id"]] = jobs.get(e["agent_id"], 0) + e["user_initiated_interaction_count"]
         assert {e["agent_id"]: e["user_initiated_interaction_count"]
                 for e in aggregate.get("totals_by_3rd_party_agent", [])} == jobs
-        active = sum(1 for r in users if r["user_initiated_interaction_count"] or r["code_generation_activity_count"])
+        # The service's daily_active_users is IDE-based: a line active in the CLI alone (no IDE
+        # entry, one copilot_cli feature entry) is not counted; daily_active_cli_users counts it.
+        cli_only = [r for r in users if not r["totals_by_ide"] and r["used_cli"]]
+        assert all({e["feature"] for e in r["totals_by_feature"]} == {"copilot_cli"} for r in cli_only)
+        assert aggregate["daily_active_cli_users"] == sum(r["used_cli"] for r in users)
+        active = sum(1 for r in users if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])
+                     and r not in cli_only)
         # Users the service confirmed by its own telemetry only count too; their lines show nothing.
         server_side = data.server_side_only(scope=scope, day=day)
         seen_server_side += len(server_side)

@@ -33,11 +33,14 @@ def test_the_aggregate_adds_up_from_the_lines_and_the_server_side_only_users_on_
     aggregate = DATA.aggregate_record(scope=scope, day=day, completeness=c)
     assert [aggregate[f] for f in COUNT_FIELDS] == [sum(r[f] for r in lines) for f in COUNT_FIELDS]
     server_side = DATA.server_side_only(scope=scope, day=day)
+    # A line active in the CLI alone (no IDE entry) is outside the service's IDE-based count.
+    cli_only = {r["user_id"] for r in lines if not r["totals_by_ide"] and r["used_cli"]}
     active = {r["user_id"] for r in lines
-              if r["user_initiated_interaction_count"] or r["code_generation_activity_count"]}
+              if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])} - cli_only
+    assert aggregate["daily_active_cli_users"] == sum(r["used_cli"] for r in lines)
     assert not server_side & active
     assert aggregate["daily_active_users"] == len(active) + len(server_side)
-    app_only = [r for r in lines if r["totals_by_feature"] and not r["totals_by_ide"]]
+    app_only = [r for r in lines if r["totals_by_feature"] and not r["totals_by_ide"] and not r["used_cli"]]
     if day < SERVER_SIDE_FROM:
         assert not server_side
     if day < APP_IN_COUNTS_FROM:
