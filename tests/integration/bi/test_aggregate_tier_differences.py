@@ -11,7 +11,17 @@ difference a reader can take is tried: any two shown figures of the same kind (s
 scope day, enterprise against organization, period against day, team against team or scope,
 agent against agent), a period minus all its shown days, an enterprise minus all its shown
 organizations, a scope or a team minus any set of shown teams within it that do not overlap.
-None may be exactly the figure of a nonempty group of fewer than k people.
+None may be exactly the figure of a nonempty group of fewer than k people, and no shown figure
+may itself be about 1..k-1 people.
+
+The worlds' user-days are of every class the service's documents give (emulator/telemetry.py),
+on days before and after their dates: IDE activity (in the service's daily_active_users),
+CLI only (sums, active on a surface, never in daily_active_users), desktop app only (sums and in
+daily_active_users from APP_IN_COUNTS_FROM; before it, active on a surface with no sums and not
+counted), server-side telemetry only (from SERVER_SIDE_FROM: a line with no activity that
+daily_active_users counts). So a team's active_users (any surface) and its scope's
+daily_active_users are counts of different definitions, and differences between them are tried
+as sets of people like any other.
 """
 
 from __future__ import annotations
@@ -35,6 +45,9 @@ from pipelines.warehouse.lake import publish
 from pipelines.warehouse.rollups import rebuild_rollups
 from pipelines.warehouse.sql import connect
 
+SERVER_SIDE_FROM = date(2026, 6, 15)  # emulator/telemetry.py
+APP_IN_COUNTS_FROM = date(2026, 7, 28)
+
 LAST_DAY = date(2026, 11, 20)
 ENTERPRISE = "ent"
 ORGS = ("o0", "o1", "o2")
@@ -53,6 +66,20 @@ class World:
     activity: dict[PersonDay, tuple[int, ...]]  # active person-days: their SUMS
     agent: dict[PersonDay, tuple[str, int]]  # (agent, job starts) of some active person-days
     teams: dict[tuple[str, str, int], frozenset[int]] = field(default_factory=dict)  # (scope, name, id): members
+    # Person-days without IDE activity: "cli" (its sums in activity), "app" (from APP_IN_COUNTS_FROM
+    # its sums in activity, before it none), "server" (no activity; from SERVER_SIDE_FROM).
+    surface: dict[PersonDay, str] = field(default_factory=dict)
+
+    def counted(self, u: int, day: date) -> bool:
+        """Whether the service's daily_active_users (weekly, monthly) counts the person-day."""
+        kind = self.surface.get((u, day))
+        if kind is None:
+            return (u, day) in self.activity
+        return (kind == "app" and day >= APP_IN_COUNTS_FROM) or (kind == "server" and day >= SERVER_SIDE_FROM)
+
+    def any_surface(self, u: int, day: date) -> bool:
+        """Whether the person-day is active on any documented surface (core.active_on_any_surface)."""
+        return (u, day) in self.activity or self.surface.get((u, day)) in ("cli", "app")
 
     def scope_users(self, scope: str, name: str) -> set[int]:
         return set(self.org_of) if scope == "enterprise" else {u for u, o in self.org_of.items() if o == name}
@@ -67,19 +94,32 @@ def worlds(draw: st.DrawFn) -> World:
     users = draw(st.integers(2, 16))
     org_of = {u: draw(st.sampled_from(ORGS)) for u in range(1, users + 1)}
     fetched = tuple(o for o in ORGS if o == "o0" or draw(st.booleans()))
-    # Days within a few weeks, so periods hold several days and some days fall in a second period.
+    # Days within a few weeks, so periods hold several days and some days fall in a second period;
+    # some worlds' other days straddle the dates the service began counting app-only and
+    # server-side-only users.
     offsets = draw(st.sets(st.integers(0, 35), min_size=1, max_size=4))
-    days = tuple(sorted(LAST_DAY - timedelta(days=n) for n in offsets | {0}))
+    newest = draw(st.sampled_from((LAST_DAY, APP_IN_COUNTS_FROM + timedelta(days=3),
+                                   SERVER_SIDE_FROM + timedelta(days=3))))
+    days = tuple(sorted({newest - timedelta(days=n) for n in offsets} | {LAST_DAY}))
     activity: dict[PersonDay, tuple[int, ...]] = {}
     agent: dict[PersonDay, tuple[str, int]] = {}
+    surface: dict[PersonDay, str] = {}
     small = st.integers(0, 9)
     for day in days:
         for u in org_of:
-            if draw(st.integers(0, 9)) < 6:
+            kind = draw(st.integers(0, 11))
+            if kind < 6:
                 activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
                 if draw(st.booleans()):
                     agent[(u, day)] = (draw(st.sampled_from(AGENTS)), draw(st.integers(1, 4)))
-    world = World(k, org_of, fetched, days, activity, agent)
+            elif kind == 6 or (kind == 7 and day >= APP_IN_COUNTS_FROM):
+                surface[(u, day)] = "cli" if kind == 6 else "app"
+                activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
+            elif kind == 7:
+                surface[(u, day)] = "app"
+            elif kind in (8, 9) and day >= SERVER_SIDE_FROM:
+                surface[(u, day)] = "server"
+    world = World(k, org_of, fetched, days, activity, agent, surface=surface)
     team_id = 1000
     for scope, name in world.scopes():
         people = sorted(world.scope_users(scope, name))
@@ -102,7 +142,8 @@ def worlds(draw: st.DrawFn) -> World:
 _FACTS = """
 INSERT INTO core.user_daily_totals BY NAME
 SELECT scope, scope_name, day, '1-day' AS report_kind, user_id, 'dev-' || user_id AS user_login,
-       i > 0 AS used_chat, i AS user_initiated_interaction_count, g AS code_generation_activity_count,
+       i > 0 AND kind IS NULL AS used_chat, kind = 'cli' AS used_cli, kind = 'app' AS used_assistant_app,
+       i AS user_initiated_interaction_count, g AS code_generation_activity_count,
        a AS code_acceptance_activity_count, ls AS loc_suggested_to_add_sum, la AS loc_added_sum,
        ld AS loc_deleted_sum, TRUE AS agent_breakdown_present, TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at,
        TRUE AS is_final
@@ -112,12 +153,12 @@ SELECT d.scope, d.scope_name, d.day, '1-day' AS report_kind,
        sum(d.i) AS user_initiated_interaction_count, sum(d.g) AS code_generation_activity_count,
        sum(d.a) AS code_acceptance_activity_count, sum(d.ls) AS loc_suggested_to_add_sum,
        sum(d.la) AS loc_added_sum, sum(d.ld) AS loc_deleted_sum,
-       count(*) FILTER (WHERE d.i > 0) AS daily_active_users,
+       count(*) FILTER (WHERE d.counted) AS daily_active_users,
        (SELECT count(DISTINCT w.user_id) FROM w_user_days AS w
-         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.i > 0 AND w.day BETWEEN d.day - 6 AND d.day)
+         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.counted AND w.day BETWEEN d.day - 6 AND d.day)
            AS weekly_active_users,
        (SELECT count(DISTINCT w.user_id) FROM w_user_days AS w
-         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.i > 0 AND w.day BETWEEN d.day - 27 AND d.day)
+         WHERE w.scope = d.scope AND w.scope_name = d.scope_name AND w.counted AND w.day BETWEEN d.day - 27 AND d.day)
            AS monthly_active_users,
        TRUE AS agent_breakdown_present, TIMESTAMPTZ '2026-11-25 06:00:00+00' AS fetched_at, TRUE AS is_final
 FROM w_user_days AS d
@@ -164,11 +205,12 @@ def _land(conn: duckdb.DuckDBPyConnection, world: World) -> None:
             for u in sorted(world.scope_users(scope, name)):
                 sums = world.activity.get((u, day), (0,) * len(SUMS))
                 agent_id, starts = world.agent.get((u, day), (None, None))
-                rows.append((scope, name, day, u, *sums, agent_id, starts))
+                rows.append((scope, name, day, u, *sums, agent_id, starts, world.surface.get((u, day)),
+                             world.counted(u, day)))
     conn.execute("CREATE OR REPLACE TEMP TABLE w_user_days (scope VARCHAR, scope_name VARCHAR, day DATE,"
                  " user_id BIGINT, i BIGINT, g BIGINT, a BIGINT, ls BIGINT, la BIGINT, ld BIGINT, agent_id VARCHAR,"
-                 " job_starts BIGINT)")
-    conn.executemany("INSERT INTO w_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                 " job_starts BIGINT, kind VARCHAR, counted BOOLEAN)")
+    conn.executemany("INSERT INTO w_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     conn.execute("CREATE OR REPLACE TEMP TABLE w_members (scope VARCHAR, scope_name VARCHAR, team_id BIGINT,"
                  " user_id BIGINT)")
     members = [(s, n, t, u) for (s, n, t), people in world.teams.items() for u in sorted(people)]
@@ -226,11 +268,17 @@ class Truth:
         return [d for d in self.w.days if _period(d) == period]
 
     def window(self, scope: str, name: str, first: date, last: date) -> set[int]:
+        """The people the service's active-user count over first..last counts."""
         users = self.w.scope_users(scope, name)
-        return {u for (u, d) in self.w.activity if u in users and first <= d <= last}
+        return {u for u in users for d in self.w.days if first <= d <= last and self.w.counted(u, d)}
 
     def members_active(self, team: tuple[str, str, int], days: list[date]) -> list[PersonDay]:
+        """The team's members' person-days with activity: behind its sums."""
         return self.active(set(self.w.teams[team]), days)
+
+    def members_any_surface(self, team: tuple[str, str, int], days: list[date]) -> set[int]:
+        """The team's members active on any surface on the days: its active_users."""
+        return {u for u in self.w.teams[team] for d in days if self.w.any_surface(u, d)}
 
     def agent_days(self, scope: str, name: str, agent: str, days: list[date]) -> list[tuple[PersonDay, int]]:
         users = self.w.scope_users(scope, name)
@@ -266,7 +314,8 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
         where = ("team_daily", team, r["day"])
         active = truth.members_active(team, [r["day"]])
         figures += truth.sums(where, active, r)
-        figures.append(truth.count(where, ("active", r["day"], r["day"]), {u for u, _ in active}, r["active_users"]))
+        figures.append(truth.count(where, ("active", r["day"], r["day"]), truth.members_any_surface(team, [r["day"]]),
+                                   r["active_users"]))
     for r in rows("team_periods"):
         team = (r["scope"], r["scope_name"], r["team_id"])
         where = ("team_periods", team, r["period_index"])
@@ -275,7 +324,7 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
         figures += truth.sums(where, active, r)
         # Its distinct active users: a subset of any count over the 28 days up to its newest day.
         figures.append(truth.count(where, ("active", max(days) - timedelta(days=27), max(days)),
-                                   {u for u, _ in active}, r["active_users"]))
+                                   truth.members_any_surface(team, days), r["active_users"]))
     for name, grain in (("agent_daily", "day"), ("agent_periods", "period_index")):
         for r in rows(name):
             s, n, agent, at = r["scope"], r["scope_name"], r["agent_id"], r[grain]
@@ -306,8 +355,9 @@ def _left(whole: Figure, parts: list[Figure]) -> set[int]:
 
 
 def _attack(world: World, figures: list[Figure]) -> list[str]:
-    """Every difference that is exactly the figure of 1..k-1 people."""
-    found = []
+    """Every shown figure, and every difference, that is exactly the figure of 1..k-1 people."""
+    found = [f"{f.where} ({f.kind[0]}) alone: {len(_people(f.parts))} people" for f in figures
+             if 0 < len(_people(f.parts)) < world.k]
     for a, b in combinations(figures, 2):
         if a.kind != b.kind:
             continue
