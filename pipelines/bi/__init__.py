@@ -4,10 +4,11 @@ Reads the serving database (never the warehouse the pipeline writes) when there 
 reader neither waits for nor blocks a run.
 """
 
-from pipelines.bi._export import FORMATS, Format, export_view
+from pipelines.bi._export import EXPORTS_RECORD, FORMATS, Format, export_view, rewrite_exports
 from pipelines.bi._sources import BiError, BiSources, NoWarehouse, UnknownView, known_views, open_bi
 
 __all__ = [
+    "EXPORTS_RECORD",
     "FORMATS",
     "BiError",
     "BiSources",
@@ -17,4 +18,5 @@ __all__ = [
     "export_view",
     "known_views",
     "open_bi",
+    "rewrite_exports",
 ]

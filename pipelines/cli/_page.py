@@ -12,16 +12,10 @@ from pipelines.cli._base import Failed, load_settings
 from pipelines.config import PAGE_TIERS
 
 if TYPE_CHECKING:
-    from pipelines.bi import BiSources, Format
+    from pipelines.bi import Format
     from pipelines.config import Settings
 
 _OUT = click.Path(dir_okay=False, path_type=Path)
-
-
-def _sources() -> BiSources:
-    from pipelines.bi import BiSources
-
-    return BiSources.from_settings(load_settings())
 
 
 @click.command()
@@ -75,11 +69,15 @@ def _refused(out: Path, *, tier: str, settings: Settings) -> str | None:
 @click.option("--out", type=_OUT, required=True, help="The file to write; it appears once complete.")
 def export(view: str, fmt: Format, out: Path) -> None:
     """Write one bi.* view to CSV or Parquet, from the serving database."""
-    from pipelines.bi import BiError, export_view
+    from pipelines.bi import BiError, BiSources, export_view
     from pipelines.service.errors import ConfigError
 
+    settings = load_settings()
+    refusal = _refused(out, tier="full", settings=settings)  # a view of the full tier
+    if refusal:
+        raise Failed(refusal)
     try:
-        rows = export_view(sources=_sources(), view=view, fmt=fmt, out=out)
+        rows = export_view(sources=BiSources.from_settings(settings), view=view, fmt=fmt, out=out, home=settings.home)
     except (BiError, ConfigError) as exc:
         raise Failed(str(exc)) from None
     click.echo(f"exported {counted(rows, 'row')} of bi.{view.removeprefix('bi.')} to {out.resolve()}")

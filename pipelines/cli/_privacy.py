@@ -71,8 +71,8 @@ def forget(who: str) -> None:
 
 
 def _rewrite_pages(settings: Settings) -> None:
-    """Every report page written for this home, written again without the person."""
-    from pipelines.bi import BiSources
+    """Every report page and export written for this home, written again without the person."""
+    from pipelines.bi import BiSources, rewrite_exports
     from pipelines.page import rewrite_pages
 
     written, failed = rewrite_pages(sources=BiSources.from_settings(settings), home=settings.home,
@@ -81,3 +81,8 @@ def _rewrite_pages(settings: Settings) -> None:
         click.echo(f"report page written again: {page}")
     for page, what in failed:
         click.echo(f"report page {page}: {what}")
+    exported, failed = rewrite_exports(sources=BiSources.from_settings(settings), home=settings.home)
+    for out in exported:
+        click.echo(f"export written again: {out}")
+    for out, what in failed:
+        click.echo(f"export {out}: {what}")

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from emulator import EmulatorConfig, running_emulator
@@ -120,3 +121,33 @@ def test_forget_in_a_moved_home_writes_its_own_pages_again_at_their_tier_and_no_
     page = (moved / "report.html").read_text()
     assert "aggregate privacy tier" in page and _named(page, _logins(home)) == set(), "still the aggregate tier"
     assert (home / "report.html").read_text() == before, "the other home's page is not touched"
+
+
+def test_export_is_never_written_over_a_file_the_pipeline_keeps_nor_into_a_tier_without_names(landed):
+    home, env = landed
+    kept = (home / "warehouse.duckdb").read_bytes()
+    for out, why in ((home / "warehouse.duckdb", "which the pipeline keeps"),
+                     (home / "aggregate" / "seats.csv", "the full tier names people")):
+        line = _one_line(_run(env, home, "export", "--view", "inactive_seats", "--out", str(out)))
+        assert why in line, line
+    assert (home / "warehouse.duckdb").read_bytes() == kept
+    assert not (home / "aggregate" / "seats.csv").exists()
+
+
+def test_forget_writes_every_export_again_without_the_person(landed, tmp_path):
+    home, env = landed
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    env = {**env, "METRICS_HOME": str(copy)}
+    shared = tmp_path / "share" / "seats.csv"
+    _cli(env, copy, "export", "--view", "inactive_seats", "--out", str(shared))
+    _cli(env, copy, "export", "--view", "inactive_seats", "--format", "parquet", "--out", str(copy / "seats.parquet"))
+    who = sorted(_named(shared.read_text(), _logins(copy)))[0]
+
+    said = _cli(env, copy, "forget", who)
+
+    assert f"export written again: {shared}" in said, said
+    assert _named(shared.read_text(), {who}) == set()
+    assert "login" in shared.read_text().splitlines()[0]  # still the view's export, header and all
+    parquet = pq.read_table(copy / "seats.parquet").to_pylist()
+    assert who not in {str(v) for row in parquet for v in row.values()}
