@@ -83,13 +83,15 @@ def test_user_lines_have_the_documented_shapes_on_every_side_of_the_service_s_ch
     """Review flags null without a signal; the coding- and cloud-agent flags both sent, equal;
     organization lines name the enterprise; model arrays chat only; language x feature without
     interactions; server-side-only users (from 2026-06-15) counted by the aggregate with empty
-    lines; desktop-app-only users (from 2026-07-28) with one copilot_app entry as their counts."""
+    lines; desktop-app-only users (from 2026-07-28) with one copilot_app entry as their counts;
+    CLI-only users with one copilot_cli entry, outside the IDE-based daily_active_users."""
     emu, client, product = year
     name = wire_for(emu.state.config.dialect).record_name
     [enterprise] = _report(client, f"/enterprises/acme-corp/{product}/metrics/reports/enterprise-1-day",
                            TODAY - timedelta(days=5))
     enterprise_id = enterprise["enterprise_id"]
-    seen = {"server_side": set(), "app_only": set(), "plan": set(), "review_null": 0, "review_set": 0}
+    seen = {"server_side": set(), "app_only": set(), "cli_only": set(), "plan": set(), "review_null": 0,
+            "review_set": 0}
     for back in range(1, YEAR + 1, 7):
         day = TODAY - timedelta(days=back)
         lines = _users(client, product, day)
@@ -107,15 +109,20 @@ def test_user_lines_have_the_documented_shapes_on_every_side_of_the_service_s_ch
                 "code_completion", "others", "unknown", "copilot_app", "copilot_cli"}
             if "chat_panel_plan_mode" in features:
                 seen["plan"].add(day)
-            if line["totals_by_feature"] and not line["totals_by_ide"]:  # the desktop app only
-                assert features == {"copilot_app"} and line[name("used_assistant_app")] is True
+            if line["totals_by_feature"] and not line["totals_by_ide"]:  # the desktop app or the CLI only
+                cli_only = line["used_cli"]
+                assert features == {"copilot_cli" if cli_only else "copilot_app"}
+                assert line[name("used_assistant_app")] is not cli_only
                 [entry] = line["totals_by_feature"]
                 assert all(entry[k] == line[k] for k in entry if k != "feature")
-                seen["app_only"].add(day)
+                seen["cli_only" if cli_only else "app_only"].add(day)
+                if cli_only:  # outside the service's IDE-based daily_active_users
+                    continue
             active += bool(line["user_initiated_interaction_count"] or line["code_generation_activity_count"])
         if aggregate["daily_active_users"] > active:  # users the service confirmed server-side only
             seen["server_side"].add(day)
     assert seen["review_null"] and seen["review_set"]
     assert seen["server_side"] and min(seen["server_side"]) >= SERVER_SIDE_FROM
     assert seen["app_only"] and min(seen["app_only"]) >= APP_ONLY_FROM
+    assert seen["cli_only"]
     assert seen["plan"] and min(seen["plan"]) >= PLAN_MODE_FROM
