@@ -23,7 +23,8 @@ How a user-day is built (all counts are unscaled integers first, then scaled by 
 - Teams (the user-teams report) are derived on the side by emulator/teams.py; they change no
   byte of the other reports.
 - What the service's 2026 docs add (users active without IDE activity, the feature entries
-  beside the IDE's) is in emulator/telemetry.py; the arrays' shapes in emulator/recordjson.py.
+  beside the IDE's) is in emulator/telemetry.py; the arrays' shapes in emulator/recordjson.py;
+  the documented misattribution windows (a user-day as served) in emulator/misattribution.py.
 """
 
 from __future__ import annotations
