@@ -4,10 +4,12 @@
 -- users), at most the 28-day active users on its newest reported day (whose window holds them all).
 --   1. at least $k of them, or not shown;
 --   2. every day of the period shown, or its hidden days' figures about $k people or more (a day
---      hidden by its own count is about fewer): the period minus its shown days is the hidden
---      days' sum, so otherwise the period is not shown;
+--      hidden by its own count, or by its lines with activity, is about fewer): the period minus
+--      its shown days is the hidden days' sum, so otherwise the period is not shown;
 --   3. a period B that could be a part of another shown period A (each figure of B at most A's)
---      with fewer than $k people of A left beside B's, or a monthly count 1..$k-1 short: not shown;
+--      with fewer than $k people of A left beside B's, or a monthly count 1..$k-1 short, or, where
+--      both scopes' user lines landed, no day of it with $k lines with activity or more of A's
+--      beside B's: not shown;
 --   4. an enterprise whose shown organizations of the period leave fewer than $k of its people
 --      (or its monthly active users) uncounted: not shown, unless nothing is left.
 CREATE OR REPLACE TEMP TABLE aggregate_scope_period_status AS
@@ -24,7 +26,8 @@ WITH bounds AS (
            coalesce(sum(t.code_acceptance_activity_count), 0) AS s3,
            coalesce(sum(t.loc_added_sum), 0) AS s4,
            coalesce(sum(t.loc_deleted_sum), 0) AS s5,
-           coalesce(bool_and(d.shown) OR max(d.dau) FILTER (WHERE NOT d.shown) >= $k, FALSE) AS hidden_days_k
+           coalesce(bool_and(d.shown) OR max(least(d.dau, d.lines)) FILTER (WHERE NOT d.shown) >= $k, FALSE)
+               AS hidden_days_k
     FROM core.daily_totals AS t
     JOIN aggregate_scope_day_status AS d USING (scope, scope_name, day)
     CROSS JOIN bounds AS b
@@ -35,17 +38,34 @@ WITH bounds AS (
            mau AS most,
            coalesce(CASE WHEN report_days = 28 THEN mau ELSE busiest END >= $k, FALSE) AS over_k
     FROM periods
+), line_gaps AS (
+    -- The most people with activity one scope's day has beside another's of the same date (both
+    -- days' user lines landed): at least that many are behind the two periods' difference.
+    SELECT b.scope, b.scope_name, a.scope AS a_scope, a.scope_name AS a_name,
+           (x.last_day - b.day) // 28 AS period_index, max(a.lines - b.lines) AS gap
+    FROM aggregate_scope_day_status AS b
+    JOIN aggregate_scope_day_status AS a
+      ON a.day = b.day AND (a.scope <> b.scope OR a.scope_name <> b.scope_name)
+    CROSS JOIN bounds AS x
+    WHERE a.lines IS NOT NULL AND b.lines IS NOT NULL
+    GROUP BY ALL
 ), inside AS (
     SELECT DISTINCT b.scope, b.scope_name, b.period_index
     FROM people AS b
     JOIN people AS a
       ON a.period_index = b.period_index AND (a.scope <> b.scope OR a.scope_name <> b.scope_name)
+    LEFT JOIN line_gaps AS g
+      ON g.scope = b.scope AND g.scope_name = b.scope_name AND g.a_scope = a.scope AND g.a_name = a.scope_name
+     AND g.period_index = b.period_index
     WHERE a.over_k AND b.over_k
       AND b.s1 <= a.s1 AND b.s2 <= a.s2 AND b.s3 <= a.s3 AND b.s4 <= a.s4 AND b.s5 <= a.s5
       AND coalesce(b.mau <= a.mau, TRUE)
       AND NOT (b.s1 = a.s1 AND b.s2 = a.s2 AND b.s3 = a.s3 AND b.s4 = a.s4 AND b.s5 = a.s5
                AND b.mau IS NOT DISTINCT FROM a.mau)
-      AND (coalesce(a.fewest - b.most < $k, TRUE) OR a.mau - b.mau BETWEEN 1 AND $k - 1)
+      AND (coalesce(a.fewest - b.most < $k, TRUE) OR a.mau - b.mau BETWEEN 1 AND $k - 1
+           -- The service's counts hold users only its telemetry saw and leave out CLI-only users:
+           -- judged by the lines with activity too, where they landed.
+           OR coalesce(g.gap < $k, FALSE))
 ), after_pairs AS (
     SELECT p.*, p.over_k AND p.hidden_days_k AND i.period_index IS NULL AS shown_so_far
     FROM people AS p

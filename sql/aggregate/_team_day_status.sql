@@ -7,7 +7,13 @@
 --      active users left beside its own: scope minus team would be those few people's figures,
 --      so the team-day is not shown (unless the two are the same figures); and the other way
 --      round: a team-day that could hold a whole scope-day (an enterprise team holding an
---      organization) with fewer than $k active users beside the scope's is not shown;
+--      organization) with fewer than $k active users beside the scope's is not shown. The
+--      scope's people are judged by both its counts: the service's daily_active_users (which
+--      counts users only its server-side telemetry saw, and never CLI-only users) and its lines
+--      with activity (the team's definition): the fewer of the two for a scope holding a team,
+--      the more for a team holding a scope, so CLI-only members never make a team look larger
+--      than its scope, nor telemetry-only users a scope larger than its teams; where the sums are
+--      the same, the two counts must be the same or $k or more apart;
 --   3. a team-day whose active members are all another team-day's, which has 1..$k-1 more
 --      (aggregate_nested_teams, registered by aggregate.py from teams/nested_teams.sql): not shown.
 CREATE OR REPLACE TEMP TABLE aggregate_team_day_status AS
@@ -23,16 +29,20 @@ WITH teams AS (
     JOIN aggregate_scope_day_status AS r ON r.day = t.day
     WHERE r.over_k AND t.active_users >= $k
       AND t.s1 <= r.s1 AND t.s2 <= r.s2 AND t.s3 <= r.s3 AND t.s4 <= r.s4 AND t.s5 <= r.s5 AND t.s6 <= r.s6
-      AND NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
-      AND r.dau - t.active_users < $k
+      AND (NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
+               AND least(r.dau, r.lines) - t.active_users < $k
+           -- The same sums, but the scope's count holds a few more (users only its telemetry saw).
+           OR r.dau - t.active_users BETWEEN 1 AND $k - 1)
 ), holds_scope AS (
     SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_id
     FROM teams AS t
     JOIN aggregate_scope_day_status AS r ON r.day = t.day
     WHERE r.over_k AND t.active_users >= $k
       AND r.s1 <= t.s1 AND r.s2 <= t.s2 AND r.s3 <= t.s3 AND r.s4 <= t.s4 AND r.s5 <= t.s5 AND r.s6 <= t.s6
-      AND NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
-      AND t.active_users - r.dau < $k
+      AND (NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
+               AND t.active_users - greatest(r.dau, r.lines) < $k
+           -- The same sums, but the team's count holds a few more (members active on other surfaces).
+           OR t.active_users - r.dau BETWEEN 1 AND $k - 1)
 )
 SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
        coalesce(t.active_users >= $k, FALSE) AND i.team_id IS NULL AND h.team_id IS NULL AND n.team_id IS NULL

@@ -470,3 +470,60 @@ def test_no_difference_of_shown_figures_is_the_figure_of_fewer_than_k_people(wor
     assert not wrong, "the world's figures are the tier's"
     found = _attack(world, figures)
     assert not found, "; ".join(found[:8])
+
+
+def _telemetry_behind_a_day() -> World:
+    """A day of one person's activity beside users only the service's telemetry saw (in its
+    daily_active_users, behind no sum): k active users, the figures of one. And the day before,
+    shown, in the same period: the period minus it is that day."""
+    org_of = {u: "o0" for u in range(1, 5)}
+    before = LAST_DAY - timedelta(days=1)
+    activity = {(1, LAST_DAY): (4, 2, 1, 6, 5, 1), **{(u, before): (u, 1, 1, 2, u, 1) for u in (1, 2, 3)}}
+    surface = {(u, LAST_DAY): "server" for u in (2, 3, 4)}
+    return World(3, org_of, ("o0",), (before, LAST_DAY), activity, {}, surface=surface)
+
+
+def _telemetry_outside_organization() -> World:
+    """The enterprise's users outside its one shown organization: one with activity and three its
+    telemetry alone saw. Its count is 4 more than the organization's, its sums one person's more."""
+    org_of = {**{u: "o0" for u in range(1, 5)}, **{u: "o1" for u in range(5, 9)}}
+    activity = {(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 6)}
+    surface = {(u, LAST_DAY): "server" for u in (6, 7, 8)}
+    return World(3, org_of, ("o0",), (LAST_DAY,), activity, {}, surface=surface)
+
+
+def _cli_members_hold_an_organization() -> World:
+    """An enterprise team holding an organization and one person more: the organization's count
+    leaves out its three CLI-only users, so the team's active users look 4 more than the
+    organization's while its sums are one person's more."""
+    org_of = {**{u: "o0" for u in range(1, 7)}, **{u: "o1" for u in range(7, 14)}}
+    activity = {(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 11)}
+    surface = {**{(u, LAST_DAY): "cli" for u in (4, 5, 6)}, **{(u, LAST_DAY): "server" for u in (11, 12, 13)}}
+    world = World(3, org_of, ("o0",), (LAST_DAY,), activity, {}, surface=surface)
+    world.teams[("enterprise", ENTERPRISE, 1001)] = frozenset(range(1, 8))
+    return world
+
+
+def _telemetry_beside_a_team() -> World:
+    """A team of every organization user with activity, and one its telemetry alone saw: the same
+    sums, but the organization's count is the team's and one person."""
+    org_of = {u: "o0" for u in range(1, 6)}
+    activity = {(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 5)}
+    world = World(3, org_of, ("o0",), (LAST_DAY,), activity, {}, surface={(5, LAST_DAY): "server"})
+    world.teams[("organization", "o0", 1001)] = frozenset(range(1, 5))
+    return world
+
+
+@pytest.mark.parametrize("world", [
+    pytest.param(_telemetry_behind_a_day(), id="telemetry-only users behind a day and its period"),
+    pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
+    pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
+    pytest.param(_telemetry_beside_a_team(), id="organization count minus team count, telemetry-only beside it"),
+])
+def test_counts_of_other_definitions_leave_no_group_of_fewer_than_k(world, template, tmp_path):
+    """The service's active users and the lines' (a team's) are not one definition: neither a
+    figure nor a difference a reader takes across them is about 1..k-1 people."""
+    figures, wrong = _published_figures(world, template, tmp_path / "world")
+    assert not wrong, "the world's figures are the tier's"
+    found = _attack(world, figures)
+    assert not found, "; ".join(found[:8])
