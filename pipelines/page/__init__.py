@@ -52,10 +52,10 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
 def rewrite_pages(
     *, sources: BiSources, home: Path, tier: str
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every page recorded for `home` that still exists, written again at its tier (after an
-    erasure); the home's own report.html too when the record lacks it, at `tier`. A page that
-    cannot be written again is removed, never left naming someone: those come back as
-    (path, why), the why saying if even removing it failed."""
+    """Every page recorded for `home` that still exists, written again (after an erasure) at its
+    tier, or at `tier` (METRICS_PAGE_TIER) where that is narrower; the home's own report.html too
+    when the record lacks it, at `tier`. A page that cannot be written again is removed, never
+    left naming someone: those come back as (path, why), the why saying if even removing it failed."""
     pages = {str((home / "report.html").absolute()): tier, **_recorded(home)}
     written: list[Path] = []
     failed: list[tuple[Path, str]] = []
@@ -64,7 +64,10 @@ def rewrite_pages(
         if not page.is_file():
             continue
         try:
-            written.append(write_page(sources=sources, out=page, tier=page_tier))
+            # Never broader than the tier chosen now: a page written before METRICS_PAGE_TIER
+            # narrowed to aggregate may be read by the wide audience it now serves.
+            narrower = "aggregate" if "aggregate" in (page_tier, tier) else page_tier
+            written.append(write_page(sources=sources, out=page, tier=narrower))
         except (BiError, OSError) as exc:
             try:
                 page.unlink()

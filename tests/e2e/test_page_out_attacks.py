@@ -151,3 +151,17 @@ def test_forget_writes_every_export_again_without_the_person(landed, tmp_path):
     assert "login" in shared.read_text().splitlines()[0]  # still the view's export, header and all
     parquet = pq.read_table(copy / "seats.parquet").to_pylist()
     assert who not in {str(v) for row in parquet for v in row.values()}
+
+
+def test_a_page_written_before_the_tier_narrowed_is_written_again_by_forget_at_the_narrower_tier(landed, tmp_path):
+    home, env = landed
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    env = {**env, "METRICS_HOME": str(copy)}
+    _cli(env, copy, "report")  # the full tier, METRICS_PAGE_TIER's default
+    who = sorted(_named((copy / "report.html").read_text(), _logins(copy)))[0]
+
+    _cli({**env, "METRICS_PAGE_TIER": "aggregate"}, copy, "forget", who)  # the page is now for a wide audience
+
+    page = (copy / "report.html").read_text()
+    assert "aggregate privacy tier" in page and _named(page, _logins(home)) == set()
