@@ -11,7 +11,8 @@
 --      both scopes' user lines landed, no day of it with $k lines with activity or more of A's
 --      beside B's: not shown;
 --   4. an enterprise whose shown organizations of the period leave fewer than $k of its people
---      (or its monthly active users) uncounted: not shown, unless nothing is left.
+--      (or its monthly active users, or, where the user lines of its days landed, of any one day's
+--      lines with activity) uncounted: not shown, unless nothing is left.
 CREATE OR REPLACE TEMP TABLE aggregate_scope_period_status AS
 WITH bounds AS (
     SELECT max(day) AS last_day
@@ -84,14 +85,32 @@ WITH bounds AS (
            OR (NOT EXISTS (SELECT 1 FROM related AS r
                            WHERE r.scope_name = o.scope_name AND r.period_index = o.period_index)
                AND o.s1 <= e.s1 AND o.s2 <= e.s2 AND o.s3 <= e.s3 AND o.s4 <= e.s4 AND o.s5 <= e.s5))
+), lines_left AS (
+    -- The most people with activity one of the enterprise's days has beside its shown
+    -- organizations' lines of that day (NULL where a user-level report of one did not land).
+    SELECT e.scope_name, e.period_index,
+           max(CASE WHEN o.enterprise IS NULL THEN e.lines ELSE e.lines - o.lines END) AS people
+    FROM (SELECT d.scope_name, d.day, (b.last_day - d.day) // 28 AS period_index, d.lines
+          FROM aggregate_scope_day_status AS d, bounds AS b
+          WHERE d.scope = 'enterprise') AS e
+    LEFT JOIN (SELECT o.enterprise, d.day, CASE WHEN count(d.lines) = count(*) THEN sum(d.lines) END AS lines
+          FROM organizations AS o
+          JOIN aggregate_scope_day_status AS d ON d.scope = 'organization' AND d.scope_name = o.scope_name
+          CROSS JOIN bounds AS b
+          WHERE (b.last_day - d.day) // 28 = o.period_index
+          GROUP BY ALL) AS o
+      ON o.enterprise = e.scope_name AND o.day = e.day
+    GROUP BY ALL
 ), few_left AS (
     SELECT e.scope_name, e.period_index
     FROM after_pairs AS e
+    LEFT JOIN lines_left AS l ON l.scope_name = e.scope_name AND l.period_index = e.period_index
     JOIN organizations AS o ON o.enterprise = e.scope_name AND o.period_index = e.period_index
     WHERE e.scope = 'enterprise'
-    GROUP BY e.scope_name, e.period_index, e.fewest, e.mau, e.s1, e.s2, e.s3, e.s4, e.s5
+    GROUP BY e.scope_name, e.period_index, e.fewest, e.mau, e.s1, e.s2, e.s3, e.s4, e.s5, l.people
     -- An organization whose monthly count is not known bounds nothing: the enterprise is not shown.
-    HAVING NOT coalesce(count(o.most) = count(*) AND e.fewest - sum(o.most) >= $k AND e.mau - sum(o.mau) >= $k, FALSE)
+    HAVING NOT coalesce(count(o.most) = count(*) AND e.fewest - sum(o.most) >= $k AND e.mau - sum(o.mau) >= $k
+                        AND coalesce(l.people >= $k, TRUE), FALSE)
        AND NOT coalesce(e.s1 = sum(o.s1) AND e.s2 = sum(o.s2) AND e.s3 = sum(o.s3) AND e.s4 = sum(o.s4)
                         AND e.s5 = sum(o.s5) AND e.mau = sum(o.mau), FALSE)
 )

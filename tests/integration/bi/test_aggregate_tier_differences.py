@@ -505,6 +505,16 @@ def _cli_members_hold_an_organization() -> World:
     return world
 
 
+def _telemetry_beside_two_organizations() -> World:
+    """Two shown organizations and, outside them, one person with activity and three users the
+    enterprise's telemetry alone saw: its period minus both organizations' is that one person's."""
+    org_of = {**{u: "o0" for u in range(1, 5)}, **{u: "o2" for u in range(5, 9)}, **{u: "o1" for u in range(9, 13)}}
+    # Neither organization's figures could be a part of the other's.
+    activity = {(u, LAST_DAY): (u, 9 if u < 5 else 1, 1, 2, u, 1) for u in range(1, 10)}
+    surface = {(u, LAST_DAY): "server" for u in (10, 11, 12)}
+    return World(3, org_of, ("o0", "o2"), (LAST_DAY,), activity, {}, surface=surface)
+
+
 def _telemetry_beside_a_team() -> World:
     """A team of every organization user with activity, and one its telemetry alone saw: the same
     sums, but the organization's count is the team's and one person."""
@@ -520,6 +530,7 @@ def _telemetry_beside_a_team() -> World:
     pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
     pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
     pytest.param(_telemetry_beside_a_team(), id="organization count minus team count, telemetry-only beside it"),
+    pytest.param(_telemetry_beside_two_organizations(), id="enterprise period minus organizations' periods"),
 ])
 def test_counts_of_other_definitions_leave_no_group_of_fewer_than_k(world, template, tmp_path):
     """The service's active users and the lines' (a team's) are not one definition: neither a
