@@ -94,7 +94,7 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
         return listing.search(body) is not None or _names_in_text(body.decode(errors="replace"), person)
 
     erasure.step("webhook spool", lambda: _spool(conn, places.spool_dir, person, load_forgotten(conn, key)))
-    erasure.step("raw archive", lambda: _archive(conn, _edit_line(person)))
+    erasure.step("raw archive", lambda: _archive(conn, _edit_line(person), raw_dir=places.raw_dir))
     erasure.step(
         "etag cache",
         lambda: (0, forget_cached(places.etag_cache, names_listing)) if places.etag_cache is not None else (0, 0),
@@ -156,16 +156,34 @@ def _edit_line(person: Person) -> Callable[[bytes], bytes | None]:
     return edit
 
 
-def _archive(conn: duckdb.DuckDBPyConnection, edit: Callable[[bytes], bytes | None]) -> tuple[int, int]:
+# An archived file's place under RAW_DIR: <scope>/<name>/<level>-<kind>/<start>_<end>/<file> (archive.report_dir).
+_ARCHIVE_DEPTH = 5
+
+
+def _archived_at(path: Path, raw_dir: Path) -> Path | None:
+    """Where a recorded archive file is now: where it was written, or, in a data home moved since
+    (the record keeps the path it had then), the same place under this RAW_DIR; None if gone."""
+    if path.is_file():
+        return path
+    moved = raw_dir.joinpath(*path.parts[-_ARCHIVE_DEPTH:])
+    return moved if len(path.parts) > _ARCHIVE_DEPTH and moved.is_file() else None
+
+
+def _archive(
+    conn: duckdb.DuckDBPyConnection, edit: Callable[[bytes], bytes | None], *, raw_dir: Path
+) -> tuple[int, int]:
     """Each file written again in its own step: renamed into place, recorded, the old one removed."""
     # Files a crash left behind after their new version was recorded go first.
     for (previous,) in run_sql(conn, "privacy/select_superseded_archive_files.sql"):
-        Path(previous).unlink(missing_ok=True)
+        left = _archived_at(Path(previous), raw_dir)
+        if left is not None:
+            left.unlink(missing_ok=True)
     lines = files = 0
     for path, sha in archive_files(conn):
-        if not Path(path).is_file():
+        kept = _archived_at(Path(path), raw_dir)
+        if kept is None:
             continue  # removed by retention, or never kept here
-        done = rewrite_lines(Path(path), edit)
+        done = rewrite_lines(kept, edit)
         if done is None:
             continue
         conn.execute("BEGIN TRANSACTION")
@@ -178,8 +196,8 @@ def _archive(conn: duckdb.DuckDBPyConnection, edit: Callable[[bytes], bytes | No
         except BaseException:
             rollback(conn)
             raise
-        if done.path != Path(path):
-            Path(path).unlink(missing_ok=True)
+        if done.path != kept:
+            kept.unlink(missing_ok=True)
         lines, files = lines + done.lines_removed, files + 1
     return lines, files
 
