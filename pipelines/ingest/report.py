@@ -9,6 +9,8 @@ commits only when every file is complete; any failure rolls it back, leaving the
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -16,20 +18,23 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.ingest._download import archive_dir
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
 from pipelines.ingest._repeats import landed_frames, settle_repeats
 from pipelines.ingest._rows import file_row, quarantine_frame
-from pipelines.ingest.archive import remove_dead_parts
+from pipelines.ingest.archive import remove_dead_parts, report_dir
+from pipelines.ingest.archive_files import remove_unrecorded
 from pipelines.ingest.drift import DriftTally
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.forgotten import drop_forgotten
 from pipelines.ingest.parse import Reject
 from pipelines.ingest.repositories import fetch_repositories
 from pipelines.ingest.teams import fetch_user_teams
-from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata
+from pipelines.service import ReportMetadata, ReportRef, ServiceClient, fetch_report_metadata
 from pipelines.transform import Provenance, Transformed
 from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.transform.repeats import ENTRY_KEYS
+from pipelines.transform.schema import REPOS, USER_TEAMS
 from pipelines.warehouse import ReportLanding, ReportSlice, land_report
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 from pipelines.warehouse.erasure import Forgotten
@@ -239,6 +244,7 @@ def _ingest(
         repos = fetch_repositories(client, ref, prov=prov, raw_dir=raw_dir)
     team_rows = repository_rows = None
     with (
+        _removing_unrecorded(conn, _archive_dirs(raw_dir, metadata)),
         land_report(conn, report) as landing,
         run_stages(client=client, metadata=metadata, raw_dir=raw_dir, prov=prov, batch_rows=batch_rows,
                    screen_entries=screen_entries) as items,
@@ -296,3 +302,30 @@ def _ingest(
             for path, kind, records in drift.group_by("path", "drift").agg(pl.col("records").sum()).iter_rows()
         },
     )
+
+
+def _archive_dirs(raw_dir: Path, metadata: ReportMetadata) -> list[Path]:
+    """The directories the report's files are archived in, with those of the report it carries."""
+    ref = metadata.ref
+    carried = {("user", "1-day"): USER_TEAMS, ("aggregate", "1-day"): REPOS}.get((ref.level, ref.kind))
+    dirs = [archive_dir(raw_dir, metadata)]
+    if carried is not None:
+        dirs.append(report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=carried, kind=ref.kind,
+                               start_day=metadata.start_day, end_day=metadata.end_day))
+    return dirs
+
+
+@contextmanager
+def _removing_unrecorded(conn: duckdb.DuckDBPyConnection, directories: Iterable[Path]) -> Iterator[None]:
+    """Once the landing has committed (or rolled back), the report's archive files no row names
+    go: the files it replaced (another fetch's bytes), a failed landing's own, and those a run
+    killed before this point left (pipelines/ingest/archive_files.py). Never before the commit,
+    so a landing that fails keeps the files its rows name."""
+    try:
+        yield
+    except BaseException:
+        # The landing's failure is what is said; the next fetch of the report removes them.
+        with suppress(Exception):
+            remove_unrecorded(conn, directories)
+        raise
+    remove_unrecorded(conn, directories)

@@ -21,7 +21,7 @@ REST and GraphQL steps fill in, and each step shares the same skip-or-fail rules
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime
 from functools import partial
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.ingest._batch import AdaptiveBatch
+from pipelines.ingest.archive_files import archive_place, remove_unrecorded
 from pipelines.ingest.forgotten import without_forgotten
 from pipelines.ingest.seat_listings import Listed, archive_listings
 from pipelines.service import canonical_scopes, forget_cached
@@ -215,7 +216,8 @@ def run_snapshot(
 ) -> SnapshotResult:
     """Collect `day` and replace it in the warehouse in one transaction, each seat listing archived
     under `raw_dir` (None: a caller keeping no raw archive, as a benchmark) with its raw.report_files
-    row; the files of the day's listings fetched before are removed once it commits.
+    row; the files of the day's listings no row names (fetched before, or left by a killed run) are
+    removed once it commits.
 
     People erased by `metrics-etl forget` (`forgotten`) are left out of what lands and of the
     archive, and the cached listings naming them are removed from the ETag cache (ingest/forgotten.py).
@@ -226,11 +228,20 @@ def run_snapshot(
         result = replace(result, frames=_without_forgotten(result.frames, forgotten))
     files, drift = archive_listings(list(result.seat_listings), raw_dir=raw_dir, day=day, fetched_at=fetched_at,
                                     forgotten=forgotten)
-    before = listing_files(conn, day=day)
-    replace_snapshot_day(conn, day=day, frames=result.frames, listings=files, drift=drift)
-    # The day's earlier listings (another content, another name) are no longer named by any row.
-    for path in set(before) - set(files["archive_path"].to_list()):
-        Path(path).unlink(missing_ok=True)
+    # The day's listings' directories, where this data home is now (the rows keep where it was).
+    directories = [] if raw_dir is None else [
+        raw_dir.joinpath(*archive_place(path)[:-1])
+        for path in [*listing_files(conn, day=day), *files["archive_path"].to_list()]
+    ]
+    try:
+        replace_snapshot_day(conn, day=day, frames=result.frames, listings=files, drift=drift)
+    except BaseException:
+        with suppress(Exception):  # the listings this snapshot archived, never landed
+            remove_unrecorded(conn, directories)
+        raise
+    # The day's earlier listings (another content, another name), and any a killed run left
+    # there, are no longer named by any row (pipelines/ingest/archive_files.py).
+    remove_unrecorded(conn, directories)
     if forgotten is not None and client.config.etag_cache is not None:
         forget_cached(client.config.etag_cache, forgotten.names_line)
     return result

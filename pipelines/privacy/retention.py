@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.ingest.archive_files import expired_files
 from pipelines.warehouse.catalog import table
 from pipelines.warehouse.erasure import PERSON_TABLES, ScopeDay, refresh_derived
 from pipelines.warehouse.sql import rollback, run_sql
@@ -41,8 +42,12 @@ class RetentionResult:
         return f"retention: before {self.kept_from} removed {removed or 'no rows'}; {self.files:,} archive files"
 
 
-def apply_retention(conn: duckdb.DuckDBPyConnection, *, days: int, today: date) -> RetentionResult:
-    """Remove what is older than `days` days before `today` and was not removed yet."""
+def apply_retention(
+    conn: duckdb.DuckDBPyConnection, *, days: int, today: date, raw_dir: Path | None = None
+) -> RetentionResult:
+    """Remove what is older than `days` days before `today` and was not removed yet; under
+    `raw_dir`, every archive file of an expired report, whether a row names it or not (a file a
+    killed run left, or one recorded where a moved data home was before)."""
     cutoff = today - timedelta(days=days)
     found = run_sql(conn, "privacy/select_retention.sql")
     since, applied_at = found[0] if found else (_NEVER, _NEVER_AT)
@@ -52,6 +57,8 @@ def apply_retention(conn: duckdb.DuckDBPyConnection, *, days: int, today: date) 
         "since_at": datetime.combine(since, time(), tzinfo=UTC) if since > _NEVER else _NEVER_AT,
     }
     files = [path for (path,) in run_sql(conn, "privacy/select_expired_archive_files.sql", **window)]
+    if raw_dir is not None:
+        files = list(dict.fromkeys([*files, *(str(path) for path in expired_files(raw_dir, cutoff=cutoff))]))
     rows: dict[str, int] = {}
     expiring: set[ScopeDay] = set()
     conn.execute("BEGIN TRANSACTION")

@@ -53,7 +53,7 @@ def serving_copy(
     retention = None
     with warehouse.get_connection() as conn:
         if storage.retention_days is not None:
-            retention = apply_retention(conn, days=storage.retention_days, today=utc_today())
+            retention = apply_retention(conn, days=storage.retention_days, today=utc_today(), raw_dir=storage.raw_path)
             if retention.line():
                 context.log.info(retention.line())
         result = publish(
