@@ -10,7 +10,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
 2. the raw archive: every file of a user-level report naming the person written again without
    their lines, and every archived seat listing without the seats they hold (their name and
    email with them) and their login in the other seats' text, its new path and sha256 recorded
-   with its lineage;
+   with its lineage; an archive file no row names (a killed run's) written again in place
+   (privacy/unrecorded.py);
 3. the ETag cache: every cached listing naming the person;
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
    lines, webhook deliveries naming them in a person field), their login in kept free text
@@ -38,6 +39,7 @@ import duckdb
 
 from pipelines.ingest.rewrite import rewrite_lines
 from pipelines.ingest.seat_listings import SEAT_HOLDER_KEY, seat_line_without
+from pipelines.privacy.unrecorded import erase_from_unrecorded
 from pipelines.service import forget_cached
 from pipelines.warehouse.erasure import (
     Forgotten,
@@ -178,7 +180,8 @@ def _archive(
         left = _archived_at(Path(previous), raw_dir)
         if left is not None:
             left.unlink(missing_ok=True)
-    lines = files = 0
+    # Files no row names (a killed run's, or fetches a restored warehouse does not know): in place.
+    lines, files = erase_from_unrecorded(conn, edit, raw_dir=raw_dir)
     for path, sha in archive_files(conn):
         kept = _archived_at(Path(path), raw_dir)
         if kept is None:
