@@ -206,7 +206,10 @@ SELECT
         WHEN measure = 'agent_job_starts' AND NOT both_arrays
             THEN 'a report of this day carried no agent array: a gap, not zero, so nothing to compare'
         WHEN reported_value IS NULL OR compared_value IS NULL THEN 'the measure is missing from one of the reports'
-        WHEN difference = 0 THEN NULL
+        -- Equal figures name no reason unless known classes cancel out (CLI-only users the
+        -- service leaves out against as many it counts from its telemetry alone): then they are named.
+        WHEN difference = 0 AND coalesce(telemetry_only_users, 0) + coalesce(app_only_users, 0)
+             + coalesce(cli_only_users, 0) + coalesce(other_surface_only_users, 0) + erased_users = 0 THEN NULL
         ELSE concat_ws('. ',
             -- The known classes of user lines first, each with its count, then why what is left differs.
             CASE WHEN telemetry_only_users > 0 THEN telemetry_only_users || ' user(s) the service counts from its '
