@@ -197,6 +197,9 @@ def _format_show(line: QuarantinedLine) -> list[str]:
     ]
     if not Path(line.archive_path).is_absolute():
         out.append("             (the archive path is relative to the directory the pipeline runs in)")
+    elif not Path(line.archive_path).exists():
+        out.append("             (that file is no longer kept: the report was fetched again with other bytes, "
+                   "or retention removed it; the text below is what was kept of the line)")
     if line.line_text is None:
         out.append("text         not kept: the command above prints the line from the archive")
     else:

@@ -87,3 +87,10 @@ def test_a_cleared_line_stays_cleared_when_its_day_is_fetched_again(tmp_path, mo
         [f"organization/acme/user/{YESTERDAY}/0000:10", "missing"],
     ]
     assert listed[-1].startswith("1 open line, 1 cleared")
+    # Served again at its place in a file of other bytes: the cleared line points at that file,
+    # the one it pointed at went with the row it replaced (pipelines/ingest/archive_files.py).
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        (archived,) = conn.execute("SELECT archive_path FROM raw.quarantine WHERE cleared_at IS NOT NULL").fetchone()
+        files = {path for (path,) in conn.execute("SELECT archive_path FROM raw.report_files").fetchall()}
+    assert archived in files and Path(archived).is_file()
+    assert {str(p) for p in raw_dir.rglob("*.ndjson.zst")} == files
