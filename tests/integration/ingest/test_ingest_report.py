@@ -6,7 +6,7 @@ import pytest
 
 from emulator import EmulatorConfig, FaultSpec
 from emulator.reportfile import write_report_file
-from pipelines.ingest import ingest_report
+from pipelines.ingest import DownloadGaveUp, ingest_report
 from pipelines.service import ReportRef
 from tests._emulator import settings_for
 from tests.integration.ingest.conftest import TODAY
@@ -148,6 +148,31 @@ def test_truncated_downloads_are_fetched_again_never_half_landed(emu, client, co
     ).fetchone()
     assert total == distinct == 28 * 12
     assert conn.execute("SELECT sum(records) FROM raw.report_files").fetchone()[0] == total
+
+
+def _archived(raw_dir: Path) -> set[str]:
+    return {str(path) for path in raw_dir.rglob("*.ndjson.zst")}
+
+
+def _named(conn) -> set[str]:
+    return {path for (path,) in conn.execute("SELECT archive_path FROM raw.report_files").fetchall()}
+
+
+def test_a_refetch_that_fails_keeps_the_files_the_rows_name_and_one_that_lands_removes_them(emu, client, conn,
+                                                                                             tmp_path):
+    ref = ReportRef("organization", "acme", "1-day", "user", YESTERDAY)  # grows on every fetch
+    raw_dir = tmp_path / "raw"
+    ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)
+    kept = _named(conn)
+    assert kept and _archived(raw_dir) == kept
+    emu.set_faults(FaultSpec(truncate_rate=1.0, seed=1))  # every download cut: the landing rolls back
+    with pytest.raises(DownloadGaveUp):
+        ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)
+    emu.set_faults(FaultSpec())
+    assert _named(conn) == kept and _archived(raw_dir) == kept  # the only copy stays; nothing of its own
+    ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)
+    assert _named(conn) != kept  # other bytes, other names
+    assert _archived(raw_dir) == _named(conn)
 
 
 @pytest.fixture
