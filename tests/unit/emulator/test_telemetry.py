@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from emulator.misattribution import APP_AS_CLI
 from emulator.recordjson import COUNT_FIELDS
 from emulator.reportdata import ReportData
 from emulator.telemetry import APP_IN_COUNTS_FROM, SERVER_SIDE_FROM
@@ -38,6 +39,12 @@ def test_the_aggregate_adds_up_from_the_lines_and_the_server_side_only_users_on_
     active = {r["user_id"] for r in lines
               if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])} - cli_only
     assert aggregate["daily_active_cli_users"] == sum(r["used_cli"] for r in lines)
+    # Inside the documented misattribution windows too (emulator/misattribution.py): each surface's
+    # users are the lines that say so, whatever the service served in their place.
+    assert aggregate["daily_active_assistant_app_users"] == sum(r["used_assistant_app"] for r in lines)
+    assert aggregate["daily_active_vscode_agent_users"] == sum(r["used_vscode_agent"] for r in lines)
+    moved = {u for u, what in DATA.misattributed(scope=scope, day=day).items() if what != APP_AS_CLI}
+    assert not any(r["used_agent"] or r["used_vscode_agent"] for r in lines if r["user_id"] in moved)
     assert not server_side & active
     assert aggregate["daily_active_users"] == len(active) + len(server_side)
     app_only = [r for r in lines if r["totals_by_feature"] and not r["totals_by_ide"] and not r["used_cli"]]
