@@ -3,9 +3,11 @@
 -- 28-day active users when all 28 days were reported (else at least its busiest day's active
 -- users), at most the 28-day active users on its newest reported day (whose window holds them all).
 --   1. at least $k of them, or not shown;
---   2. every day of the period shown, or its hidden days' figures about $k people or more (a day
---      hidden by its own count, or by its lines with activity, is about fewer): the period minus
---      its shown days is the hidden days' sum, so otherwise the period is not shown;
+--   2. every day of the period shown: the period minus its shown days is its hidden days' sum,
+--      few people's figures when a day was hidden by its own counts, and when it was hidden beside
+--      another scope's day (rules 2 and 3 of _scope_day_status.sql; its own counts $k or more) that
+--      day minus it would be (an enterprise's day minus an organization period active on that
+--      day alone); so otherwise the period is not shown;
 --   3. a period B that could be a part of another shown period A (each figure of B at most A's)
 --      with fewer than $k people of A left beside B's, or a monthly count 1..$k-1 short, or, where
 --      both scopes' user lines landed, no day of it with $k lines with activity or more of A's
@@ -27,8 +29,7 @@ WITH bounds AS (
            coalesce(sum(t.code_acceptance_activity_count), 0) AS s3,
            coalesce(sum(t.loc_added_sum), 0) AS s4,
            coalesce(sum(t.loc_deleted_sum), 0) AS s5,
-           coalesce(bool_and(d.shown) OR max(least(d.dau, d.lines)) FILTER (WHERE NOT d.shown) >= $k, FALSE)
-               AS hidden_days_k
+           coalesce(bool_and(d.shown), FALSE) AS hidden_days_k
     FROM core.daily_totals AS t
     JOIN aggregate_scope_day_status AS d USING (scope, scope_name, day)
     CROSS JOIN bounds AS b

@@ -6,7 +6,9 @@
 --      would be the hidden days' figures, about people who may be fewer than $k, so not shown;
 --   3. a team-period that could be a part of a shown scope period (each sum at most the scope's)
 --      with fewer than $k of the scope's people left beside its own, or that could hold a whole
---      shown scope period with fewer than $k people beside the scope's: not shown;
+--      shown scope period with fewer than $k people beside the scope's, or whose active users and
+--      the scope's 28-day count are 1..$k-1 apart (the same sums: the service's count holds users
+--      only its telemetry saw, the team's members active on surfaces it leaves out): not shown;
 --   4. a team-period that could be a part of another's of the same period (each sum and its
 --      active users at most the other's) with 1..$k-1 fewer active users: those few would be the
 --      difference of the two counts, so not shown. (Its sums are safe by 2: each of its days was
@@ -29,9 +31,11 @@ WITH bounds AS (
     WHERE r.over_k AND t.active_users >= $k
       AND t.user_initiated_interaction_count <= r.s1 AND t.code_generation_activity_count <= r.s2
       AND t.code_acceptance_activity_count <= r.s3
-      AND NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
-               AND t.code_acceptance_activity_count = r.s3)
-      AND r.fewest - t.active_users < $k
+      AND (NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
+                AND t.code_acceptance_activity_count = r.s3)
+               AND r.fewest - t.active_users < $k
+           -- The same sums, but the scope's 28-day count holds a few more (users only its telemetry saw).
+           OR r.most - t.active_users BETWEEN 1 AND $k - 1)
 ), holds_scope AS (
     SELECT DISTINCT t.scope, t.scope_name, t.period_index, t.team_id
     FROM bi.team_usage_periods AS t
@@ -39,10 +43,12 @@ WITH bounds AS (
     WHERE r.over_k AND t.active_users >= $k
       AND r.s1 <= t.user_initiated_interaction_count AND r.s2 <= t.code_generation_activity_count
       AND r.s3 <= t.code_acceptance_activity_count
-      AND NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
-               AND t.code_acceptance_activity_count = r.s3)
-      -- The scope's people are at most its 28-day count (unknown: at most anything).
-      AND coalesce(t.active_users - r.most < $k, TRUE)
+      AND (NOT (t.user_initiated_interaction_count = r.s1 AND t.code_generation_activity_count = r.s2
+                AND t.code_acceptance_activity_count = r.s3)
+               -- The scope's people are at most its 28-day count (unknown: at most anything); its
+               -- CLI-only users, whom the count leaves out, are judged day by day (team_daily).
+               AND coalesce(t.active_users - r.most < $k, TRUE)
+           OR t.active_users - r.most BETWEEN 1 AND $k - 1)
 ), counted AS (
     SELECT t.*, t.active_users >= $k AS over_k
     FROM bi.team_usage_periods AS t

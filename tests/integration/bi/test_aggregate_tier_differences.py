@@ -515,6 +515,33 @@ def _telemetry_beside_two_organizations() -> World:
     return World(3, org_of, ("o0", "o2"), (LAST_DAY,), activity, {}, surface=surface)
 
 
+def _telemetry_beside_a_team_period() -> World:
+    """A team of every organization user with activity over a period: each day its count is the
+    organization's (a CLI-only member where the organization counts a telemetry-only user), but
+    the organization's 28-day count is the team's period's and that one telemetry-only user."""
+    org_of = {u: "o0" for u in range(1, 6)}
+    before = LAST_DAY - timedelta(days=5)
+    activity = {**{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 5)},
+                **{(u, before): (u, 2, 1, 1, u, 1) for u in range(1, 5)}}
+    world = World(3, org_of, ("o0",), (before, LAST_DAY), activity, {},
+                  surface={(4, before): "cli", (5, before): "server"})
+    world.teams[("organization", "o0", 1001)] = frozenset(range(1, 5))
+    return world
+
+
+def _organization_period_of_a_day_hidden_beside_the_enterprise() -> World:
+    """An organization active on one day of a period, hidden that day beside its enterprise's (one
+    person with activity and three telemetry-only users outside it), while the enterprise's other
+    day of the period has others: the organization's period is that hidden day, and the
+    enterprise's day minus it one person's figures."""
+    org_of = {**{u: "o2" for u in range(5, 9)}, **{u: "o1" for u in range(9, 13)}}
+    before = LAST_DAY - timedelta(days=3)
+    activity = {**{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(5, 10)},
+                **{(u, before): (u, 2, 1, 1, u, 1) for u in range(9, 13)}}
+    surface = {(u, LAST_DAY): "server" for u in (10, 11, 12)}
+    return World(3, org_of, ("o2",), (before, LAST_DAY), activity, {}, surface=surface)
+
+
 def _telemetry_beside_a_team() -> World:
     """A team of every organization user with activity, and one its telemetry alone saw: the same
     sums, but the organization's count is the team's and one person."""
@@ -531,6 +558,9 @@ def _telemetry_beside_a_team() -> World:
     pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
     pytest.param(_telemetry_beside_a_team(), id="organization count minus team count, telemetry-only beside it"),
     pytest.param(_telemetry_beside_two_organizations(), id="enterprise period minus organizations' periods"),
+    pytest.param(_telemetry_beside_a_team_period(), id="organization 28-day count minus team period's active users"),
+    pytest.param(_organization_period_of_a_day_hidden_beside_the_enterprise(),
+                 id="enterprise day minus an organization period of one hidden day"),
 ])
 def test_counts_of_other_definitions_leave_no_group_of_fewer_than_k(world, template, tmp_path):
     """The service's active users and the lines' (a team's) are not one definition: neither a
