@@ -151,6 +151,17 @@ def test_retention_in_a_moved_home_removes_the_expired_days_archived_files(tmp_p
     assert [p for p in _archived(moved) if f"_{DAY}/" in p] == []
 
 
+def test_a_refetch_in_a_moved_home_removes_the_file_it_replaced(tmp_path, emu):  # noqa: F811
+    home = _home(tmp_path)
+    _cli(_env(home, emu), home, *RUN)
+    moved = tmp_path / "elsewhere" / "home"
+    shutil.move(home, moved)
+    first = _archived(moved)
+    _cli(_env(moved, emu), moved, *RUN)
+    assert _archived(moved) - first  # other bytes, other names
+    assert _unrecorded(moved) == set()
+
+
 @pytest.mark.parametrize("after", [2.0, 4.5])
 def test_a_run_killed_at_any_moment_leaves_no_file_without_its_row_once_the_day_is_fetched_again(
     tmp_path, emu, after  # noqa: F811
