@@ -49,6 +49,13 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
 # publish depends on where a killed run stopped.
 # raw.report_fetches records every fetch: a killed run's re-run fetched its reports again.
 _SKIPPED = {("meta", "lake_changes"), ("raw", "report_fetches")}
+# A seat listing is archived as the service sent it, with the links of its users, teams and
+# organizations, which name the service's host and port: the two runs' emulators listen on
+# different ports, so a listing's bytes, sha256 and file name differ for the same seats. Its
+# seats are compared in the snapshot tables.
+_HOST_BOUND: dict[tuple[str, str], tuple[str, frozenset[str]]] = {
+    ("raw", "report_files"): ("level = 'seats'", frozenset({"bytes", "sha256", "archive_path"})),
+}
 # Compared after removing what is specific to one run's place: the archive lives under each
 # warehouse's own RAW_DIR; the file's path inside the archive (scope, day, index, sha256) is
 # compared.
@@ -81,14 +88,18 @@ def fingerprints(warehouse: Path, *, raw_dir: Path) -> dict[str, Fingerprint]:
             excluded = _EXCLUDED_EVERYWHERE | _EXCLUDED.get((schema, table), {})
             params: list[object] = []
             expressions = []
+            host_rows, host_columns = _HOST_BOUND.get((schema, table), ("FALSE", frozenset()))
             for (column,) in conn.execute(_COLUMNS_SQL, [schema, table]).fetchall():
                 if column in excluded:
                     continue
                 if column == _ARCHIVE_PATH:
-                    expressions.append(f"replace({_ARCHIVE_PATH}, ?, '') AS {_ARCHIVE_PATH}")
+                    expression = f"replace({_ARCHIVE_PATH}, ?, '')"
                     params.append(f"{raw_dir.resolve()}/")
                 else:
-                    expressions.append(f'"{column}"')
+                    expression = f'"{column}"'
+                if column in host_columns:
+                    expression = f"CASE WHEN {host_rows} THEN NULL ELSE {expression} END"
+                expressions.append(f'{expression} AS "{column}"')
             # Identifiers come from DuckDB's own catalog, quoted; values are bound. The sum of
             # row hashes counts a doubled row twice, the xor does not: both together catch a
             # lost, doubled or changed row whatever the order the rows were written in.
