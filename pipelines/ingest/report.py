@@ -5,6 +5,10 @@ completions and restarts; the calling thread inserts the rows into core inside t
 one open transaction (which began by deleting the report's days), so every row is written
 once. A file fetched again first has the rows it landed taken back out. The transaction
 commits only when every file is complete; any failure rolls it back, leaving the previous state.
+
+Long because one report's landing is one piece: its stages, its transaction, the repeated
+lines settled across files and the archive files swept after the commit share its state. Making
+each report kind a declaration (open issue) takes the per-kind branches out of it.
 """
 
 from __future__ import annotations
