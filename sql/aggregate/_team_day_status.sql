@@ -1,24 +1,31 @@
 -- Which team-days the tier shows (aggregate_team_day_status, read by team_daily and
--- team_periods). A team-day's figures are about its members active that day (active_users), not
--- its members:
---   1. at least $k of them, or not shown;
+-- team_periods). A team-day's count (active_users) is about its members active that day on any
+-- surface; its sums about those of them whose lines carry counts (members_with_counts: a member
+-- active only on a surface whose lines carry none, the desktop app before 2026-07-28, a code
+-- review, the cloud agent, adds nothing to a sum):
+--   1. at least $k active members, and no sum about 1..$k-1 members, or not shown;
 --   2. a team-day that could be a part of a scope-day of the same date (each sum at most the
 --      scope's: a team within its organization or enterprise) with fewer than $k of the scope's
---      active users left beside its own: scope minus team would be those few people's figures,
---      so the team-day is not shown (unless the two are the same figures); and the other way
---      round: a team-day that could hold a whole scope-day (an enterprise team holding an
---      organization) with fewer than $k active users beside the scope's is not shown. The
---      scope's people are judged by both its counts: the service's daily_active_users (which
---      counts users only its server-side telemetry saw, and never CLI-only users) and its lines
---      with activity (the team's definition): the fewer of the two for a scope holding a team,
---      the more for a team holding a scope, so CLI-only members never make a team look larger
---      than its scope, nor telemetry-only users a scope larger than its teams; where the sums are
---      the same, the two counts must be the same or $k or more apart;
---   3. a team-day whose active members are all another team-day's, which has 1..$k-1 more
---      (aggregate_nested_teams, registered by aggregate.py from teams/nested_teams.sql): not shown.
+--      people left beside its own: scope minus team would be those few people's figures, so the
+--      team-day is not shown (unless the two are the same figures); and the other way round: a
+--      team-day that could hold a whole scope-day (an enterprise team holding an organization)
+--      with fewer than $k people beside the scope's is not shown. The sums are judged by the
+--      people behind them (the scope's lines with activity, the team's members with counts);
+--      the counts by the scope's two counts, the service's daily_active_users (which counts
+--      users only its server-side telemetry saw, and never CLI-only users) and its lines with
+--      activity: the fewer of the two for a scope holding a team, the more for a team holding a
+--      scope; where the sums are the same, the two counts must be the same or $k or more apart;
+--   3. whatever the sums: a team-day holding every user a scope-day's count counts (as many of
+--      its members as daily_active_users are of a class the service counts,
+--      aggregate_scope_overlap from teams/scope_overlap.sql) with 1..$k-1 more active members,
+--      or whose active members all are of such a class with 1..$k-1 fewer than the count: the
+--      difference of the two counts is those few people;
+--   4. a team-day whose people (either definition) are all another team-day's, which has
+--      1..$k-1 more (aggregate_nested_teams, registered by aggregate.py from
+--      teams/nested_teams.sql): not shown.
 CREATE OR REPLACE TEMP TABLE aggregate_team_day_status AS
 WITH teams AS (
-    SELECT scope, scope_name, day, team_id, active_users,
+    SELECT scope, scope_name, day, team_id, active_users, coalesce(members_with_counts, 0) AS with_counts,
            coalesce(user_initiated_interaction_count, 0) AS s1, coalesce(code_generation_activity_count, 0) AS s2,
            coalesce(code_acceptance_activity_count, 0) AS s3, coalesce(loc_suggested_to_add_sum, 0) AS s4,
            coalesce(loc_added_sum, 0) AS s5, coalesce(loc_deleted_sum, 0) AS s6
@@ -30,7 +37,7 @@ WITH teams AS (
     WHERE r.over_k AND t.active_users >= $k
       AND t.s1 <= r.s1 AND t.s2 <= r.s2 AND t.s3 <= r.s3 AND t.s4 <= r.s4 AND t.s5 <= r.s5 AND t.s6 <= r.s6
       AND (NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
-               AND least(r.dau, r.lines) - t.active_users < $k
+               AND (least(r.dau, r.lines) - t.active_users < $k OR coalesce(r.lines, r.dau) - t.with_counts < $k)
            -- The same sums, but the scope's count holds a few more (users only its telemetry saw).
            OR r.dau - t.active_users BETWEEN 1 AND $k - 1)
 ), holds_scope AS (
@@ -40,14 +47,24 @@ WITH teams AS (
     WHERE r.over_k AND t.active_users >= $k
       AND r.s1 <= t.s1 AND r.s2 <= t.s2 AND r.s3 <= t.s3 AND r.s4 <= t.s4 AND r.s5 <= t.s5 AND r.s6 <= t.s6
       AND (NOT (t.s1 = r.s1 AND t.s2 = r.s2 AND t.s3 = r.s3 AND t.s4 = r.s4 AND t.s5 = r.s5 AND t.s6 = r.s6)
-               AND t.active_users - greatest(r.dau, r.lines) < $k
+               AND (t.active_users - greatest(r.dau, r.lines) < $k OR t.with_counts - least(r.dau, r.lines) < $k)
            -- The same sums, but the team's count holds a few more (members active on other surfaces).
            OR t.active_users - r.dau BETWEEN 1 AND $k - 1)
+), counted AS (
+    SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_id
+    FROM teams AS t
+    JOIN aggregate_scope_overlap AS o USING (scope, scope_name, day, team_id)
+    JOIN aggregate_scope_day_status AS r ON r.scope = o.o_scope AND r.scope_name = o.o_scope_name AND r.day = t.day
+    WHERE r.over_k
+      AND (r.dau <= o.counted_members AND t.active_users - r.dau BETWEEN 1 AND $k - 1
+           OR o.counted_members = t.active_users AND r.dau - t.active_users BETWEEN 1 AND $k - 1)
 )
 SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
-       coalesce(t.active_users >= $k, FALSE) AND i.team_id IS NULL AND h.team_id IS NULL AND n.team_id IS NULL
+       coalesce(t.active_users >= $k, FALSE) AND NOT t.with_counts BETWEEN 1 AND $k - 1
+           AND i.team_id IS NULL AND h.team_id IS NULL AND c.team_id IS NULL AND n.team_id IS NULL
            AS shown
 FROM teams AS t
 LEFT JOIN inside_scope AS i USING (scope, scope_name, day, team_id)
 LEFT JOIN holds_scope AS h USING (scope, scope_name, day, team_id)
+LEFT JOIN counted AS c USING (scope, scope_name, day, team_id)
 LEFT JOIN aggregate_nested_teams AS n USING (scope, scope_name, day, team_id)

@@ -13,6 +13,7 @@ WITH agent_days AS (
            u.user_id IS NOT NULL AS reported,
            core.active_on_any_surface(u, a.agent_job_starts) AS active,
            coalesce(a.agent_job_starts, 0) > 0 AS third_party_agent,
+           core.has_counts(u) AS with_counts,
            u.user_initiated_interaction_count, u.code_generation_activity_count, u.code_acceptance_activity_count,
            u.loc_suggested_to_add_sum, u.loc_added_sum, u.loc_deleted_sum, u.ai_credits_used, u.is_final
       FROM core.user_team_days AS t
@@ -28,6 +29,8 @@ SELECT scope, scope_name, day, team_id,
        count(DISTINCT user_id) FILTER (WHERE reported) AS reported_users,
        count(DISTINCT user_id) FILTER (WHERE reported AND active) AS active_users,
        count(DISTINCT user_id) FILTER (WHERE reported AND third_party_agent) AS third_party_agent_users,
+       -- The people behind its sums: members active on a surface whose lines carry no counts add nothing.
+       count(DISTINCT user_id) FILTER (WHERE reported AND with_counts) AS members_with_counts,
        CAST(sum(user_initiated_interaction_count) AS BIGINT) AS user_initiated_interaction_count,
        CAST(sum(code_generation_activity_count) AS BIGINT) AS code_generation_activity_count,
        CAST(sum(code_acceptance_activity_count) AS BIGINT) AS code_acceptance_activity_count,

@@ -1,10 +1,8 @@
 -- core.user_report_days for a scope's days $start_day..$end_day, from core.user_daily_totals.
 -- active_users: lines with interactions or code generation. any_surface_active_users: lines
 -- active on any documented surface (core.active_on_any_surface, _active_rule.sql), each in one
--- class, first that fits: ide_users (an IDE breakdown entry), app_only_users (the desktop app),
--- cli_only_users (the CLI), counts_only_users (counts but no dimensional breakdown at all:
--- what the service confirmed by its server-side telemetry alone), other_surface_only_users (the
--- cloud agent, VS Code agents, a code review or a third-party agent only). inactive_users: the
+-- class (core.line_class): ide_users, app_only_users, cli_only_users, counts_only_users,
+-- other_surface_only_users. inactive_users: the
 -- other lines, which show no activity; among them are the users the service's server-side
 -- telemetry alone confirmed active, whose lines it sends empty (bi.reconciliation).
 INSERT INTO core.user_report_days BY NAME
@@ -23,13 +21,7 @@ WITH agent_days AS (
 ), lines AS (
     SELECT u.*,
            core.active_on_any_surface(u, a.job_starts) AS any_surface,
-           CASE WHEN NOT core.active_on_any_surface(u, a.job_starts) THEN 'inactive'
-                WHEN coalesce(d.in_ide, FALSE) THEN 'ide'
-                WHEN coalesce(u.used_assistant_app, FALSE) THEN 'app_only'
-                WHEN coalesce(u.used_cli, FALSE) THEN 'cli_only'
-                WHEN d.user_id IS NULL AND (coalesce(u.user_initiated_interaction_count, 0) > 0
-                                            OR coalesce(u.code_generation_activity_count, 0) > 0) THEN 'counts_only'
-                ELSE 'other_surface_only' END AS class
+           core.line_class(u, a.job_starts, d.user_id IS NOT NULL, d.in_ide) AS class
       FROM core.user_daily_totals AS u
       LEFT JOIN agent_days AS a ON a.day = u.day AND a.user_id = u.user_id
       LEFT JOIN dimensions AS d ON d.day = u.day AND d.user_id = u.user_id

@@ -12,26 +12,38 @@
 -- people), or, when nobody is, the smaller team of each pair of its parts that cross.
 -- Hiding only takes parts away, so the rounds end. The scope-day counts whether it is shown or
 -- not: a scope period minus team periods is the sum of its days' differences. A team with the
--- same active members as the container has its figures, and is no part of it. Reads
--- aggregate_active_users and aggregate_active_members (active_members.sql) and
--- aggregate_uncovered_shown (the team-days shown so far of the days worked out again).
+-- same active members as the container has its figures, and is no part of it. Each round is
+-- run for both definitions of the people behind figures: the counts (a team's active members;
+-- a scope's users the service's daily_active_users counts, and as many more as its count holds
+-- beyond them, whom only its telemetry saw) and ($sums) the sums (the members and users whose
+-- lines carry counts). Reads aggregate_active_users and aggregate_active_members
+-- (active_members.sql), aggregate_scope_day_status and aggregate_uncovered_shown (the team-days
+-- shown so far of the days worked out again).
 CREATE OR REPLACE TEMP TABLE aggregate_uncovered_round AS
 WITH shown AS (
     SELECT m.*
     FROM aggregate_active_members AS m
     SEMI JOIN aggregate_uncovered_shown AS s USING (scope, scope_name, day, team_id)
+    WHERE NOT $sums OR m.with_counts
 ), sizes AS (
     SELECT scope, scope_name, day, team_id, count(*) AS members
     FROM shown
     GROUP BY ALL
 ), containers AS (
-    SELECT scope, scope_name, day, CAST(NULL AS BIGINT) AS team_id, user_id FROM aggregate_active_users
+    SELECT scope, scope_name, day, CAST(NULL AS BIGINT) AS team_id, user_id
+    FROM aggregate_active_users
+    WHERE CASE WHEN $sums THEN with_counts ELSE counted END
     UNION ALL
     SELECT scope, scope_name, day, team_id, user_id FROM shown
 ), container_sizes AS (
-    SELECT scope, scope_name, day, team_id, count(*) AS members
-    FROM containers
-    GROUP BY ALL
+    SELECT c.scope, c.scope_name, c.day, c.team_id,
+           -- A scope's count holds the users only its telemetry saw beside those its lines tell.
+           CASE WHEN c.team_id IS NULL AND NOT $sums THEN greatest(count(*), any_value(r.dau)) ELSE count(*) END
+               AS members
+    FROM containers AS c
+    LEFT JOIN aggregate_scope_day_status AS r
+      ON c.team_id IS NULL AND r.scope = c.scope AND r.scope_name = c.scope_name AND r.day = c.day
+    GROUP BY c.scope, c.scope_name, c.day, c.team_id
 ), shared AS (
     SELECT c.scope, c.scope_name, c.day, c.team_id,
            p.scope AS p_scope, p.scope_name AS p_name, p.team_id AS p_team, count(*) AS members

@@ -113,11 +113,11 @@ def worlds(draw: st.DrawFn) -> World:
                 activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
                 if draw(st.booleans()):
                     agent[(u, day)] = (draw(st.sampled_from(AGENTS)), draw(st.integers(1, 4)))
-            elif kind == 6 or (kind == 7 and day >= APP_IN_COUNTS_FROM):
+            elif kind in (6, 7):
                 surface[(u, day)] = "cli" if kind == 6 else "app"
-                activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
-            # A desktop-app-only day before APP_IN_COUNTS_FROM (active, no counts) is the xfail world
-            # _app_only_before_its_counts: not drawn here until the tier judges it.
+                # A desktop-app-only day before APP_IN_COUNTS_FROM: active, its line without counts.
+                if kind == 6 or day >= APP_IN_COUNTS_FROM:
+                    activity[(u, day)] = (draw(st.integers(1, 9)), *(draw(small) for _ in SUMS[1:]))
             elif kind in (8, 9) and day >= SERVER_SIDE_FROM:
                 surface[(u, day)] = "server"
     world = World(k, org_of, fetched, days, activity, agent, surface=surface)
@@ -552,7 +552,22 @@ def _telemetry_beside_a_team() -> World:
     return world
 
 
+def _team_holds_an_organization_s_count() -> World:
+    """An enterprise team of an organization's three counted users and one of another
+    organization's: the organization's sums hold its CLI-only user's too, so neither's sums lie
+    within the other's, but the team's active users less the organization's count is that one
+    person (found by CI's draw)."""
+    org_of = {**{u: "o2" for u in range(1, 5)}, **{u: "o0" for u in range(5, 11)}}
+    # One member's deletions more than the other organization's: the team within neither's sums.
+    activity = {(1, LAST_DAY): (2, 1, 9, 2, 1, 1), **{(u, LAST_DAY): (u, 1, 0, 2, u, 50 if u == 2 else 1)
+                                                      for u in range(2, 11)}}
+    world = World(3, org_of, ("o0", "o2"), (LAST_DAY,), activity, {}, surface={(1, LAST_DAY): "cli"})
+    world.teams[("enterprise", ENTERPRISE, 1001)] = frozenset({2, 3, 4, 5})
+    return world
+
+
 @pytest.mark.parametrize("world", [
+    pytest.param(_team_holds_an_organization_s_count(), id="enterprise team holding an organization's count"),
     pytest.param(_telemetry_behind_a_day(), id="telemetry-only users behind a day and its period"),
     pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
     pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
@@ -583,9 +598,6 @@ def _app_only_before_its_counts() -> World:
     return world
 
 
-@pytest.mark.xfail(strict=True, reason="a team's people are its members active on any surface, also those whose "
-                   "lines carry no counts (the desktop app before 2026-07-28, a code review, the cloud agent, VS Code "
-                   "agents, a third-party agent): the tier does not yet judge its sums by its members with counts")
 def test_members_active_without_counts_are_behind_no_sum(template, tmp_path):
     world = _app_only_before_its_counts()
     figures, wrong = _published_figures(world, template, tmp_path / "world")
