@@ -15,11 +15,12 @@
 --      users only its server-side telemetry saw, and never CLI-only users) and its lines with
 --      activity: the fewer of the two for a scope holding a team, the more for a team holding a
 --      scope; where the sums are the same, the two counts must be the same or $k or more apart;
---   3. whatever the sums: a team-day holding every user a scope-day's count counts (as many of
---      its members as daily_active_users are of a class the service counts,
---      aggregate_scope_overlap from teams/scope_overlap.sql) with 1..$k-1 more active members,
---      or whose active members all are of such a class with 1..$k-1 fewer than the count: the
---      difference of the two counts is those few people;
+--   3. whatever the sums: a team-day whose active users are 1..$k-1 more or fewer than a shown
+--      scope-day's count of the same date (daily_active_users). Were the one's people all the
+--      other's (an enterprise team holding an organization's counted users and one person of
+--      another), the difference would be those few people; the tier cannot tell which users the
+--      service counted (those its telemetry alone saw have lines like the inactive), so it hides
+--      every such pair, which is complete whatever the sets are;
 --   4. a team-day whose people (either definition) are all another team-day's, which has
 --      1..$k-1 more (aggregate_nested_teams, registered by aggregate.py from
 --      teams/nested_teams.sql): not shown.
@@ -50,14 +51,11 @@ WITH teams AS (
                AND (t.active_users - greatest(r.dau, r.lines) < $k OR t.with_counts - least(r.dau, r.lines) < $k)
            -- The same sums, but the team's count holds a few more (members active on other surfaces).
            OR t.active_users - r.dau BETWEEN 1 AND $k - 1)
-), counted AS (
+), near_count AS (
     SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_id
     FROM teams AS t
-    JOIN aggregate_scope_overlap AS o USING (scope, scope_name, day, team_id)
-    JOIN aggregate_scope_day_status AS r ON r.scope = o.o_scope AND r.scope_name = o.o_scope_name AND r.day = t.day
-    WHERE r.over_k
-      AND (r.dau <= o.counted_members AND t.active_users - r.dau BETWEEN 1 AND $k - 1
-           OR o.counted_members = t.active_users AND r.dau - t.active_users BETWEEN 1 AND $k - 1)
+    JOIN aggregate_scope_day_status AS r ON r.day = t.day
+    WHERE r.over_k AND abs(t.active_users - r.dau) BETWEEN 1 AND $k - 1
 )
 SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
        coalesce(t.active_users >= $k, FALSE) AND NOT t.with_counts BETWEEN 1 AND $k - 1
@@ -66,5 +64,5 @@ SELECT t.scope, t.scope_name, t.day, t.team_id, t.active_users,
 FROM teams AS t
 LEFT JOIN inside_scope AS i USING (scope, scope_name, day, team_id)
 LEFT JOIN holds_scope AS h USING (scope, scope_name, day, team_id)
-LEFT JOIN counted AS c USING (scope, scope_name, day, team_id)
+LEFT JOIN near_count AS c USING (scope, scope_name, day, team_id)
 LEFT JOIN aggregate_nested_teams AS n USING (scope, scope_name, day, team_id)

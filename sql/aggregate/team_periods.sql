@@ -9,7 +9,10 @@
 --      shown scope period with fewer than $k people beside the scope's, or whose active users and
 --      the scope's 28-day count are 1..$k-1 apart (the same sums: the service's count holds users
 --      only its telemetry saw, the team's members active on surfaces it leaves out): not shown;
---   4. a team-period that could be a part of another's of the same period (each sum and its
+--   4. whatever the sums, a team-period whose active users are 1..$k-1 more or fewer than a
+--      shown scope period's 28-day count: were the one's people all the other's, the difference
+--      would be those few people, and which users the service counted cannot be told;
+--   5. a team-period that could be a part of another's of the same period (each sum and its
 --      active users at most the other's) with 1..$k-1 fewer active users: those few would be the
 --      difference of the two counts, so not shown. (Its sums are safe by 2: each of its days was
 --      shown, so no day of another team holds it but for fewer than $k people.)
@@ -49,6 +52,11 @@ WITH bounds AS (
                -- CLI-only users, whom the count leaves out, are judged day by day (team_daily).
                AND coalesce(t.active_users - r.most < $k, TRUE)
            OR t.active_users - r.most BETWEEN 1 AND $k - 1)
+), near_count AS (
+    SELECT DISTINCT t.scope, t.scope_name, t.period_index, t.team_id
+    FROM bi.team_usage_periods AS t
+    JOIN aggregate_scope_period_status AS r ON r.period_index = t.period_index
+    WHERE r.over_k AND abs(t.active_users - r.most) BETWEEN 1 AND $k - 1
 ), counted AS (
     SELECT t.*, t.active_users >= $k AS over_k
     FROM bi.team_usage_periods AS t
@@ -65,12 +73,13 @@ WITH bounds AS (
 ), status AS (
     SELECT t.scope, t.scope_name, t.period_index, t.team_id,
            t.active_users >= $k AND h.team_id IS NULL AND i.team_id IS NULL AND n.team_id IS NULL
-               AND o.team_id IS NULL AS shown
+               AND o.team_id IS NULL AND c.team_id IS NULL AS shown
     FROM bi.team_usage_periods AS t
     LEFT JOIN hidden_days AS h USING (scope, scope_name, period_index, team_id)
     LEFT JOIN inside_scope AS i USING (scope, scope_name, period_index, team_id)
     LEFT JOIN inside_team AS n USING (scope, scope_name, period_index, team_id)
     LEFT JOIN holds_scope AS o USING (scope, scope_name, period_index, team_id)
+    LEFT JOIN near_count AS c USING (scope, scope_name, period_index, team_id)
 )
 SELECT
     t.scope,

@@ -3,7 +3,7 @@
 -- counts (behind its sums: with_counts) and whether the service's own daily_active_users counts
 -- it (counted: core.service_counts_class), and a team-day's active members (in the day's 1-day
 -- user report, active on any surface: its active_users) with whether they are behind its sums.
--- Read by nested_teams.sql, scope_overlap.sql and uncovered_teams.sql.
+-- Read by nested_teams.sql and uncovered_teams.sql.
 CREATE OR REPLACE TEMP TABLE aggregate_active_users AS
 WITH agent_days AS (
     SELECT scope, scope_name, day, user_id, sum(agent_job_starts) AS job_starts
