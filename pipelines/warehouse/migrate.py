@@ -16,6 +16,8 @@ import duckdb
 
 from pipelines._paths import SQL_DIR
 from pipelines.transform.schema import declared_columns, duckdb_type
+from pipelines.warehouse.catalog import TABLES
+from pipelines.warehouse.columns import table_ddl
 from pipelines.warehouse.incidents import refresh_incidents
 from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
 from pipelines.warehouse.sql import rollback, run_sql
@@ -49,6 +51,7 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
             rollback(conn)
             raise
         done.append(name)
+    done += _declared_tables(conn)
     done += _declared_columns(conn)
     refresh_incidents(conn)  # the declared service incidents (small: written whole by each publish)
     if done:
@@ -60,6 +63,21 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
     if done or run_sql(conn, "migrations/select_view_checksum.sql") != [(checksum,)]:
         _create_views(conn, checksum)
     return done
+
+
+def _declared_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """Create each catalog table the migrations did not, from its declaration; what was created.
+
+    A new table is its declaration alone: migrations are for changing the tables that exist.
+    """
+    created = []
+    for t in TABLES:
+        if run_sql(conn, "migrations/select_table_columns.sql", schema=t.schema, table=t.table):
+            continue
+        run_sql(conn, "migrations/create_declared_table.sql",
+                identifiers={"table": t.name, "columns": table_ddl(t.name, t.grain)})
+        created.append(f"table {t.name}")
+    return created
 
 
 def _declared_columns(conn: duckdb.DuckDBPyConnection) -> list[str]:

@@ -1,0 +1,79 @@
+"""Every catalog table's columns: name, DuckDB type, NOT NULL and DEFAULT, written as DDL says
+them, per schema (`_columns_<schema>.py`); the table's keys, partition, person columns and
+landing are the catalog's (`catalog.py`), never repeated here.
+
+The fields the platform's records and seat listings carry are declared where they are parsed
+(`pipelines/transform/schema.py`, `seat_fields.py`); `migrate` adds each to its table, nullable,
+so a table's columns are its declaration here and those. A table no migration creates is created
+from them (`table_ddl`); `tests/unit/warehouse/test_columns.py` holds a freshly migrated
+warehouse equal to the declarations, column by column and type by type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from pipelines.transform.schema import declared_columns, duckdb_type
+from pipelines.warehouse._columns_core import CORE
+from pipelines.warehouse._columns_events import EVENTS
+from pipelines.warehouse._columns_raw import RAW
+from pipelines.warehouse._columns_snapshots import SNAPSHOTS
+
+__all__ = ["UNKEYED", "Column", "table_columns", "table_ddl"]
+
+_DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS}
+# The tables whose grain is not their primary key: the large facts, landed batch by batch, where
+# DuckDB's index would cost memory on every insert (the grain check holds them unique instead).
+UNKEYED = frozenset({
+    "raw.quarantine", "core.daily_totals", "core.user_daily_totals", "core.breakdowns", "core.agent_activity",
+    "core.cli_customizations", "core.adoption_phases", "core.feature_engagement", "core.comment_types",
+    "core.user_team_days", "core.repository_days", "core.repository_review_times", "core.repository_comment_types",
+})
+_DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # as DuckDB's information_schema spells it
+    not_null: bool = False
+    default: str | None = None
+
+    @property
+    def ddl(self) -> str:
+        null = " NOT NULL" if self.not_null else ""
+        return f'"{self.name}" {self.type}{null}' + (f" DEFAULT {self.default}" if self.default is not None else "")
+
+
+def _parse(text: str) -> Column:
+    match = _DDL.match(text)
+    if match is None:
+        raise ValueError(f"not a column declaration: {text!r}")
+    return Column(match["name"], match["type"], match["not_null"] is not None, match["default"])
+
+
+@cache
+def table_columns(name: str) -> tuple[Column, ...]:
+    """The columns of table `schema.table`, in order: its declaration, then the declared fields
+    `migrate` adds to it."""
+    if name not in _DECLARATIONS:
+        raise KeyError(f"no columns declared for table {name!r} (pipelines/warehouse/_columns_<schema>.py)")
+    own = tuple(_parse(text) for text in _DECLARATIONS[name])
+    names = {c.name for c in own}
+    added = tuple(
+        Column(column, duckdb_type(dtype)) for column, dtype in declared_columns().get(name, {}).items()
+        if column not in names
+    )
+    return own + added
+
+
+def table_ddl(name: str, grain: tuple[str, ...]) -> str:
+    """What a CREATE TABLE of the table holds in its parentheses (sql/migrations/create_declared_table.sql):
+    its columns, and its grain as primary key unless it is UNKEYED."""
+    parts = [c.ddl for c in table_columns(name)]
+    if name not in UNKEYED:
+        key = ", ".join(f'"{c}"' for c in grain)
+        parts.append(f"PRIMARY KEY ({key})")
+    return ", ".join(parts)
