@@ -7,7 +7,7 @@ a new version of the lake: a full one (every partition written, as after a migra
 one-day one (the newest day of every day-partitioned table marked as a landing marks it: those
 written, every other partition hard-linked from the previous version) and one that changed
 nothing (links only). Each includes building the serving database and waiting for the
-version's time (up to half a second). Then the pseudonymous tier (pipelines/warehouse/pseudonymous.py):
+version's time (up to half a second). Then the pseudonymous tier (pipelines/publish/pseudonymous.py):
 its first write (every day: what each publish cost when the tier was written whole, the
 baseline) and its write after a one-day publish. Then, apart, what linking costs at a year of
 every partitioned table of the catalog: one directory and one hard link per partition file.
@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._year import LAST_DAY, build_warehouse  # noqa: E402
 from benchmarks.summary import record  # noqa: E402
+from pipelines.publish.lake import PublishResult, publish  # noqa: E402
+from pipelines.publish.pseudonymous import publish_pseudonymous  # noqa: E402
 from pipelines.warehouse import run_sql  # noqa: E402
 from pipelines.warehouse.catalog import TABLES  # noqa: E402
-from pipelines.warehouse.lake import PublishResult, publish  # noqa: E402
-from pipelines.warehouse.pseudonymous import publish_pseudonymous  # noqa: E402
 
 
 @dataclass(frozen=True)

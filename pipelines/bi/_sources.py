@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.config import Settings
-from pipelines.warehouse.lake import unreadable_lake_file
+from pipelines.publish.lake import unreadable_lake_file
 from pipelines.warehouse.sql import connect, run_sql
 
 

@@ -96,9 +96,9 @@ def publish(full: bool) -> None:
     it (a restored backup, a damaged file), and says so.
     """
     from pipelines.defs.serving.assets import PUBLISH_JOB, SERVING_OP
+    from pipelines.publish.lake import CURRENT
     from pipelines.runs import RunFailed, run_job
     from pipelines.service.errors import ConfigError
-    from pipelines.warehouse.lake import CURRENT
 
     settings = load_settings()
     if not settings.warehouse_path.is_file():

@@ -45,8 +45,8 @@ def _refused(out: Path, *, tier: str, settings: Settings) -> str | None:
     """Why the page may not go to `out`: over or inside what the pipeline keeps (the warehouse and
     its `.wal`, a serving database, a lake, the archive, …), or, at the full tier, inside the
     aggregate or pseudonymous tier's directory, whose readers may not see names (docs/privacy.md)."""
-    from pipelines.warehouse.aggregate import aggregate_serving
-    from pipelines.warehouse.pseudonymous import pseudonymous_serving
+    from pipelines.publish.aggregate import aggregate_serving
+    from pipelines.publish.pseudonymous import pseudonymous_serving
 
     target = out.resolve()
     tiers = [aggregate_serving(settings.serving_path), pseudonymous_serving(settings.serving_path)]

@@ -216,7 +216,7 @@ def _silence_stdout() -> None:
 def _describe(exc: Exception, conn: duckdb.DuckDBPyConnection | None = None) -> str:
     """DuckDB's first meaningful line, after what it means when the lock-down refused it, or
     where a name it has not is."""
-    from pipelines.warehouse.lake import unreadable_lake_file
+    from pipelines.publish.lake import unreadable_lake_file
     from pipelines.warehouse.sql import first_meaningful_line
 
     line = first_meaningful_line(str(exc))

@@ -110,7 +110,7 @@ def _spill_directory() -> tempfile.TemporaryDirectory[str]:
 def _lock_down(conn: duckdb.DuckDBPyConnection, settings: Settings, *, spill: str) -> None:
     """Files: the lake's only (statements that write are refused: DuckDB would let them write
     there) and the spill directory; bounded memory and spill; no extension; locked."""
-    from pipelines.warehouse.lake import glob_literal
+    from pipelines.publish.lake import glob_literal
 
     # The views name the lake by its resolved path, as a file pattern (a `[` in it escaped); a
     # symlinked LAKE_PATH is allowed as given too.

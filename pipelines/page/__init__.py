@@ -17,7 +17,7 @@ import duckdb
 from pipelines.bi import BiError, BiSources, open_bi
 from pipelines.page._aggregate import render_aggregate_page
 from pipelines.page._render import render_page
-from pipelines.warehouse.aggregate import aggregate_serving
+from pipelines.publish.aggregate import aggregate_serving
 from pipelines.warehouse.sql import connect
 
 __all__ = ["PAGES_RECORD", "render_page", "rewrite_pages", "write_page"]

@@ -40,6 +40,8 @@ import duckdb
 from pipelines.ingest.rewrite import rewrite_lines
 from pipelines.ingest.seat_listings import SEAT_HOLDER_KEY, seat_line_without
 from pipelines.privacy.unrecorded import erase_from_unrecorded
+from pipelines.publish.lake import publish, remove_unpublished_files
+from pipelines.publish.pseudonymous import publish_pseudonymous
 from pipelines.service import forget_cached
 from pipelines.warehouse.erasure import (
     Forgotten,
@@ -54,9 +56,7 @@ from pipelines.warehouse.erasure import (
     remember,
 )
 from pipelines.warehouse.erasure_text import erase_from_text
-from pipelines.warehouse.lake import publish, remove_unpublished_files
 from pipelines.warehouse.people import redact_text, screen_payload
-from pipelines.warehouse.pseudonymous import publish_pseudonymous
 from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.load import load_spool, prune_spool
 from pipelines.webhooks.segments import SpoolRecord, read_segment, segments

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.warehouse.aggregate import publish_aggregate
+from pipelines.publish.aggregate import publish_aggregate
 from tests.integration.bi._warehouse import DAYS, LAST_DAY, NAMES, build_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipelines.warehouse._serving import STORAGE_VERSION
-from pipelines.warehouse.aggregate import AGGREGATE_TABLES, aggregate_serving
+from pipelines.publish._serving import STORAGE_VERSION
+from pipelines.publish.aggregate import AGGREGATE_TABLES, aggregate_serving
 from tests.e2e import _serving_reads
 from tests.e2e.conftest import Reference
 from tests.integration.bi.test_views_on_known_data import VIEWS

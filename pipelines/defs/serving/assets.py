@@ -7,8 +7,8 @@ import dagster as dg
 from pipelines._clock import utc_today
 from pipelines.defs.resources import StorageResource, WarehouseResource
 from pipelines.privacy import apply_retention
-from pipelines.warehouse.lake import publish
-from pipelines.warehouse.pseudonymous import publish_pseudonymous
+from pipelines.publish.lake import publish
+from pipelines.publish.pseudonymous import publish_pseudonymous
 
 # Downstream of every table, so a failing blocking check upstream keeps the last good state.
 _UPSTREAM = [

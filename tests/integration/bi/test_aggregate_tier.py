@@ -16,10 +16,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.publish.aggregate import AGGREGATE_TABLES, NESTED, aggregate_serving
+from pipelines.publish.lake import publish
+from pipelines.publish.pseudonymous import pseudonymous_lake, publish_pseudonymous
 from pipelines.service import ReportRef
-from pipelines.warehouse.aggregate import AGGREGATE_TABLES, NESTED, aggregate_serving
-from pipelines.warehouse.lake import publish
-from pipelines.warehouse.pseudonymous import pseudonymous_lake, publish_pseudonymous
 from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 from tests.integration.bi._landed import landed_warehouse

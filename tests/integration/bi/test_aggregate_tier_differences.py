@@ -40,9 +40,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
+from pipelines.publish.aggregate import aggregate_serving
+from pipelines.publish.lake import publish
 from pipelines.warehouse import migrate
-from pipelines.warehouse.aggregate import aggregate_serving
-from pipelines.warehouse.lake import publish
 from pipelines.warehouse.rollups import rebuild_rollups
 from pipelines.warehouse.sql import connect
 

@@ -8,8 +8,8 @@ import re
 import duckdb
 import pytest
 
+from pipelines.publish.lake import publish
 from pipelines.warehouse import migrate
-from pipelines.warehouse.lake import publish
 from tests.integration.bi._docs import REPO, Block, period_0_totals, python_blocks, run_block
 from tests.integration.bi._warehouse import build_warehouse
 

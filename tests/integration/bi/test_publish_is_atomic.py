@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.publish.lake import publish
 from pipelines.warehouse import migrate, run_sql
-from pipelines.warehouse.lake import publish
 
 PUBLISHES = 50
 FIRST_DAY = date(2026, 11, 1)

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from emulator import EmulatorConfig, running_emulator
 from pipelines.ingest import ingest_report
 from pipelines.page import render_page
+from pipelines.publish.lake import publish
 from pipelines.service import ReportRef, ServiceClient
 from pipelines.warehouse import incidents, migrate
 from pipelines.warehouse.incidents import INCIDENTS, Incident
-from pipelines.warehouse.lake import publish
 from tests._emulator import settings_for
 from tests.integration.ingest.conftest import FAST_RETRY
 

@@ -18,11 +18,11 @@ from pipelines.ingest.seat_listings import read_listing
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
 from pipelines.privacy.forget import Places, forget
 from pipelines.privacy.retention import apply_retention
+from pipelines.publish.lake import publish
+from pipelines.publish.pseudonymous import publish_pseudonymous
 from pipelines.service import ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.erasure import load_forgotten
-from pipelines.warehouse.lake import publish
-from pipelines.warehouse.pseudonymous import publish_pseudonymous
 from tests._emulator import settings_for
 from tests.e2e.test_forget import _scan
 from tests.integration.snapshots.conftest import FAST_RETRY

@@ -20,11 +20,11 @@ from emulator import EmulatorConfig
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.seat_listings import read_listing
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
+from pipelines.publish.lake import publish
 from pipelines.service import ServiceClient
 from pipelines.transform import seats as seats_tf
 from pipelines.transform.seat_fields import SEAT_FIELDS
 from pipelines.warehouse.checks import run_checks
-from pipelines.warehouse.lake import publish
 from tests._emulator import settings_for
 from tests.integration.snapshots.conftest import FAST_RETRY
 from tests.integration.snapshots.test_seats import _served

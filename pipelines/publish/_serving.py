@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._published import DATA_FILE
-from pipelines.warehouse._versions import COUNTDOWN, GRACE, KEY, MARKER, wait_until
+from pipelines.publish._published import DATA_FILE
+from pipelines.publish._versions import COUNTDOWN, GRACE, KEY, MARKER, wait_until
 from pipelines.warehouse.sql import connect, run_sql
 
 if TYPE_CHECKING:
-    from pipelines.warehouse.lake import LakeTable
+    from pipelines.publish.lake import LakeTable
 
 SCHEMAS = ("core", "raw", "snapshots", "events")
 # The storage format the serving database is written in: DuckDB 2.x writes its own by default,

@@ -37,10 +37,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines._words import counted
-from pipelines.warehouse._published import DATA_FILE, Written, asked, drifted_files, record
-from pipelines.warehouse._serving import SCHEMAS, build_serving, glob_literal
-from pipelines.warehouse._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
-from pipelines.warehouse.aggregate import DEFAULT_K, publish_aggregate
+from pipelines.publish._published import DATA_FILE, Written, asked, drifted_files, record
+from pipelines.publish._serving import SCHEMAS, build_serving, glob_literal
+from pipelines.publish._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
+from pipelines.publish.aggregate import DEFAULT_K, publish_aggregate
 from pipelines.warehouse.catalog import TABLES, Table
 from pipelines.warehouse.sql import run_sql
 

@@ -7,10 +7,10 @@ import duckdb
 import polars as pl
 import pytest
 
+from pipelines.publish._versions import ClockSetBack, make_visible, start
+from pipelines.publish.lake import CURRENT, PublishResult, publish
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
-from pipelines.warehouse._versions import ClockSetBack, make_visible, start
-from pipelines.warehouse.lake import CURRENT, PublishResult, publish
 from pipelines.warehouse.sql import run_sql
 
 T1 = datetime(2026, 11, 20, tzinfo=UTC)

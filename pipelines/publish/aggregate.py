@@ -35,9 +35,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._published import DATA_FILE
-from pipelines.warehouse._serving import STORAGE_VERSION, glob_literal, newest_visible
-from pipelines.warehouse._versions import GRACE, KEY, make_visible, remove_superseded, start, versions, wait_until
+from pipelines.publish._published import DATA_FILE
+from pipelines.publish._serving import STORAGE_VERSION, glob_literal, newest_visible
+from pipelines.publish._versions import GRACE, KEY, make_visible, remove_superseded, start, versions, wait_until
 from pipelines.warehouse.sql import connect, run_sql
 
 __all__ = [

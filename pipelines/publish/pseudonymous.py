@@ -31,8 +31,8 @@ import duckdb
 import pyarrow as pa
 
 from pipelines._paths import SQL_DIR
-from pipelines.warehouse._published import DATA_FILE
-from pipelines.warehouse.aggregate import build_views, write_aside
+from pipelines.publish._published import DATA_FILE
+from pipelines.publish.aggregate import build_views, write_aside
 from pipelines.warehouse.sql import run_sql
 
 __all__ = ["PSEUDONYMOUS_TABLES", "pseudonym", "pseudonymous_lake", "pseudonymous_serving", "publish_pseudonymous"]
