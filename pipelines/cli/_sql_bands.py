@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 import unicodedata
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from pipelines._words import counted
@@ -57,11 +57,21 @@ def banded_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
                                                                  subsequent_indent="  "))
 
 
+def duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
+    """The reader's batches; DuckDB's error (an interrupt, out of memory) as the duckdb.Error it is,
+    which Arrow hands on as an OSError or ArrowException."""
+    import duckdb
+    import pyarrow
+
+    try:
+        yield from reader
+    except (OSError, pyarrow.ArrowException) as exc:
+        raise duckdb.Error(str(exc)) from None
+
+
 def _shown_rows(relation: duckdb.DuckDBPyRelation, *, max_rows: int) -> tuple[list[Row], list[Row], int]:
     """The first and the last rows (as DuckDB's table shows them) as DuckDB writes each value, and
     how many rows there are: streamed, so memory holds `max_rows` rows whatever the answer's size."""
-    from pipelines.cli._sql_output import duckdb_errors
-
     texts = relation.project(", ".join(f"CAST(#{at} AS VARCHAR)" for at in range(1, len(relation.columns) + 1)))
     head: list[Row] = []
     tail: deque[Row] = deque(maxlen=max_rows // 2)

@@ -9,16 +9,17 @@ import io
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 import click
 
+from pipelines.cli._sql_bands import banded_table, display_width, duckdb_errors
+
 if TYPE_CHECKING:
     import duckdb
-    import pyarrow
 
-__all__ = ["TABLE_ROWS", "UNBOUNDED", "Format", "duckdb_errors", "print_rows"]
+__all__ = ["TABLE_ROWS", "UNBOUNDED", "Format", "print_rows"]
 
 Format = Literal["table", "tsv", "csv", "json"]
 TABLE_ROWS = 10_000  # DuckDB's table shows no more, whatever it is asked
@@ -100,24 +101,10 @@ def _strict_json(value: str | None) -> str:
     return _NOT_JSON.sub(lambda found: found[0] if found[0].startswith('"') else f'"{found[0]}"', value)
 
 
-def duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
-    """The reader's batches; DuckDB's error (an interrupt, out of memory) as the duckdb.Error it is,
-    which Arrow hands on as an OSError or ArrowException."""
-    import duckdb
-    import pyarrow
-
-    try:
-        yield from reader
-    except (OSError, pyarrow.ArrowException) as exc:
-        raise duckdb.Error(str(exc)) from None
-
-
 def _print_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int) -> None:
     """DuckDB's table, as wide as the terminal (COLUMNS wins, as in a shell); when DuckDB would
     leave columns out to fit, every column in bands that begin with the key columns
     (`_sql_bands`). Rows left out are said on stderr, with how to see everything."""
-    from pipelines.cli._sql_bands import banded_table, display_width
-
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):  # DuckDB prints it through Python's sys.stdout
         relation.show(max_width=width, max_rows=max_rows)

@@ -23,7 +23,7 @@ import pyarrow as pa
 from pipelines.warehouse.sql import rollback, run_sql
 
 if TYPE_CHECKING:
-    from pipelines.publish.lake import LakeTable
+    from pipelines.publish._tables import LakeTable
 
 DATA_FILE = "data.parquet"
 

@@ -22,7 +22,7 @@ from pipelines.publish._versions import COUNTDOWN, GRACE, KEY, MARKER, wait_unti
 from pipelines.warehouse.sql import connect, run_sql
 
 if TYPE_CHECKING:
-    from pipelines.publish.lake import LakeTable
+    from pipelines.publish._tables import LakeTable
 
 SCHEMAS = ("core", "raw", "snapshots", "events")
 # The storage format the serving database is written in: DuckDB 2.x writes its own by default,

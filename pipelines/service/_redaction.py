@@ -12,9 +12,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from typing import Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-from pipelines.service._secret import Secret
 
 __all__ = ["install_log_redaction", "redact_secrets", "redact_url", "register_secrets"]
 
@@ -119,7 +118,14 @@ class _Secrets:
 _SECRETS = _Secrets()
 
 
-def register_secrets(*secrets: Secret | None) -> None:
+class _Revealing(Protocol):
+    """A credential as `_secret.Secret` holds it: named by its shape, so `_secret` (which
+    registers each Secret here as it is made) is the one of the two that imports the other."""
+
+    def reveal(self) -> str: ...
+
+
+def register_secrets(*secrets: _Revealing | None) -> None:
     """Have every later error text and log record of the service layer hide these values.
 
     The auth flows register the credentials they hold; the application registers the secrets

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
-from pipelines.transform.records import Provenance
+from pipelines.transform.provenance import Provenance
 from pipelines.transform.schema import ACTIVITY_COUNTS
 
 __all__ = ["COUNTERS", "day_tallies", "fetch_rows"]

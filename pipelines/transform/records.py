@@ -15,12 +15,11 @@ frame here, beside the context and finality columns they all share.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import TYPE_CHECKING
 
 import polars as pl
 
 from pipelines.transform.finality import finality_columns
+from pipelines.transform.provenance import Provenance
 from pipelines.transform.rules import entity_rule, reasons
 from pipelines.transform.schema import (
     ACTIVITY_COUNTS,
@@ -46,26 +45,8 @@ from pipelines.transform.schema import (
     totals_columns,
 )
 
-if TYPE_CHECKING:
-    from pipelines.service import ReportRef
-
 LINE = "_line"
 EXTRA = "_extra"
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a batch of records came from; stamped on every row."""
-
-    ref: ReportRef
-    start_day: date  # the days the report covers (its metadata's, not the day asked for)
-    end_day: date
-    fetched_at: datetime
-    dialect: str  # whose wire names the records carry (pipelines.service.dialect)
-    # The id of the scope's entity (`organization_id` or `enterprise_id`); a record naming
-    # another is rejected. None until known: then every record is taken.
-    entity_id: str | None = None
-    # The service's clock when it answered the metadata request (its Date header); None: unknown.
-    served_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from pipelines.transform.schema import (
 )
 
 if TYPE_CHECKING:
-    from pipelines.transform.records import Provenance
+    from pipelines.transform.provenance import Provenance
 
 
 def _any_negative(columns: list[pl.Expr]) -> pl.Expr:
