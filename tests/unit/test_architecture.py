@@ -90,3 +90,85 @@ def test_a_module_over_300_lines_says_why_at_its_top() -> None:
         if text.count("\n") > 300 and not re.search(r"\blong because\b", docstring, re.IGNORECASE):
             unexplained.append(f"{path.relative_to(ROOT)} ({text.count(chr(10))} lines)")
     assert not unexplained, "split these or say 'Long because ...' in the module docstring:\n" + "\n".join(unexplained)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of `pipelines` it imports (under TYPE_CHECKING or in a function too:
+    a circle only type checking walks still ties the modules into one piece)."""
+    modules = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                # `from package import module` imports the module; `from module import name`, the module.
+                targets.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                               for alias in node.names)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {target for target in targets if target in modules and target != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+    return circles
+
+
+def test_the_circle_finder_names_the_modules_of_a_circle_and_only_those() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"d"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_circle_spans_modules() -> None:
+    # A circle makes its modules one piece: none can be read, tested or moved without the others.
+    circles = _circles(_import_graph())
+    named = "\n".join(" <-> ".join(circle) for circle in circles)
+    assert not circles, f"import circles (move what the modules share to a module both import):\n{named}"
