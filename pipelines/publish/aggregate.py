@@ -52,9 +52,6 @@ DIRECTORY = "aggregate"  # beside SERVING_PATH
 NESTED = ".aggregate-nested-teams"
 _NESTED_TABLE = "aggregate_nested_teams"
 _SOURCES = "_sources.json"
-# Beside it: how many of each team-day's members each scope's count counts (scope_overlap.sql).
-_OVERLAP = "overlap"
-_OVERLAP_TABLE = "aggregate_scope_overlap"
 # Beside it: the team-days hidden where teams add up to a scope or another team, and what each
 # day's were worked out from (its user rows and memberships, and which teams were shown before).
 _UNCOVERED = "uncovered"
@@ -87,9 +84,8 @@ def publish_aggregate(
     root = aggregate_lake(serving)
     found = versions(root)
     staging = start(root, found[0] if found else None)
-    nested, overlap = _from_user_rows(conn, serving, k)
+    nested = _nested_teams(conn, serving, k)
     conn.register(_NESTED_TABLE, nested)
-    conn.register(_OVERLAP_TABLE, overlap)
     try:
         for status in _STATUS:
             run_sql(conn, f"aggregate/{status}.sql", k=k)
@@ -105,7 +101,6 @@ def publish_aggregate(
         for table in (*(f"aggregate{status}" for status in _STATUS), *_WORK_TABLES):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.unregister(_NESTED_TABLE)
-        conn.unregister(_OVERLAP_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
     target = build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES, versioned=True,
                          not_before=version.visible_from)
@@ -114,40 +109,28 @@ def publish_aggregate(
     return target
 
 
-def _from_user_rows(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> tuple[pa.Table, pa.Table]:
+def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.Table:
     """The team-days nearly another team's (sql/aggregate/teams/nested_teams.sql, by both
-    definitions of a team's people) and how many of each team-day's members each scope's count
-    counts (teams/scope_overlap.sql), from user rows, worked out again only for the days whose
-    user rows or memberships changed in the lake, so a daily publish reads its few days of them
-    whatever the history; the rest is kept beside the serving database with what each day was
-    made from (another k or definition: every day again)."""
+    definitions of a team's people: its active members and those behind its sums), from user
+    rows, worked out again only for the days whose user rows or memberships changed in the lake,
+    so a daily publish reads its few days of them whatever the history; the rest is kept beside
+    the serving database with what each day was made from (another k or definition: every day again)."""
     root = serving.parent / NESTED
     sql = SQL_DIR / "aggregate" / "teams"
     made_with = f"{k}:" + hashlib.sha256(
-        b"".join((sql / name).read_bytes() for name in ("active_members.sql", "nested_teams.sql",
-                                                          "scope_overlap.sql"))).hexdigest()
+        b"".join((sql / name).read_bytes() for name in ("active_members.sql", "nested_teams.sql"))).hexdigest()
     sources = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
     kept, done = _kept(root, made_with)
-    kept_overlap = _kept_rows(root / _OVERLAP)
     stale = sorted(day for day, source in sources.items() if done.get(day) != source)
-    if kept is not None and kept_overlap is not None and not stale and len(sources) == len(done):
-        return kept, kept_overlap
-    nested, overlap = [], []
-    for _ in _load_active(conn, stale):
-        for sums in (False, True):
-            nested.append(conn.sql((sql / "nested_teams.sql").read_text(), params={"k": k, "sums": sums})
-                          .to_arrow_table())
-        overlap.append(conn.sql((sql / "scope_overlap.sql").read_text(), params={"k": k}).to_arrow_table())
-    fresh, fresh_overlap = pa.concat_tables(nested), pa.concat_tables(overlap)
-    if kept is not None and kept_overlap is not None:
+    if kept is not None and not stale and len(sources) == len(done):
+        return kept
+    fresh = pa.concat_tables([conn.sql((sql / "nested_teams.sql").read_text(), params={"k": k, "sums": sums})
+                              .to_arrow_table() for _ in _load_active(conn, stale) for sums in (False, True)])
+    if kept is not None:
         unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
         fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
-        fresh_overlap = pa.concat_tables([kept_overlap.filter(pc.is_in(kept_overlap["day"], unchanged)),
-                                          fresh_overlap])
-    # The overlap first: the sources, written last with the nested teams, tell both made.
-    write_aside(fresh_overlap, root / _OVERLAP)
     _keep(root, fresh, made_with, sources)
-    return fresh, fresh_overlap
+    return fresh
 
 
 def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> None:
@@ -194,13 +177,6 @@ def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> Iterator[
         run_sql(conn, "aggregate/teams/active_members.sql", days=chunk, first=min(chunk, default=None),
                 last=max(chunk, default=None))
         yield chunk
-
-
-def _kept_rows(root: Path) -> pa.Table | None:
-    try:
-        return pq.read_table(root / DATA_FILE)
-    except FileNotFoundError:
-        return None
 
 
 def _kept(root: Path, made_with: str) -> tuple[pa.Table | None, dict[str, str]]:
