@@ -566,8 +566,26 @@ def _team_holds_an_organization_s_count() -> World:
     return world
 
 
+def _team_period_holds_an_organization_s_28_days() -> World:
+    """An enterprise team of an organization's users and one person of another, each day two
+    more than the organization's count (a member active only in the CLI that day), but over the
+    period only the one person more: team period minus the organization's 28-day count."""
+    before = LAST_DAY - timedelta(days=3)
+    org_of = {**{u: "o2" for u in range(1, 5)}, **{u: "o0" for u in range(5, 14)}}
+    activity: dict[PersonDay, tuple[int, ...]] = {}
+    for day in (before, LAST_DAY):
+        activity[(1, day)] = (2, 1, 9, 2, 1, 1)  # the organization's CLI-only user: its sums hold no team's
+        activity.update({(u, day): (u, 1, 0, 2, u, 60 if u == 5 else 1) for u in (2, 3, 4, *range(5, 14))})
+    surface = {(1, before): "cli", (1, LAST_DAY): "cli", (4, before): "cli", (3, LAST_DAY): "cli"}
+    world = World(2, org_of, ("o0", "o2"), (before, LAST_DAY), activity, {}, surface=surface)
+    world.teams[("enterprise", ENTERPRISE, 1001)] = frozenset({2, 3, 4, 5})
+    return world
+
+
 @pytest.mark.parametrize("world", [
     pytest.param(_team_holds_an_organization_s_count(), id="enterprise team holding an organization's count"),
+    pytest.param(_team_period_holds_an_organization_s_28_days(),
+                 id="enterprise team period holding an organization's 28-day count"),
     pytest.param(_telemetry_behind_a_day(), id="telemetry-only users behind a day and its period"),
     pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
     pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
