@@ -59,8 +59,9 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
 
     Every missing or bad setting is named, one line each, before any run starts (exit 1).
     """
+    from pipelines.bi.summary import summarize
     from pipelines.cli._access import configuration_problems
-    from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
+    from pipelines.runs import RunFailed, RunPlan, run_plan
     from pipelines.service.errors import ServiceError
     from pipelines.warehouse.lock import WarehouseUnavailable
 
@@ -111,8 +112,9 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
     """
     from emulator import EmulatorConfig, running_emulator
     from pipelines.bi import BiSources
+    from pipelines.bi.summary import summarize
     from pipelines.page import write_page
-    from pipelines.runs import RunFailed, RunPlan, run_plan, summarize
+    from pipelines.runs import RunFailed, RunPlan, run_plan
     from pipelines.service.errors import ConfigError
 
     home = (home_option() or demo_home()).expanduser().absolute()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pipelines.bi.summary import _INACTIVE_SEATS_QUERY, _TEAMS_QUERY
 from pipelines.cli import _sql, cli
 from pipelines.cli._run import _FIRST_QUERY
-from pipelines.runs import _INACTIVE_SEATS_QUERY, _TEAMS_QUERY
 from tests.integration.bi._warehouse import build_warehouse
 from tests.unit.cli.test_sql import _boxes
 
