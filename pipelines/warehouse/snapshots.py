@@ -16,7 +16,7 @@ from pipelines.warehouse.sql import rollback, run_sql
 
 SNAPSHOT_TABLES = tuple(t.table for t in tables(writer="snapshot"))
 
-# The name sql/snapshots/replace_*_day.sql read the day's rows from.
+# The name the statements replacing a day read its rows from.
 _FRAME_VIEW = "snapshot_frame"
 
 
@@ -36,17 +36,19 @@ def replace_snapshot_day(
     table's rows beside new ones. Returns rows written per table.
     """
     _check_frames(day=day, frames=frames)
-    steps: list[tuple[str, pl.DataFrame, dict[str, Any]]] = [
-        (f"replace_{table}_day", frames[table], {}) for table in SNAPSHOT_TABLES
+    # Every snapshot table by the one statement, its name filled in; the seat listings' rows of
+    # the raw tables, which reports share, by their level and kind.
+    steps: list[tuple[str, pl.DataFrame, dict[str, str], dict[str, Any]]] = [
+        ("replace_day", frames[table], {"table": f"snapshots.{table}"}, {}) for table in SNAPSHOT_TABLES
     ]
     listing = {"level": LISTING_LEVEL, "kind": LISTING_KIND}
-    steps += [(sql, frame, listing) for sql, frame in (("replace_seat_listing_files_day", listings),
-                                                       ("replace_seat_drift_day", drift)) if frame is not None]
+    steps += [(sql, frame, {}, listing) for sql, frame in (("replace_seat_listing_files_day", listings),
+                                                           ("replace_seat_drift_day", drift)) if frame is not None]
     conn.begin()
     try:
-        for sql, frame, params in steps:
+        for sql, frame, identifiers, params in steps:
             conn.register(_FRAME_VIEW, frame.to_arrow())
-            run_sql(conn, f"snapshots/{sql}.sql", day=day, **params)
+            run_sql(conn, f"snapshots/{sql}.sql", identifiers=identifiers, day=day, **params)
             conn.unregister(_FRAME_VIEW)
         # raw.report_files is written whole by every publish; the drift is partitioned by day.
         changed = [f"snapshots.{t}" for t in SNAPSHOT_TABLES] + (["raw.field_drift"] if drift is not None else [])

@@ -1,4 +1,0 @@
--- Replace one snapshot day of snapshots.seat_totals inside the caller's transaction; the day's rows
--- are registered as snapshot_frame.
-DELETE FROM snapshots.seat_totals WHERE snapshot_day = $day;
-INSERT INTO snapshots.seat_totals BY NAME SELECT * FROM snapshot_frame;
