@@ -5,30 +5,18 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines._clock import utc_today
+from pipelines.defs._tables import table_keys
 from pipelines.defs.resources import StorageResource, WarehouseResource
+from pipelines.defs.usage.assets import LATEST_28_DAY_REPORT
 from pipelines.privacy import apply_retention
 from pipelines.publish.lake import publish
 from pipelines.publish.pseudonymous import publish_pseudonymous
 
-# Downstream of every table, so a failing blocking check upstream keeps the last good state.
-_UPSTREAM = [
-    ["core", "daily_totals"],
-    ["core", "user_daily_totals"],
-    ["core", "breakdowns"],
-    ["core", "agent_activity"],
-    ["core", "agent_days"],
-    ["core", "dim_agent"],
-    ["core", "agent_names"],
-    ["raw", "report_files"],
-    ["snapshots", "repositories"],
-    ["snapshots", "repository_stats"],
-    ["snapshots", "issues"],
-    ["snapshots", "org_members"],
-    ["snapshots", "seats"],
-    ["snapshots", "enterprise_seats"],
-    ["events", "webhook_deliveries"],
-    ["usage", "latest_28_day_report"],
-]
+SERVING = dg.AssetKey(["serving", "warehouse_copy"])
+# Downstream of every table an asset writes (the catalog's: the lake publishes each) and of the
+# 28-day report's landing into them: a run holding both publishes after them, and a failing
+# blocking check or landing upstream keeps the last good state.
+_UPSTREAM = [*table_keys(), LATEST_28_DAY_REPORT]
 
 
 class PublishConfig(dg.Config):
@@ -36,9 +24,9 @@ class PublishConfig(dg.Config):
 
 
 @dg.asset(
-    key=["serving", "warehouse_copy"],
+    key=SERVING,
     group_name="serving",
-    deps=[dg.AssetKey(key) for key in _UPSTREAM],
+    deps=_UPSTREAM,
     kinds={"duckdb", "parquet"},
 )
 def serving_copy(
@@ -84,4 +72,4 @@ def serving_copy(
 # `metrics-etl publish`: the lake and the serving database alone, e.g. `--full` after an incident.
 PUBLISH_JOB = "serving_publish_job"
 SERVING_OP = "serving__warehouse_copy"  # the asset's op, whose config takes `full`
-publish_job = dg.define_asset_job(PUBLISH_JOB, selection=[dg.AssetKey(["serving", "warehouse_copy"])])
+publish_job = dg.define_asset_job(PUBLISH_JOB, selection=[SERVING])

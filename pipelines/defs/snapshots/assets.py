@@ -8,6 +8,7 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
+from pipelines.defs._tables import table_specs
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
@@ -20,16 +21,13 @@ POOL = "service_api"
 
 # The snapshot assets: the catalog's tables of this concern (the seat totals and warnings are
 # landed with them and shown in their metadata).
-SNAPSHOT_TABLES = {t.table: t.description for t in tables(asset=GROUP)}
+SNAPSHOT_TABLES = tuple(t.table for t in tables(asset=GROUP))
 
 
 def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     @dg.multi_asset(
         name="snapshots_daily",
-        specs=[
-            dg.AssetSpec(["snapshots", table], group_name=GROUP, description=text, kinds={"duckdb"})
-            for table, text in SNAPSHOT_TABLES.items()
-        ],
+        specs=table_specs(GROUP),
         check_specs=check_specs(SNAPSHOT_CHECKS),
         partitions_def=partitions_def,
         pool=POOL,

@@ -1,6 +1,6 @@
 """Usage reports: each day's 1-day reports, and the latest 28-day report, landed in core.*."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -10,13 +10,14 @@ import duckdb
 
 from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
+from pipelines.defs._tables import table_key, table_specs
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.defs.usage._reports import Tally, ingest_all, raise_failures, report_refs, unavailable_lines
 from pipelines.defs.usage.checks import RUN_CHECKS
 from pipelines.service import ServiceClient
 from pipelines.service.dialect import Kind
 from pipelines.warehouse import run_sql
-from pipelines.warehouse.catalog import tables
+from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.checks import REPORT_CHECKS, run_checks
 
 _SQL = Path(__file__).parent / "sql"
@@ -26,8 +27,9 @@ POOL = "service_api"
 # The usage assets: the catalog's tables of this concern (pipelines/warehouse/catalog.py), written
 # together in one transaction per report (agent_days, dim_agent and agent_names are refreshed with
 # the facts so the latest label can never lag behind them).
-USAGE_TABLES: tuple[tuple[str, str], ...] = tuple((t.schema, t.table) for t in tables(asset=GROUP))
-_DESCRIPTIONS = {t.table: t.description for t in tables(asset=GROUP)}
+USAGE_TABLES: tuple[Table, ...] = tuple(tables(asset=GROUP))
+# Not a table: it lands the 28-day reports into USAGE_TABLES, so the publish is downstream of it too.
+LATEST_28_DAY_REPORT = dg.AssetKey(["usage", "latest_28_day_report"])
 
 
 def _client_metadata(client: ServiceClient, remaining_before: int | None) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def _materializations(
     conn: duckdb.DuckDBPyConnection, tally: Tally, service_metadata: dict[str, Any]
 ) -> Iterator[dg.MaterializeResult[None]]:
     # From USAGE_TABLES itself: a table added there is counted (a list of its own drifted once).
-    table_rows = {f"{schema}.{table}": _row_count(conn, schema, table) for schema, table in USAGE_TABLES}
+    table_rows = {t.name: _row_count(conn, t.schema, t.table) for t in USAGE_TABLES}
     days = sorted(tally.days)
     common = {
         "days_covered": dg.MetadataValue.int(len(days)),
@@ -72,14 +74,13 @@ def _materializations(
             unavailable_lines(tally.not_available, today=utc_today())
         ),
     }
-    for schema, table in USAGE_TABLES:
-        qualified = f"{schema}.{table}"
+    for t in USAGE_TABLES:
         metadata: dict[str, Any] = {
             **common,
-            "dagster/row_count": dg.MetadataValue.int(table_rows.get(qualified, 0)),
-            "rows_landed": dg.MetadataValue.int(tally.rows.get(qualified, 0)),
+            "dagster/row_count": dg.MetadataValue.int(table_rows.get(t.name, 0)),
+            "rows_landed": dg.MetadataValue.int(tally.rows.get(t.name, 0)),
         }
-        if table == "report_files":
+        if t.table == "report_files":
             metadata |= {
                 "files": tally.files,
                 "bytes": dg.MetadataValue.int(tally.bytes),
@@ -88,18 +89,18 @@ def _materializations(
                 "file_restarts": dg.MetadataValue.int(tally.restarts),
                 **service_metadata,
             }
-        if table in ("agent_activity", "dim_agent"):
+        if t.table in ("agent_activity", "dim_agent"):
             metadata |= {
                 "agents_seen": dg.MetadataValue.int(len(tally.agents)),
                 "agent_ids": ", ".join(sorted(tally.agents)),
             }
-        if table == "daily_totals":
+        if t.table == "daily_totals":
             metadata["newest_day"] = _newest_day_preview(conn)
-        if table == "field_drift":
+        if t.table == "field_drift":
             metadata["paths_seen"] = dg.MetadataValue.json(
                 {path: {"drift": drift, "records": records} for path, (drift, records) in sorted(tally.drift.items())}
             )
-        yield dg.MaterializeResult(asset_key=dg.AssetKey([schema, table]), metadata=metadata)
+        yield dg.MaterializeResult(asset_key=table_key(t), metadata=metadata)
 
 
 def _run(
@@ -131,20 +132,10 @@ def _run(
     raise_failures(tally)
 
 
-def _specs(*, deps: Iterable[dg.AssetKey] = ()) -> list[dg.AssetSpec]:
-    return [
-        dg.AssetSpec(
-            [schema, table], group_name=GROUP, description=_DESCRIPTIONS[table], kinds={"duckdb"},
-            deps=list(deps),
-        )
-        for schema, table in USAGE_TABLES
-    ]
-
-
 def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     @dg.multi_asset(
         name="usage_reports_daily",
-        specs=_specs(),
+        specs=table_specs(GROUP),
         check_specs=check_specs((*REPORT_CHECKS, *RUN_CHECKS)),
         partitions_def=partitions_def,
         backfill_policy=dg.BackfillPolicy.single_run(),
@@ -162,7 +153,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
         yield from _run(context, service=service, warehouse=warehouse, storage=storage, kind="1-day", days=days)
 
     @dg.asset(
-        key=["usage", "latest_28_day_report"],
+        key=LATEST_28_DAY_REPORT,
         group_name=GROUP,
         pool=POOL,
         kinds={"duckdb"},

@@ -7,29 +7,31 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines.defs._automation import Automation
+from pipelines.defs._tables import table_keys
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.partitions import trailing_days
 from pipelines.defs.resources import ServiceResource
+from pipelines.defs.serving.assets import SERVING
 from pipelines.defs.usage._reports import report_refs
-from pipelines.defs.usage.assets import USAGE_TABLES
+from pipelines.defs.usage.assets import LATEST_28_DAY_REPORT, USAGE_TABLES
 from pipelines.service import ReportRef, fetch_report_metadata
 
 DAILY_JOB = "usage_daily_job"
 LATEST_JOB = "usage_latest_job"
 
 
-_SERVING = dg.AssetSelection.assets(["serving", "warehouse_copy"])
+_SERVING = dg.AssetSelection.assets(SERVING)
 usage_daily_job = dg.define_asset_job(
     DAILY_JOB,
     # A job selecting assets runs every check on them: the whole-history audit must stay out
     # of the daily run (its full scans are what a daily run must not pay for).
-    selection=(dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in USAGE_TABLES)) | _SERVING)
+    selection=(dg.AssetSelection.assets(*table_keys(USAGE_TABLES)) | _SERVING)
     - dg.AssetSelection.checks(warehouse_audit),
     description="Land the 1-day usage reports of the selected days, then publish the serving database.",
 )
 usage_latest_job = dg.define_asset_job(
     LATEST_JOB,
-    selection=dg.AssetSelection.assets(["usage", "latest_28_day_report"]) | _SERVING,
+    selection=dg.AssetSelection.assets(LATEST_28_DAY_REPORT) | _SERVING,
     description="Land the latest 28-day usage reports, then publish the serving database.",
 )
 

@@ -1,9 +1,13 @@
 """The whole Dagster graph, pinned: every asset, check, job, schedule and sensor by name.
 
-A change to any of them is a change users see in Dagster (and in run history); it has to show
-up here as a deliberate edit of these literal sets.
+A change to any of them is a change users see in Dagster (and in run history). The assets of
+tables and their grain and sign checks follow from the catalog (pipelines/warehouse/catalog.py):
+a table declared there is pinned here without an edit. What is policy, not a list of tables (the
+assets that are no table, the other checks, jobs, schedules and sensors), is written out below
+and changes only by a deliberate edit.
 """
 
+import json
 import subprocess
 import sys
 from datetime import date
@@ -14,107 +18,62 @@ import pytest
 
 from pipelines.config import Secret, Settings
 from pipelines.definitions import build_definitions, defs
+from pipelines.defs.audit.checks import AUDIT_PREFIX
 from pipelines.service import ConfigError
+from pipelines.warehouse.catalog import TABLES
 
 ROOT = Path(__file__).resolve().parents[3]
 
-ASSETS = {
-    "raw/report_files", "raw/report_fetches", "raw/field_drift", "core/daily_totals", "core/user_daily_totals",
-    "core/breakdowns", "core/agent_activity", "core/cli_customizations",
-    "core/adoption_phases", "core/feature_engagement", "core/comment_types",
-    "core/agent_days", "core/dim_agent", "core/agent_names", "usage/latest_28_day_report",
-    "core/user_team_days", "core/team_days", "core/dim_team",
-    "core/repository_days", "core/repository_review_times", "core/repository_comment_types",
-    "snapshots/repositories", "snapshots/repository_stats", "snapshots/issues", "snapshots/org_members",
-    "snapshots/seats", "snapshots/enterprise_seats",
-    "events/webhook_deliveries", "serving/warehouse_copy",
+# Every table the catalog shows as an asset, by the key users' run history is filed under.
+TABLE_ASSETS = {f"{t.schema}/{t.table}": t for t in TABLES if t.asset is not None}
+# The assets that are no table: the 28-day report lands into the usage tables (so the publish
+# follows it), and the publish itself.
+LANDS_INTO_TABLES = "usage/latest_28_day_report"
+PUBLISH = "serving/warehouse_copy"
+# Each table with counters has its grain and sign checked in each report's transaction (blocking)
+# and again by the weekly audit over the whole history (never blocking).
+CATALOG_CHECKS = {
+    check
+    for key, t in TABLE_ASSETS.items() if t.counters
+    for name in ("grain_is_unique", "counts_are_non_negative")
+    for check in ((key, name, True), (key, AUDIT_PREFIX + name, False))
 }
-# (asset, check, blocking): blocking checks hold back the serving copy downstream of them.
-CHECKS = {
-    ("core/agent_activity", "agent_rules_hold", True),
-    ("core/agent_activity", "counts_are_non_negative", True),
-    ("core/agent_activity", "grain_is_unique", True),
-    ("core/agent_days", "agrees_with_agent_activity", True),
-    ("core/agent_names", "keeps_every_label", True),
-    ("core/breakdowns", "counts_are_non_negative", True),
-    ("core/breakdowns", "grain_is_unique", True),
-    ("core/cli_customizations", "counts_are_non_negative", True),
-    ("core/adoption_phases", "counts_are_non_negative", True),
-    ("core/adoption_phases", "grain_is_unique", True),
-    ("core/feature_engagement", "counts_are_non_negative", True),
-    ("core/feature_engagement", "grain_is_unique", True),
-    ("core/comment_types", "counts_are_non_negative", True),
-    ("core/comment_types", "grain_is_unique", True),
-    ("core/cli_customizations", "grain_is_unique", True),
-    ("core/daily_totals", "counts_are_non_negative", True),
-    ("core/daily_totals", "days_without_agent_array", False),
-    ("core/daily_totals", "reconciliation_holds", False),
-    ("raw/report_fetches", "provisional_days_fetched_again", False),
-    ("raw/field_drift", "fields_are_declared", False),
-    ("core/daily_totals", "fresh_against_available_day", False),
-    ("core/daily_totals", "freshness_check", False),  # Dagster's own: yesterday landed by 09:00 UTC
-    ("core/daily_totals", "grain_is_unique", True),
-    ("core/dim_agent", "covers_every_agent", True),
-    ("core/user_daily_totals", "counts_are_non_negative", True),
-    ("core/user_daily_totals", "grain_is_unique", True),
-    ("core/user_team_days", "grain_is_unique", True),
-    ("core/user_team_days", "members_are_users_of_the_day", False),
-    ("core/dim_team", "covers_every_team", True),
-    ("core/repository_days", "grain_is_unique", True),
-    ("core/repository_days", "counts_are_non_negative", True),
-    ("core/repository_days", "pull_requests_fit_the_aggregate", False),
-    ("core/repository_review_times", "grain_is_unique", True),
-    ("core/repository_review_times", "counts_are_non_negative", True),
-    ("core/repository_comment_types", "grain_is_unique", True),
-    ("core/repository_comment_types", "counts_are_non_negative", True),
-    ("events/webhook_deliveries", "deliveries_name_event_and_repository", True),
-    ("raw/report_files", "quarantine_is_empty", True),
-    ("snapshots/issues", "issues_belong_to_known_repositories", True),
-    ("snapshots/org_members", "members_visible", True),
-    ("snapshots/repositories", "no_skipped_repositories", False),
-    ("snapshots/seats", "seat_snapshot_complete", True),
-    ("snapshots/seats", "seats_visible", False),
-    ("snapshots/seats", "seats_landed", False),
-    ("snapshots/seats", "seat_fields_are_declared", False),
-    ("snapshots/enterprise_seats", "enterprise_seat_snapshot_complete", True),
-    ("snapshots/enterprise_seats", "enterprise_seats_visible", False),
-    ("snapshots/enterprise_seats", "enterprise_seats_landed", False),
-    ("snapshots/repository_stats", "counts_are_consistent", True),
-    ("snapshots/repository_stats", "every_repository_has_stats", True),
-    # The weekly audit: the same checks over the whole history, never blocking.
-    ("core/agent_activity", "whole_history_agent_rules_hold", False),
-    ("core/agent_activity", "whole_history_counts_are_non_negative", False),
-    ("core/agent_activity", "whole_history_grain_is_unique", False),
-    ("core/agent_days", "whole_history_agrees_with_agent_activity", False),
-    ("core/agent_names", "whole_history_keeps_every_label", False),
-    ("core/breakdowns", "whole_history_counts_are_non_negative", False),
-    ("core/breakdowns", "whole_history_grain_is_unique", False),
-    ("core/cli_customizations", "whole_history_counts_are_non_negative", False),
-    ("core/adoption_phases", "whole_history_counts_are_non_negative", False),
-    ("core/adoption_phases", "whole_history_grain_is_unique", False),
-    ("core/feature_engagement", "whole_history_counts_are_non_negative", False),
-    ("core/feature_engagement", "whole_history_grain_is_unique", False),
-    ("core/comment_types", "whole_history_counts_are_non_negative", False),
-    ("core/comment_types", "whole_history_grain_is_unique", False),
-    ("core/cli_customizations", "whole_history_grain_is_unique", False),
-    ("core/daily_totals", "whole_history_counts_are_non_negative", False),
-    ("core/daily_totals", "whole_history_days_without_agent_array", False),
-    ("core/daily_totals", "whole_history_reconciliation_holds", False),
-    ("core/daily_totals", "whole_history_grain_is_unique", False),
-    ("core/dim_agent", "whole_history_covers_every_agent", False),
-    ("core/user_daily_totals", "whole_history_counts_are_non_negative", False),
-    ("core/user_daily_totals", "whole_history_grain_is_unique", False),
-    ("core/user_team_days", "whole_history_grain_is_unique", False),
-    ("core/user_team_days", "whole_history_members_are_users_of_the_day", False),
-    ("core/dim_team", "whole_history_covers_every_team", False),
-    ("core/repository_days", "whole_history_grain_is_unique", False),
-    ("core/repository_days", "whole_history_counts_are_non_negative", False),
-    ("core/repository_days", "whole_history_pull_requests_fit_the_aggregate", False),
-    ("core/repository_review_times", "whole_history_grain_is_unique", False),
-    ("core/repository_review_times", "whole_history_counts_are_non_negative", False),
-    ("core/repository_comment_types", "whole_history_grain_is_unique", False),
-    ("core/repository_comment_types", "whole_history_counts_are_non_negative", False),
-    ("raw/report_files", "whole_history_quarantine_is_empty", False),
+# The other checks: (asset, check, blocking, repeated by the weekly audit). Blocking checks hold
+# back the serving copy downstream of them.
+POLICY_CHECKS = {
+    ("core/agent_activity", "agent_rules_hold", True, True),
+    ("core/agent_days", "agrees_with_agent_activity", True, True),
+    ("core/agent_names", "keeps_every_label", True, True),
+    ("core/dim_agent", "covers_every_agent", True, True),
+    ("core/daily_totals", "days_without_agent_array", False, True),
+    ("core/daily_totals", "reconciliation_holds", False, True),
+    ("core/daily_totals", "fresh_against_available_day", False, False),
+    ("core/daily_totals", "freshness_check", False, False),  # Dagster's own: yesterday landed by 09:00 UTC
+    ("raw/report_files", "quarantine_is_empty", True, True),
+    ("raw/report_fetches", "provisional_days_fetched_again", False, False),
+    ("raw/field_drift", "fields_are_declared", False, False),
+    ("core/user_team_days", "grain_is_unique", True, True),  # no counters: no sign check
+    ("core/user_team_days", "members_are_users_of_the_day", False, True),
+    ("core/dim_team", "covers_every_team", True, True),
+    ("core/repository_days", "pull_requests_fit_the_aggregate", False, True),
+    ("events/webhook_deliveries", "deliveries_name_event_and_repository", True, False),
+    ("snapshots/issues", "issues_belong_to_known_repositories", True, False),
+    ("snapshots/org_members", "members_visible", True, False),
+    ("snapshots/repositories", "no_skipped_repositories", False, False),
+    ("snapshots/seats", "seat_snapshot_complete", True, False),
+    ("snapshots/seats", "seats_visible", False, False),
+    ("snapshots/seats", "seats_landed", False, False),
+    ("snapshots/seats", "seat_fields_are_declared", False, False),
+    ("snapshots/enterprise_seats", "enterprise_seat_snapshot_complete", True, False),
+    ("snapshots/enterprise_seats", "enterprise_seats_visible", False, False),
+    ("snapshots/enterprise_seats", "enterprise_seats_landed", False, False),
+    ("snapshots/repository_stats", "counts_are_consistent", True, False),
+    ("snapshots/repository_stats", "every_repository_has_stats", True, False),
+}
+CHECKS = CATALOG_CHECKS | {
+    check
+    for asset, name, blocking, audited in POLICY_CHECKS
+    for check in ((asset, name, blocking), *([(asset, AUDIT_PREFIX + name, False)] if audited else []))
 }
 JOBS = {
     "usage_daily_job", "usage_latest_job", "snapshots_job", "webhook_events_job", "warehouse_audit_job",
@@ -136,10 +95,62 @@ SENSORS = {
 }
 
 
+def _graph():
+    return build_definitions(Settings(), start_day=date(2026, 1, 1)).resolve_asset_graph()
+
+
+def test_every_asset_is_a_catalog_table_or_one_of_the_assets_that_are_no_table():
+    keys = {key.to_user_string() for key in _graph().get_all_asset_keys()}
+    assert keys == {*TABLE_ASSETS, LANDS_INTO_TABLES, PUBLISH}
+
+
+def test_every_catalog_table_with_an_asset_is_materialized_in_its_group_upstream_of_the_publish():
+    graph = _graph()
+    for key, t in TABLE_ASSETS.items():
+        node = graph.get(dg.AssetKey.from_user_string(key))
+        # A key the publish names but no asset makes is an external stub: nothing would write it.
+        assert node.is_materializable and node.group_name == t.asset, key
+    upstream = {key.to_user_string() for key in graph.get(dg.AssetKey.from_user_string(PUBLISH)).parent_keys}
+    assert upstream == {*TABLE_ASSETS, LANDS_INTO_TABLES}
+
+
+# The catalog given one table more in each concern whose assets are its tables, then the
+# Definitions built from it in a fresh interpreter (the defs read the catalog on import).
+_GROW_THE_CATALOG = """
+import json, sys
+from datetime import date
+import dagster as dg
+import pipelines.warehouse.catalog as catalog
+added = [catalog.Table(*arg.split(":")[:2], ("day",), "A table the catalog gained.", asset=arg.split(":")[2])
+         for arg in sys.argv[1:]]
+catalog.TABLES = (*catalog.TABLES, *added)
+from pipelines.config import Settings
+from pipelines.definitions import build_definitions
+graph = build_definitions(Settings(), start_day=date(2026, 1, 1)).resolve_asset_graph()
+publish = graph.get(dg.AssetKey(["serving", "warehouse_copy"]))
+keys = {t.name: dg.AssetKey([t.schema, t.table]) for t in added}
+print(json.dumps({
+    name: [graph.has(key) and graph.get(key).is_materializable, graph.has(key) and graph.get(key).group_name,
+           key in publish.parent_keys]
+    for name, key in keys.items()
+}))
+"""
+
+
+def test_a_table_added_to_the_catalog_with_an_asset_is_materialized_upstream_of_the_publish():
+    added = {"core.gained_usage_table": "usage", "snapshots.gained_snapshot_table": "snapshots"}
+    done = subprocess.run(
+        [sys.executable, "-c", _GROW_THE_CATALOG, *(f"{name.replace('.', ':')}:{g}" for name, g in added.items())],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    graph = json.loads(done.stdout.strip().splitlines()[-1])
+    assert graph == {name: [True, group, True] for name, group in added.items()}
+
+
 def test_the_graph_is_every_asset_check_job_schedule_and_sensor_named_here():
     definitions = build_definitions(Settings(), start_day=date(2026, 1, 1))
     graph = definitions.resolve_asset_graph()
-    assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
     checks = {(key.asset_key.to_user_string(), key.name, graph.get(key).blocking) for key in graph.asset_check_keys}
     assert checks == CHECKS
     repo = definitions.get_repository_def()
@@ -161,7 +172,7 @@ def test_every_schedule_and_sensor_says_what_it_does_and_starts_off_unless_autom
 
 def test_the_lazy_entry_point_builds_the_same_graph_from_the_environment(pipeline_env):
     graph = defs().resolve_asset_graph()
-    assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
+    assert {key.to_user_string() for key in graph.get_all_asset_keys()} == {*TABLE_ASSETS, LANDS_INTO_TABLES, PUBLISH}
     assert len(graph.asset_check_keys) == len(CHECKS)
 
 
