@@ -22,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform import json_values
+from pipelines.transform.columns import polars_types
 from pipelines.transform.finality import finality_columns
 from pipelines.transform.repeats import KeyedLines, RefusedLine
 from pipelines.transform.schema import (
@@ -41,25 +42,16 @@ _PULLS = "pull_requests"
 _MEMBERS: dict[str, pl.DataType] = {
     m: dtype for m, dtype in RECORD_OBJECTS[_PULLS][0].items() if not isinstance(dtype, pl.List)
 }
-_CONTEXT: dict[str, pl.DataType] = {"scope": pl.String(), "scope_name": pl.String(), "day": pl.Date()}
-_FINALITY: dict[str, pl.DataType] = {"fetched_at": pl.Datetime("us", "UTC"), "is_final": pl.Boolean()}
-_REPOSITORY: dict[str, pl.DataType] = {
-    "enterprise_id": pl.String(),
-    "organization_id": pl.String(),
-    "repo_id": pl.Int64(),
-    "repo_owner_name": pl.String(),
-    "repo_name": pl.String(),
-    "repo_visibility": pl.String(),
-}
-_REPO_KEY: dict[str, pl.DataType] = {"repo_id": pl.Int64()}
-# Each table's columns beside the context and finality, in order.
+_CONTEXT = ("scope", "scope_name", "day")
+_FINALITY = ("fetched_at", "is_final")
+_DAYS = "core.repository_days"
+# Each table's columns beside the context and finality, in order: its declaration's.
 REPOSITORY_TABLES: dict[str, dict[str, pl.DataType]] = {
-    "core.repository_days": {
-        **_REPOSITORY, **{f"{_PULLS}_{m}": dtype for m, dtype in _MEMBERS.items()}, "extra": pl.String(),
-    },
-    "core.repository_review_times": {**_REPO_KEY, **REVIEW_TIME_ENTRY},
-    "core.repository_comment_types": {**_REPO_KEY, **COMMENT_TYPE_ENTRY},
+    name: polars_types(name, leave_out=frozenset({*_CONTEXT, *_FINALITY}))
+    for name in (_DAYS, "core.repository_review_times", "core.repository_comment_types")
 }
+# The fields a line names as its columns do: the repository's own (its table's but the object's and extra).
+_REPOSITORY = frozenset(c for c in REPOSITORY_TABLES[_DAYS] if c != "extra" and not c.startswith(f"{_PULLS}_"))
 _KNOWN = frozenset({"day", *_REPOSITORY, _PULLS, REVIEW_TIMES_FIELD})
 _INT64 = range(-(2**63), 2**63)
 
@@ -216,7 +208,7 @@ def repository_rows(
         name: pl.DataFrame(found[name], schema=columns)
         .with_columns(context)
         .with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
-        .select([*_CONTEXT, *columns, *_FINALITY])
+        .select(list(polars_types(name)))  # the table's order
         for name, columns in REPOSITORY_TABLES.items()
     }
     return RepositoryRows(frames=frames, refused=refused, lines=numbers, keyed=keyed)

@@ -6,7 +6,7 @@ partitions (`lake.py`), the tables a report's landing writes and marks for
 the lake (`replace.py`), the snapshot tables a day replaces (`snapshots.py`), the grain and sign
 checks (`checks.py`), and the Dagster assets of each concern with their descriptions and row
 counts (`pipelines/defs/*/assets.py`). `tests/unit/warehouse/test_catalog.py` holds it against
-the migrated warehouse and the Dagster graph; each table's columns are declared in `columns.py`.
+the migrated warehouse and the Dagster graph; its columns are in `pipelines/transform/columns.py`.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ import re
 import duckdb
 
 from pipelines._paths import SQL_DIR
+from pipelines.transform.columns import table_ddl
 from pipelines.transform.schema import declared_columns, duckdb_type
 from pipelines.warehouse.catalog import TABLES
-from pipelines.warehouse.columns import table_ddl
 from pipelines.warehouse.incidents import refresh_incidents
 from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
 from pipelines.warehouse.sql import rollback, run_sql

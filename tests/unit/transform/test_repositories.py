@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pipelines.transform.columns import polars_types
 from pipelines.transform.repositories import REPOSITORY_TABLES, repository_rows
 
 DAY = date(2026, 10, 1)
@@ -84,3 +85,11 @@ def test_no_lines_give_every_table_empty_with_its_columns() -> None:
     for name, columns in REPOSITORY_TABLES.items():
         frame = parsed.frames[name]
         assert frame.height == 0 and set(columns) <= set(frame.columns), name
+
+
+def test_each_repository_frame_has_its_table_s_declared_columns_and_types_in_order() -> None:
+    # The frames take their columns from the table declarations (pipelines/transform/columns.py),
+    # not from a list of their own: a column declared there reaches the frame.
+    parsed = _rows(_repo())
+    for name in REPOSITORY_TABLES:
+        assert list(parsed.frames[name].schema.items()) == list(polars_types(name).items()), name

@@ -9,9 +9,9 @@ from typing import Any
 import duckdb
 import pytest
 
+from pipelines.transform.columns import UNKEYED, table_columns
 from pipelines.warehouse import migrate
 from pipelines.warehouse.catalog import TABLES
-from pipelines.warehouse.columns import UNKEYED, table_columns
 from pipelines.warehouse.migrate import _declared_tables
 
 SCHEMAS = sorted({t.schema for t in TABLES})

@@ -1,12 +1,13 @@
 """Every catalog table's columns: name, DuckDB type, NOT NULL and DEFAULT, written as DDL says
 them, per schema (`_columns_<schema>.py`); the table's keys, partition, person columns and
-landing are the catalog's (`catalog.py`), never repeated here.
+landing are the catalog's (`pipelines/warehouse/catalog.py`), never repeated here. They live
+below the warehouse so a transform builds its frames from them (`polars_types`), and the
+warehouse creates a new table from them (`table_ddl`, `migrate`).
 
 The fields the platform's records and seat listings carry are declared where they are parsed
 (`pipelines/transform/schema.py`, `seat_fields.py`); `migrate` adds each to its table, nullable,
-so a table's columns are its declaration here and those. A table no migration creates is created
-from them (`table_ddl`); `tests/unit/warehouse/test_columns.py` holds a freshly migrated
-warehouse equal to the declarations, column by column and type by type.
+so a table's columns are its declaration here and those. `tests/unit/warehouse/test_columns.py`
+holds a freshly migrated warehouse equal to the declarations, column by column and type by type.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pipelines.transform.schema import declared_columns, duckdb_type
-from pipelines.warehouse._columns_core import CORE
-from pipelines.warehouse._columns_events import EVENTS
-from pipelines.warehouse._columns_raw import RAW
-from pipelines.warehouse._columns_snapshots import SNAPSHOTS
+import polars as pl
 
-__all__ = ["UNKEYED", "Column", "table_columns", "table_ddl"]
+from pipelines.transform._columns_core import CORE
+from pipelines.transform._columns_events import EVENTS
+from pipelines.transform._columns_raw import RAW
+from pipelines.transform._columns_snapshots import SNAPSHOTS
+from pipelines.transform.schema import declared_columns, duckdb_type
+
+__all__ = ["UNKEYED", "Column", "polars_types", "table_columns", "table_ddl"]
 
 _DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS}
 # The tables whose grain is not their primary key: the large facts, landed batch by batch, where
@@ -31,6 +34,11 @@ UNKEYED = frozenset({
     "core.cli_customizations", "core.adoption_phases", "core.feature_engagement", "core.comment_types",
     "core.user_team_days", "core.repository_days", "core.repository_review_times", "core.repository_comment_types",
 })
+# A frame's type of each warehouse type a transform writes (JSON: the text DuckDB parses on insert).
+_POLARS: dict[str, pl.DataType] = {
+    "VARCHAR": pl.String(), "JSON": pl.String(), "BIGINT": pl.Int64(), "DOUBLE": pl.Float64(),
+    "BOOLEAN": pl.Boolean(), "DATE": pl.Date(), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+}
 _DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
 
 
@@ -59,7 +67,7 @@ def table_columns(name: str) -> tuple[Column, ...]:
     """The columns of table `schema.table`, in order: its declaration, then the declared fields
     `migrate` adds to it."""
     if name not in _DECLARATIONS:
-        raise KeyError(f"no columns declared for table {name!r} (pipelines/warehouse/_columns_<schema>.py)")
+        raise KeyError(f"no columns declared for table {name!r} (pipelines/transform/_columns_<schema>.py)")
     own = tuple(_parse(text) for text in _DECLARATIONS[name])
     names = {c.name for c in own}
     added = tuple(
@@ -67,6 +75,11 @@ def table_columns(name: str) -> tuple[Column, ...]:
         if column not in names
     )
     return own + added
+
+
+def polars_types(name: str, *, leave_out: frozenset[str] = frozenset()) -> dict[str, pl.DataType]:
+    """The table's columns but `leave_out`, in order, as a transform's frame types them."""
+    return {c.name: _POLARS[c.type] for c in table_columns(name) if c.name not in leave_out}
 
 
 def table_ddl(name: str, grain: tuple[str, ...]) -> str:

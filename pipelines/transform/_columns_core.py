@@ -1,4 +1,4 @@
-"""The columns of the core tables, as their DDL says them (pipelines/warehouse/columns.py reads them)."""
+"""The columns of the core tables, as their DDL says them (pipelines/transform/columns.py reads them)."""
 
 from __future__ import annotations
 
