@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from emulator.state import EmulatorState
-from emulator.world import Issue, Repository
+from emulator.world_records import Issue, Repository
 
 _SDL = """
 scalar DateTime

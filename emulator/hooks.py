@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import queue
 import random
@@ -97,3 +98,23 @@ class Deliveries:
     def close(self) -> None:
         self._queue.put(None)
         self._thread.join(timeout=15)
+
+
+def push_payload(repo: dict[str, Any], sender: dict[str, Any], *, auto_init: bool) -> dict[str, Any]:
+    """The push event of a repository just created (its first commit when auto_init)."""
+    after = hashlib.sha1(f"{repo['full_name']}:init".encode()).hexdigest()
+    commits = []
+    if auto_init:
+        commits.append({"id": after, "tree_id": hashlib.sha1(after.encode()).hexdigest(),
+                        "distinct": True, "message": "Initial commit", "timestamp": repo["created_at"],
+                        "url": f"{repo['html_url']}/commit/{after}",
+                        "author": {"name": sender["login"], "username": sender["login"]},
+                        "committer": {"name": sender["login"], "username": sender["login"]},
+                        "added": ["README.md"], "removed": [], "modified": []})
+    return {
+        "ref": "refs/heads/main", "before": "0" * 40, "after": after if auto_init else "0" * 40,
+        "created": True, "deleted": False, "forced": False, "base_ref": None,
+        "compare": f"{repo['html_url']}/commits/main", "commits": commits,
+        "head_commit": commits[0] if commits else None, "repository": repo,
+        "pusher": {"name": sender["login"], "email": None}, "sender": sender,
+    }

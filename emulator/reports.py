@@ -1,8 +1,8 @@
-"""Usage-metrics report metadata, signed download links and streamed NDJSON files."""
+"""Usage-metrics report metadata, signed download links and the NDJSON files they serve (made
+from the report data, or cut from a pre-generated file; emulator/report_files.py sends them)."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import math
@@ -11,117 +11,28 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import lru_cache
-from pathlib import Path
+from functools import lru_cache, partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import Receive, Scope, Send
 
 from emulator.config import RecordDrift
 from emulator.crypto import link_signature, link_signature_ok
+from emulator.report_files import FileResponse, ReportFile, batched
+from emulator.report_keys import REPORT_NAMES, REPOS_LEVEL, TEAMS_LEVEL, ReportKey
 from emulator.reportdata import ReportData, completeness
 from emulator.repos import RepoRef, repository_lines
 from emulator.state import EmulatorState
 
 DEFAULT_LINK_TTL_SECONDS = 3600
-_CHUNK = 1024 * 1024
 _MEMORY_CACHE_MAX_BYTES = 1 << 20
 _MEMORY_CACHE_FILES = 32
 _FINAL_AFTER_DAYS = 3
 
-# Report names in the path, per scope: (level, kind).
-REPORT_NAMES = {
-    "organization": {
-        "organization-1-day": ("aggregate", "1-day"),
-        "users-1-day": ("user", "1-day"),
-        "organization-28-day/latest": ("aggregate", "28-day"),
-        "users-28-day/latest": ("user", "28-day"),
-        "user-teams-1-day": ("user-teams", "1-day"),  # an extension: no 28-day form
-        "repos-1-day": ("repos", "1-day"),
-    },
-    "enterprise": {
-        "enterprise-1-day": ("aggregate", "1-day"),
-        "users-1-day": ("user", "1-day"),
-        "enterprise-28-day/latest": ("aggregate", "28-day"),
-        "users-28-day/latest": ("user", "28-day"),
-        "user-teams-1-day": ("user-teams", "1-day"),
-        "repos-1-day": ("repos", "1-day"),
-    },
-}
-TEAMS_LEVEL = "user-teams"
-REPOS_LEVEL = "repos"
-
-
-@dataclass(frozen=True)
-class ReportKey:
-    """Everything that pins one version of one report; it is the link's path segment."""
-
-    scope: str
-    name: str  # the organization or enterprise (scope names hold no dots)
-    level: str
-    kind: str
-    day: date  # the report day (1-day) or end day (28-day)
-    fetch_no: int
-    today: date
-
-    def text(self) -> str:
-        return ".".join([self.scope, self.name, self.level, self.kind, self.day.isoformat(),
-                         str(self.fetch_no), self.today.isoformat()])
-
-    @classmethod
-    def parse(cls, text: str) -> ReportKey | None:
-        parts = text.split(".")
-        if len(parts) != 7:
-            return None
-        try:
-            return cls(scope=parts[0], name=parts[1], level=parts[2], kind=parts[3],
-                       day=date.fromisoformat(parts[4]), fetch_no=int(parts[5]),
-                       today=date.fromisoformat(parts[6]))
-        except ValueError:
-            return None
-
-    def days(self) -> list[date]:
-        if self.kind == "1-day":
-            return [self.day]
-        return [self.day - timedelta(days=27 - i) for i in range(28)]
-
-
 def _message(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message}, status_code=status)
-
-
-class _ReportFile:
-    """A pre-generated NDJSON file (a user-level report by default) split at line boundaries into byte ranges."""
-
-    def __init__(self, path: Path, lines_per_file: int) -> None:
-        self.path = path
-        self.ranges: list[tuple[int, int]] = []
-        start = offset = lines = 0
-        with path.open("rb") as handle:
-            for line in handle:
-                offset += len(line)
-                lines += 1
-                if lines == lines_per_file:
-                    self.ranges.append((start, offset))
-                    start, lines = offset, 0
-        if lines or not self.ranges:
-            self.ranges.append((start, offset))
-
-    def chunks(self, index: int) -> Iterator[bytes]:
-        start, stop = self.ranges[index]
-        with self.path.open("rb") as handle:
-            handle.seek(start)
-            left = stop - start
-            while left > 0:
-                chunk = handle.read(min(_CHUNK, left))
-                if not chunk:
-                    return
-                left -= len(chunk)
-                yield chunk
 
 
 class Reports:
@@ -149,7 +60,7 @@ class Reports:
         self._second = (ReportData(seed=config.seed + 1, users=config.users, org=f"{config.primary_org}-partner",
                                    enterprise=f"{config.primary_enterprise}-partner", **same)
                         if config.second_enterprise_in_28_day else None)
-        self._report_file = (_ReportFile(config.report_file, config.user_lines_per_file)
+        self._report_file = (ReportFile(config.report_file, config.user_lines_per_file)
                              if config.report_file else None)
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._lock = threading.Lock()
@@ -347,7 +258,7 @@ class Reports:
         truncate = self.state.draw(self.state.faults.truncate_rate)
         if truncate:
             self.state.count_fault("truncate")
-        return _FileResponse(self, key, int(index_text), truncate=truncate)
+        return FileResponse(partial(self.spool, key, int(index_text)), truncate=truncate)
 
     def spool(self, key: ReportKey, index: int) -> tuple[bytes | None, Any]:
         """Generate one file once: small files come back as bytes, big ones as a temp file."""
@@ -357,7 +268,7 @@ class Reports:
                 self._memory.move_to_end(cache_key)
                 return self._memory[cache_key], None
         spooled = tempfile.TemporaryFile()  # noqa: SIM115 (a big file is handed to the response, which closes it)
-        for chunk in _batched(self._lines(key, index)):
+        for chunk in batched(self._lines(key, index)):
             spooled.write(chunk)
         size = spooled.tell()
         if size <= _MEMORY_CACHE_MAX_BYTES:
@@ -373,64 +284,3 @@ class Reports:
         return None, spooled
 
 
-def _batched(lines: Iterator[bytes]) -> Iterator[bytes]:
-    buffer: list[bytes] = []
-    size = 0
-    for line in lines:
-        buffer.append(line)
-        size += len(line)
-        if size >= _CHUNK:
-            yield b"".join(buffer)
-            buffer, size = [], 0
-    if buffer:
-        yield b"".join(buffer)
-
-
-class _FileResponse(Response):
-    """Streams a report file with its Content-Length; a truncation fault cuts it short."""
-
-    def __init__(self, reports: Reports, key: ReportKey, index: int, *, truncate: bool) -> None:
-        super().__init__(status_code=200, media_type="application/x-ndjson")
-        self._reports, self._key, self._index, self._truncate = reports, key, index, truncate
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        data, handle = await asyncio.to_thread(self._reports.spool, self._key, self._index)
-        try:
-            size = len(data) if data is not None else _size_of(handle)
-            self.headers["content-length"] = str(size)
-            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            limit = size // 2 if self._truncate else size
-            sent = 0
-            while sent < limit:
-                if data is not None:
-                    chunk = data[sent:min(limit, sent + _CHUNK)]
-                else:
-                    chunk = await asyncio.to_thread(handle.read, min(_CHUNK, limit - sent))
-                if not chunk:
-                    break
-                sent += len(chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            if self._truncate:
-                await close_connection(scope)
-                return
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        finally:
-            if handle is not None:
-                handle.close()
-
-
-def _size_of(handle: Any) -> int:
-    handle.seek(0, 2)
-    size = handle.tell()
-    handle.seek(0)
-    return size
-
-
-async def close_connection(scope: Scope) -> None:
-    """Close the client's connection at once, whatever was sent so far."""
-    transport = scope.get("emulator.transport")
-    if transport is not None:
-        transport.close()
-    # Let the server notice the disconnect so it neither answers 500 nor logs an error.
-    for _ in range(3):
-        await asyncio.sleep(0)

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from emulator.reportdata import ReportData
 from emulator.teams import GUILD_SLUG, MOVER_AT, MOVER_EVERY
-from emulator.world import Account
+from emulator.world_records import Account
 
 DEFAULT_PER_PAGE = 50
 TEAM_ASSIGNED_EVERY = 3  # u % 3 != 0: assigned through the user's squad

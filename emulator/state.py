@@ -14,7 +14,8 @@ from typing import Literal
 from emulator.config import EmulatorConfig, FaultSpec
 from emulator.crypto import rsa_key_from_seed
 from emulator.dialect import wire_for
-from emulator.world import Account, World
+from emulator.world import World
+from emulator.world_records import Account
 
 PrincipalKind = Literal["user", "installation", "app", "anonymous"]
 INSTALLATION_TOKEN_SECONDS = 3600
