@@ -38,6 +38,7 @@ UNKEYED = frozenset({
 _POLARS: dict[str, pl.DataType] = {
     "VARCHAR": pl.String(), "JSON": pl.String(), "BIGINT": pl.Int64(), "DOUBLE": pl.Float64(),
     "BOOLEAN": pl.Boolean(), "DATE": pl.Date(), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+    "INTEGER": pl.Int32(), "VARCHAR[]": pl.List(pl.String()),
 }
 _DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
 

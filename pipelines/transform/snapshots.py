@@ -4,9 +4,6 @@ Pure functions, no I/O. Records are the service's JSON objects; fields the table
 are ignored, and missing optional fields become NULL rather than failing the day. A record that
 cannot land (not an object, no id, a value its column cannot hold) is left out alone: its place
 in the listing and why go to `refused`, never its text (it may name a person), and the others land.
-
-Long because it holds one schema and one function per snapshot table, beside the rules they
-share for records that cannot land.
 """
 
 from __future__ import annotations
@@ -17,82 +14,14 @@ from typing import Any
 
 import polars as pl
 
-_TS = pl.Datetime("us", "UTC")
+from pipelines.transform.columns import polars_types
 
-REPOSITORIES_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "repository_id": pl.Int64(),
-    "node_id": pl.String(),
-    "full_name": pl.String(),
-    "name": pl.String(),
-    "owner_login": pl.String(),
-    "owner_id": pl.Int64(),
-    "description": pl.String(),
-    "visibility": pl.String(),
-    "private": pl.Boolean(),
-    "fork": pl.Boolean(),
-    "archived": pl.Boolean(),
-    "default_branch": pl.String(),
-    "language": pl.String(),
-    "size_kb": pl.Int64(),
-    "stargazers_count": pl.Int64(),
-    "watchers_count": pl.Int64(),
-    "forks_count": pl.Int64(),
-    "open_issues_count": pl.Int64(),
-    "created_at": _TS,
-    "updated_at": _TS,
-    "pushed_at": _TS,
-}
-
-REPOSITORY_STATS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "repository_id": pl.Int64(),
-    "full_name": pl.String(),
-    "stargazer_count": pl.Int64(),
-    "fork_count": pl.Int64(),
-    "open_issue_count": pl.Int64(),
-    "issue_count": pl.Int64(),
-    "open_pull_request_count": pl.Int64(),
-    "pull_request_count": pl.Int64(),
-    "mentionable_user_count": pl.Int64(),
-    "default_branch_name": pl.String(),
-}
-
-ISSUES_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "issue_id": pl.Int64(),
-    "repository_id": pl.Int64(),
-    "repository_full_name": pl.String(),
-    "number": pl.Int64(),
-    "title": pl.String(),
-    "is_pull_request": pl.Boolean(),
-    "state": pl.String(),
-    "state_reason": pl.String(),
-    "labels": pl.List(pl.String()),
-    "user_login": pl.String(),
-    "user_id": pl.Int64(),
-    "comments": pl.Int64(),
-    "created_at": _TS,
-    "updated_at": _TS,
-    "closed_at": _TS,
-}
-
-ORG_MEMBERS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "org_login": pl.String(),
-    "member_id": pl.Int64(),
-    "login": pl.String(),
-    "type": pl.String(),
-    "site_admin": pl.Boolean(),
-}
-
-WARNINGS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "repository": pl.String(),
-    "endpoint": pl.String(),
-    "status": pl.Int32(),
-    "message": pl.String(),
-}
+# Each table's frame: its declaration's columns and types (pipelines/transform/columns.py).
+REPOSITORIES_SCHEMA = polars_types("snapshots.repositories")
+REPOSITORY_STATS_SCHEMA = polars_types("snapshots.repository_stats")
+ISSUES_SCHEMA = polars_types("snapshots.issues")
+ORG_MEMBERS_SCHEMA = polars_types("snapshots.org_members")
+WARNINGS_SCHEMA = polars_types("snapshots.warnings")
 
 _TIMESTAMP_COLUMNS = ("created_at", "updated_at", "pushed_at", "closed_at")
 

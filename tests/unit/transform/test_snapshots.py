@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.transform import snapshots as tf
+from pipelines.transform.columns import polars_types
 
 DAY = date(2026, 11, 20)
 
@@ -145,3 +146,17 @@ def test_concatenated_issue_frames_keep_one_row_per_issue(pages):
     out = tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
     assert out["issue_id"].to_list() == sorted({i for page in pages for i in page})
     assert out.schema == pl.Schema(tf.ISSUES_SCHEMA)
+
+
+def test_each_snapshot_frame_has_its_table_s_declared_columns_and_types_in_order():
+    # The frames' columns are the table declarations (pipelines/transform/columns.py), which
+    # tests/unit/warehouse/test_columns.py holds equal to the migrated warehouse.
+    frames = {
+        "repositories": tf.repositories_frame(records=[], day=DAY),
+        "repository_stats": tf.repository_stats_frame(nodes=[], day=DAY),
+        "issues": tf.issues_frame(records=[], day=DAY, repository_id=1, repository_full_name="acme/api"),
+        "org_members": tf.org_members_frame(records=[], day=DAY, org="acme"),
+        "warnings": tf.warnings_frame(warnings=[], day=DAY),
+    }
+    for table, frame in frames.items():
+        assert list(frame.schema.items()) == list(polars_types(f"snapshots.{table}").items()), table
