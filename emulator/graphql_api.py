@@ -176,6 +176,7 @@ class GraphQLEndpoint:
         if repo is None:
             raise GraphQLError(f"Could not resolve to a Repository with the name '{owner}/{name}'.",
                                extensions={"type": "NOT_FOUND"})
+        self.state.count_resolved(f"repository {owner}/{name}")
         return _repository(base, repo, self.state.world.members)
 
 

@@ -86,6 +86,9 @@ class EmulatorState:
         }
         self.metadata_fetches: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
+        # Which resources were asked for ("GET /repos/acme/api/issues 200", "graphql repository
+        # acme/api"): a test proves by it that a run fetched only what it should.
+        self.paths: Counter[str] = Counter()
         self.faults_injected: Counter[str] = Counter()
         self.faults = config.faults
         self._fault_rng = random.Random(config.faults.seed)
@@ -128,9 +131,16 @@ class EmulatorState:
         with self.lock:
             self.faults_injected[kind] += 1
 
-    def count_request(self, kind: str, status: int) -> None:
+    def count_request(self, kind: str, status: int, path: str | None = None) -> None:
         with self.lock:
             self.requests[f"{kind} {status}"] += 1
+            if path is not None:
+                self.paths[f"{path} {status}"] += 1
+
+    def count_resolved(self, what: str) -> None:
+        """A resource a GraphQL query resolved, in the same log as the paths."""
+        with self.lock:
+            self.paths[f"graphql {what}"] += 1
 
     # principals
     def principal_for_token(self, token: str) -> Principal | None:
@@ -212,6 +222,7 @@ class EmulatorState:
         with self.lock:
             return {
                 "requests": dict(self.requests),
+                "paths": dict(self.paths),
                 "faults": dict(self.faults_injected),
                 "metadata_fetches": dict(self.metadata_fetches),
                 "today": self.today().isoformat(),

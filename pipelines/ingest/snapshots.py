@@ -145,8 +145,11 @@ class _Repo:
     name: str
 
 
-def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: date) -> SnapshotResult:
-    """Fetch everything for `day` and shape it into one frame per snapshot table."""
+def collect_snapshot(
+    client: ServiceClient, *, settings: SnapshotSettings, day: date, repositories_only: bool = False
+) -> SnapshotResult:
+    """Fetch everything for `day` and shape it into one frame per snapshot table; with
+    `repositories_only` (a refresh), the repositories, their issues and counts, no members or seats."""
     requests_at_start, _ = _counts(client)
     # As the reports do: each scope under the service's spelling of its name.
     scopes = canonical_scopes(client, [*(("organization", org) for org in settings.orgs),
@@ -160,18 +163,19 @@ def collect_snapshot(client: ServiceClient, *, settings: SnapshotSettings, day: 
     repos, repo_records = _collect_repositories(client, settings=settings, warnings=warnings)
     issues = _collect_issues(client, repos=repos, day=day, warnings=warnings)
     members = []
-    for org in settings.orgs:
+    for org in () if repositories_only else settings.orgs:
         with _left_out(warnings, org, "member_records") as refused:
             members.append(tf.org_members_frame(
                 records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
                 day=day, org=org, refused=refused,
             ))
     listed: list[Listed] = []
+    seat_owners = ((), ()) if repositories_only else (settings.orgs, settings.enterprises)
     seats, org_unassigned, seat_totals = _collect_seats(
-        client, _ORG_SEATS, names=settings.orgs, day=day, warnings=warnings, listed=listed
+        client, _ORG_SEATS, names=seat_owners[0], day=day, warnings=warnings, listed=listed
     )
     enterprise_seats, enterprise_unassigned, enterprise_totals = _collect_seats(
-        client, _ENTERPRISE_SEATS, names=settings.enterprises, day=day, warnings=warnings, listed=listed
+        client, _ENTERPRISE_SEATS, names=seat_owners[1], day=day, warnings=warnings, listed=listed
     )
     nodes, graphql = _collect_stats(client, repos=repos, settings=settings, warnings=warnings)
 

@@ -1,10 +1,11 @@
 """Land one snapshot day: every snapshot table's rows for the day replaced in one transaction,
-with the day's seat listings' raw.report_files rows (their archived files) and seat drift."""
+with the day's seat listings' raw.report_files rows (their archived files) and seat drift; or,
+for a webhook refresh, the rows of the repositories it took again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import date
+from collections.abc import Collection, Mapping
+from datetime import date, datetime
 from typing import Any
 
 import duckdb
@@ -15,6 +16,8 @@ from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.sql import rollback, run_sql
 
 SNAPSHOT_TABLES = tuple(t.table for t in tables(writer="snapshot"))
+# The tables holding rows of one repository: what a refresh of named repositories replaces.
+REPOSITORY_TABLES = ("repositories", "repository_stats", "issues", "warnings")
 
 # The name the statements replacing a day read its rows from.
 _FRAME_VIEW = "snapshot_frame"
@@ -62,15 +65,56 @@ def replace_snapshot_day(
     return {table: frames[table].height for table in SNAPSHOT_TABLES}
 
 
+def refresh_snapshot_repositories(
+    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame], names: Collection[str],
+) -> None:
+    """Replace, in `day`'s snapshot, the rows of the repositories `names` (as named) and of those
+    `frames` hold (by id: a renamed one too) with `frames` (REPOSITORY_TABLES: table name → rows);
+    the day's other rows stay. All or nothing."""
+    _check_frames(day=day, frames=frames, expected=REPOSITORY_TABLES)
+    subjects = sorted({*names, *frames["warnings"]["repository"].to_list()})
+    ids = frames["repositories"]["repository_id"].to_list()
+    conn.begin()
+    try:
+        run_sql(conn, "snapshots/delete_repository_rows.sql", day=day, ids=ids, names=subjects)
+        for table in REPOSITORY_TABLES:
+            conn.register(_FRAME_VIEW, frames[table].to_arrow())
+            run_sql(conn, "snapshots/insert_day_rows.sql", identifiers={"table": f"snapshots.{table}"})
+            conn.unregister(_FRAME_VIEW)
+        changed = [f"snapshots.{t}" for t in REPOSITORY_TABLES]
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=changed, start_day=day, end_day=day)
+        conn.commit()
+    except BaseException:
+        rollback(conn)
+        conn.unregister(_FRAME_VIEW)
+        raise
+
+
+def repositories_named_since(conn: duckdb.DuckDBPyConnection, *, since: datetime) -> list[str]:
+    """The repositories the webhook deliveries loaded at or after `since` name."""
+    return [name for (name,) in run_sql(conn, "snapshots/select_named_repositories.sql", since=since)]
+
+
+def day_rows(conn: duckdb.DuckDBPyConnection, *, day: date) -> dict[str, int]:
+    """Rows each snapshot table holds for `day`."""
+    return {
+        table: run_sql(conn, "snapshots/count_day_rows.sql", identifiers={"table": f"snapshots.{table}"},
+                       day=day)[0][0]
+        for table in SNAPSHOT_TABLES
+    }
+
+
 def listing_files(conn: duckdb.DuckDBPyConnection, *, day: date) -> list[str]:
     """The archive files of the day's seat listings (raw.report_files)."""
     rows = run_sql(conn, "snapshots/select_seat_listing_files.sql", level=LISTING_LEVEL, kind=LISTING_KIND, day=day)
     return [path for (path,) in rows]
 
 
-def _check_frames(*, day: date, frames: Mapping[str, pl.DataFrame]) -> None:
-    missing = [t for t in SNAPSHOT_TABLES if t not in frames]
-    unknown = [t for t in frames if t not in SNAPSHOT_TABLES]
+def _check_frames(
+    *, day: date, frames: Mapping[str, pl.DataFrame], expected: tuple[str, ...] = SNAPSHOT_TABLES
+) -> None:
+    missing = [t for t in expected if t not in frames]
+    unknown = [t for t in frames if t not in expected]
     if missing or unknown:
         raise SnapshotFrameError(f"snapshot frames: missing {missing}, unknown {unknown}")
     for table, frame in frames.items():

@@ -1,6 +1,7 @@
 """Webhook deliveries from the receiver's spool into events.webhook_deliveries."""
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -12,6 +13,7 @@ from pipelines.warehouse.erasure import load_forgotten
 from pipelines.webhooks.load import load_spool, prune_spool
 
 DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
+LOADED_SINCE = "loaded_since"  # the metadata entry: when the load began (ISO 8601, UTC)
 
 
 @dg.asset(key=DELIVERIES, group_name="events", kinds={"duckdb"}, check_specs=check_specs(EVENT_CHECKS))
@@ -20,6 +22,9 @@ def webhook_deliveries(
 ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
     """Every accepted delivery once; the loader's position commits with the rows it loaded. A
     delivery naming a person `metrics-etl forget` erased is passed without landing."""
+    # Every row this load inserts has a later loaded_at: the snapshot refresh reads the
+    # repositories they name by it (run config names no repository: a name may be a login).
+    loaded_since = datetime.now(UTC)
     with warehouse.get_connection() as conn:
         result = load_spool(conn, storage.spool_path, forgotten=load_forgotten(conn, storage.pseudonym_key))
         # Segments fully loaded and no longer written are deleted; the rows and offsets stay.
@@ -40,6 +45,7 @@ def webhook_deliveries(
                 "dagster/row_count": dg.MetadataValue.int(total),
                 # How many, never which: a repository a user owns is named by their login.
                 "repositories": dg.MetadataValue.int(len(result.repositories)),
+                LOADED_SINCE: dg.MetadataValue.text(loaded_since.isoformat()),
                 "spool_segments_pruned": dg.MetadataValue.int(len(pruned)),
             }
         )

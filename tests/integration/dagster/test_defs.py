@@ -88,7 +88,7 @@ SCHEDULES = {
 SENSORS = {
     ("report_availability_sensor", ("usage_daily_job",)),
     ("webhook_spool_sensor", ("webhook_events_job",)),
-    ("snapshot_refresh_sensor", ("snapshots_job",)),
+    ("snapshot_refresh_sensor", ("serving_publish_job", "snapshots_job")),
     ("freshness_checks_sensor", ()),  # requests runs of the freshness check alone
     ("run_failure_alert_sensor", ()),  # alerts: they send messages and request no run
     ("warning_alert_sensor", ()),

@@ -51,7 +51,7 @@ def test_the_refresh_sensor_adds_today_before_asking_for_it(pipeline_env, instan
     instance.report_runless_asset_event(dg.AssetMaterialization(DELIVERIES, metadata={"repositories": 2}))
     defs = build_definitions(Settings.from_env())
     with dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def()) as context:
-        (refresh,) = list(snapshot_refresh_sensor(context))
+        (refresh,) = snapshot_refresh_sensor(context).run_requests
     today = datetime.now(UTC).date().isoformat()
     assert refresh.partition_key == today
     assert instance.get_dynamic_partitions(SNAPSHOT_DAYS) == [today]

@@ -64,10 +64,11 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
     assert defs.resolve_job_def("webhook_events_job").execute_in_process(instance=instance).success
 
     with dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def()) as context:
-        (refresh,) = list(snapshot_refresh_sensor(context))
-    assert refresh.partition_key == today
-    assert refresh.tags["refresh_for"] == "1 repository", "how many, never which (a name may be a login)"
-    assert snapshot_job.execute_in_process(instance=instance, partition_key=today, tags=refresh.tags).success
+        (refresh,) = snapshot_refresh_sensor(context).run_requests
+    assert (refresh.job_name, refresh.partition_key) == ("snapshots_job", today)
+    assert repo["full_name"] not in repr((refresh.run_config, refresh.tags)), "a name may be a login"
+    assert snapshot_job.execute_in_process(instance=instance, partition_key=today,
+                                           run_config=refresh.run_config).success
 
     with duckdb.connect(pipeline_env["SERVING_PATH"], read_only=True) as conn:
         events = conn.execute(
