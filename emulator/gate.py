@@ -224,7 +224,7 @@ class Gate:
                 if kind not in ("download",):
                     headers.append((state.wire.media_type_header.encode(),
                                     state.wire.media_type_value.encode()))
-                state.count_request(kind, status)
+                state.count_request(kind, status, f"{scope['method']} {scope['path']}")
                 message = {**message, "headers": headers}
             await send(message)
 
