@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 from pipelines._paths import SQL_DIR
 from pipelines.publish._published import DATA_FILE
 from pipelines.publish._versions import COUNTDOWN, GRACE, KEY, MARKER, wait_until
+from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import connect, run_sql
 
 if TYPE_CHECKING:
     from pipelines.publish._tables import LakeTable
 
-SCHEMAS = ("core", "raw", "snapshots", "events")
+# The catalog's schemas: every table of them is published (a list of its own would miss a new one).
+SCHEMAS = tuple(dict.fromkeys(t.schema for t in TABLES))
 # The storage format the serving database is written in: DuckDB 2.x writes its own by default,
 # which no 1.x opens, and BI drivers (JDBC, Node) still embed 1.x. 'v1.2.0' opens in 1.2.0 and later.
 STORAGE_VERSION = "v1.2.0"
