@@ -11,9 +11,6 @@ enterprise no grant to name) is left out alone with its reason, naming its place
 and never its holder, and counted beside the listing's total; the listing's other seats land.
 Every declared field (seat_fields.py) lands in its column; what a seat carries beyond them, in
 its row's `extra`, and told as drift (SeatRows.drift).
-
-Long because both listings share one reader of a seat: its type checks, and the count of the
-seats (holders) left out.
 """
 
 from __future__ import annotations
@@ -25,7 +22,8 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.transform.seat_fields import HOLDER_COLUMNS, SEAT_COLUMNS, SEAT_FIELDS, beyond, json_text
+from pipelines.transform.columns import polars_types
+from pipelines.transform.seat_fields import SEAT_FIELDS, beyond, json_text
 
 __all__ = [
     "ENTERPRISE_SEATS_SCHEMA",
@@ -41,47 +39,17 @@ __all__ = [
     "seats_frame",
 ]
 
-# What a seat says, whichever listing it comes from: its declared fields (seat_fields.py), and
-# what it carried beyond them as it came (JSON text; None when nothing).
-_SEAT_COLUMNS: dict[str, pl.DataType] = {**SEAT_COLUMNS, "extra": pl.String()}
+# Each table's frame: its declaration's columns (pipelines/transform/columns.py): the key, the
+# declared seat fields (seat_fields.py) and `extra`, what a seat carried beyond them as it came.
+SEATS_SCHEMA = polars_types("snapshots.seats")
+ENTERPRISE_SEATS_SCHEMA = polars_types("snapshots.enterprise_seats")
+UNASSIGNED_SEATS_SCHEMA = polars_types("snapshots.unassigned_seats")
+# The totals but the erased seats and holders, which erasure counts (0 until then).
+SEAT_TOTALS_SCHEMA = polars_types("snapshots.seat_totals", leave_out=frozenset({"erased_seats"}))
+ENTERPRISE_SEAT_TOTALS_SCHEMA = polars_types(
+    "snapshots.enterprise_seat_totals", leave_out=frozenset({"erased_holders"})
+)
 
-SEATS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "org_login": pl.String(),
-    "user_id": pl.Int64(),
-    **_SEAT_COLUMNS,
-}
-
-ENTERPRISE_SEATS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "enterprise": pl.String(),
-    "user_id": pl.Int64(),
-    "granted_through": pl.String(),
-    "granted_by": pl.String(),
-    **_SEAT_COLUMNS,
-}
-
-UNASSIGNED_SEATS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "scope": pl.String(),  # organization or enterprise: whose listing
-    "scope_name": pl.String(),
-    "seat_number": pl.Int64(),  # 1, 2, ...: the unassigned seats of the listing in listing order
-    **{name: dtype for name, dtype in _SEAT_COLUMNS.items() if name not in HOLDER_COLUMNS},
-}
-
-SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "org_login": pl.String(),
-    "total_seats": pl.Int64(),
-    "left_out_seats": pl.Int64(),  # of them, seats no table could hold (SeatRows.left_out)
-}
-
-ENTERPRISE_SEAT_TOTALS_SCHEMA: dict[str, pl.DataType] = {
-    "snapshot_day": pl.Date(),
-    "enterprise": pl.String(),
-    "total_seats": pl.Int64(),
-    "left_out_holders": pl.Int64(),  # of them, at most this many holders had only seats left out
-}
 
 class SeatRecordError(ValueError):
     """A seat the table cannot hold (an assignee without an id, no grant, a timestamp that is not one)."""

@@ -16,23 +16,13 @@ from typing import Any
 
 import polars as pl
 
+from pipelines.transform.columns import polars_types
 from pipelines.transform.finality import finality_columns
 from pipelines.transform.repeats import KeyedLines, RefusedLine
 
 __all__ = ["USER_TEAM_SCHEMA", "TeamLine", "TeamRows", "user_team_rows"]
 
-USER_TEAM_SCHEMA: dict[str, pl.DataType] = {
-    "scope": pl.String(),
-    "scope_name": pl.String(),
-    "day": pl.Date(),
-    "user_id": pl.Int64(),
-    "user_login": pl.String(),
-    "entity_id": pl.String(),
-    "team_id": pl.Int64(),
-    "slug": pl.String(),
-    "fetched_at": pl.Datetime("us", "UTC"),
-    "is_final": pl.Boolean(),
-}
+USER_TEAM_SCHEMA = polars_types("core.user_team_days")  # its declaration's (columns.py)
 _ENTITY_FIELD = {"organization": "organization_id", "enterprise": "enterprise_id"}
 _INT64 = range(-(2**63), 2**63)
 

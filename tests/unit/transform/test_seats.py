@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.transform import seats as tf
+from pipelines.transform.columns import polars_types
 
 DAY = date(2026, 11, 20)
 
@@ -187,3 +188,22 @@ def test_an_enterprise_seat_of_a_team_without_a_slug_is_left_out_naming_the_ente
     assert rows.unassigned.select("scope", "scope_name", "seat_number").rows() == [("enterprise", "acme-corp", 1)]
     (reason,) = rows.refused
     assert reason.startswith("seat 1 of enterprise 'acme-corp' names neither")
+
+
+def test_each_seat_frame_has_its_table_s_declared_columns_and_types_in_order():
+    # The frames' columns are the table declarations (pipelines/transform/columns.py); the totals
+    # leave out what erasure counts.
+    seat = {"assignee": {"id": 5, "login": "ann"}, "organization": {"login": "acme"}, "plan_type": "business"}
+    org = tf.seats_frame(records=[seat, {"assignee": None}], day=DAY, org="acme")
+    frames = {
+        "snapshots.seats": (org.seats, frozenset()),
+        "snapshots.unassigned_seats": (org.unassigned, frozenset()),
+        "snapshots.enterprise_seats": (tf.enterprise_seats_frame(records=[seat], day=DAY, enterprise="corp").seats,
+                                       frozenset()),
+        "snapshots.seat_totals": (tf.seat_totals_frame(totals={"acme": 2}, day=DAY), frozenset({"erased_seats"})),
+        "snapshots.enterprise_seat_totals": (tf.enterprise_seat_totals_frame(totals={"corp": 1}, day=DAY),
+                                             frozenset({"erased_holders"})),
+    }
+    for table, (frame, left_out) in frames.items():
+        assert frame.height > 0, table
+        assert list(frame.schema.items()) == list(polars_types(table, leave_out=left_out).items()), table
