@@ -128,7 +128,7 @@ def _stage_clock() -> _StageClock:
     clock.wrap(replace, "refresh_rollups", "rollups (the bi views' daily rollups of the report's days)")
     for method in ("land", "file_done", "record_fetch", "record_drift"):
         clock.wrap(report._Lander, method, "tally (days, agents, fetches, drift)")
-    clock.wrap(report, "fetch_user_teams", "user-teams report")
+    clock.wrap(report, "fetch_carried", "carried reports (user-teams)")
     return clock
 
 

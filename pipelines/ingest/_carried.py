@@ -21,7 +21,7 @@ from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import ArchivedFile, Segment
 from pipelines.ingest.errors import IngestError
 from pipelines.service import ReportMetadata, ReportRef, ServiceClient, fetch_report_metadata
-from pipelines.service.dialect import Level
+from pipelines.service.kinds import ReportKind
 from pipelines.transform import Provenance
 from pipelines.transform.repeats import KeyedLines, Place, conflict_reason
 from pipelines.warehouse import CarriedReport
@@ -74,17 +74,17 @@ def _lines(segment: Segment) -> Iterator[tuple[int, bytes]]:
 
 
 def fetch_carried(
-    client: ServiceClient, carrier: ReportRef, level: Level, *, prov: Provenance, raw_dir: Path, parse: Parse
+    client: ServiceClient, carrier: ReportRef, kind: ReportKind, *, prov: Provenance, raw_dir: Path, parse: Parse
 ) -> CarriedReport | None:
-    """The `level` report of the carrying 1-day report's day, parsed; None when the platform
-    has none for the day (204/404: not yet, or not for this scope).
+    """The `kind` report of the carrying 1-day report's day, parsed by `parse`; None when the
+    platform has none for the day (204/404: not yet, or not for this scope).
 
     Its files are parsed as one report, so a key on lines of two files is found like any other:
     the same line twice lands once (counted per file in raw.report_files.repeated_lines), lines
     that differ are quarantined, each with a reason naming every line of the key.
     """
-    assert carrier.day is not None, f"the {level} report is 1-day only"
-    ref = replace(carrier, level=level)
+    level = kind.level
+    ref = replace(carrier, level=level, kind=kind.kind)
     metadata = fetch_report_metadata(client, ref)
     if metadata is None:
         return None
@@ -129,4 +129,5 @@ def fetch_carried(
         rows=parsed.frames,
         files=pl.concat(files) if files else None,
         quarantine=pl.concat(quarantine) if quarantine else None,
+        lines=len(parsed.lines),
     )

@@ -7,8 +7,9 @@ once. A file fetched again first has the rows it landed taken back out. The tran
 commits only when every file is complete; any failure rolls it back, leaving the previous state.
 
 Long because one report's landing is one piece: its stages, its transaction, the repeated
-lines settled across files and the archive files swept after the commit share its state. Making
-each report kind a declaration (open issue) takes the per-kind branches out of it.
+lines settled across files and the archive files swept after the commit share its state. No
+report kind is named here: the reports a landing carries are their declarations'
+(pipelines/service/kinds.py, pipelines/ingest/kinds.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.ingest._carried import fetch_carried
 from pipelines.ingest._download import archive_dir
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
 from pipelines.ingest._repeats import landed_frames, settle_repeats
@@ -31,14 +33,13 @@ from pipelines.ingest.archive_files import remove_unrecorded
 from pipelines.ingest.drift import DriftTally
 from pipelines.ingest.errors import IngestError
 from pipelines.ingest.forgotten import drop_forgotten
+from pipelines.ingest.kinds import ROWS
 from pipelines.ingest.parse import Reject
-from pipelines.ingest.repositories import fetch_repositories
-from pipelines.ingest.teams import fetch_user_teams
 from pipelines.service import ReportMetadata, ReportRef, ServiceClient, fetch_report_metadata
+from pipelines.service.kinds import ReportKind, carried_with
 from pipelines.transform import Provenance, Transformed
 from pipelines.transform.fetches import day_tallies, fetch_rows
 from pipelines.transform.repeats import ENTRY_KEYS
-from pipelines.transform.schema import REPOS, USER_TEAMS
 from pipelines.warehouse import ReportLanding, ReportSlice, land_report
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed
 from pipelines.warehouse.erasure import Forgotten
@@ -58,10 +59,9 @@ class IngestResult:
     agents: tuple[str, ...] = ()
     restarts: int = 0
     checks: tuple[CheckOutcome, ...] = ()
-    # The day's user-teams rows landed with a user-level 1-day report; None: no such report.
-    team_rows: int | None = None
-    # The day's repositories landed with an aggregate 1-day report; None: no such report.
-    repository_rows: int | None = None
+    # The lines landed of each report the landing carried (pipelines/service/kinds.py); a kind
+    # absent: the platform served none of it for the day.
+    carried: dict[ReportKind, int] = field(default_factory=dict)
     # What the records carried beyond the schema: path -> (drift, records carrying it).
     drift: dict[str, tuple[str, int]] = field(default_factory=dict)
     # Lines that repeated an earlier line of their key, landed once (raw.report_files.repeated_lines).
@@ -241,12 +241,10 @@ def _ingest(
     raw_dir.mkdir(parents=True, exist_ok=True)
     remove_dead_parts(raw_dir)
     report = ReportSlice(ref, metadata.start_day, metadata.end_day)
-    teams = repos = None
-    if ref.level == "user" and ref.kind == "1-day":
-        teams = fetch_user_teams(client, ref, prov=prov, raw_dir=raw_dir)
-    if ref.level == "aggregate" and ref.kind == "1-day":
-        repos = fetch_repositories(client, ref, prov=prov, raw_dir=raw_dir)
-    team_rows = repository_rows = None
+    fetched = [fetch_carried(client, ref, kind, prov=prov, raw_dir=raw_dir, parse=ROWS[kind])
+               for kind in carried_with(ref.report)]
+    carried = [rows for rows in fetched if rows is not None]
+    landed: dict[ReportKind, int] = {}
     with (
         _removing_unrecorded(conn, _archive_dirs(raw_dir, metadata)),
         land_report(conn, report) as landing,
@@ -268,10 +266,8 @@ def _ingest(
         lander.finish()
         fetch_rows_landed = lander.record_fetch()
         drift = lander.record_drift()
-        if teams is not None:
-            team_rows = landing.replace_user_teams(teams)
-        if repos is not None:
-            repository_rows = landing.replace_repositories(repos)
+        for rows in carried:
+            landed[rows.ref.report] = landing.replace_carried(rows)
         if forgotten is not None:
             drop_forgotten(
                 conn, forgotten, first_day=metadata.start_day, last_day=metadata.end_day, fetched_at=prov.fetched_at
@@ -288,8 +284,7 @@ def _ingest(
             "raw.quarantine": quarantined,
             "raw.report_fetches": fetch_rows_landed,
             "raw.field_drift": drift.height,
-            **({"core.user_team_days": team_rows} if team_rows is not None else {}),
-            **({name: frame.height for name, frame in repos.rows.items()} if repos is not None else {}),
+            **{name: frame.height for rows in carried for name, frame in rows.rows.items()},
         },
         files=len(lander.done),
         bytes=sum(d.archived.bytes for d in lander.done.values()),
@@ -299,8 +294,7 @@ def _ingest(
         agents=tuple(sorted(set[str]().union(*lander.agents.values()))),
         restarts=lander.restarts,
         checks=tuple(landing.checks),
-        team_rows=team_rows,
-        repository_rows=repository_rows,
+        carried=landed,
         drift={
             path: (kind, records)
             for path, kind, records in drift.group_by("path", "drift").agg(pl.col("records").sum()).iter_rows()
@@ -311,12 +305,11 @@ def _ingest(
 def _archive_dirs(raw_dir: Path, metadata: ReportMetadata) -> list[Path]:
     """The directories the report's files are archived in, with those of the report it carries."""
     ref = metadata.ref
-    carried = {("user", "1-day"): USER_TEAMS, ("aggregate", "1-day"): REPOS}.get((ref.level, ref.kind))
-    dirs = [archive_dir(raw_dir, metadata)]
-    if carried is not None:
-        dirs.append(report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=carried, kind=ref.kind,
-                               start_day=metadata.start_day, end_day=metadata.end_day))
-    return dirs
+    return [archive_dir(raw_dir, metadata), *(
+        report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=kind.level, kind=kind.kind,
+                   start_day=metadata.start_day, end_day=metadata.end_day)
+        for kind in carried_with(ref.report)
+    )]
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""Every wire name of the platform in one table: paths, headers, media types, event headers.
+"""Every wire name of the platform in one table: paths, headers, media types, event headers (the
+reports' own names are their declarations', pipelines/service/kinds.py).
 
 ``service`` is the naming of docs/service-contract.md; ``github`` is the public service's. The emulator speaks both
 (``--dialect``), so the whole client is exercised over HTTP under each.
@@ -7,14 +8,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from pipelines.service.errors import ConfigError
+from pipelines.service.kinds import Kind, Level, Scope, report_kind
 
-Scope = Literal["organization", "enterprise"]
-Kind = Literal["1-day", "28-day"]
-Level = Literal["aggregate", "user", "user-teams", "repos"]
-_REPORT_NAMES = {"user": "users", "user-teams": "user-teams", "repos": "repos"}  # aggregate: the scope's own name
+__all__ = ["DIALECTS", "Dialect", "Kind", "Level", "Scope", "get_dialect"]
 
 
 @dataclass(frozen=True)
@@ -31,9 +29,8 @@ class Dialect:
     def report_path(self, *, scope: Scope, scope_name: str, kind: Kind, level: Level) -> str:
         """The metadata path of one report (``?day=`` is added by the caller for 1-day)."""
         prefix = "orgs" if scope == "organization" else "enterprises"
-        report = f"{_REPORT_NAMES.get(level, scope)}-{kind}"
-        suffix = "/latest" if kind == "28-day" else ""
-        return f"/{prefix}/{scope_name}/{self.product}/metrics/reports/{report}{suffix}"
+        report = report_kind(level, kind).path_name(scope)
+        return f"/{prefix}/{scope_name}/{self.product}/metrics/reports/{report}"
 
 
 DIALECTS: dict[str, Dialect] = {

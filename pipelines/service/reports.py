@@ -10,8 +10,8 @@ from datetime import date, datetime
 import httpx
 
 from pipelines.service.client import ServiceClient
-from pipelines.service.dialect import Kind, Level, Scope
 from pipelines.service.errors import NotFound, ServiceError, TruncatedDownload, redact_url
+from pipelines.service.kinds import Kind, Level, ReportKind, Scope, report_kind
 
 
 @dataclass(frozen=True)
@@ -19,14 +19,18 @@ class ReportRef:
     scope: Scope
     scope_name: str
     kind: Kind
-    level: Level  # user-teams (an extension) and repos: 1-day only
+    level: Level  # with kind, one of pipelines/service/kinds.py's declarations
     day: date | None = None
 
     def __post_init__(self) -> None:
         if (self.kind == "1-day") != (self.day is not None):
             raise ValueError("a 1-day report needs a day; a 28-day report takes none")
-        if self.level in ("user-teams", "repos") and self.kind != "1-day":
-            raise ValueError(f"the {self.level} report is 1-day only")
+        report_kind(self.level, self.kind)
+
+    @property
+    def report(self) -> ReportKind:
+        """This report's declaration."""
+        return report_kind(self.level, self.kind)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipelines.service.dialect import Level
+from pipelines.service.kinds import AGGREGATE_1_DAY, REPOS_1_DAY, USER_1_DAY, Level
 from pipelines.transform.seat_fields import SEAT_TABLES
 
 # Scalar counts shared by a daily record and every breakdown element.
@@ -30,12 +30,10 @@ ACTIVITY_COUNTS: tuple[str, ...] = (
     "loc_deleted_sum",
 )
 
-# The report levels, typed by the report identity's one declaration (pipelines.service.Level):
-# mypy refuses a name here that a report cannot have.
-USER: Level = "user"
-AGGREGATE: Level = "aggregate"
-USER_TEAMS: Level = "user-teams"
-REPOS: Level = "repos"
+# The report levels whose records carry these fields, from the report kinds' declarations.
+USER: Level = USER_1_DAY.level
+AGGREGATE: Level = AGGREGATE_1_DAY.level
+REPOS: Level = REPOS_1_DAY.level
 _BOTH = frozenset({USER, AGGREGATE})
 _USER = frozenset({USER})
 _AGGREGATE = frozenset({AGGREGATE})

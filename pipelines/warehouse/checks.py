@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.service.kinds import REPORT_KINDS
 from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
@@ -121,13 +122,15 @@ class _Facts:
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 _PERSON_COLUMNS = {column for t in TABLES if t.person for column in t.person}
+# The levels of the reports landed inside another's transaction: writers of facts too.
+_CARRIED_LEVELS = {k.level for k in REPORT_KINDS if k.carried_by is not None}
 # The report fact tables with a grain and counters in the catalog, as the templates need them.
 _FACTS = tuple(
     _Facts(
         t.table, ", ".join(c.replace("_", " ") for c in t.grain), t.grain, t.label, t.counters, t.levels,
     )
     for t in TABLES
-    if t.writer in ("report", "repos") and t.counters
+    if (t.writer == "report" or t.writer in _CARRIED_LEVELS) and t.counters
 )
 
 # Checked in every report's transaction over the report's slice (and by the audit over all).

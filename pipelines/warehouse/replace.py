@@ -19,7 +19,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.transform.schema import REPOS, USER_TEAMS
+from pipelines.service.kinds import REPORT_KINDS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
 from pipelines.warehouse.rollups import end_of_landing_memory, refresh_rollups
@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 # What a report's landing inserts batch by batch: the catalog's, by writer.
 LANDED_TABLES = tuple(t.table for t in tables(writer="report") if t.landing)
-# The reports landed inside another's transaction: each writes the catalog's tables whose
-# writer is its level.
-_CARRIED = (USER_TEAMS, REPOS)
+# The reports landed inside another's transaction (declared carried_by): each writes the
+# catalog's tables whose writer is its level.
+_CARRIED = tuple(k.level for k in REPORT_KINDS if k.carried_by is not None)
 
 # One statement per way of landing a batch and of replacing a report's rows (Table.landing,
 # Table.replaces), the table filled in: no table has SQL of its own.
@@ -101,6 +101,7 @@ class CarriedReport:
     rows: dict[str, pl.DataFrame]  # table name -> rows, the tables its writer (its level) writes
     files: pl.DataFrame | None  # raw.report_files
     quarantine: pl.DataFrame | None  # raw.quarantine
+    lines: int  # the lines landed (one row each in its first table)
 
 
 @dataclass(frozen=True)
@@ -156,20 +157,18 @@ class ReportLanding:
         # The totals' files also record the batch's (day, user) keys under file_index.
         _land(self._conn, declared, batch, file_index=file_index, level=self._report.ref.level)
 
-    def replace_user_teams(self, teams: CarriedReport) -> int:
-        """Replace the report's days of memberships with `teams` (after its user rows are in,
-        before its checks); the rows landed."""
+    def replace_carried(self, carried: CarriedReport) -> int:
+        """Replace the report's days of the kind `carried` is with its rows (after the carrying
+        report's rows are in, before its checks), refreshing what its declaration derives from
+        them; the lines landed."""
+        refresh = carried.ref.report.refresh
         days = self._days()
-        run_sql(self._conn, "warehouse/begin_user_teams.sql", **days)
-        self._replace_carried(teams)
-        run_sql(self._conn, "warehouse/refresh_team_dimensions.sql", **days)
-        return teams.rows["core.user_team_days"].height
-
-    def replace_repositories(self, repos: CarriedReport) -> int:
-        """Replace the report's day of repository rows with `repos` (after its aggregate record
-        is in, before its checks); the repositories landed."""
-        self._replace_carried(repos)
-        return repos.rows["core.repository_days"].height
+        if refresh is not None:
+            run_sql(self._conn, refresh[0], **days)
+        self._replace_carried(carried)
+        if refresh is not None:
+            run_sql(self._conn, refresh[1], **days)
+        return carried.lines
 
     def _days(self) -> dict[str, Any]:
         report = self._report
@@ -180,7 +179,7 @@ class ReportLanding:
         """Delete what the carried report's kind replaces over the report's days, land its rows,
         files and lines, and mark its tables' partitions for the lake."""
         level = carried.ref.level
-        params = _params(self._report) | {"level": level, "report_kind": "1-day"}
+        params = _params(self._report) | {"level": level, "report_kind": carried.ref.kind}
         _delete_replaced(self._conn, params)
         frames = {**carried.rows, "raw.report_files": carried.files, "raw.quarantine": carried.quarantine}
         for name, frame in frames.items():

@@ -8,6 +8,8 @@ from emulator import EmulatorConfig, FaultSpec
 from emulator.reportfile import write_report_file
 from pipelines.ingest import DownloadGaveUp, ingest_report
 from pipelines.service import ReportRef
+from pipelines.service.kinds import REPORT_KINDS, carried_with
+from pipelines.warehouse.catalog import tables
 from tests._emulator import settings_for
 from tests.integration.ingest.conftest import TODAY
 
@@ -35,9 +37,9 @@ def _snapshot(conn) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.parametrize("scope,name", [("organization", "acme"), ("enterprise", "acme-corp")])
-@pytest.mark.parametrize("level", ["aggregate", "user"])
-@pytest.mark.parametrize("kind", ["1-day", "28-day"])
-def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, level, kind):
+@pytest.mark.parametrize("report", [k for k in REPORT_KINDS if k.carried_by is None], ids=str)
+def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, report):
+    level, kind = report.level, report.kind
     ref = ReportRef(scope, name, kind, level, YESTERDAY if kind == "1-day" else None)
     result = ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "raw")
     table = "core.user_daily_totals" if level == "user" else "core.daily_totals"
@@ -49,12 +51,15 @@ def test_each_report_kind_and_scope_lands(client, conn, tmp_path, scope, name, l
         "SELECT count(*), sum(records), bool_and(link NOT LIKE '%?%') FROM raw.report_files WHERE level = ?", [level]
     ).fetchone()
     assert files[0] == result.files and files[1] == result.rows[table] and files[2]
-    # The day's user-teams report (extension) comes with a 1-day user report, archived beside it.
-    teams = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = 'user-teams'").fetchone()[0]
-    assert teams == (result.team_rows if (level, kind) == ("user", "1-day") else None)
-    # Likewise the day's repositories with a 1-day aggregate report.
-    repos = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = 'repos'").fetchone()[0]
-    assert repos == (result.repository_rows if (level, kind) == ("aggregate", "1-day") else None)
+    # Each kind a report carries by its declaration (the day's user-teams report with the 1-day
+    # user report, repos with the aggregate one) lands beside it, archived and counted; no other.
+    assert set(result.carried) == set(carried_with(report))  # the emulator serves each of them
+    for carried in (k for k in REPORT_KINDS if k.carried_by is not None):
+        lines = conn.execute("SELECT sum(records) FROM raw.report_files WHERE level = ?", [carried.level]).fetchone()
+        assert lines[0] == result.carried.get(carried)
+        for t in tables(writer=carried.level):
+            if carried in result.carried and t.name in result.rows:
+                assert result.rows[t.name] == conn.execute(f"SELECT count(*) FROM {t.name}").fetchone()[0]
     sessions = conn.execute("SELECT count(session_count), count(*) FROM core.agent_activity").fetchone()
     if level == "user":
         assert sessions[0] == 0  # no session_count at user level: NULL, never 0

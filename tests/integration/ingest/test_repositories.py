@@ -16,6 +16,7 @@ import pytest
 from emulator import EmulatorConfig, running_emulator
 from pipelines.ingest.report import ingest_report
 from pipelines.service import ReportRef, ServiceClient, fetch_report_metadata, open_report_file
+from pipelines.service.kinds import REPOS_1_DAY
 from pipelines.warehouse import migrate
 from pipelines.warehouse.checks import REPORT_CHECKS, run_checks, slice_params
 from tests._emulator import settings_for
@@ -70,7 +71,7 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
 
     # A day before the report existed (204/404): the aggregate lands, no repository, no failure.
     before = results[DAYS[0]]
-    assert before.available and before.repository_rows is None
+    assert before.available and REPOS_1_DAY not in before.carried
     assert conn.execute("SELECT count(*) FROM core.daily_totals WHERE day = ?", [DAYS[0]]).fetchone() == (1,)
     assert conn.execute("SELECT count(*) FROM core.repository_days WHERE day = ?", [DAYS[0]]).fetchone() == (0,)
 
@@ -87,7 +88,7 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
              p["total_created"], p[f"total_created_by_{product}"])  # type: ignore[index]
             for line, p in zip(lines, pulls, strict=True)
         )
-        assert results[day].repository_rows == len(lines)
+        assert results[day].carried[REPOS_1_DAY] == len(lines)
         comments = conn.execute(
             "SELECT repo_id, comment_type, total_assistant_suggestions, total_assistant_applied_suggestions"
             " FROM core.repository_comment_types WHERE day = ?", [day]).fetchall()
@@ -113,7 +114,7 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
     assert any(line["pull_request_review_times"] == [] for day in DAYS[2:] for line in served[day])
 
     # A re-run replaces the day's repositories, never adds to them.
-    assert again.repository_rows == len(served[DAYS[-1]])
+    assert again.carried[REPOS_1_DAY] == len(served[DAYS[-1]])
     for table in ("repository_days", "repository_comment_types", "repository_review_times"):
         (rows,) = conn.execute(f"SELECT count(*) FROM core.{table} WHERE day = ?", [DAYS[-1]]).fetchone() or (0,)
         (distinct,) = conn.execute(

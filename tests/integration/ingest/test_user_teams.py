@@ -15,6 +15,7 @@ from emulator import EmulatorConfig, running_emulator
 from emulator.reportdata import ReportData
 from pipelines.ingest.report import ingest_report
 from pipelines.service import ReportRef, ServiceClient
+from pipelines.service.kinds import USER_TEAMS_1_DAY
 from pipelines.warehouse import migrate
 from tests._emulator import settings_for
 
@@ -47,7 +48,7 @@ def test_memberships_land_with_the_days_user_rows_and_team_views_follow_them(dia
                 client=client, ref=ReportRef("organization", "acme", "1-day", "user", day), conn=conn,
                 raw_dir=tmp_path / "raw",
             )
-            assert result.team_rows == len(_landed(conn, day))
+            assert result.carried[USER_TEAMS_1_DAY] == len(_landed(conn, day))
         again = ingest_report(  # a re-run replaces the day, memberships included
             client=client, ref=ReportRef("organization", "acme", "1-day", "user", days[0]), conn=conn,
             raw_dir=tmp_path / "raw",
@@ -59,7 +60,7 @@ def test_memberships_land_with_the_days_user_rows_and_team_views_follow_them(dia
     }
     for day in days:
         assert _landed(conn, day) == expected[day]
-    assert again.team_rows == len(expected[days[0]])
+    assert again.carried[USER_TEAMS_1_DAY] == len(expected[days[0]])
 
     # The pilot team is left out while under 5 members, and listed from the day it has 5.
     pilot = {m.team_id for m in data.team_members(scope="organization", day=days[1]) if m.slug == "pilot"}
