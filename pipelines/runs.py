@@ -22,6 +22,7 @@ from pipelines._words import counted
 from pipelines.alerts import deliver, retry_kept
 from pipelines.defs.alerts import ALERTED_BY_PROCESS, outbox_of, run_alert, warning_alerts, warning_checks
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
+from pipelines.defs.serving.assets import SERVING
 from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.instance import execute_in_code_location, open_instance, process_tags, release_orphaned_runs
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from pipelines.config import Settings
 
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
-_SERVING = dg.AssetKey(["serving", "warehouse_copy"])
 
 
 # Progress lines and the one-line failure are ours; Dagster keeps its log in the run history.
@@ -232,7 +232,7 @@ def _run_plan(
         out.write(f"usage reports, {plan.first_day} to {plan.last_day} ({counted(day_count, 'day')})\n")
     # The lake and serving database are published once, by the last week: a backfill writes
     # each changed partition once, not the whole lake's marks week after week.
-    landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != _SERVING]
+    landing_only = [key for key in daily.asset_layer.executable_asset_keys if key != SERVING]
     chunk_start = plan.first_day
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)

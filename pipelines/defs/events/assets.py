@@ -6,17 +6,20 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipelines.defs._checks import check_results, check_specs
+from pipelines.defs._tables import table_key
 from pipelines.defs.events.checks import EVENT_CHECKS
 from pipelines.defs.resources import StorageResource, WarehouseResource
+from pipelines.warehouse.catalog import table
 from pipelines.warehouse.checks import run_checks
 from pipelines.warehouse.erasure import load_forgotten
 from pipelines.webhooks.load import load_spool, prune_spool
 
-DELIVERIES = dg.AssetKey(["events", "webhook_deliveries"])
+_DELIVERIES = table("events.webhook_deliveries")
+DELIVERIES = table_key(_DELIVERIES)
 LOADED_SINCE = "loaded_since"  # the metadata entry: when the load began (ISO 8601, UTC)
 
 
-@dg.asset(key=DELIVERIES, group_name="events", kinds={"duckdb"}, check_specs=check_specs(EVENT_CHECKS))
+@dg.asset(key=DELIVERIES, group_name=_DELIVERIES.asset, kinds={"duckdb"}, check_specs=check_specs(EVENT_CHECKS))
 def webhook_deliveries(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, storage: StorageResource
 ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:

@@ -9,7 +9,7 @@ from pipelines._clock import utc_today
 from pipelines.defs._automation import Automation
 from pipelines.defs.events.assets import DELIVERIES, LOADED_SINCE
 from pipelines.defs.resources import StorageResource
-from pipelines.defs.serving.assets import PUBLISH_JOB, publish_job
+from pipelines.defs.serving.assets import PUBLISH_JOB, SERVING, publish_job
 from pipelines.defs.snapshots.assets import refresh_run_config
 from pipelines.defs.snapshots.automation import SNAPSHOT_JOB, snapshots_job
 from pipelines.defs.snapshots.days import add_snapshot_day
@@ -17,7 +17,6 @@ from pipelines.webhooks.segments import segments
 
 EVENTS_JOB = "webhook_events_job"
 
-PUBLISHED = dg.AssetKey(["serving", "warehouse_copy"])
 _LOADS_PER_TICK = 1000  # loads one refresh covers; any beyond wait for the next tick
 
 # The job publishes for `metrics-etl webhooks load`, which promises a current serving database
@@ -26,7 +25,7 @@ _LOADS_PER_TICK = 1000  # loads one refresh covers; any beyond wait for the next
 # burst of deliveries is one publish, never one per job it passes through.
 events_job = dg.define_asset_job(
     EVENTS_JOB,
-    selection=dg.AssetSelection.assets(DELIVERIES) | dg.AssetSelection.assets(PUBLISHED),
+    selection=dg.AssetSelection.assets(DELIVERIES, SERVING),
     description="Load new webhook deliveries from the spool.",
 )
 
@@ -88,7 +87,7 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
                 run_key=f"refresh-{cursor}", job_name=SNAPSHOT_JOB, partition_key=today.isoformat(),
                 run_config=config,
             )])
-        published = dg.AssetRecordsFilter(asset_key=PUBLISHED, after_storage_id=newest)
+        published = dg.AssetRecordsFilter(asset_key=SERVING, after_storage_id=newest)
         if instance.fetch_materializations(published, limit=1).records:
             return dg.SensorResult(skip_reason="the loads named no repository and were published since",
                                    cursor=cursor)

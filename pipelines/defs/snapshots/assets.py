@@ -8,7 +8,7 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines.defs._checks import check_results, check_specs
-from pipelines.defs._tables import table_specs
+from pipelines.defs._tables import table_key, table_specs
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.defs.snapshots.checks import SNAPSHOT_CHECKS
 from pipelines.ingest.snapshot_refresh import Refresh, refresh_snapshot
@@ -23,7 +23,8 @@ POOL = "service_api"
 
 # The snapshot assets: the catalog's tables of this concern (the seat totals and warnings are
 # landed with them and shown in their metadata).
-SNAPSHOT_TABLES = tuple(t.table for t in tables(asset=GROUP))
+SNAPSHOT_KEYS = {t.table: table_key(t) for t in tables(asset=GROUP)}
+SNAPSHOT_TABLES = tuple(SNAPSHOT_KEYS)
 
 
 _OP = "snapshots_daily"
@@ -104,7 +105,7 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
                         "total_seats": dg.MetadataValue.int(int(totals["total_seats"].sum())),
                         "enterprises_without_seats": sum(w.endpoint == "enterprise_seats" for w in result.warnings),
                     }
-                yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
+                yield dg.MaterializeResult(asset_key=SNAPSHOT_KEYS[table], metadata=metadata)
             outcomes = run_checks(conn, SNAPSHOT_CHECKS)
         yield from check_results(SNAPSHOT_CHECKS, outcomes)
 
@@ -129,4 +130,4 @@ def _refreshed(
             metadata["refreshed_repositories"] = len(refresh.repositories)
             if result:
                 metadata |= {"skipped_repositories": len(result.warnings), **result.cost.as_metadata()}
-        yield dg.MaterializeResult(asset_key=dg.AssetKey(["snapshots", table]), metadata=metadata)
+        yield dg.MaterializeResult(asset_key=SNAPSHOT_KEYS[table], metadata=metadata)

@@ -4,14 +4,14 @@ import dagster as dg
 
 from pipelines._clock import utc_today
 from pipelines.defs._automation import Automation
-from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+from pipelines.defs.serving.assets import SERVING
+from pipelines.defs.snapshots.assets import SNAPSHOT_KEYS
 from pipelines.defs.snapshots.days import add_snapshot_day
 
 SNAPSHOT_JOB = "snapshots_job"
 snapshots_job = dg.define_asset_job(
     SNAPSHOT_JOB,
-    selection=dg.AssetSelection.assets(*(dg.AssetKey(["snapshots", table]) for table in SNAPSHOT_TABLES))
-    | dg.AssetSelection.assets(["serving", "warehouse_copy"]),
+    selection=dg.AssetSelection.assets(*SNAPSHOT_KEYS.values(), SERVING),
     description="Take today's snapshot of repositories, counts, issues, members and seats.",
 )
 

@@ -11,13 +11,13 @@ from datetime import date
 
 import dagster as dg
 
-from pipelines.defs.snapshots.assets import SNAPSHOT_TABLES
+from pipelines.defs.snapshots.assets import SNAPSHOT_KEYS
 
 SNAPSHOT_DAYS = "snapshot_days"
 snapshot_days = dg.DynamicPartitionsDefinition(name=SNAPSHOT_DAYS)
 
 # Every snapshot materializes each of its tables: one of them tells the days taken.
-_TAKEN = dg.AssetKey(["snapshots", next(iter(SNAPSHOT_TABLES))])
+_TAKEN = next(iter(SNAPSHOT_KEYS.values()))
 
 
 def add_snapshot_day(instance: dg.DagsterInstance, day: date) -> None:
