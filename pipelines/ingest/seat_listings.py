@@ -28,6 +28,7 @@ from pipelines.ingest.archive import ArchivedFile, archive_stream, report_dir
 from pipelines.ingest.drift import DriftTally
 from pipelines.service.people import SEAT_HOLDER, seat_holder
 from pipelines.service.repos import SEAT_ITEMS, SeatListing, seat_listing
+from pipelines.transform.columns import polars_types
 from pipelines.transform.seat_fields import LISTING_KIND, LISTING_LEVEL, json_text
 from pipelines.warehouse.people import Forgotten, Person, redact_document
 
@@ -115,12 +116,7 @@ def _file_row(each: Listed, archived: ArchivedFile, *, day: date, fetched_at: da
     }
 
 
-_FILES_SCHEMA: dict[str, pl.DataType] = {
-    "scope": pl.String(), "scope_name": pl.String(), "report_kind": pl.String(), "level": pl.String(),
-    "report_start_day": pl.Date(), "report_end_day": pl.Date(), "file_index": pl.Int32(), "bytes": pl.Int64(),
-    "sha256": pl.String(), "records": pl.Int64(), "quarantined": pl.Int64(), "repeated_lines": pl.Int64(),
-    "archive_path": pl.String(), "link": pl.String(), "fetched_at": pl.Datetime("us", "UTC"),
-}
+_FILES_SCHEMA = polars_types("raw.report_files")  # its declaration's (pipelines/transform/columns.py)
 
 
 def _files_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:

@@ -9,6 +9,7 @@ import zstandard
 
 from pipelines.ingest.seat_listings import Listed, archive_listings, read_listing, seat_line_without
 from pipelines.service.repos import seat_listing
+from pipelines.transform.columns import polars_types
 from pipelines.warehouse.people import Person
 
 DAY = date(2026, 11, 20)
@@ -37,3 +38,12 @@ def test_a_seat_line_loses_an_erased_persons_login_from_its_text_but_keeps_names
                                       "description": "Ask @[erased] or [erased], not anne"}
     assert kept["assignee"] == seat["assignee"]
     assert seat_line_without(line, Person(2, None)) is None  # their own seat goes whole
+
+
+def test_a_listing_s_file_rows_have_raw_report_files_declared_columns_and_types_in_order(tmp_path):
+    listing = seat_listing({"total_seats": 1}, [{"assignee": {"id": 1, "login": "ann"}}],
+                           source="http://127.0.0.1/orgs/acme/seats")
+    for raw_dir in (tmp_path, None):  # a file archived, and none
+        files, _ = archive_listings([Listed("organization", "acme", listing, [])], raw_dir=raw_dir, day=DAY,
+                                    fetched_at=datetime.now(UTC), forgotten=None)
+        assert list(files.schema.items()) == list(polars_types("raw.report_files").items())
