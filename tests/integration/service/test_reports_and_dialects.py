@@ -16,6 +16,7 @@ from pipelines.service import (
     fetch_report_metadata,
     open_report_file,
 )
+from pipelines.service.kinds import REPORT_KINDS
 
 from .conftest import TODAY, config_for, settings_for
 
@@ -29,6 +30,19 @@ def dialect_emu(request: pytest.FixtureRequest) -> Iterator[RunningEmulator]:
 def _read(client: ServiceClient, link: str) -> tuple[int | None, bytes]:
     with open_report_file(client, link) as stream:
         return stream.expected_bytes, b"".join(stream.iter_bytes())
+
+
+def test_every_declared_report_kind_is_served_at_its_path_in_each_dialect(dialect_emu, tmp_path, clock) -> None:
+    # The paths come from the declarations alone (pipelines/service/kinds.py): a kind whose
+    # declared name the service does not serve fails here, under the dialect that misses it.
+    day = TODAY - timedelta(days=5)
+    with ServiceClient(config=settings_for(dialect_emu, tmp_path).service_config(), clock=clock,
+                       sleep=clock.sleep) as client:
+        for scope, name in (("organization", "acme"), ("enterprise", "acme-corp")):
+            for declared in REPORT_KINDS:
+                ref = ReportRef(scope, name, declared.kind, declared.level, day if declared.kind == "1-day" else None)
+                metadata = fetch_report_metadata(client, ref)
+                assert metadata is not None and metadata.links, f"{scope} {declared}"
 
 
 def test_both_dialects_serve_metadata_downloads_and_listings(dialect_emu, tmp_path, clock) -> None:
