@@ -2,10 +2,10 @@
 writes it, and which Dagster asset shows it.
 
 The lists that were written in several places (and drifted) derive from TABLES: the lake's
-partitions (`lake.py`), the tables a report's landing writes and marks for
-the lake (`replace.py`), the snapshot tables a day replaces (`snapshots.py`), the grain and sign
-checks (`checks.py`), and the Dagster assets of each concern with their descriptions and row
-counts (`pipelines/defs/*/assets.py`). `tests/unit/warehouse/test_catalog.py` holds it against
+partitions and schemas, the tables a report's landing writes and marks for the lake
+(`replace.py`), the snapshot tables a day replaces (`snapshots.py`), the grain and sign checks
+(`checks.py`), the Dagster assets' keys, specs and row counts (`pipelines/defs/_tables.py`) and
+the publish's upstream. `tests/unit/warehouse/test_catalog.py` holds it against
 the migrated warehouse and the Dagster graph; its columns are in `pipelines/transform/columns.py`.
 """
 
