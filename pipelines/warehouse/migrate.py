@@ -70,9 +70,10 @@ def _declared_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
 
     A new table is its declaration alone: migrations are for changing the tables that exist.
     """
+    have = {name for (name,) in run_sql(conn, "migrations/select_tables.sql")}  # one query: every run does this
     created = []
     for t in TABLES:
-        if run_sql(conn, "migrations/select_table_columns.sql", schema=t.schema, table=t.table):
+        if t.name in have:
             continue
         run_sql(conn, "migrations/create_declared_table.sql",
                 identifiers={"table": t.name, "columns": table_ddl(t.name, t.grain)})
