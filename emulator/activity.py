@@ -93,7 +93,7 @@ class Activity:
             review_active_mask |= review_active << u
             review_passive_mask |= review_passive << u
             ide = p.ides[b[o + 5] % len(p.ides)]
-            cloud, _, _ = self.days.surfaces(u, p, ordinal, active=True, agent_mode=agent_mode, ide=ide)
+            cloud, _, _ = self.days.surfaces.flags(u, p, ordinal, active=True, agent_mode=agent_mode, ide=ide)
             cloud_mask |= cloud << u
             if chat:
                 chat_mask |= 1 << u

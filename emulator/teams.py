@@ -36,7 +36,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Any
+
+from emulator.team import Team, word_slug
 
 MIN_LISTED_MEMBERS = 5  # a team with fewer members that day is left out of the report
 MOVE_OFFSET_DAYS = 20
@@ -54,20 +55,9 @@ ORG_TEAM_IDS = (10_000_000, 910_000_000)
 ENTERPRISE_TEAM_IDS = (1_000_000_000, 1_900_000_000)
 _BLOCK_IDS = 10_000  # ids per scope: at most 9,997 squads (about 120,000 users)
 
-_WORDS = (
-    "atlas", "beacon", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "iris",
-    "juniper", "kepler", "lumen", "meridian", "nimbus", "orbit", "prism", "quartz", "raven",
-    "sierra", "tundra", "umber", "vertex", "willow", "xenon", "yarrow", "zephyr",
-)
-
 
 def _hash(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
-
-
-def _word_slug(prefix: str, i: int) -> str:
-    word = _WORDS[i % len(_WORDS)]
-    return f"{prefix}-{word}" if i < len(_WORDS) else f"{prefix}-{word}-{i // len(_WORDS) + 1}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,57 +69,6 @@ class TeamMembership:
     team_id: int
     slug: str
     listed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Team:
-    team_id: int
-    slug: str  # before any rename
-    kind: str  # squad, guild, pilot, engineering, business
-    renamed_to: str | None = None  # the slug from the rename day on
-
-    def slug_on(self, day: date, rename_day: date) -> str:
-        return self.renamed_to if self.renamed_to and day >= rename_day else self.slug
-
-    def name_on(self, day: date, rename_day: date) -> str:
-        return " ".join(part.capitalize() for part in self.slug_on(day, rename_day).split("-"))
-
-    def record(self, *, day: date, rename_day: date, base_url: str, org: str) -> dict[str, Any]:
-        """The team object of the public REST API, as of `day`."""
-        slug = self.slug_on(day, rename_day)
-        api = f"{base_url}/orgs/{org}/teams/{slug}"
-        return {
-            "id": self.team_id,
-            "node_id": f"T_{self.team_id}",
-            "url": f"{base_url}/teams/{self.team_id}",
-            "html_url": f"{base_url}/orgs/{org}/teams/{slug}",
-            "name": self.name_on(day, rename_day),
-            "slug": slug,
-            "description": f"The {self.name_on(day, rename_day)} team",
-            "privacy": "closed",
-            "notification_setting": "notifications_enabled",
-            "permission": "pull",
-            "members_url": f"{api}/members{{/member}}",
-            "repositories_url": f"{api}/repos",
-            "parent": None,
-            "type": "organization",
-        }
-
-    def enterprise_record(self, *, day: date, rename_day: date, base_url: str, enterprise: str) -> dict[str, Any]:
-        """The enterprise team object of the public REST API, as of `day`."""
-        slug = self.slug_on(day, rename_day)
-        html = f"{base_url}/enterprises/{enterprise}/teams/{slug}"
-        return {
-            "id": self.team_id,
-            "name": self.name_on(day, rename_day),
-            "slug": slug,
-            "description": f"The {self.name_on(day, rename_day)} team",
-            "url": f"{base_url}/enterprises/{enterprise}/teams/{self.team_id}",
-            "html_url": html,
-            "members_url": f"{html}/members{{/member}}",
-            "group_id": None,
-            "type": "enterprise",
-        }
 
 
 class _ScopeTeams:
@@ -182,14 +121,14 @@ class TeamsModel:
         ent_base = ENTERPRISE_TEAM_IDS[0] + _hash("enterprise-teams", seed, enterprise) % span * _BLOCK_IDS
         org_teams = [Team(org_base, PILOT_SLUG, "pilot"), Team(org_base + 1, GUILD_SLUG, "guild")]
         for i in range(squads):
-            slug = _word_slug("squad", i)
+            slug = word_slug("squad", i)
             org_teams.append(Team(org_base + 2 + i, slug, "squad",
                                   RENAMED_SQUAD_NEW_SLUG if slug == RENAMED_SQUAD_OLD_SLUG else None))
         ent_teams = [Team(ent_base, ENTERPRISE_PILOT_SLUG, "pilot"),
                      Team(ent_base + 1, f"business-{org}".lower(), "business"),
                      Team(ent_base + 2, f"business-{second_org}".lower(), "business")]
         for i in range(eng):
-            slug = _word_slug("eng", i)
+            slug = word_slug("eng", i)
             ent_teams.append(Team(ent_base + 3 + i, slug, "engineering",
                                   RENAMED_ENTERPRISE_NEW_SLUG if slug == RENAMED_ENTERPRISE_OLD_SLUG else None))
 

@@ -1,6 +1,6 @@
 """One user's day: the per-day byte streams and what they decide (active, chat, agent mode, the
-CLI, third-party agents, code review, the agent surfaces), the day's counts in cells
-(feature x language) scaled by completeness, and the bit masks over all users of a day.
+CLI, third-party agents, code review, the agent surfaces of emulator/surfaces.py), the day's
+counts in cells (feature x language) scaled by completeness, and the bit masks over all users of a day.
 
 A per-day byte stream (20 bytes per global user, in blocks of users) decides whether the user
 was active and how much; the agent surfaces, their counts, the telemetry classes and the
@@ -10,14 +10,14 @@ misattribution draws have streams of their own, so numbers that came earlier sta
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
 from emulator import cli_usage, misattribution, telemetry
+from emulator.dayrecord import UserDay
 from emulator.population import BLOCK, Population, Profile, key
 from emulator.recordjson import ZEROS, column_sums
+from emulator.surfaces import Surfaces
 from emulator.vocabulary import (
     AGENT_APPS,
     AGENT_MODE_FEATURES,
@@ -33,39 +33,6 @@ _REVIEW_ACTIVE_BELOW = 38
 _REVIEW_PASSIVE_BELOW = 90
 
 BYTES_PER_USER = 20
-_SURFACE_BYTES = 2
-_SURFACE_COUNT_BYTES = 3  # the app's and VS Code agents' counts: a stream of their own
-
-
-@dataclass(slots=True)
-class UserDay:
-    """One user's (scaled) numbers for one day."""
-
-    active: bool
-    used_chat: bool
-    used_agent: bool
-    used_cli: bool
-    ide: str
-    totals: Sequence[int]
-    languages: tuple[str, ...]
-    features: list[tuple[str, str, list[list[int]]]]  # (feature, model, counts per language)
-    cli: tuple[int, int, int, int, int] | None  # sessions, requests, prompts, out, prompt tokens
-    agents: list[tuple[str, int, int]]  # (agent_id, job starts, sessions), merged apps
-    review_active: bool
-    review_passive: bool
-    cloud_agent: bool = False  # the service's own cloud agent (formerly "coding agent")
-    app: bool = False  # the assistant's desktop app
-    vscode_agent: bool = False  # agent sessions in VS Code
-    app_counts: tuple[int, int, int, int, int] | None = None  # the app's sessions, requests, prompts, tokens
-    vscode_counts: tuple[int, int] | None = None  # VS Code agent sessions, user messages
-    # CLI customizations used: category -> ((name, interaction count), ...); CLI users only.
-    customizations: dict[str, tuple[tuple[str, int], ...]] | None = None
-    # Entries of totals_by_feature with no language or model (copilot_app, copilot_cli): in
-    # `totals`, never in `ide_totals`, the IDE's share of the day.
-    feature_rows: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
-    ide_totals: Sequence[int] = ZEROS
-    server_side: bool = False  # active by the service's own telemetry only (emulator/telemetry.py)
-    shifted: str | None = None  # misattributed as the service did (emulator/misattribution.py)
 
 
 class UserDays:
@@ -75,8 +42,7 @@ class UserDays:
         self.people = people
         seed = people.seed
         self.day_block = lru_cache(maxsize=512)(self.make_day_block)
-        self._surface_block = lru_cache(maxsize=512)(self._make_surface_block)
-        self._surface_count_block = lru_cache(maxsize=512)(self._make_surface_count_block)
+        self.surfaces = Surfaces(seed)
         self.class_block = lru_cache(maxsize=512)(
             lambda ordinal, block: telemetry.class_bytes(key("classes", seed, ordinal, block), BLOCK))
         self.shift_block = lru_cache(maxsize=64)(lambda ordinal, block: misattribution.shift_bytes(
@@ -84,44 +50,6 @@ class UserDays:
 
     def make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(key("day", self.people.seed, ordinal, block)).randbytes(BLOCK * BYTES_PER_USER)
-
-    def _make_surface_count_block(self, ordinal: int, block: int) -> bytes:
-        # Their own stream too: the surfaces' flags stay as they were before the counts came.
-        return random.Random(key("surface-counts", self.people.seed, ordinal, block)).randbytes(
-            BLOCK * _SURFACE_COUNT_BYTES)
-
-    def _make_surface_block(self, ordinal: int, block: int) -> bytes:
-        # A stream of its own: the agent surfaces came later, and every older number stays as it was.
-        return random.Random(key("surfaces", self.people.seed, ordinal, block)).randbytes(BLOCK * _SURFACE_BYTES)
-
-    def surfaces(self, u: int, p: Profile, ordinal: int, *, active: bool, agent_mode: bool,
-                  ide: str) -> tuple[bool, bool, bool]:
-        """(cloud agent, app, VS Code agent) for an active user's day."""
-        if not active:
-            return False, False, False
-        s = self._surface_block(ordinal, u // BLOCK)
-        o = (u % BLOCK) * _SURFACE_BYTES
-        return s[o] < p.cloud_agent_threshold, s[o + 1] < p.app_threshold, agent_mode and ide == "vscode"
-
-    def _surface_counts(self, u: int, ordinal: int, *, app: bool, vscode_agent: bool,
-                        c: float) -> tuple[tuple[int, int, int, int, int] | None, tuple[int, int] | None]:
-        """The app's (sessions, requests, prompts, output and prompt tokens) and VS Code agents'
-        (sessions, messages) of a user's day, scaled as the day's other counts; None where the
-        surface was not used."""
-        if not (app or vscode_agent):
-            return None, None
-        s = self._surface_count_block(ordinal, u // BLOCK)
-        o = (u % BLOCK) * _SURFACE_COUNT_BYTES
-        app_counts = vscode_counts = None
-        if app:
-            sessions = 1 + s[o] % 4
-            requests = sessions * (1 + s[o + 2] % 6)
-            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o] % 2) * c),
-                          int(requests * (150 + 3 * s[o + 1]) * c), int(requests * (1800 + 20 * s[o + 2]) * c))
-        if vscode_agent:
-            sessions = 1 + s[o + 1] % 3
-            vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 2] % 9) * c))
-        return app_counts, vscode_counts
 
     def flags(self, p: Profile, b: bytes, o: int, weekend: bool, agents_day: bool,
                ordinal: int) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
@@ -155,7 +83,7 @@ class UserDays:
         if kind != "app":
             return UserDay(False, False, False, False, ide, ZEROS, p.languages, [], None, [], False, False,
                             server_side=kind == "server")
-        app_counts, _ = self._surface_counts(u, day.toordinal(), app=True, vscode_agent=False, c=c)
+        app_counts, _ = self.surfaces.counts(u, day.toordinal(), app=True, vscode_agent=False, c=c)
         assert app_counts is not None
         counts = telemetry.app_feature_counts(app_counts)
         return UserDay(False, False, False, False, ide, counts, p.languages, [], None, [], False, False,
@@ -235,9 +163,9 @@ class UserDays:
             entry = merged.setdefault(agent_id, [0, 0])
             entry[0] += int(jobs * c)
             entry[1] += int(sessions * c)
-        cloud_agent, app, vscode_agent = self.surfaces(u, p, day.toordinal(), active=True, agent_mode=agent_mode,
-                                                        ide=ide)
-        app_counts, vscode_counts = self._surface_counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
+        cloud_agent, app, vscode_agent = self.surfaces.flags(u, p, day.toordinal(), active=True,
+                                                             agent_mode=agent_mode, ide=ide)
+        app_counts, vscode_counts = self.surfaces.counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
         customizations = self._customizations(u, day.toordinal(), c) if cli_counts is not None else None
         rows: list[tuple[str, tuple[int, ...]]] = []
         if cli_counts is not None:
