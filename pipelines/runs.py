@@ -1,18 +1,17 @@
 """Runs the Dagster jobs in-process for `metrics-etl run`, `demo` and `webhooks load`, with progress.
 
-The summary a person reads after it is on the read side: pipelines/bi/summary.py.
+The summary a person reads after it is on the read side: pipelines/bi/summary.py; the full log
+of its runs, pipelines/run_log.py.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
 import dagster as dg
@@ -25,6 +24,7 @@ from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
 from pipelines.defs.serving.assets import SERVING
 from pipelines.defs.snapshots.days import add_snapshot_day
 from pipelines.instance import execute_in_code_location, open_instance, process_tags, release_orphaned_runs
+from pipelines.run_log import RunLog
 
 if TYPE_CHECKING:
 
@@ -113,43 +113,6 @@ class _Alerting:
         )
         for alert in found:
             deliver(self.config, alert, outbox=self.outbox)
-
-
-_PLANNED = frozenset({"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"})
-
-
-class RunLog:
-    """The full record of one `metrics-etl run`: every Dagster event, whole error texts.
-
-    A log that cannot be written (the disk that is full is often the warehouse's) never
-    fails the run or hides its real error: the failure line then says why there is no log.
-    """
-
-    def __init__(self, directory: Path) -> None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        self.path = directory / f"run-{stamp}-{os.getpid()}.log"
-        self.problem: str | None = None
-
-    def where(self) -> str:
-        return f"full log: {self.path}" if self.problem is None else f"no log: {self.problem}"
-
-    def write(self, label: str, result: dg.ExecuteInProcessResult, instance: dg.DagsterInstance) -> None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as log:
-                log.write(f"== {label} (run {result.run_id}): {'success' if result.success else 'FAILED'}\n")
-                for entry in instance.all_logs(result.run_id):
-                    event = entry.dagster_event
-                    if event is not None and event.event_type_value in _PLANNED:
-                        continue  # one line per asset and day a run means to write; what it wrote follows
-                    when = datetime.fromtimestamp(entry.timestamp, UTC).isoformat(timespec="seconds")
-                    level = logging.getLevelName(entry.level)
-                    # A Dagster event's text is its own message; user_message is only a log call's.
-                    log.write(f"{when} {level} {entry.step_key or '-'} {entry.message}\n")
-                    if event is not None and event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
-                        log.write(event.step_failure_data.error.to_string() + "\n")
-        except OSError as exc:
-            self.problem = f"{self.path} could not be written ({exc.strerror})"
 
 
 def _notes(result: dg.ExecuteInProcessResult) -> list[str]:

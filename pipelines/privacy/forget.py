@@ -48,13 +48,13 @@ from pipelines.warehouse.erasure import (
     Person,
     archive_files,
     erase_rows,
-    find_person,
     load_forgotten,
     record_erased_days,
     record_rewrite,
     refresh_derived,
     remember,
 )
+from pipelines.warehouse.erasure_person import find_person
 from pipelines.warehouse.erasure_text import erase_from_text
 from pipelines.warehouse.people import redact_text, screen_payload
 from pipelines.warehouse.sql import rollback, run_sql

@@ -9,7 +9,7 @@ account) is an unassigned seat: a row of `snapshots.unassigned_seats`, counted w
 A seat that cannot land (an assignee without an id, a timestamp that is not one, in an
 enterprise no grant to name) is left out alone with its reason, naming its place in the listing
 and never its holder, and counted beside the listing's total; the listing's other seats land.
-Every declared field (seat_fields.py) lands in its column; what a seat carries beyond them, in
+Every declared field (seat_fields.py) lands in its column, typed by seat_values.py; what a seat carries beyond them, in
 its row's `extra`, and told as drift (SeatRows.drift).
 """
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 import polars as pl
 
 from pipelines.transform.columns import polars_types
-from pipelines.transform.seat_fields import SEAT_FIELDS, beyond, json_text
+from pipelines.transform.seat_values import SeatRecordError, seat_columns
 
 __all__ = [
     "ENTERPRISE_SEATS_SCHEMA",
@@ -49,10 +49,6 @@ SEAT_TOTALS_SCHEMA = polars_types("snapshots.seat_totals", leave_out=frozenset({
 ENTERPRISE_SEAT_TOTALS_SCHEMA = polars_types(
     "snapshots.enterprise_seat_totals", leave_out=frozenset({"erased_holders"})
 )
-
-
-class SeatRecordError(ValueError):
-    """A seat the table cannot hold (an assignee without an id, no grant, a timestamp that is not one)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ def seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, org: str) ->
     drift: list[tuple[str, str, object]] = []
     for index, rec in enumerate(records):
         try:
-            row = _seat(rec, index=index, where=where, drift=drift)
+            row = seat_columns(rec, index=index, where=where, drift=drift)
         except SeatRecordError as exc:
             refused.append(str(exc))
             missing.append(_holder(rec, index))
@@ -114,7 +110,7 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
     drift: list[tuple[str, str, object]] = []
     for index, rec in enumerate(records):
         try:
-            row = _seat(rec, index=index, where=where, drift=drift)
+            row = seat_columns(rec, index=index, where=where, drift=drift)
             if row["user_id"] is None:
                 unassigned.append(row)
                 continue
@@ -189,45 +185,6 @@ def _left_out(missing: Iterable[tuple[str, int]], *, landed: pl.Series) -> int:
     return len({holder for holder in missing if not (holder[0] == "id" and holder[1] in ids)})
 
 
-def _seat(rec: Any, *, index: int, where: str, drift: list[tuple[str, str, object]]) -> dict[str, Any]:
-    """The seat's columns (SEAT_FIELDS) and `extra`; `user_id` None for a seat whose assignee is
-    null (unassigned). What it carried beyond the declarations is added to `drift`."""
-    if not isinstance(rec, Mapping):
-        raise SeatRecordError(f"seat {index} of {where} is not an object")
-    extra, found = beyond(rec)
-    drift += found
-    assignee = rec.get("assignee")
-    user_id = assignee.get("id") if isinstance(assignee, Mapping) else None
-    if assignee is not None and (
-        not isinstance(assignee, Mapping) or not isinstance(user_id, int) or isinstance(user_id, bool)
-    ):
-        # Its text is not repeated: it may name the person.
-        raise SeatRecordError(f"seat {index} of {where} has an assignee without an integer id")
-    row = {column: _typed(_at(rec, path), dtype, field=column, index=index, where=where)
-           for path, (column, dtype) in SEAT_FIELDS.items()}
-    row["extra"] = json_text(extra) if extra else None
-    return row
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:  # a lone surrogate (half of a UTF-16 pair): no text column takes it
-        return False
-    return True
-
-
-def _at(rec: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    """The value at a declared path; None where an object on the way is null or not an object
-    (a mistyped object is in `extra`)."""
-    value: Any = rec
-    for step in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(step)
-    return value
-
-
 def _grant(row: Mapping[str, Any], *, enterprise: str, index: int, where: str) -> tuple[str, str]:
     if row["organization_login"] is not None:
         return "organization", str(row["organization_login"])
@@ -243,42 +200,3 @@ def _grant(row: Mapping[str, Any], *, enterprise: str, index: int, where: str) -
 
 def _ordered(row: Mapping[str, Any], schema: Mapping[str, pl.DataType]) -> dict[str, Any]:
     return {name: row[name] for name in schema}
-
-
-_INT64 = range(-(2**63), 2**63)
-
-
-def _typed(value: Any, dtype: pl.DataType, *, field: str, index: int, where: str) -> Any:
-    """`value` as its column takes it; the seat is refused if the column cannot (a building frame
-    would fail on it and take the whole listing with it). The value is not repeated when it is
-    not a time: it may name the person."""
-    if value is None:
-        return None
-    if isinstance(dtype, pl.Datetime):
-        return _instant(value, field=field, index=index, where=where)
-    if isinstance(dtype, pl.Date):
-        return _day(value, field=field, index=index, where=where)
-    if isinstance(dtype, pl.Int64):
-        fits = isinstance(value, int) and not isinstance(value, bool) and value in _INT64
-        kind = "an integer id"
-    else:
-        fits, kind = isinstance(value, str) and _utf8(value), "text"
-    if not fits:
-        raise SeatRecordError(f"seat {index} of {where}: {field} is not {kind}")
-    return value
-
-
-def _instant(value: Any, *, field: str, index: int, where: str) -> datetime:
-    try:
-        parsed = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise SeatRecordError(f"seat {index} of {where}: {field} {value!r:.60} is not a timestamp") from None
-    # The service writes offsets ("-06:00" or "Z"); one without is taken as UTC, the service's zone.
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-
-
-def _day(value: Any, *, field: str, index: int, where: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise SeatRecordError(f"seat {index} of {where}: {field} {value!r:.60} is not a day") from None

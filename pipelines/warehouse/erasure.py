@@ -9,7 +9,7 @@ lose the author), and the lake partitions they were in are marked changed, so th
 publish writes those partitions again without them. A webhook delivery goes when a person field
 of its kind names them; their login in kept text (`Table.text`, other people's deliveries) is
 replaced. What the landings derive from user rows (agent and team days, the rollups) is
-computed again for the days rows left (`refresh_derived`), so every view equals what the
+computed again for the days rows left (`refresh_derived`, pipelines/warehouse/derived.py), so every view equals what the
 remaining rows say. The aggregate report, which the service computes, still counts the person:
 the days their user-level records left are recorded with how many people, never whom
 (`record_erased_days`, core.erased_user_days), and bi.reconciliation explains the difference.
@@ -17,33 +17,24 @@ the days their user-level records left are recorded with how many people, never 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, timedelta
-from typing import Any
+from datetime import date
 
 import duckdb
 
-from pipelines.service.people import payload_people
-from pipelines.transform.schema import USER
 from pipelines.warehouse.catalog import Table, tables
+from pipelines.warehouse.derived import ScopeDay, refresh_derived, refresh_team_days
 from pipelines.warehouse.people import Forgotten, Person, person_hashes
-from pipelines.warehouse.rollups import refresh_rollups
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
     "PERSON_TABLES", "Erased", "Forgotten", "ForgottenWithoutKey", "Person", "PersonTable", "ScopeDay",
-    "archive_files", "erase_rows", "find_person", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes",
+    "archive_files", "erase_rows", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes",
     "record_erased_days", "record_rewrite", "refresh_derived", "refresh_team_days", "remember",
 ]
 
 FIRST_DAY, LAST_DAY = date(1, 1, 1), date(9999, 12, 31)
-# Days of a scope this close are refreshed as one run: a reach rollup is computed again for the
-# 27 days after a run anyway.
-_RUN_GAP = 28
-
-ScopeDay = tuple[str, str, date]  # scope, scope_name, day
 
 
 @dataclass(frozen=True)
@@ -56,6 +47,11 @@ class PersonTable:
     day_column: str  # its partition day: what retention and a landing's days select by
     scoped: bool  # its rows are a scope's (what the landings derive things from)
     anonymize: bool  # the id is not in its grain: the row stays without the person (an issue, its author)
+
+    @property
+    def identifiers(self) -> dict[str, str]:
+        """Its table and columns, as the privacy/ SQL names them."""
+        return {"table": self.name, "id": self.id_column, "login": self.login_column, "day": self.day_column}
 
 
 def _person_table(declared: Table) -> PersonTable:
@@ -99,62 +95,6 @@ def remember(conn: duckdb.DuckDBPyConnection, key: bytes, person: Person) -> Non
     run_sql(conn, "privacy/insert_forgotten.sql", hashes=sorted(person_hashes(key, person)))
 
 
-def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
-    """The person a LOGIN or USER_ID names, with the other half when the warehouse knows it.
-
-    A number is a user id; anything else a login (matched in any case, as the service does; an
-    `@` before it, as in a mention, is not part of it).
-    """
-    who = who.removeprefix("@")
-    user_id = int(who) if who.isascii() and who.isdigit() else None
-    login = None if user_id is not None else who.lower()
-    for person_table in PERSON_TABLES:
-        rows = run_sql(
-            conn, "privacy/select_person.sql", identifiers=_identifiers(person_table), user_id=user_id, login=login
-        )
-        if rows:
-            found_id, found_login = rows[0]
-            return Person(
-                user_id if user_id is not None else found_id,
-                login if login is not None else (found_login.lower() if found_login else None),
-            )
-    if user_id is not None:
-        # Known only from quarantined lines (every line of theirs failed): a line tells the login.
-        pattern = Person(user_id, None).report_line_pattern()
-        for (line,) in run_sql(conn, "privacy/select_person_quarantined_lines.sql", pattern=pattern):
-            if (found_login := _line_login(line, user_id)) is not None:
-                return Person(user_id, found_login.lower())
-        # Known only from webhook deliveries: their person fields tell the login, so text naming it goes too.
-        for _, event, payload in run_sql(
-            conn, "privacy/select_person_deliveries.sql", login=None, user_id=str(user_id)
-        ):
-            for found_id, found_login in _payload_people(event, payload):
-                if found_id == user_id and found_login:
-                    return Person(user_id, found_login.lower())
-    return Person(user_id, login)
-
-
-def _line_login(line: str | None, user_id: int) -> str | None:
-    """The user_login of a report line whose user_id is this one (a number or a string of it)."""
-    try:
-        record = json.loads(line or "")
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    found_id, login = record.get("user_id"), record.get("user_login")
-    if isinstance(found_id, str) and found_id.isascii() and found_id.isdigit():
-        found_id = int(found_id)
-    return login if found_id == user_id and not isinstance(found_id, bool) and isinstance(login, str) else None
-
-
-def _payload_people(event: str, payload: str) -> list[tuple[int | None, str | None]]:
-    try:
-        return list(payload_people(event, json.loads(payload)))
-    except (ValueError, RecursionError):
-        return []
-
-
 def people_in(
     conn: duckdb.DuckDBPyConnection, forgotten: Forgotten, *, first_day: date, last_day: date
 ) -> list[Person]:
@@ -162,7 +102,7 @@ def people_in(
     found: dict[tuple[int | None, str | None], Person] = {}
     for person_table in PERSON_TABLES:
         rows = run_sql(
-            conn, "privacy/select_people.sql", identifiers=_identifiers(person_table), first_day=first_day,
+            conn, "privacy/select_people.sql", identifiers=person_table.identifiers, first_day=first_day,
             last_day=last_day,
         )
         for user_id, login in rows:
@@ -192,12 +132,12 @@ def erase_rows(
     for person_table in PERSON_TABLES:
         who = {"user_id": person.user_id, "login": person.login, "first_day": first_day, "last_day": last_day}
         if person_table.scoped:
-            found = run_sql(conn, "privacy/select_person_days.sql", identifiers=_identifiers(person_table), **who)
+            found = run_sql(conn, "privacy/select_person_days.sql", identifiers=person_table.identifiers, **who)
             days.update((scope, scope_name, day) for scope, scope_name, day in found)
             if person_table.name == USER_RECORDS:
                 record_days.update((scope, scope_name, day) for scope, scope_name, day in found)
         sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
-        removed[person_table.name] = len(run_sql(conn, sql, identifiers=_identifiers(person_table), **who))
+        removed[person_table.name] = len(run_sql(conn, sql, identifiers=person_table.identifiers, **who))
     quarantined = run_sql(
         conn, "privacy/delete_person_quarantine.sql", pattern=person.report_line_pattern(), first_day=first_day,
         last_day=last_day,
@@ -225,51 +165,6 @@ def record_erased_days(
             conn, "privacy/record_erased_user_days.sql", scope=scope, scope_name=scope_name, day=day, people=count,
             on_ingest=on_ingest,
         )
-
-
-def refresh_derived(conn: duckdb.DuckDBPyConnection, days: Iterable[ScopeDay]) -> None:
-    """What the landings derive from user rows, computed again for the scope days rows left (an
-    erasure, retention), inside the caller's transaction: core.agent_days' user level with the
-    agent dimensions, core.team_days with the team dimension, and every rollup; their lake
-    partitions are marked changed."""
-    for scope, scope_name, start_day, end_day in _runs(days):
-        span: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": end_day}
-        run_sql(conn, "privacy/begin_agent_days_refresh.sql", level=USER, **span)
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", level=USER, **span)
-        run_sql(conn, "privacy/end_agent_days_refresh.sql")
-        refresh_team_days(conn, **span)
-        refresh_rollups(conn, **span)
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=["core.agent_days"], **span)
-
-
-def refresh_team_days(
-    conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str, start_day: date, end_day: date
-) -> None:
-    """core.team_days (members per listed team) and core.dim_team counted again from the
-    memberships left on a scope's days, inside the caller's transaction; their partitions marked."""
-    span: dict[str, Any] = {"scope": scope, "scope_name": scope_name, "start_day": start_day, "end_day": end_day}
-    run_sql(conn, "warehouse/begin_user_teams.sql", **span)
-    run_sql(conn, "privacy/delete_team_days.sql", **span)
-    run_sql(conn, "warehouse/refresh_team_dimensions.sql", **span)
-    run_sql(conn, "warehouse/mark_lake_changes.sql", tables=["core.team_days"], **span)
-
-
-def _runs(days: Iterable[ScopeDay]) -> list[tuple[str, str, date, date]]:
-    """Each scope's days as runs of days: (scope, scope_name, first day, last day)."""
-    runs: list[tuple[str, str, date, date]] = []
-    for scope, scope_name, day in sorted(set(days)):
-        if runs and runs[-1][:2] == (scope, scope_name) and day - runs[-1][3] <= timedelta(days=_RUN_GAP):
-            runs[-1] = (scope, scope_name, runs[-1][2], day)
-        else:
-            runs.append((scope, scope_name, day, day))
-    return runs
-
-
-def _identifiers(person_table: PersonTable) -> dict[str, str]:
-    return {
-        "table": person_table.name, "id": person_table.id_column, "login": person_table.login_column,
-        "day": person_table.day_column,
-    }
 
 
 def archive_files(

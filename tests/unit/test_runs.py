@@ -7,7 +7,7 @@ import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
 from pipelines.defs.failures import describe_error
-from pipelines.runs import RunLog
+from pipelines.run_log import RunLog
 
 
 def _info(exc: BaseException):

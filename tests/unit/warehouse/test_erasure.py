@@ -13,7 +13,8 @@ import pytest
 
 from pipelines.privacy import apply_retention
 from pipelines.warehouse import migrate
-from pipelines.warehouse.erasure import Person, erase_rows, find_person, refresh_derived
+from pipelines.warehouse.erasure import Person, erase_rows, refresh_derived
+from pipelines.warehouse.erasure_person import find_person
 from pipelines.warehouse.erasure_text import erase_from_text
 from pipelines.warehouse.rollups import ROLLUPS
 
