@@ -38,7 +38,12 @@ def banded_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
     cells = [[_cell(name) for name in names], [kind.lower() for kind in types], *head, *tail]
     widths = [max(display_width(row[at]) for row in cells) for at in range(len(names))]
     keys = _keys(types, widths, width=width)
-    room = max(width - _table_width([widths[at] for at in keys]), 0)
+    # The key columns keep one width in every band: cut (if at all) to leave room for the widest
+    # other column, never cut in one band and whole in the next.
+    others = widths[len(keys):]
+    key_widths = _shrunk([*(widths[at] for at in keys), *([max(others)] if others else [])], width)[:len(keys)]
+    beside_keys = width - sum(key_widths) - 3 * len(key_widths)
+    room = max(width - _table_width(key_widths), 0)
     bands: list[list[int]] = [[]]
     for at in range(len(keys), len(names)):
         if bands[-1] and _table_width([widths[c] for c in bands[-1]] + [widths[at]]) - 1 > room:
@@ -47,7 +52,8 @@ def banded_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
     right = [kind.startswith(_NUMBERS) for kind in types]
     cut_after = 2 + len(head) if total > len(head) + len(tail) else None  # where the rows left out were
     text = "".join(
-        _box(cells, [*keys, *band], _shrunk([widths[at] for at in [*keys, *band]], width), right, cut_after=cut_after)
+        _box(cells, [*keys, *band], [*key_widths, *(_shrunk([widths[at] for at in band], beside_keys) if band else [])],
+             right, cut_after=cut_after)
         for band in bands
     )
     shown = f" ({len(head) + len(tail)} shown)" if cut_after else ""
