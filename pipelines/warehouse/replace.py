@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -22,11 +20,9 @@ import pyarrow as pa
 from pipelines.service.kinds import REPORT_KINDS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
+from pipelines.warehouse.report_slice import CarriedReport, ReportSlice
 from pipelines.warehouse.rollups import end_of_landing_memory, refresh_rollups
 from pipelines.warehouse.sql import _statements, rollback, run_sql
-
-if TYPE_CHECKING:
-    from pipelines.service import ReportRef
 
 # What a report's landing inserts batch by batch: the catalog's, by writer.
 LANDED_TABLES = tuple(t.table for t in tables(writer="report") if t.landing)
@@ -90,31 +86,6 @@ def _run_on_batch(
     for body, names in _statements(name, tuple(sorted(identifiers.items()))):
         bound = {k: params[k] for k in names}
         conn.execute(body, bound) if bound else conn.execute(body)
-
-
-@dataclass(frozen=True)
-class CarriedReport:
-    """A day's report landed inside another's transaction (user-teams with the user report,
-    repos with the aggregate one), parsed: its rows per table and its raw.* rows."""
-
-    ref: ReportRef
-    rows: dict[str, pl.DataFrame]  # table name -> rows, the tables its writer (its level) writes
-    files: pl.DataFrame | None  # raw.report_files
-    quarantine: pl.DataFrame | None  # raw.quarantine
-    lines: int  # the lines landed (one row each in its first table)
-
-
-@dataclass(frozen=True)
-class ReportSlice:
-    """What a landing replaces: the report's scope, kind and level over the days it covers."""
-
-    ref: ReportRef
-    start_day: date
-    end_day: date
-
-    def describe(self) -> str:
-        days = f"{self.start_day}" if self.start_day == self.end_day else f"{self.start_day}..{self.end_day}"
-        return f"{self.ref.scope} {self.ref.scope_name} {self.ref.level} {days}"
 
 
 def _params(report: ReportSlice) -> dict[str, Any]:
