@@ -104,8 +104,8 @@ def build_warehouse(scratch: Path, users: int, days: int) -> duckdb.DuckDBPyConn
     rebuild_rollups(conn)
     rebuilt = time.perf_counter() - started
     (rows,) = conn.execute("SELECT count(*) FROM core.user_daily_totals").fetchall()[0]
-    print(f"built {days} days, {rows:,} user-day rows in {built:.1f} s, rollups from them in {rebuilt:.1f} s; "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"built {days} days, {rows:,} user-day rows in {built:.1f} s, rollups from them in {rebuilt:.1f} s; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     return conn
-
-

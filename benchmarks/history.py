@@ -103,24 +103,26 @@ class Home:
 
     def environment(self, creds: dict[str, str], *, start: date) -> dict[str, str]:
         env = {name: value for name, value in os.environ.items() if not name.startswith(_PIPELINE_VARS)}
-        env.update({
-            "SERVICE_BASE_URL": creds["base_url"],
-            "SERVICE_GRAPHQL_URL": creds["graphql_url"],
-            "SERVICE_OAUTH_URL": creds["oauth_url"],
-            "SERVICE_TOKEN": creds["token"],
-            "SERVICE_ORG": creds["org"],
-            "SERVICE_ENTERPRISE": creds["enterprise"],
-            "SERVICE_DIALECT": creds["dialect"],
-            "SERVICE_ETAG_CACHE": str(self.root / "http-cache.sqlite3"),
-            "WAREHOUSE_PATH": str(self.warehouse),
-            "SERVING_PATH": str(self.serving),
-            "LAKE_PATH": str(self.root / "lake"),
-            "RAW_DIR": str(self.raw),
-            "WEBHOOK_SPOOL_DIR": str(self.root / "spool"),
-            "DAGSTER_HOME": str(self.dagster),
-            # The same partitions in every home, so the baseline's Dagster does the same work.
-            "METRICS_START_DAY": start.isoformat(),
-        })
+        env.update(
+            {
+                "SERVICE_BASE_URL": creds["base_url"],
+                "SERVICE_GRAPHQL_URL": creds["graphql_url"],
+                "SERVICE_OAUTH_URL": creds["oauth_url"],
+                "SERVICE_TOKEN": creds["token"],
+                "SERVICE_ORG": creds["org"],
+                "SERVICE_ENTERPRISE": creds["enterprise"],
+                "SERVICE_DIALECT": creds["dialect"],
+                "SERVICE_ETAG_CACHE": str(self.root / "http-cache.sqlite3"),
+                "WAREHOUSE_PATH": str(self.warehouse),
+                "SERVING_PATH": str(self.serving),
+                "LAKE_PATH": str(self.root / "lake"),
+                "RAW_DIR": str(self.raw),
+                "WEBHOOK_SPOOL_DIR": str(self.root / "spool"),
+                "DAGSTER_HOME": str(self.dagster),
+                # The same partitions in every home, so the baseline's Dagster does the same work.
+                "METRICS_START_DAY": start.isoformat(),
+            }
+        )
         return env
 
 
@@ -174,8 +176,9 @@ def _metrics_etl(home: Home, env: dict[str, str], *args: str) -> Command:
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen never waits for it
     if proc.returncode != 0:
         tail = Path(f"{stem}.err").read_text(errors="replace").splitlines()[-15:]
-        raise CommandFailed(f"metrics-etl {' '.join(args)} exited {proc.returncode} after {seconds:.0f} s:\n  "
-                            + "\n  ".join(tail))
+        raise CommandFailed(
+            f"metrics-etl {' '.join(args)} exited {proc.returncode} after {seconds:.0f} s:\n  " + "\n  ".join(tail)
+        )
     return Command(seconds=seconds, rss_mb=usage.ru_maxrss / 1024, emulator_cpu=cpu)
 
 
@@ -196,8 +199,9 @@ def _probe(home: Home, env: dict[str, str]) -> Probe:
         command = _metrics_etl(home, env, "run", "--day", PROBE_DAY.isoformat(), "--no-latest", "--no-snapshots")
         runs.append((command, _latest_steps(home)))
     command, steps = min(runs, key=lambda run: run[0].seconds)
-    return Probe(command=command, landing=steps[LANDING_STEP], publish=steps[PUBLISH_STEP],
-                 rss_mb=max(c.rss_mb for c, _ in runs))
+    return Probe(
+        command=command, landing=steps[LANDING_STEP], publish=steps[PUBLISH_STEP], rss_mb=max(c.rss_mb for c, _ in runs)
+    )
 
 
 def _sizes(home: Home) -> Sizes:
@@ -229,8 +233,10 @@ def _baseline(creds: dict[str, str], *, start: date, round_: int) -> Probe:
 
 def _probe_text(probe: Probe) -> str:
     c = probe.command
-    return (f"run --day {PROBE_DAY}  {c.seconds:.1f} s (landing {probe.landing:.1f} s, publish {probe.publish:.1f} s)"
-            f"   peak RSS {probe.rss_mb:.0f} MB   emulator CPU {c.emulator_cpu:.1f} s")
+    return (
+        f"run --day {PROBE_DAY}  {c.seconds:.1f} s (landing {probe.landing:.1f} s, publish {probe.publish:.1f} s)"
+        f"   peak RSS {probe.rss_mb:.0f} MB   emulator CPU {c.emulator_cpu:.1f} s"
+    )
 
 
 def _checkpoints(text: str, *, days: int) -> list[int]:
@@ -241,18 +247,29 @@ def _checkpoints(text: str, *, days: int) -> list[int]:
 
 def _build(home: Home, env: dict[str, str], *, first: date, last: date, built: int) -> Command:
     try:
-        command = _metrics_etl(home, env, "run", "--from", first.isoformat(), "--to", last.isoformat(),
-                               "--no-latest", "--no-snapshots")
+        command = _metrics_etl(
+            home, env, "run", "--from", first.isoformat(), "--to", last.isoformat(), "--no-latest", "--no-snapshots"
+        )
     except CommandFailed as exc:
         raise CommandFailed(f"building {first} .. {last} onto {built} days of history: {exc}") from None
     days = (last - first).days + 1
-    print(f"  build {first} .. {last} ({days:>3} days)  {command.seconds:7.1f} s  {command.seconds / days:5.1f} s/day"
-          f"   peak RSS {command.rss_mb:5.0f} MB")
+    print(
+        f"  build {first} .. {last} ({days:>3} days)  {command.seconds:7.1f} s  {command.seconds / days:5.1f} s/day"
+        f"   peak RSS {command.rss_mb:5.0f} MB"
+    )
     return command
 
 
-def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Sequence[int], chunk_days: int,
-             baseline: Sequence[Probe], built: int = 0) -> tuple[list[Checkpoint], list[Command]]:
+def _history(
+    home: Home,
+    env: dict[str, str],
+    *,
+    start: date,
+    checkpoints: Sequence[int],
+    chunk_days: int,
+    baseline: Sequence[Probe],
+    built: int = 0,
+) -> tuple[list[Checkpoint], list[Command]]:
     """Build the history oldest first (from `built` days on), probing P at each checkpoint (ratios
     to the baseline so far)."""
     results: list[Checkpoint] = []
@@ -270,8 +287,10 @@ def _history(home: Home, env: dict[str, str], *, start: date, checkpoints: Seque
         sizes = _sizes(home)
         results.append(Checkpoint(days=days, probe=probe, sizes=sizes))
         print(f"after {days} days: {_probe_text(probe)}   (load average {os.getloadavg()[0]:.1f})")
-        print(f"  ratio to the baseline so far: wall {probe.command.seconds / _median_wall(baseline):.2f},"
-              f" landing {probe.landing / _median_landing(baseline):.2f}")
+        print(
+            f"  ratio to the baseline so far: wall {probe.command.seconds / _median_wall(baseline):.2f},"
+            f" landing {probe.landing / _median_landing(baseline):.2f}"
+        )
         print(
             f"  warehouse {sizes.warehouse / 1e6:.1f} MB ({sizes.per_user_day:.0f} bytes per user-day,"
             f" {sizes.user_days:,} rows)   raw archive {sizes.raw / 1e6:.1f} MB   lake {sizes.lake / 1e6:.1f} MB"
@@ -288,31 +307,42 @@ def _median_landing(baseline: Sequence[Probe]) -> float:
     return statistics.median(p.landing for p in baseline)
 
 
-def _report(results: Sequence[Checkpoint], baseline: Sequence[Probe], builds: Sequence[Command], *,
-            days: int, users: int) -> None:
+def _report(
+    results: Sequence[Checkpoint], baseline: Sequence[Probe], builds: Sequence[Command], *, days: int, users: int
+) -> None:
     base_wall, base_landing = _median_wall(baseline), _median_landing(baseline)
     walls = [p.command.seconds for p in baseline]
     print(
         f"\nbaseline (empty warehouse, {len(baseline)} rounds): wall min {min(walls):.1f} s median {base_wall:.1f} s,"
         f" landing median {base_landing:.1f} s, publish median {statistics.median(p.publish for p in baseline):.1f} s"
     )
-    print(f"{'history':>8} {'user-days':>12} {'wh MB':>8} {'B/user-day':>11} {'wall s':>7} {'ratio':>6}"
-          f" {'landing s':>10} {'ratio':>6} {'publish s':>10} {'RSS MB':>7}")
+    print(
+        f"{'history':>8} {'user-days':>12} {'wh MB':>8} {'B/user-day':>11} {'wall s':>7} {'ratio':>6}"
+        f" {'landing s':>10} {'ratio':>6} {'publish s':>10} {'RSS MB':>7}"
+    )
     for r in results:
         p = r.probe
-        print(f"{r.days:>8} {r.sizes.user_days:>12,} {r.sizes.warehouse / 1e6:>8.1f} {r.sizes.per_user_day:>11.0f}"
-              f" {p.command.seconds:>7.1f} {p.command.seconds / base_wall:>6.2f} {p.landing:>10.1f}"
-              f" {p.landing / base_landing:>6.2f} {p.publish:>10.1f} {p.rss_mb:>7.0f}")
+        print(
+            f"{r.days:>8} {r.sizes.user_days:>12,} {r.sizes.warehouse / 1e6:>8.1f} {r.sizes.per_user_day:>11.0f}"
+            f" {p.command.seconds:>7.1f} {p.command.seconds / base_wall:>6.2f} {p.landing:>10.1f}"
+            f" {p.landing / base_landing:>6.2f} {p.publish:>10.1f} {p.rss_mb:>7.0f}"
+        )
     peak = max(c.rss_mb for c in [*builds, *(r.probe for r in results), *baseline])
     commands = len(builds) + 2 * (len(results) + len(baseline))
     last = results[-1].probe
-    print(f"build: {len(builds)} commands, {sum(c.seconds for c in builds) / 60:.1f} min;"
-          f" peak RSS of all {commands} commands {peak:.0f} MB")
+    print(
+        f"build: {len(builds)} commands, {sum(c.seconds for c in builds) / 60:.1f} min;"
+        f" peak RSS of all {commands} commands {peak:.0f} MB"
+    )
     checks = [
-        (f"wall ratio after {results[-1].days} days {last.command.seconds / base_wall:.2f} <= {TARGET_RATIO}",
-         last.command.seconds / base_wall <= TARGET_RATIO),
-        (f"landing ratio after {results[-1].days} days {last.landing / base_landing:.2f} <= {TARGET_RATIO}",
-         last.landing / base_landing <= TARGET_RATIO),
+        (
+            f"wall ratio after {results[-1].days} days {last.command.seconds / base_wall:.2f} <= {TARGET_RATIO}",
+            last.command.seconds / base_wall <= TARGET_RATIO,
+        ),
+        (
+            f"landing ratio after {results[-1].days} days {last.landing / base_landing:.2f} <= {TARGET_RATIO}",
+            last.landing / base_landing <= TARGET_RATIO,
+        ),
         (f"peak RSS of every command {peak:.0f} MB < {TARGET_RSS_MB} MB", peak < TARGET_RSS_MB),
     ]
     print(f"targets (set for 365 days x 10,000 users; this run: {days} days x {users:,} users):")
@@ -346,11 +376,14 @@ def main() -> int:
 
     start = PROBE_DAY - timedelta(days=args.days)
     checkpoints = _checkpoints(args.checkpoints, days=args.days)
-    config = EmulatorConfig(seed=args.seed, users=args.users, today=TODAY, history_days=args.days + 10,
-                            org="acme", enterprise="acme-corp")
-    print(f"{args.days} days ({start} .. {PROBE_DAY - timedelta(days=1)}) of {args.users:,} organization users"
-          f" (+ enterprise {args.users + args.users // 2:,}), probe day {PROBE_DAY}, checkpoints {checkpoints},"
-          f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    config = EmulatorConfig(
+        seed=args.seed, users=args.users, today=TODAY, history_days=args.days + 10, org="acme", enterprise="acme-corp"
+    )
+    print(
+        f"{args.days} days ({start} .. {PROBE_DAY - timedelta(days=1)}) of {args.users:,} organization users"
+        f" (+ enterprise {args.users + args.users // 2:,}), probe day {PROBE_DAY}, checkpoints {checkpoints},"
+        f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     if args.probe_home:
         root = args.probe_home.resolve()
     else:
@@ -362,13 +395,25 @@ def main() -> int:
             baseline = [_baseline(creds, start=start, round_=n) for n in (1, 2)]
             if args.probe_home:  # the same history re-measured after a change, without building it again
                 home = Home(root)
-                results, builds = _history(home, home.environment(creds, start=start), start=start,
-                                           checkpoints=[args.days], chunk_days=args.days, baseline=baseline,
-                                           built=args.days)
+                results, builds = _history(
+                    home,
+                    home.environment(creds, start=start),
+                    start=start,
+                    checkpoints=[args.days],
+                    chunk_days=args.days,
+                    baseline=baseline,
+                    built=args.days,
+                )
             else:
                 home = Home(root).create()
-                results, builds = _history(home, home.environment(creds, start=start), start=start,
-                                           checkpoints=checkpoints, chunk_days=args.chunk_days, baseline=baseline)
+                results, builds = _history(
+                    home,
+                    home.environment(creds, start=start),
+                    start=start,
+                    checkpoints=checkpoints,
+                    chunk_days=args.chunk_days,
+                    baseline=baseline,
+                )
             baseline.append(_baseline(creds, start=start, round_=3))
     except CommandFailed as exc:
         keep = True  # for inspection: its logs/ holds the failed run's full log

@@ -256,7 +256,8 @@ def hand_sql(path: str, dialect: str) -> list[str]:
     parts = []
     for kind, (field, keys) in BREAKDOWN_ARRAYS.items():
         select = [
-            context, f"'{kind}' AS kind",
+            context,
+            f"'{kind}' AS kind",
             *(f"{'e.' + k if k in keys else 'NULL::VARCHAR'} AS {k}" for k in BREAKDOWN_KEYS),
             *(f"e.{c} AS {c}" for c in ACTIVITY_COUNTS),
             *(f"NULL::BIGINT AS {c}" for c in CLI_COUNTS),
@@ -267,7 +268,9 @@ def hand_sql(path: str, dialect: str) -> list[str]:
             f"SELECT {', '.join(select)} FROM (SELECT day, user_id, user_login, UNNEST({field}) AS e FROM records)"
         )
     cli = [
-        context, "'cli' AS kind", *(f"NULL::VARCHAR AS {k}" for k in BREAKDOWN_KEYS),
+        context,
+        "'cli' AS kind",
+        *(f"NULL::VARCHAR AS {k}" for k in BREAKDOWN_KEYS),
         *(f"NULL::BIGINT AS {c}" for c in ACTIVITY_COUNTS),
         *(f"{CLI_FIELD}.{c} AS {c}" for c in CLI_COUNTS),
         *(f"{CLI_FIELD}.token_usage.{k} AS token_usage_{k}" for k in CLI_TOKEN_USAGE),
@@ -285,7 +288,6 @@ def hand_sql(path: str, dialect: str) -> list[str]:
         f"FROM (SELECT day, user_id, user_login, UNNEST({AGENT_FIELD}) AS e FROM records)",
         "COMMIT",
     ]
-
 
 
 def _with_bad_lines(report: Path, *, every: int) -> Path:
@@ -329,8 +331,13 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="rounds of baseline + pipeline (shared machine: report the spread)"
     )
-    parser.add_argument("--bad-every", type=int, default=0, metavar="N",
-                        help="make every Nth line a wrong-type line (quarantined): the cost of sparse bad input")
+    parser.add_argument(
+        "--bad-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="make every Nth line a wrong-type line (quarantined): the cost of sparse bad input",
+    )
     parser.add_argument("--profile", action="store_true", help="print the pipeline's CPU per stage")
     args = parser.parse_args()
 
@@ -366,26 +373,45 @@ def main() -> None:
             if round_ == 1:
                 print(json.dumps({"file_mb": round(size_mb, 1), "files": ingest["files"], "rows": ingest["rows"]}))
             print(f"round {round_} (load average {load:.1f} on {os.cpu_count()} cores)")
-            for name, figures in (("bare read_ndjson -> table", bare), ("hand-written SQL landing", hand),
-                                  ("pipeline ingest_report", ingest)):
-                print(f"  {name:<26} {figures['seconds']:6.2f} s   CPU {figures['cpu']:6.2f} s"
-                      f"   peak RSS {figures['rss_mb']:4.0f} MB")
-            print(f"  (+{serving_cpu:.2f} s CPU serving)   {ingest['records'] / ingest['seconds']:,.0f} records/s"
-                  f"   {size_mb / ingest['seconds']:.0f} MB/s")
-            print(f"  pipeline / hand SQL {to_hand[-1]:.2f}x (target <= {HAND_SQL_TARGET}x)   pipeline / bare read "
-                  f"{to_bare[-1]:.2f}x (target <= {BARE_READ_TARGET}x)   peak RSS target < {RSS_TARGET_MB} MB")
+            for name, figures in (
+                ("bare read_ndjson -> table", bare),
+                ("hand-written SQL landing", hand),
+                ("pipeline ingest_report", ingest),
+            ):
+                print(
+                    f"  {name:<26} {figures['seconds']:6.2f} s   CPU {figures['cpu']:6.2f} s"
+                    f"   peak RSS {figures['rss_mb']:4.0f} MB"
+                )
+            print(
+                f"  (+{serving_cpu:.2f} s CPU serving)   {ingest['records'] / ingest['seconds']:,.0f} records/s"
+                f"   {size_mb / ingest['seconds']:.0f} MB/s"
+            )
+            print(
+                f"  pipeline / hand SQL {to_hand[-1]:.2f}x (target <= {HAND_SQL_TARGET}x)   pipeline / bare read "
+                f"{to_bare[-1]:.2f}x (target <= {BARE_READ_TARGET}x)   peak RSS target < {RSS_TARGET_MB} MB"
+            )
             if ingest["stages"]:
                 _print_stages(ingest["stages"], ingest["cpu"])
     if len(to_hand) > 1:
         for name, ratios in (("hand SQL", to_hand), ("bare read", to_bare)):
-            print(f"pipeline / {name} over {len(ratios)} rounds: min {min(ratios):.2f}x"
-                  f"  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x")
+            print(
+                f"pipeline / {name} over {len(ratios)} rounds: min {min(ratios):.2f}x"
+                f"  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x"
+            )
     what = f"{users:,} user-days"
     hand_ratio, bare_ratio = statistics.median(to_hand), statistics.median(to_bare)
-    record("ingest", f"pipeline / hand SQL, {what}: {hand_ratio:.2f}x", f"<= {HAND_SQL_TARGET}x",
-           hand_ratio <= HAND_SQL_TARGET)
-    record("ingest", f"pipeline / bare read_ndjson, {what}: {bare_ratio:.2f}x", f"<= {BARE_READ_TARGET}x",
-           bare_ratio <= BARE_READ_TARGET)
+    record(
+        "ingest",
+        f"pipeline / hand SQL, {what}: {hand_ratio:.2f}x",
+        f"<= {HAND_SQL_TARGET}x",
+        hand_ratio <= HAND_SQL_TARGET,
+    )
+    record(
+        "ingest",
+        f"pipeline / bare read_ndjson, {what}: {bare_ratio:.2f}x",
+        f"<= {BARE_READ_TARGET}x",
+        bare_ratio <= BARE_READ_TARGET,
+    )
     record("ingest", f"pipeline peak RSS, {what}: {max(rss):.0f} MB", f"< {RSS_TARGET_MB} MB", max(rss) < RSS_TARGET_MB)
 
 

@@ -95,10 +95,21 @@ def main() -> None:
                 timed("zstd level 1", packer.compress, data)
                 timed("screen for lines no parser may see (UTF-8, lone surrogates, depth)", line_problems, data)
                 options = pa_json.ReadOptions(block_size=BLOCK_BYTES, use_threads=False)
-                timed("strict parse: PyArrow read_json (chosen)", pa_json.read_json, pa.BufferReader(data),
-                      read_options=options, parse_options=wire.parse_options)
-                records = timed("strict parse + known-column projection + extra (read_fast)", read_fast,
-                                data, first_line=first_line, lines=lines, dialect="service")
+                timed(
+                    "strict parse: PyArrow read_json (chosen)",
+                    pa_json.read_json,
+                    pa.BufferReader(data),
+                    read_options=options,
+                    parse_options=wire.parse_options,
+                )
+                records = timed(
+                    "strict parse + known-column projection + extra (read_fast)",
+                    read_fast,
+                    data,
+                    first_line=first_line,
+                    lines=lines,
+                    dialect="service",
+                )
                 first_line += lines
                 segment_file.write_bytes(data)
                 timed(
@@ -108,8 +119,11 @@ def main() -> None:
                     ).to_arrow_table(),
                 )
                 result = timed("transforms", transform_records, records, prov)
-                for table, frame in (("user_daily_totals", result.totals), ("breakdowns", result.breakdowns),
-                                     ("agent_activity", result.agent_activity)):
+                for table, frame in (
+                    ("user_daily_totals", result.totals),
+                    ("breakdowns", result.breakdowns),
+                    ("agent_activity", result.agent_activity),
+                ):
                     timed("DuckDB inserts (one thread, 64 MB)", landing.insert, table=table, frame=frame, file_index=0)
         conn.close()
     print(

@@ -90,8 +90,10 @@ def _link_cost(scratch: Path, *, days: int) -> tuple[int, float]:
 
 def _line(name: str, timed: Timed) -> str:
     r = timed.result
-    return (f"{name:34} {timed.seconds:8.2f} s   {r.partitions_written:6,} written  {r.partitions_linked:6,} linked  "
-            f"{r.tables_written:3} small tables")
+    return (
+        f"{name:34} {timed.seconds:8.2f} s   {r.partitions_written:6,} written  {r.partitions_linked:6,} linked  "
+        f"{r.tables_written:3} small tables"
+    )
 
 
 def measure_pseudonymous(conn: duckdb.DuckDBPyConnection, scratch: Path, *, day: date) -> tuple[float, float]:
@@ -122,11 +124,15 @@ def main() -> int:
         print(_line("full publish", times.full))
         print(_line("one-day publish", times.one_day))
         print(_line("publish that changed nothing", times.unchanged))
-        print(f"pseudonymous tier: every day {every_day:.1f} s (the baseline: the tier written whole), "
-              f"after a one-day publish {one_day:.2f} s ({every_day / one_day:.0f}x less)")
+        print(
+            f"pseudonymous tier: every day {every_day:.1f} s (the baseline: the tier written whole), "
+            f"after a one-day publish {one_day:.2f} s ({every_day / one_day:.0f}x less)"
+        )
         files, seconds = _link_cost(scratch, days=args.days)
-        print(f"\nlinks of a year of every partitioned table: {files:,} files, {seconds:.2f} s "
-              f"({seconds / files * 1e6:.0f} us a file); load average {os.getloadavg()[0]:.2f}")
+        print(
+            f"\nlinks of a year of every partitioned table: {files:,} files, {seconds:.2f} s "
+            f"({seconds / files * 1e6:.0f} us a file); load average {os.getloadavg()[0]:.2f}"
+        )
     size = f"{args.days} days x {args.users:,} + {args.users * 3 // 2:,} users"
     record("publish", f"full publish {times.full.seconds:.1f} s, one-day {times.one_day.seconds:.2f} s ({size})")
     record("publish", f"pseudonymous tier after a one-day publish {one_day:.2f} s, written whole {every_day:.1f} s")

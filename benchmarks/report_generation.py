@@ -35,17 +35,20 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=50_000)
     parser.add_argument("--days", type=int, default=2)
     args = parser.parse_args()
-    data = ReportData(seed=1, users=args.users, org="acme", enterprise="acme-corp",
-                      first_day=_DAY - timedelta(days=60))
+    data = ReportData(seed=1, users=args.users, org="acme", enterprise="acme-corp", first_day=_DAY - timedelta(days=60))
     days = [_DAY + timedelta(days=i) for i in range(args.days)]
     for label in ("cold", "warm"):
         lines, size, seconds = _stream(data, users=args.users, days=days)
-        print(f"user_lines {label}: {lines:,} lines in {seconds:.2f} s = {lines / seconds:,.0f} lines/s, "
-              f"{size / seconds / 1e6:.0f} MB/s, {size / lines:,.0f} bytes/line")
+        print(
+            f"user_lines {label}: {lines:,} lines in {seconds:.2f} s = {lines / seconds:,.0f} lines/s, "
+            f"{size / seconds / 1e6:.0f} MB/s, {size / lines:,.0f} bytes/line"
+        )
     start = time.perf_counter()
     data.aggregate_record(scope="organization", day=days[0], completeness=1.0)
-    print(f"aggregate_record of {args.users:,} users (with 27 days of activity flags): "
-          f"{time.perf_counter() - start:.2f} s")
+    print(
+        f"aggregate_record of {args.users:,} users (with 27 days of activity flags): "
+        f"{time.perf_counter() - start:.2f} s"
+    )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 

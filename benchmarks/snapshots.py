@@ -93,24 +93,36 @@ def main() -> int:
     print(f"emulator: {args.repos} repositories, {issues} issues and pull requests, {args.users} members")
     if args.max_aliases is not None:
         print(f"faults: 502 above {args.max_aliases} aliased repositories per GraphQL query")
-    print(f"{'run':<8}{'requests':>10}{'REST GETs':>11}{'304s':>7}{'GraphQL calls':>15}{'failed':>8}"
-          f"{'GraphQL cost':>14}{'seconds':>9}")
+    print(
+        f"{'run':<8}{'requests':>10}{'REST GETs':>11}{'304s':>7}{'GraphQL calls':>15}{'failed':>8}"
+        f"{'GraphQL cost':>14}{'seconds':>9}"
+    )
     for name, result, seconds in (("first", first, first_s), ("second", second, second_s)):
         c = result.cost
-        print(f"{name:<8}{c.requests:>10}{c.rest_requests:>11}{c.not_modified:>7}{c.graphql_calls:>15}"
-              f"{c.graphql_batch_failures:>8}{c.graphql_cost if c.graphql_cost is not None else '-':>14}"
-              f"{seconds:>9.1f}")
+        print(
+            f"{name:<8}{c.requests:>10}{c.rest_requests:>11}{c.not_modified:>7}{c.graphql_calls:>15}"
+            f"{c.graphql_batch_failures:>8}{c.graphql_cost if c.graphql_cost is not None else '-':>14}"
+            f"{seconds:>9.1f}"
+        )
     checks = [
-        (f"REST GETs, first run: {first.cost.rest_requests} <= pages needed {pages} + 2 x {args.repos} "
-         f"= {rest_budget}", first.cost.rest_requests <= rest_budget),
+        (
+            f"REST GETs, first run: {first.cost.rest_requests} <= pages needed {pages} + 2 x {args.repos} "
+            f"= {rest_budget}",
+            first.cost.rest_requests <= rest_budget,
+        ),
         (f"304 share of REST GETs, second run: {share:.1%} >= 90%", share >= 0.9),
         (f"GraphQL calls per 100 repositories: {per_100:.1f} <= 4", per_100 <= 4)
         if args.max_aliases is None
-        else (f"GraphQL calls per 100 repositories: {per_100:.1f} (fewest possible at "
-              f"{args.max_aliases} a call: {100 / args.max_aliases:.1f}; failed calls: "
-              f"{first.cost.graphql_batch_failures})", True),
-        ("second run landed identical row counts",
-         all(first.frames[t].height == second.frames[t].height for t in first.frames)),
+        else (
+            f"GraphQL calls per 100 repositories: {per_100:.1f} (fewest possible at "
+            f"{args.max_aliases} a call: {100 / args.max_aliases:.1f}; failed calls: "
+            f"{first.cost.graphql_batch_failures})",
+            True,
+        ),
+        (
+            "second run landed identical row counts",
+            all(first.frames[t].height == second.frames[t].height for t in first.frames),
+        ),
     ]
     for text, ok in checks:
         print(f"  {'ok    ' if ok else 'MISSED'}  {text}")

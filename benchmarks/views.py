@@ -41,6 +41,7 @@ TARGET_MS = 100
 # newest 28 days; the whole read is printed too.
 PER_USER = {"ai_credits_daily"}
 
+
 def _best(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -65,6 +66,7 @@ _QUERIES = (
 
 def _refresh_one_day(conn: duckdb.DuckDBPyConnection, label: str, repeat: int) -> None:
     """What the rollups add to a daily landing: one day of the enterprise, as land_report does it."""
+
     def refresh() -> None:
         conn.execute("BEGIN TRANSACTION")
         refresh_rollups(conn, scope="enterprise", scope_name="acme-corp", start_day=LAST_DAY, end_day=LAST_DAY)
@@ -77,17 +79,22 @@ def _refresh_one_day(conn: duckdb.DuckDBPyConnection, label: str, repeat: int) -
 
 def _publish(conn: duckdb.DuckDBPyConnection, scratch: Path, label: str) -> None:
     times = measure_publishes(conn, scratch, day=LAST_DAY)
-    print(f"publish: full {times.full.seconds:.1f} s, one day {times.one_day.seconds:.2f} s, "
-          f"nothing changed {times.unchanged.seconds:.2f} s")
-    record("views", f"{label}: full publish {times.full.seconds:.1f} s, one-day publish "
-                    f"{times.one_day.seconds:.2f} s")
+    print(
+        f"publish: full {times.full.seconds:.1f} s, one day {times.one_day.seconds:.2f} s, "
+        f"nothing changed {times.unchanged.seconds:.2f} s"
+    )
+    record("views", f"{label}: full publish {times.full.seconds:.1f} s, one-day publish {times.one_day.seconds:.2f} s")
 
 
 def _measure(conn: duckdb.DuckDBPyConnection, scratch: Path, label: str, repeat: int) -> list[tuple[str, float]]:
     """Each view and query through the serving database beside the warehouse; the slow ones."""
     serving = connect(scratch / "serving.duckdb", read_only=True)
-    views = [name for (name,) in serving.execute(
-        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'bi' ORDER BY view_name").fetchall()]
+    views = [
+        name
+        for (name,) in serving.execute(
+            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'bi' ORDER BY view_name"
+        ).fetchall()
+    ]
     print(f"\n{'view or query':52} {'serving ms':>10} {'warehouse ms':>12} {'ratio':>6}")
 
     def timed(name: str, read: Callable[[duckdb.DuckDBPyConnection], object]) -> float:
@@ -118,8 +125,13 @@ def _measure(conn: duckdb.DuckDBPyConnection, scratch: Path, label: str, repeat:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=365, help="days of history")
-    parser.add_argument("--users", type=int, nargs="+", default=[10_000, 100_000],
-                        help="organization users, one size each (the enterprise has 1.5x)")
+    parser.add_argument(
+        "--users",
+        type=int,
+        nargs="+",
+        default=[10_000, 100_000],
+        help="organization users, one size each (the enterprise has 1.5x)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each query; the best counts")
     args = parser.parse_args()
     for users in args.users:
@@ -133,8 +145,12 @@ def main() -> int:
             conn.close()
         worst = ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in slow) or "none"
         print(f"\nover {TARGET_MS} ms through the serving database: {worst}")
-        record("views", f"{label}, views and page queries through serving over {TARGET_MS} ms: {worst}",
-               f"none over {TARGET_MS} ms", not slow)
+        record(
+            "views",
+            f"{label}, views and page queries through serving over {TARGET_MS} ms: {worst}",
+            f"none over {TARGET_MS} ms",
+            not slow,
+        )
     return 0
 
 

@@ -105,8 +105,9 @@ def _record(tally: _Tally, status: int, is_bad: bool, elapsed: float) -> None:
         tally.unexpected[key] = tally.unexpected.get(key, 0) + 1
 
 
-async def _raw_sender(port: int, number: int, body: bytes, good: str, bad_every: int,
-                      stop_at: float, tally: _Tally) -> None:
+async def _raw_sender(
+    port: int, number: int, body: bytes, good: str, bad_every: int, stop_at: float, tally: _Tally
+) -> None:
     """HTTP/1.1 keep-alive on a bare asyncio stream: a few microseconds of client CPU per request."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     sequence = 0
@@ -130,8 +131,9 @@ async def _raw_sender(port: int, number: int, body: bytes, good: str, bad_every:
         writer.close()
 
 
-async def _httpx_sender(base_url: str, number: int, body: bytes, good: str, bad_every: int,
-                        stop_at: float, tally: _Tally) -> None:
+async def _httpx_sender(
+    base_url: str, number: int, body: bytes, good: str, bad_every: int, stop_at: float, tally: _Tally
+) -> None:
     # One client (one keep-alive connection) per sender: a shared pool serializes on its lock.
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
         sequence = 0
@@ -168,8 +170,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--senders", type=int, default=64)
     parser.add_argument("--bad-share", type=float, default=0.1)
-    parser.add_argument("--client", choices=["raw", "httpx"], default="raw",
-                        help="raw: minimal asyncio HTTP/1.1 sender (default); httpx: httpx.AsyncClient per sender")
+    parser.add_argument(
+        "--client",
+        choices=["raw", "httpx"],
+        default="raw",
+        help="raw: minimal asyncio HTTP/1.1 sender (default); httpx: httpx.AsyncClient per sender",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="webhooks-bench-") as tmp:
@@ -203,11 +209,15 @@ def main() -> int:
     print(f"valid accepted: {tally.accepted}  ({tally.accepted / elapsed:,.0f} deliveries/s)")
     print(f"bad rejected:   {tally.rejected} of {tally.sent_bad} sent")
     if lat_ms:
-        print(f"latency ms: p50={_percentile(lat_ms, 0.5):.1f} p90={_percentile(lat_ms, 0.9):.1f} "
-              f"p99={_percentile(lat_ms, 0.99):.1f} max={max(lat_ms):.1f}")
+        print(
+            f"latency ms: p50={_percentile(lat_ms, 0.5):.1f} p90={_percentile(lat_ms, 0.9):.1f} "
+            f"p99={_percentile(lat_ms, 0.99):.1f} max={max(lat_ms):.1f}"
+        )
     print(f"spooled: {len(spooled_ids)} records, {spool_bytes / 1e6:.1f} MB; distinct {len(set(spooled_ids))}")
-    print(f"loaded: {result.loaded} rows (table {rows[0]}, distinct {rows[1]}) in {load_seconds:.2f} s "
-          f"({result.loaded / max(load_seconds, 1e-9):,.0f} rows/s)")
+    print(
+        f"loaded: {result.loaded} rows (table {rows[0]}, distinct {rows[1]}) in {load_seconds:.2f} s "
+        f"({result.loaded / max(load_seconds, 1e-9):,.0f} rows/s)"
+    )
     if tally.unexpected:
         print(f"unexpected answers: {json.dumps(tally.unexpected)}")
     ok = (
@@ -217,8 +227,7 @@ def main() -> int:
     )
     print("accepted = spooled = loaded, rejected = bad, none lost:", "yes" if ok else "NO")
     p99 = f", p99 {_percentile(lat_ms, 0.99):.0f} ms" if lat_ms else ""
-    record("webhooks", f"{tally.accepted / elapsed:,.0f} deliveries/s{p99} at {args.senders} senders",
-           "none lost", ok)
+    record("webhooks", f"{tally.accepted / elapsed:,.0f} deliveries/s{p99} at {args.senders} senders", "none lost", ok)
     return 0 if ok else 1
 
 

@@ -79,14 +79,16 @@ class Activity:
             p = self.people.profile(u)
             o = (u % BLOCK) * BYTES_PER_USER
             active, chat, agent_mode, _, _, review_active, review_passive = self.days.flags(
-                p, b, o, weekend, agents_day, ordinal)
+                p, b, o, weekend, agents_day, ordinal
+            )
             if not active:
                 if classes and p.active_threshold and ordinal < p.active_until:
                     cb = self.days.class_block(ordinal, u // BLOCK)
                     kind = telemetry.day_class(cb, (u % BLOCK) * telemetry.CLASS_BYTES, day)
                     # App-only days served as the CLI's (September 2026) count as CLI-only ones.
                     as_cli = kind == "app" and misattribution.app_as_cli(
-                        self.days.shift_block(ordinal, u // BLOCK), (u % BLOCK) * misattribution.SHIFT_BYTES, day)
+                        self.days.shift_block(ordinal, u // BLOCK), (u % BLOCK) * misattribution.SHIFT_BYTES, day
+                    )
                     no_ide_mask |= (kind is not None and not as_cli) << u
                 continue
             active_mask |= 1 << u

@@ -31,8 +31,13 @@ from emulator.vocabulary import PHASE_LABELS
 # The features of a 28-day report's engagement the emulator's flags can tell.
 _ENGAGEMENT_FEATURES = ("code_completion", "agent_edit", "code_review_passive", "code_review_active", "cloud_agent")
 # An adoption phase entry's averages per user, in the order the aggregate sums them.
-_PHASE_AVERAGES = ("avg_user_initiated_interactions", "avg_code_generation_activities",
-                   "avg_code_acceptance_activities", "avg_loc_added", "avg_loc_deleted")
+_PHASE_AVERAGES = (
+    "avg_user_initiated_interactions",
+    "avg_code_generation_activities",
+    "avg_code_acceptance_activities",
+    "avg_loc_added",
+    "avg_loc_deleted",
+)
 
 
 class Aggregates:
@@ -49,8 +54,7 @@ class Aggregates:
         self.people.scope_size(scope)  # an unknown scope is refused
         return copy.deepcopy(self._record(scope, day, c))
 
-    def twenty_eight_day(self, *, scope: str, end_day: date,
-                         completeness_for: Callable[[date], float]) -> dict:
+    def twenty_eight_day(self, *, scope: str, end_day: date, completeness_for: Callable[[date], float]) -> dict:
         self.people.scope_size(scope)  # an unknown scope is refused
         start_day = end_day - timedelta(days=27)
         days = [start_day + timedelta(days=i) for i in range(28)]
@@ -59,8 +63,9 @@ class Aggregates:
             "report_end_day": end_day.isoformat(),
             **self.people.ids(scope),
             "created_at": f"{(end_day + timedelta(days=1)).isoformat()}T06:{self.people.seed % 60:02d}:00Z",
-            "day_totals": [self._with_phase_population(scope, self.record(scope, d, float(completeness_for(d))), d)
-                           for d in days],
+            "day_totals": [
+                self._with_phase_population(scope, self.record(scope, d, float(completeness_for(d))), d) for d in days
+            ],
             self.people.name("assistant_feature_engagement"): self._feature_engagement(scope, days),
         }
 
@@ -78,8 +83,10 @@ class Aggregates:
                 once[i] |= used
         return {
             "active_user_count": (active & mask).bit_count(),
-            "totals_by_feature": [{"feature": feature, "engaged_user_count": (engaged & mask).bit_count()}
-                                  for feature, engaged in zip(_ENGAGEMENT_FEATURES, twice, strict=True)],
+            "totals_by_feature": [
+                {"feature": feature, "engaged_user_count": (engaged & mask).bit_count()}
+                for feature, engaged in zip(_ENGAGEMENT_FEATURES, twice, strict=True)
+            ],
         }
 
     def _with_phase_population(self, scope: str, record: dict[str, Any], day: date) -> dict[str, Any]:
@@ -136,8 +143,10 @@ class Aggregates:
                 continue
             if d.vscode_counts is not None:
                 add(vscode_sums, d.vscode_counts)
-            add(phases.setdefault(self.people.phase(u, day), [0] * 6),
-                (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]))
+            add(
+                phases.setdefault(self.people.phase(u, day), [0] * 6),
+                (1, d.totals[0], d.totals[1], d.totals[2], d.totals[5], d.totals[6]),
+            )
             cloud_today |= d.cloud_agent << u
             vscode_today |= d.vscode_agent << u
             if d.ide_totals[0] or d.ide_totals[1]:
@@ -183,9 +192,11 @@ class Aggregates:
             self.people.name("daily_passive_assistant_code_review_users"): review_passive_today.bit_count(),
             self.people.cloud_name("daily_active_assistant_cloud_agent_users", day): cloud_today.bit_count(),
             self.people.cloud_name("weekly_active_assistant_cloud_agent_users", day): (
-                (week_cloud & mask) | cloud_today).bit_count(),
+                (week_cloud & mask) | cloud_today
+            ).bit_count(),
             self.people.cloud_name("monthly_active_assistant_cloud_agent_users", day): (
-                (month_cloud & mask) | cloud_today).bit_count(),
+                (month_cloud & mask) | cloud_today
+            ).bit_count(),
             self.people.name("daily_active_assistant_app_users"): app_today.bit_count(),
             "daily_active_vscode_agent_users": vscode_today.bit_count(),
         }
@@ -214,14 +225,21 @@ class Aggregates:
             record["totals_by_ai_adoption_phase"] = self._phase_entries(phases, record["pull_requests"])
         if customized:
             # The scope's five most used of each category, and how many different ones were used.
-            top = {category: sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
-                   for category, names in customized.items()}
-            record.update(json.loads("{" + customization_json(
-                top, distinct={k: len(v) for k, v in customized.items()})[1:] + "}"))
+            top = {
+                category: sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+                for category, names in customized.items()
+            }
+            record.update(
+                json.loads("{" + customization_json(top, distinct={k: len(v) for k, v in customized.items()})[1:] + "}")
+            )
         if agents:
             record["totals_by_3rd_party_agent"] = [
-                {"agent_id": a, "agent_name": self.people.agent_name(a, day),
-                 "user_initiated_interaction_count": j, "session_count": s}
+                {
+                    "agent_id": a,
+                    "agent_name": self.people.agent_name(a, day),
+                    "user_initiated_interaction_count": j,
+                    "session_count": s,
+                }
                 for a, (j, s) in sorted(agents.items())
             ]
         if self.people.has_internal_fields(day):
@@ -242,7 +260,9 @@ class Aggregates:
         for phase, (users, *totals) in sorted(phases.items()):
             share = weights[phase] / whole
             entry: dict[str, Any] = {
-                "phase": PHASE_LABELS[phase], "phase_number": phase, "total_engaged_users": users,
+                "phase": PHASE_LABELS[phase],
+                "phase_number": phase,
+                "total_engaged_users": users,
                 "total_pull_requests_merged": int(merged * share),
                 **{name: round(total / users, 2) for name, total in zip(_PHASE_AVERAGES, totals, strict=True)},
                 "avg_pull_requests_created": round(created * share / users, 2),

@@ -16,8 +16,9 @@ from emulator.state import Principal
 _PER_PAGE_MAX = 100
 
 
-def message(status: int, text: str, headers: dict[str, str] | None = None, *,
-            documentation_url: str | None = None) -> JSONResponse:
+def message(
+    status: int, text: str, headers: dict[str, str] | None = None, *, documentation_url: str | None = None
+) -> JSONResponse:
     body: dict[str, Any] = {"message": text}
     if documentation_url:
         body["documentation_url"] = documentation_url
@@ -27,9 +28,14 @@ def message(status: int, text: str, headers: dict[str, str] | None = None, *,
 def invalid(request: Request, resource: str, field: str, code: str) -> JSONResponse:
     """The public service's 422: a fixed message, the failed fields in `errors[]`, a docs link."""
     docs = request.scope["emulator.docs_url"]
-    return JSONResponse({"message": "Validation Failed",
-                         "errors": [{"resource": resource, "field": field, "code": code}],
-                         "documentation_url": f"{docs}/issues/issues"}, status_code=422)
+    return JSONResponse(
+        {
+            "message": "Validation Failed",
+            "errors": [{"resource": resource, "field": field, "code": code}],
+            "documentation_url": f"{docs}/issues/issues",
+        },
+        status_code=422,
+    )
 
 
 def json_response(request: Request, data: Any, status: int = 200) -> Response:
@@ -68,7 +74,7 @@ def paged(request: Request, items: list[dict[str, Any]]) -> Response:
     if isinstance(asked, Response):
         return asked
     page, per_page = asked
-    response = json_response(request, items[(page - 1) * per_page: page * per_page])
+    response = json_response(request, items[(page - 1) * per_page : page * per_page])
     return with_links(request, response, page=page, per_page=per_page, total=len(items))
 
 
@@ -88,7 +94,8 @@ def with_links(request: Request, response: Response, *, page: int, per_page: int
 
     def _url(number: int) -> str:
         return f"{base_url(request)}{request.url.path}?" + urlencode(
-            params | {"page": str(number), "per_page": str(per_page)})
+            params | {"page": str(number), "per_page": str(per_page)}
+        )
 
     if page < last:
         links.append(f'<{_url(page + 1)}>; rel="next"')

@@ -31,8 +31,7 @@ from emulator.world_records import Account, Repository
 
 
 class _Routes:
-    def __init__(self, state: EmulatorState, reports: Reports, deliveries: Deliveries,
-                 graphql: Any) -> None:
+    def __init__(self, state: EmulatorState, reports: Reports, deliveries: Deliveries, graphql: Any) -> None:
         self.state = state
         self.reports = reports
         self.deliveries = deliveries
@@ -70,8 +69,13 @@ class _Routes:
         resources = {}
         for resource in ("core", "graphql", "search"):
             s = self.state.limit_status(principal, resource)
-            resources[resource] = {"limit": s.limit, "remaining": s.remaining, "reset": s.reset,
-                                   "used": s.used, "resource": resource}
+            resources[resource] = {
+                "limit": s.limit,
+                "remaining": s.remaining,
+                "reset": s.reset,
+                "used": s.used,
+                "resource": resource,
+            }
         return json_response(request, {"resources": resources, "rate": resources["core"]})
 
     def _repo_or_404(self, request: Request) -> Repository | Response:
@@ -99,15 +103,19 @@ class _Routes:
             return message(422, "Repository creation failed: 'name' is required")
         account = principal_of(request).account
         assert account is not None
-        repo = self.state.world.create_repo(owner=account, name=name.strip(),
-                                            description=str(body.get("description") or ""),
-                                            private=bool(body.get("private", False)),
-                                            now=self.state.now())
+        repo = self.state.world.create_repo(
+            owner=account,
+            name=name.strip(),
+            description=str(body.get("description") or ""),
+            private=bool(body.get("private", False)),
+            now=self.state.now(),
+        )
         if repo is None:
             return message(422, "Repository creation failed: name already exists on this account")
         record = repo.record(base_url(request))
-        self.deliveries.emit("push", push_payload(record, account.record(base_url(request)),
-                                                   auto_init=bool(body.get("auto_init"))))
+        self.deliveries.emit(
+            "push", push_payload(record, account.record(base_url(request)), auto_init=bool(body.get("auto_init")))
+        )
         return json_response(request, record, status=201)
 
     async def organization(self, request: Request) -> Response:
@@ -117,12 +125,18 @@ class _Routes:
         if account is None:
             return message(404, "Not Found")
         base = base_url(request)
-        return JSONResponse({
-            "login": account.login, "id": account.id, "node_id": f"O_{account.id}",
-            "url": f"{base}/orgs/{account.login}", "repos_url": f"{base}/orgs/{account.login}/repos",
-            "members_url": f"{base}/orgs/{account.login}/members{{/member}}", "description": None,
-            "type": "Organization",
-        })
+        return JSONResponse(
+            {
+                "login": account.login,
+                "id": account.id,
+                "node_id": f"O_{account.id}",
+                "url": f"{base}/orgs/{account.login}",
+                "repos_url": f"{base}/orgs/{account.login}/repos",
+                "members_url": f"{base}/orgs/{account.login}/members{{/member}}",
+                "description": None,
+                "type": "Organization",
+            }
+        )
 
     async def org_members(self, request: Request) -> Response:
         org = request.path_params["org"]
@@ -138,8 +152,7 @@ class _Routes:
         if not self.state.world.has_org(org):
             return message(404, "Not Found")
         anonymous = principal_of(request).kind == "anonymous"
-        repos = [r.record(base_url(request)) for r in self.state.world.org_repos(org)
-                 if not (anonymous and r.private)]
+        repos = [r.record(base_url(request)) for r in self.state.world.org_repos(org) if not (anonymous and r.private)]
         return paged(request, repos)
 
     async def list_issues(self, request: Request) -> Response:
@@ -182,34 +195,51 @@ class _Routes:
             field = "head" if not isinstance(body.get("head"), str) else "base"
             return invalid(request, "PullRequest", field, "missing_field")
         issue = self.state.world.create_issue(
-            repo=repo, user=account, title=title, body=str(body.get("body") or ""),
-            labels=[] if is_pull else labels, is_pull=is_pull, now=self.state.now(),
-            head=str(body.get("head", "")), base=str(body.get("base", "")))
+            repo=repo,
+            user=account,
+            title=title,
+            body=str(body.get("body") or ""),
+            labels=[] if is_pull else labels,
+            is_pull=is_pull,
+            now=self.state.now(),
+            head=str(body.get("head", "")),
+            base=str(body.get("base", "")),
+        )
         base = base_url(request)
         sender = account.record(base)
         if is_pull:
             record = issue.pull_record(base, repo)
-            self.deliveries.emit("pull_request", {"action": "opened", "number": issue.number,
-                                                  "pull_request": record,
-                                                  "repository": repo.record(base),
-                                                  "sender": sender})
+            self.deliveries.emit(
+                "pull_request",
+                {
+                    "action": "opened",
+                    "number": issue.number,
+                    "pull_request": record,
+                    "repository": repo.record(base),
+                    "sender": sender,
+                },
+            )
         else:
             record = issue.record(base, repo)
-            self.deliveries.emit("issues", {"action": "opened", "issue": record,
-                                            "repository": repo.record(base), "sender": sender})
+            self.deliveries.emit(
+                "issues", {"action": "opened", "issue": record, "repository": repo.record(base), "sender": sender}
+            )
         return json_response(request, record, status=201)
 
     async def report_metadata(self, request: Request) -> Response:
         scope = "organization" if request.url.path.startswith("/orgs/") else "enterprise"
-        return self.reports.metadata(request, scope=scope, name=request.path_params["name"],
-                                     report=request.path_params["report"])
+        return self.reports.metadata(
+            request, scope=scope, name=request.path_params["name"], report=request.path_params["report"]
+        )
 
     async def download(self, request: Request) -> Response:
-        return self.reports.download(request, key_text=request.path_params["key"],
-                                     file_name=request.path_params["file"])
+        return self.reports.download(
+            request, key_text=request.path_params["key"], file_name=request.path_params["file"]
+        )
 
     async def graphql_endpoint(self, request: Request) -> Response:
         return await self.graphql.handle(request)
+
 
 def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
     from emulator.graphql_api import GraphQLEndpoint
@@ -232,8 +262,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route(f"/orgs/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),
         Route(f"/orgs/{{org}}/{product}/billing/seats", seats.seats),
         Route(f"/enterprises/{{name}}/{product}/billing/seats", seats.enterprise_seats),
-        Route(f"/enterprises/{{name}}/{product}/metrics/reports/{{report:path}}",
-              routes.report_metadata),
+        Route(f"/enterprises/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),
         Route("/_downloads/{key}/{file}", routes.download),
         Route("/graphql", routes.graphql_endpoint, methods=["POST"]),
         *ControlRoutes(state, deliveries).table(),

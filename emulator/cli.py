@@ -24,41 +24,77 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repos", type=int, default=8)
     parser.add_argument("--issues-per-repo", type=int, default=30)
     parser.add_argument("--dialect", choices=["service", "github"], default="service")
-    parser.add_argument("--today", type=date.fromisoformat, default=None,
-                        help="the emulator's today, YYYY-MM-DD (default: UTC today)")
+    parser.add_argument(
+        "--today", type=date.fromisoformat, default=None, help="the emulator's today, YYYY-MM-DD (default: UTC today)"
+    )
     parser.add_argument("--org", default="acme", help="organization name; a comma list serves several (acme,globex)")
     parser.add_argument("--enterprise", default="acme-corp", help="enterprise name; a comma list serves several")
     parser.add_argument("--history-days", type=int, default=60)
     parser.add_argument("--user-lines-per-file", type=int, default=20_000)
-    parser.add_argument("--report-file", type=Path, default=None,
-                        help="pre-generated user-level NDJSON served as the users-1-day report")
+    parser.add_argument(
+        "--report-file",
+        type=Path,
+        default=None,
+        help="pre-generated user-level NDJSON served as the users-1-day report",
+    )
     parser.add_argument("--report-file-day", type=date.fromisoformat, default=None)
-    parser.add_argument("--report-file-level", choices=REPORT_FILE_LEVELS, default="user",
-                        help="which 1-day report of the organization the file is served as (default: user)")
-    parser.add_argument("--second-enterprise-in-28-day", action="store_true",
-                        help="the enterprise 28-day file also holds another enterprise's wrapper line")
+    parser.add_argument(
+        "--report-file-level",
+        choices=REPORT_FILE_LEVELS,
+        default="user",
+        help="which 1-day report of the organization the file is served as (default: user)",
+    )
+    parser.add_argument(
+        "--second-enterprise-in-28-day",
+        action="store_true",
+        help="the enterprise 28-day file also holds another enterprise's wrapper line",
+    )
     parser.add_argument("--faults", default="", help="e.g. error_rate=0.1,drop_rate=0.05")
-    parser.add_argument("--cloud-agent-from", type=date.fromisoformat, default=None,
-                        help="the day coding-agent fields became cloud-agent fields (default: always cloud)")
-    parser.add_argument("--record-drift", default="",
-                        help="records a changed service sends, e.g. undeclared_field=totals_by_future_widget,"
-                             "mistyped_every=3")
-    parser.add_argument("--unassigned-seats", type=int, default=0,
-                        help="seats with a null assignee (a deleted or pending account) ending each seat listing")
-    parser.add_argument("--credentials-out", type=Path, default=None,
-                        help="write the credentials JSON here (the app key goes next to it)")
+    parser.add_argument(
+        "--cloud-agent-from",
+        type=date.fromisoformat,
+        default=None,
+        help="the day coding-agent fields became cloud-agent fields (default: always cloud)",
+    )
+    parser.add_argument(
+        "--record-drift",
+        default="",
+        help="records a changed service sends, e.g. undeclared_field=totals_by_future_widget,mistyped_every=3",
+    )
+    parser.add_argument(
+        "--unassigned-seats",
+        type=int,
+        default=0,
+        help="seats with a null assignee (a deleted or pending account) ending each seat listing",
+    )
+    parser.add_argument(
+        "--credentials-out",
+        type=Path,
+        default=None,
+        help="write the credentials JSON here (the app key goes next to it)",
+    )
 
 
 def _config(args: argparse.Namespace) -> EmulatorConfig:
     return EmulatorConfig(
-        seed=args.seed, users=args.users, repos=args.repos, issues_per_repo=args.issues_per_repo,
-        dialect=args.dialect, today=args.today, org=args.org, enterprise=args.enterprise,
-        history_days=args.history_days, user_lines_per_file=args.user_lines_per_file,
-        report_file=args.report_file, report_file_day=args.report_file_day, report_file_level=args.report_file_level,
+        seed=args.seed,
+        users=args.users,
+        repos=args.repos,
+        issues_per_repo=args.issues_per_repo,
+        dialect=args.dialect,
+        today=args.today,
+        org=args.org,
+        enterprise=args.enterprise,
+        history_days=args.history_days,
+        user_lines_per_file=args.user_lines_per_file,
+        report_file=args.report_file,
+        report_file_day=args.report_file_day,
+        report_file_level=args.report_file_level,
         second_enterprise_in_28_day=args.second_enterprise_in_28_day,
         faults=parse_fault_spec(args.faults),
         record_drift=parse_record_drift(args.record_drift),
-        cloud_agent_from=args.cloud_agent_from, unassigned_seats=args.unassigned_seats,
+        cloud_agent_from=args.cloud_agent_from,
+        unassigned_seats=args.unassigned_seats,
     )
 
 

@@ -47,12 +47,16 @@ class ControlRoutes:
         token, expires = self.state.issue_installation_token()
         expires_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires))
         product = self.state.wire.product
-        return json_response(request, {
-            "token": token, "expires_at": expires_at,
-            "permissions": {f"organization_{product}_metrics": "read", "metadata": "read",
-                            "issues": "write"},
-            "repository_selection": "all",
-        }, status=201)
+        return json_response(
+            request,
+            {
+                "token": token,
+                "expires_at": expires_at,
+                "permissions": {f"organization_{product}_metrics": "read", "metadata": "read", "issues": "write"},
+                "repository_selection": "all",
+            },
+            status=201,
+        )
 
     async def oauth_authorize(self, request: Request) -> Response:
         client_id = request.query_params.get("client_id")
@@ -76,14 +80,18 @@ class ControlRoutes:
                 return body
         else:
             body = dict(await request.form())
-        if body.get("client_id") != self.state.client_id or \
-                body.get("client_secret") != self.state.client_secret:
-            return JSONResponse({"error": "incorrect_client_credentials",
-                                 "error_description": "The client_id and/or client_secret passed are incorrect."})
+        if body.get("client_id") != self.state.client_id or body.get("client_secret") != self.state.client_secret:
+            return JSONResponse(
+                {
+                    "error": "incorrect_client_credentials",
+                    "error_description": "The client_id and/or client_secret passed are incorrect.",
+                }
+            )
         token = self.state.redeem_oauth_code(str(body.get("code", "")), body.get("redirect_uri"))
         if token is None:
-            return JSONResponse({"error": "bad_verification_code",
-                                 "error_description": "The code passed is incorrect or expired."})
+            return JSONResponse(
+                {"error": "bad_verification_code", "error_description": "The code passed is incorrect or expired."}
+            )
         return JSONResponse({"access_token": token, "token_type": "bearer", "scope": "read:org"})
 
     async def admin_stats(self, request: Request) -> Response:
@@ -117,8 +125,7 @@ class ControlRoutes:
         if isinstance(body, Response):
             return body
         scope, name, enabled = body.get("scope"), body.get("name"), body.get("enabled")
-        if scope not in ("organization", "enterprise") or not isinstance(name, str) \
-                or not isinstance(enabled, bool):
+        if scope not in ("organization", "enterprise") or not isinstance(name, str) or not isinstance(enabled, bool):
             return message(422, "policy needs scope organization|enterprise, name and enabled")
         with self.state.lock:
             self.state.policies[(scope, name)] = enabled
@@ -158,5 +165,13 @@ class ControlRoutes:
             hook = self.deliveries.add(body)
         except EmulatorError as exc:
             return message(422, str(exc))
-        return JSONResponse({"id": hook.id, "url": hook.url, "content_type": hook.content_type,
-                             "events": list(hook.events), "active": hook.active}, status_code=201)
+        return JSONResponse(
+            {
+                "id": hook.id,
+                "url": hook.url,
+                "content_type": hook.content_type,
+                "events": list(hook.events),
+                "active": hook.active,
+            },
+            status_code=201,
+        )

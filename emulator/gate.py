@@ -85,8 +85,9 @@ class Gate:
         if state.draw(faults.error_rate):
             state.count_fault("error")
             status = state.pick((500, 502))
-            await self._answer(scope, receive, send, kind, None,
-                               message(status, "Server Error" if status == 500 else "Bad Gateway"))
+            await self._answer(
+                scope, receive, send, kind, None, message(status, "Server Error" if status == 500 else "Bad Gateway")
+            )
             return
         if kind in ("download", "oauth"):
             await self._answer(scope, receive, send, kind, None, self.inner)
@@ -110,15 +111,15 @@ class Gate:
         version = request.headers.get(wire.version_header)
         if kind != "graphql" and version is not None and version not in wire.versions:
             supported = ", ".join(sorted(wire.versions))
-            return message(400, f"Unsupported API version {version!r} in {wire.version_header}; "
-                                 f"supported: {supported}")
+            return message(400, f"Unsupported API version {version!r} in {wire.version_header}; supported: {supported}")
         accept = request.headers.get("accept")
         if accept:
             offered = {part.split(";")[0].strip().lower() for part in accept.split(",")}
             allowed = wire.media_types | {"application/json", "*/*", "application/*"}
             if not offered & allowed:
-                return message(415, f"Unsupported 'Accept' header: {accept!r}; use one of "
-                                     f"{', '.join(sorted(wire.media_types))}")
+                return message(
+                    415, f"Unsupported 'Accept' header: {accept!r}; use one of {', '.join(sorted(wire.media_types))}"
+                )
         return None
 
     def _authenticate(self, request: Request) -> Principal | Response:
@@ -136,10 +137,12 @@ class Gate:
             if problem:
                 return message(401, problem)
             if not request.url.path.startswith("/app/"):
-                return message(403, "An app JWT only authenticates /app endpoints; exchange it "
-                                     "for an installation token")
-            return Principal(kind="app", bucket=f"app:{state.app_id}", account=None,
-                             metrics_permission=False, owner=False)
+                return message(
+                    403, "An app JWT only authenticates /app endpoints; exchange it for an installation token"
+                )
+            return Principal(
+                kind="app", bucket=f"app:{state.app_id}", account=None, metrics_permission=False, owner=False
+            )
         principal = state.principal_for_token(credential)
         if principal is None:
             return message(401, "Bad credentials")
@@ -148,9 +151,13 @@ class Gate:
     def _jwt_problem(self, token: str) -> str | None:
         state = self.state
         try:
-            claims = jwt.decode(token, state.app_key.public_key(), algorithms=["RS256"],
-                                options={"require": ["iat", "exp", "iss"], "verify_iat": False},
-                                leeway=_CLOCK_SKEW)
+            claims = jwt.decode(
+                token,
+                state.app_key.public_key(),
+                algorithms=["RS256"],
+                options={"require": ["iat", "exp", "iss"], "verify_iat": False},
+                leeway=_CLOCK_SKEW,
+            )
         except jwt.ExpiredSignatureError:
             return "The app JWT has expired ('exp' is in the past)"
         except jwt.InvalidSignatureError:
@@ -175,30 +182,42 @@ class Gate:
             request.scope["emulator.limit_refusal"] = True
             if faults.secondary_limit_kind == "abuse":
                 # The older wording, still met in the wild: always a 403, no retry-after.
-                return message(403, "You have triggered an abuse detection mechanism. Please wait "
-                                     "a few minutes before you try again.", documentation_url=docs)
+                return message(
+                    403,
+                    "You have triggered an abuse detection mechanism. Please wait a few minutes before you try again.",
+                    documentation_url=docs,
+                )
             retry_after = {"retry-after": "60"} if faults.secondary_limit_kind == "retry_after" else None
-            return message(faults.limit_status, "You have exceeded a secondary rate limit. Please "
-                            "wait a few minutes before you try again.", retry_after,
-                            documentation_url=f"{docs}#about-secondary-rate-limits")
+            return message(
+                faults.limit_status,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                retry_after,
+                documentation_url=f"{docs}#about-secondary-rate-limits",
+            )
         if request.url.path == "/rate_limit":
             return None
         status = state.limit_status(principal, "graphql" if kind == "graphql" else "core")
         if status.remaining <= 0:
             request.scope["emulator.limit_refusal"] = True
             who = principal.account.login if principal.account else principal.bucket
-            return message(faults.limit_status, f"API rate limit exceeded for {who}.",
-                            documentation_url=docs)
-        if (request.method == "POST" and request.url.path.endswith(_CONTENT_CREATION)
-                and state.content_creation_burst(principal)):
+            return message(faults.limit_status, f"API rate limit exceeded for {who}.", documentation_url=docs)
+        if (
+            request.method == "POST"
+            and request.url.path.endswith(_CONTENT_CREATION)
+            and state.content_creation_burst(principal)
+        ):
             request.scope["emulator.limit_refusal"] = True
-            return message(403, "You have exceeded a secondary rate limit for content "
-                                 "creation. Please wait before you try again.",
-                            {"retry-after": "60"}, documentation_url=docs)
+            return message(
+                403,
+                "You have exceeded a secondary rate limit for content creation. Please wait before you try again.",
+                {"retry-after": "60"},
+                documentation_url=docs,
+            )
         return None
 
-    async def _answer(self, scope: Scope, receive: Receive, send: Send, kind: str,
-                      principal: Principal | None, app: ASGIApp) -> None:
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, kind: str, principal: Principal | None, app: ASGIApp
+    ) -> None:
         state = self.state
         resource = "graphql" if kind == "graphql" else "core"
         counted = principal is not None and scope["path"] != "/rate_limit"
@@ -222,8 +241,7 @@ class Gate:
                     if not state.faults.omit_rate_limit_reset:
                         headers.append((b"x-ratelimit-reset", str(limit.reset).encode()))
                 if kind not in ("download",):
-                    headers.append((state.wire.media_type_header.encode(),
-                                    state.wire.media_type_value.encode()))
+                    headers.append((state.wire.media_type_header.encode(), state.wire.media_type_value.encode()))
                 state.count_request(kind, status, f"{scope['method']} {scope['path']}")
                 message = {**message, "headers": headers}
             await send(message)

@@ -86,8 +86,7 @@ class GraphQLEndpoint:
     async def handle(self, request: Request) -> Response:
         principal = request.scope["emulator.principal"]
         if principal.kind == "anonymous":
-            return JSONResponse({"message": "This endpoint requires you to be authenticated."},
-                                status_code=401)
+            return JSONResponse({"message": "This endpoint requires you to be authenticated."}, status_code=401)
         try:
             body = json.loads(await request.body())
             query = body["query"]
@@ -95,9 +94,14 @@ class GraphQLEndpoint:
             if not isinstance(query, str) or not isinstance(variables, dict):
                 raise TypeError
         except (ValueError, KeyError, TypeError):
-            return JSONResponse({"errors": [{"message": "Problems parsing JSON: the body needs "
-                                                        "'query' (string) and 'variables' (object)"}]},
-                                status_code=400)
+            return JSONResponse(
+                {
+                    "errors": [
+                        {"message": "Problems parsing JSON: the body needs 'query' (string) and 'variables' (object)"}
+                    ]
+                },
+                status_code=400,
+            )
         limit = self.state.faults.graphql_max_aliases
         if limit is not None and _repository_fields(query) > limit:
             self.state.count_fault("graphql_too_big")
@@ -125,15 +129,20 @@ class GraphQLEndpoint:
 
     def _rate_limit(self, principal: Any) -> dict[str, Any]:
         status = self.state.limit_status(principal, "graphql")
-        return {"cost": 1, "limit": status.limit, "remaining": max(0, status.remaining - 1),
-                "used": status.used + 1,
-                "resetAt": iso(datetime.fromtimestamp(status.reset, UTC))}
+        return {
+            "cost": 1,
+            "limit": status.limit,
+            "remaining": max(0, status.remaining - 1),
+            "used": status.used + 1,
+            "resetAt": iso(datetime.fromtimestamp(status.reset, UTC)),
+        }
 
     def _repository(self, base: str, owner: str, name: str) -> dict[str, Any]:
         repo = self.state.world.repo(owner, name)
         if repo is None:
-            raise GraphQLError(f"Could not resolve to a Repository with the name '{owner}/{name}'.",
-                               extensions={"type": "NOT_FOUND"})
+            raise GraphQLError(
+                f"Could not resolve to a Repository with the name '{owner}/{name}'.", extensions={"type": "NOT_FOUND"}
+            )
         self.state.count_resolved(f"repository {owner}/{name}")
         return repository(base, repo, self.state.world.members)
 

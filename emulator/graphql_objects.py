@@ -32,17 +32,20 @@ def _offset(cursor: str | None) -> int:
         raise GraphQLError(f"`{cursor}` does not appear to be a valid cursor.") from exc
 
 
-def _connection(items: list[Any], *, first: int | None, last: int | None, after: str | None,
-                field: str) -> dict[str, Any]:
+def _connection(
+    items: list[Any], *, first: int | None, last: int | None, after: str | None, field: str
+) -> dict[str, Any]:
     for name, value in (("first", first), ("last", last)):
         if value is not None and not 0 <= value <= _MAX_FIRST:
-            raise GraphQLError(f"Requesting {value} records on the `{field}` connection exceeds "
-                               f"the `{name}` limit of {_MAX_FIRST} records.")
+            raise GraphQLError(
+                f"Requesting {value} records on the `{field}` connection exceeds "
+                f"the `{name}` limit of {_MAX_FIRST} records."
+            )
     start = _offset(after)
     if last is not None and first is None:
         start = max(start, len(items) - last)
     count = first if first is not None else (last if last is not None else _MAX_FIRST)
-    window = items[start:start + count]
+    window = items[start : start + count]
     end = start + len(window)
     return {
         "nodes": window,
@@ -59,7 +62,10 @@ def _connection(items: list[Any], *, first: int | None, last: int | None, after:
 def actor(base: str, *, login: str, path: str, database_id: int) -> dict[str, Any]:
     avatar = f"{base}/avatars/{login}"
     return {
-        "__typename": "User", "login": login, "databaseId": database_id, "url": f"{base}{path}",
+        "__typename": "User",
+        "login": login,
+        "databaseId": database_id,
+        "url": f"{base}{path}",
         "resourcePath": path,
         "avatarUrl": lambda info, size=None: avatar if size is None else f"{avatar}?s={size}",
     }
@@ -71,17 +77,25 @@ def user(base: str, account: Any) -> dict[str, Any]:
         # The public schema's Bot login drops the REST login's "[bot]" suffix.
         slug = account.login.removesuffix("[bot]")
         return actor(base, login=slug, path=f"/apps/{slug}", database_id=account.id) | {
-            "__typename": "Bot", "id": f"BOT_{account.id}"}
+            "__typename": "Bot",
+            "id": f"BOT_{account.id}",
+        }
     return actor(base, login=account.login, path=f"/{account.login}", database_id=account.id)
 
 
 def _issue(base: str, issue: Issue) -> dict[str, Any]:
     return {
-        "id": f"I_{issue.id}", "databaseId": issue.id, "number": issue.number, "title": issue.title,
-        "state": issue.state.upper(), "createdAt": iso(issue.created_at),
+        "id": f"I_{issue.id}",
+        "databaseId": issue.id,
+        "number": issue.number,
+        "title": issue.title,
+        "state": issue.state.upper(),
+        "createdAt": iso(issue.created_at),
         "updatedAt": iso(issue.updated_at),
         "closedAt": iso(issue.closed_at) if issue.closed_at else None,
-        "author": user(base, issue.user), "headRefName": issue.head, "baseRefName": issue.base,
+        "author": user(base, issue.user),
+        "headRefName": issue.head,
+        "baseRefName": issue.base,
     }
 
 
@@ -90,21 +104,31 @@ def _ordered(items: list[Issue], states: list[str] | None, order: dict[str, str]
     chosen = [i for i in items if wanted is None or i.state in wanted]
     if order:
         attribute = "updated_at" if order["field"] == "UPDATED_AT" else "created_at"
-        chosen.sort(key=lambda i: (getattr(i, attribute), i.number),
-                    reverse=order["direction"] == "DESC")
+        chosen.sort(key=lambda i: (getattr(i, attribute), i.number), reverse=order["direction"] == "DESC")
     return chosen
 
 
 def repository(base: str, repo: Repository, members: list[Any]) -> dict[str, Any]:
-    def issues(info: Any, first: int | None = None, last: int | None = None, after: str | None = None,
-               states: list[str] | None = None, orderBy: dict[str, str] | None = None) -> dict[str, Any]:
+    def issues(
+        info: Any,
+        first: int | None = None,
+        last: int | None = None,
+        after: str | None = None,
+        states: list[str] | None = None,
+        orderBy: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         chosen = _ordered([i for i in repo.issues if not i.is_pull], states, orderBy)
         page = _connection(chosen, first=first, last=last, after=after, field="issues")
         return page | {"nodes": [_issue(base, i) for i in page["nodes"]]}
 
-    def pull_requests(info: Any, first: int | None = None, last: int | None = None,
-                      after: str | None = None, states: list[str] | None = None,
-                      orderBy: dict[str, str] | None = None) -> dict[str, Any]:
+    def pull_requests(
+        info: Any,
+        first: int | None = None,
+        last: int | None = None,
+        after: str | None = None,
+        states: list[str] | None = None,
+        orderBy: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         chosen = _ordered([i for i in repo.issues if i.is_pull], states, orderBy)
         page = _connection(chosen, first=first, last=last, after=after, field="pullRequests")
         return page | {"nodes": [_issue(base, i) for i in page["nodes"]]}
@@ -115,11 +139,18 @@ def repository(base: str, repo: Repository, members: list[Any]) -> dict[str, Any
         return page | {"nodes": [user(base, m) for m in page["nodes"]]}
 
     return {
-        "id": f"R_{repo.id}", "databaseId": repo.id, "name": repo.name,
-        "nameWithOwner": repo.full_name, "description": repo.description,
+        "id": f"R_{repo.id}",
+        "databaseId": repo.id,
+        "name": repo.name,
+        "nameWithOwner": repo.full_name,
+        "description": repo.description,
         "owner": {"login": repo.owner.login, "url": f"{base}/{repo.owner.login}"},
-        "isPrivate": repo.private, "createdAt": iso(repo.created_at),
-        "stargazerCount": repo.stargazers, "forkCount": repo.forks,
-        "issues": issues, "pullRequests": pull_requests, "mentionableUsers": mentionable,
+        "isPrivate": repo.private,
+        "createdAt": iso(repo.created_at),
+        "stargazerCount": repo.stargazers,
+        "forkCount": repo.forks,
+        "issues": issues,
+        "pullRequests": pull_requests,
+        "mentionableUsers": mentionable,
         "defaultBranchRef": {"name": "main"},
     }

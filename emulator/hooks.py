@@ -39,8 +39,14 @@ def hook_from_json(data: dict[str, Any], *, hook_id: int) -> Hook:
     events = data.get("events", ["*"])
     if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
         raise EmulatorError("hook 'events' must be a list of event names")
-    return Hook(id=hook_id, url=url, content_type=content_type, events=tuple(events),
-                active=bool(data.get("active", True)), secret=str(data.get("secret", "")))
+    return Hook(
+        id=hook_id,
+        url=url,
+        content_type=content_type,
+        events=tuple(events),
+        active=bool(data.get("active", True)),
+        secret=str(data.get("secret", "")),
+    )
 
 
 class Deliveries:
@@ -74,8 +80,7 @@ class Deliveries:
                 hook, event, body, delivery = item
                 self._deliver(client, hook, event, body, delivery)
 
-    def _deliver(self, client: httpx.Client, hook: Hook, event: str, payload: bytes,
-                 delivery: str) -> None:
+    def _deliver(self, client: httpx.Client, hook: Hook, event: str, payload: bytes, delivery: str) -> None:
         if hook.content_type == "form":
             body = urlencode({"payload": payload.decode()}).encode()
             content_type = "application/x-www-form-urlencoded"
@@ -105,16 +110,33 @@ def push_payload(repo: dict[str, Any], sender: dict[str, Any], *, auto_init: boo
     after = hashlib.sha1(f"{repo['full_name']}:init".encode()).hexdigest()
     commits = []
     if auto_init:
-        commits.append({"id": after, "tree_id": hashlib.sha1(after.encode()).hexdigest(),
-                        "distinct": True, "message": "Initial commit", "timestamp": repo["created_at"],
-                        "url": f"{repo['html_url']}/commit/{after}",
-                        "author": {"name": sender["login"], "username": sender["login"]},
-                        "committer": {"name": sender["login"], "username": sender["login"]},
-                        "added": ["README.md"], "removed": [], "modified": []})
+        commits.append(
+            {
+                "id": after,
+                "tree_id": hashlib.sha1(after.encode()).hexdigest(),
+                "distinct": True,
+                "message": "Initial commit",
+                "timestamp": repo["created_at"],
+                "url": f"{repo['html_url']}/commit/{after}",
+                "author": {"name": sender["login"], "username": sender["login"]},
+                "committer": {"name": sender["login"], "username": sender["login"]},
+                "added": ["README.md"],
+                "removed": [],
+                "modified": [],
+            }
+        )
     return {
-        "ref": "refs/heads/main", "before": "0" * 40, "after": after if auto_init else "0" * 40,
-        "created": True, "deleted": False, "forced": False, "base_ref": None,
-        "compare": f"{repo['html_url']}/commits/main", "commits": commits,
-        "head_commit": commits[0] if commits else None, "repository": repo,
-        "pusher": {"name": sender["login"], "email": None}, "sender": sender,
+        "ref": "refs/heads/main",
+        "before": "0" * 40,
+        "after": after if auto_init else "0" * 40,
+        "created": True,
+        "deleted": False,
+        "forced": False,
+        "base_ref": None,
+        "compare": f"{repo['html_url']}/commits/main",
+        "commits": commits,
+        "head_commit": commits[0] if commits else None,
+        "repository": repo,
+        "pusher": {"name": sender["login"], "email": None},
+        "sender": sender,
     }

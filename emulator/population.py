@@ -91,8 +91,17 @@ class Profile:
 class Population:
     """The users of one emulated organization and its enterprise, and their scopes' names."""
 
-    def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date,
-                 dialect: str, cloud_agent_from: date | None) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int,
+        users: int,
+        org: str,
+        enterprise: str,
+        first_day: date,
+        dialect: str,
+        cloud_agent_from: date | None,
+    ) -> None:
         if users < 1:
             raise EmulatorError("users must be at least 1")
         self.seed = seed
@@ -189,7 +198,7 @@ class Population:
         # One slice of a per-seed byte stream per user: cheaper than a Random per user, and
         # still independent of which other users are generated.
         o = (u % BLOCK) * _PROFILE_BYTES
-        pb = self._profile_block(u // BLOCK)[o:o + _PROFILE_BYTES]
+        pb = self._profile_block(u // BLOCK)[o : o + _PROFILE_BYTES]
         login, user_id = self.login_and_id(u)
         ides = [IDE_TABLE[pb[1]]]
         if pb[2] < 51:
@@ -213,8 +222,9 @@ class Population:
             chat_features = [CHAT_FEATURES[pb[18] % 3]]
         agent_user = pb[19] < 115
         apps = tuple(sorted({APP_TABLE[pb[21 + i]] for i in range((1, 2, 3)[pb[20] % 3])})) if agent_user else ()
-        active_threshold = (200, 200, 200, 200, 200, 140, 140, 140, 140, 140, 140,
-                            70, 70, 70, 70, 70, 20, 20, 20, 20)[pb[0] % 20]
+        active_threshold = (200, 200, 200, 200, 200, 140, 140, 140, 140, 140, 140, 70, 70, 70, 70, 70, 20, 20, 20, 20)[
+            pb[0] % 20
+        ]
         active_until = _NO_END
         if u < self.users and u % NEVER_ACTIVE_EVERY == NEVER_ACTIVE_AT:
             active_threshold = 0

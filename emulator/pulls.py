@@ -30,9 +30,22 @@ def pull_requests(
     merged_reviewed = min(merged, int(reviewed_by_assistant * rng.uniform(0.4, 0.9)))
     assistant_suggestions = int(suggestions * rng.uniform(0.3, 0.7))
     assistant_applied = min(applied, int(assistant_suggestions * rng.uniform(0.2, 0.6)))
-    scaled = [int(n * c) for n in (created, reviewed, merged, suggestions, applied, by_assistant,
-                                   reviewed_by_assistant, merged_by_assistant, merged_reviewed,
-                                   assistant_suggestions, assistant_applied)]
+    scaled = [
+        int(n * c)
+        for n in (
+            created,
+            reviewed,
+            merged,
+            suggestions,
+            applied,
+            by_assistant,
+            reviewed_by_assistant,
+            merged_by_assistant,
+            merged_reviewed,
+            assistant_suggestions,
+            assistant_applied,
+        )
+    ]
     pulls = {
         "total_created": scaled[0],
         "total_reviewed": scaled[1],
@@ -44,12 +57,8 @@ def pull_requests(
         "total_reviewed_by_assistant": scaled[6],
         "total_merged_created_by_assistant": scaled[7],
         "total_merged_reviewed_by_assistant": scaled[8],
-        "median_minutes_to_merge_assistant_authored": round(median * rng.uniform(0.5, 1.2), 1)
-        if scaled[7]
-        else None,
-        "median_minutes_to_merge_assistant_reviewed": round(median * rng.uniform(0.6, 1.1), 1)
-        if scaled[8]
-        else None,
+        "median_minutes_to_merge_assistant_authored": round(median * rng.uniform(0.5, 1.2), 1) if scaled[7] else None,
+        "median_minutes_to_merge_assistant_reviewed": round(median * rng.uniform(0.6, 1.1), 1) if scaled[8] else None,
         "total_assistant_suggestions": scaled[9],
         "total_assistant_applied_suggestions": scaled[10],
     }
@@ -57,10 +66,14 @@ def pull_requests(
     # The assistant's suggestions per comment type: the day's totals shared out by type.
     weights = [1 + rng.randrange(5) for _ in COMMENT_TYPES]
     named[name("assistant_suggestions_by_comment_type")] = [
-        {"comment_type": kind, name("total_assistant_suggestions"): suggested,
-         name("total_assistant_applied_suggestions"): applied}
-        for kind, suggested, applied in zip(COMMENT_TYPES, split(scaled[9], weights), split(scaled[10], weights),
-                                            strict=True)
+        {
+            "comment_type": kind,
+            name("total_assistant_suggestions"): suggested,
+            name("total_assistant_applied_suggestions"): applied,
+        }
+        for kind, suggested, applied in zip(
+            COMMENT_TYPES, split(scaled[9], weights), split(scaled[10], weights), strict=True
+        )
         if suggested
     ]
     return named

@@ -30,19 +30,27 @@ ZEROS = (0,) * 7
 JSON_BOOL = ("false", "true")
 COMPACT = (",", ":")  # JSON as the rest of a line is written: no spaces
 
-COUNTS = ('"user_initiated_interaction_count":%d,"code_generation_activity_count":%d,'
-          '"code_acceptance_activity_count":%d,"loc_suggested_to_add_sum":%d,'
-          '"loc_suggested_to_delete_sum":%d,"loc_added_sum":%d,"loc_deleted_sum":%d')
+COUNTS = (
+    '"user_initiated_interaction_count":%d,"code_generation_activity_count":%d,'
+    '"code_acceptance_activity_count":%d,"loc_suggested_to_add_sum":%d,'
+    '"loc_suggested_to_delete_sum":%d,"loc_added_sum":%d,"loc_deleted_sum":%d'
+)
 # The language x feature entries' counts: the same, without the interaction count.
 _CODE_COUNTS = COUNTS.split(",", 1)[1]
 FLAGS = {
     (agent, chat, cli): f',"used_agent":{JSON_BOOL[agent]},"used_chat":{JSON_BOOL[chat]},"used_cli":{JSON_BOOL[cli]}'
-    for agent in (False, True) for chat in (False, True) for cli in (False, True)
+    for agent in (False, True)
+    for chat in (False, True)
+    for cli in (False, True)
 }
-EMPTY_BREAKDOWNS = (',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
-                    '"totals_by_language_model":[],"totals_by_model_feature":[]')
-IDE_ENTRY = (',"totals_by_ide":[{"ide":"%s",%s,"last_known_ide_version":{"ide_version":"%s","sampled_at":"%s"},'
-             '"last_known_plugin_version":{"plugin":"%s","plugin_version":"%s","sampled_at":"%s"}}]')
+EMPTY_BREAKDOWNS = (
+    ',"totals_by_ide":[],"totals_by_feature":[],"totals_by_language_feature":[],'
+    '"totals_by_language_model":[],"totals_by_model_feature":[]'
+)
+IDE_ENTRY = (
+    ',"totals_by_ide":[{"ide":"%s",%s,"last_known_ide_version":{"ide_version":"%s","sampled_at":"%s"},'
+    '"last_known_plugin_version":{"plugin":"%s","plugin_version":"%s","sampled_at":"%s"}}]'
+)
 AGENT_ENTRY = '{"agent_id":"%s","agent_name":"%s","user_initiated_interaction_count":%d}'
 CLI_VERSION = ',"last_known_cli_version":{"cli_version":"%s","sampled_at":"%s"}'
 
@@ -69,8 +77,11 @@ def user_fields_format(name: Callable[[str], str]) -> str:
     return "".join(f',"{field}":{value}' for field, value in fields)
 
 
-def user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str, list[list[int]]]],
-                    feature_rows: Sequence[tuple[str, Sequence[int]]]) -> str:
+def user_breakdowns(
+    languages: Sequence[str],
+    features: Sequence[tuple[str, str, list[list[int]]]],
+    feature_rows: Sequence[tuple[str, Sequence[int]]],
+) -> str:
     """The four feature/language/model arrays of one user-day, as JSON text (hot path)."""
     by_feature: list[str] = []
     by_language_feature: list[str] = []
@@ -91,16 +102,25 @@ def user_breakdowns(languages: Sequence[str], features: Sequence[tuple[str, str,
     by_feature += [f'{{"feature":"{f}",' + COUNTS % tuple(counts) + "}" for f, counts in feature_rows]
     by_language_model = [
         f'{{"language":"{lang}","model":"{model}",' + COUNTS % tuple(row) + "}"
-        for model, rows in by_model.items() for lang, row in zip(languages, rows, strict=True)
+        for model, rows in by_model.items()
+        for lang, row in zip(languages, rows, strict=True)
     ]
-    return (',"totals_by_feature":[' + ",".join(by_feature)
-            + '],"totals_by_language_feature":[' + ",".join(by_language_feature)
-            + '],"totals_by_language_model":[' + ",".join(by_language_model)
-            + '],"totals_by_model_feature":[' + ",".join(by_model_feature) + "]")
+    return (
+        ',"totals_by_feature":['
+        + ",".join(by_feature)
+        + '],"totals_by_language_feature":['
+        + ",".join(by_language_feature)
+        + '],"totals_by_language_model":['
+        + ",".join(by_language_model)
+        + '],"totals_by_model_feature":['
+        + ",".join(by_model_feature)
+        + "]"
+    )
 
 
-def _grouped(cells: dict[tuple[str, str, str], list[int]], key: Callable[[str, str, str], tuple[str, ...]],
-             *, chat_only: bool) -> dict[tuple[str, ...], list[int]]:
+def _grouped(
+    cells: dict[tuple[str, str, str], list[int]], key: Callable[[str, str, str], tuple[str, ...]], *, chat_only: bool
+) -> dict[tuple[str, ...], list[int]]:
     out: dict[tuple[str, ...], list[int]] = {}
     for (f, lang, model), counts in cells.items():
         if not (chat_only and f in NO_MODEL_FEATURES):
@@ -108,8 +128,9 @@ def _grouped(cells: dict[tuple[str, str, str], list[int]], key: Callable[[str, s
     return out
 
 
-def aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]],
-                         feature_rows: dict[str, list[int]]) -> dict[str, list[dict[str, Any]]]:
+def aggregate_breakdowns(
+    cells: dict[tuple[str, str, str], list[int]], feature_rows: dict[str, list[int]]
+) -> dict[str, list[dict[str, Any]]]:
     """The four arrays of an aggregate record from its users' (feature, language, model) cells
     and their language-less feature entries."""
     by_feature = _grouped(cells, lambda f, _, __: (f,), chat_only=False)
@@ -123,12 +144,12 @@ def aggregate_breakdowns(cells: dict[tuple[str, str, str], list[int]],
             for (lang, f), v in sorted(language_feature.items())
         ],
         "totals_by_language_model": [
-            {"language": lang, "model": m, **count_dict(v)} for (lang, m), v in sorted(
-                _grouped(cells, lambda _, lang, m: (lang, m), chat_only=True).items())
+            {"language": lang, "model": m, **count_dict(v)}
+            for (lang, m), v in sorted(_grouped(cells, lambda _, lang, m: (lang, m), chat_only=True).items())
         ],
         "totals_by_model_feature": [
-            {"model": m, "feature": f, **count_dict(v)} for (m, f), v in sorted(
-                _grouped(cells, lambda f, _, m: (m, f), chat_only=True).items())
+            {"model": m, "feature": f, **count_dict(v)}
+            for (m, f), v in sorted(_grouped(cells, lambda f, _, m: (m, f), chat_only=True).items())
         ],
     }
 
@@ -145,7 +166,9 @@ def customization_json(entries: dict[str, Any], *, distinct: dict[str, int]) -> 
 def app_dict(v: Sequence[int]) -> dict[str, Any]:
     sessions, requests, prompts, out_tokens, prompt_tokens = v
     return {
-        "session_count": sessions, "request_count": requests, "prompt_count": prompts,
+        "session_count": sessions,
+        "request_count": requests,
+        "prompt_count": prompts,
         "token_usage": {
             "output_tokens_sum": out_tokens,
             "prompt_tokens_sum": prompt_tokens,
@@ -176,5 +199,7 @@ def cli_dict(v: Sequence[int]) -> dict[str, Any]:
 def cli_json(v: Sequence[int]) -> str:
     d = cli_dict(v)
     u = d["token_usage"]
-    return (f'{{"session_count":{v[0]},"request_count":{v[1]},"prompt_count":{v[2]},"token_usage":'
-            f'{{"output_tokens_sum":{v[3]},"prompt_tokens_sum":{v[4]},"avg_tokens_per_request":{u["avg_tokens_per_request"]!r}}}}}')
+    return (
+        f'{{"session_count":{v[0]},"request_count":{v[1]},"prompt_count":{v[2]},"token_usage":'
+        f'{{"output_tokens_sum":{v[3]},"prompt_tokens_sum":{v[4]},"avg_tokens_per_request":{u["avg_tokens_per_request"]!r}}}}}'
+    )

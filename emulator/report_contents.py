@@ -24,8 +24,14 @@ _FINAL_AFTER_DAYS = 3
 class ReportContents:
     """The files of the reports of the scopes `data_for` knows."""
 
-    def __init__(self, state: EmulatorState, *, data_for: Callable[[str, str], ReportData | None],
-                 report_file: ReportFile | None, second: ReportData | None) -> None:
+    def __init__(
+        self,
+        state: EmulatorState,
+        *,
+        data_for: Callable[[str, str], ReportData | None],
+        report_file: ReportFile | None,
+        second: ReportData | None,
+    ) -> None:
         self.state = state
         self.data_for = data_for
         self._report_file = report_file
@@ -45,9 +51,14 @@ class ReportContents:
         return data
 
     def _serves_report_file(self, key: ReportKey) -> bool:
-        return (self._report_file is not None and key.scope == "organization"
-                and key.level == self.state.config.report_file_level and key.name == self.state.config.primary_org
-                and key.kind == "1-day" and key.day == self.state.config.report_file_day)
+        return (
+            self._report_file is not None
+            and key.scope == "organization"
+            and key.level == self.state.config.report_file_level
+            and key.name == self.state.config.primary_org
+            and key.kind == "1-day"
+            and key.day == self.state.config.report_file_day
+        )
 
     def _users_per_file(self, key: ReportKey) -> int:
         return max(1, self.state.config.user_lines_per_file // len(key.days()))
@@ -70,6 +81,7 @@ class ReportContents:
             if (key.today - day).days > _FINAL_AFTER_DAYS:
                 return 1.0
             return completeness(day=day, today=key.today, fetch_no=key.fetch_no)
+
         return _for
 
     def _team_lines(self, key: ReportKey) -> list[bytes]:
@@ -84,13 +96,20 @@ class ReportContents:
         organization's line): here the first organization's, as `{org}-labs` has none."""
         config, data = self.state.config, self._data(key)
         org = key.name if key.scope == "organization" else config.primary_org
-        repos = [] if key.scope == "enterprise" and key.name != config.primary_enterprise else [
-            RepoRef(r.id, r.owner.login, r.name, r.visibility.upper())  # PRIVATE, INTERNAL, PUBLIC
-            for r in self.state.world.org_repos(org)
-        ]
+        repos = (
+            []
+            if key.scope == "enterprise" and key.name != config.primary_enterprise
+            else [
+                RepoRef(r.id, r.owner.login, r.name, r.visibility.upper())  # PRIVATE, INTERNAL, PUBLIC
+                for r in self.state.world.org_repos(org)
+            ]
+        )
         record = data.aggregate_record(scope="organization", day=key.day, completeness=complete)
         return repository_lines(
-            seed=config.seed, day=key.day, repos=repos, pull_requests=record["pull_requests"],
+            seed=config.seed,
+            day=key.day,
+            repos=repos,
+            pull_requests=record["pull_requests"],
             ids={"enterprise_id": data.enterprise_id, "organization_id": data.organization_id},
             name=self.state.wire.record_name,
             review_times=config.review_times_from is None or key.day >= config.review_times_from,
@@ -104,23 +123,26 @@ class ReportContents:
         completeness_for = self._completeness_for(key)
         if key.level == "aggregate":
             if key.kind == "1-day":
-                record = self._data(key).aggregate_record(scope=key.scope, day=key.day,
-                                                    completeness=completeness_for(key.day))
+                record = self._data(key).aggregate_record(
+                    scope=key.scope, day=key.day, completeness=completeness_for(key.day)
+                )
             else:
-                record = self._data(key).aggregate_28_day(scope=key.scope, end_day=key.day,
-                                                    completeness_for=completeness_for)
+                record = self._data(key).aggregate_28_day(
+                    scope=key.scope, end_day=key.day, completeness_for=completeness_for
+                )
             drift = self.state.config.record_drift
             if drift != RecordDrift():
                 record = drift.apply(copy.deepcopy(record), user_index=None)
             yield json.dumps(record, separators=(",", ":")).encode() + b"\n"
             if key.kind == "28-day" and key.scope == "enterprise" and self._second is not None:
-                second = self._second.aggregate_28_day(scope="enterprise", end_day=key.day,
-                                                       completeness_for=completeness_for)
+                second = self._second.aggregate_28_day(
+                    scope="enterprise", end_day=key.day, completeness_for=completeness_for
+                )
                 yield json.dumps(second, separators=(",", ":")).encode() + b"\n"
             return
         if key.level == TEAMS_LEVEL:
             per_file = self.state.config.user_lines_per_file
-            yield from self._team_lines(key)[index * per_file:(index + 1) * per_file]
+            yield from self._team_lines(key)[index * per_file : (index + 1) * per_file]
             return
         if key.level == REPOS_LEVEL:
             yield from self._repository_lines(key, completeness_for(key.day))
@@ -130,8 +152,9 @@ class ReportContents:
         data = self._data(key)
         stop = min(start + per_file, data.user_count(scope=key.scope))
         drift = self.state.config.record_drift
-        lines = data.user_lines(scope=key.scope, days=key.days(), completeness_for=completeness_for,
-                                start=start, stop=stop)
+        lines = data.user_lines(
+            scope=key.scope, days=key.days(), completeness_for=completeness_for, start=start, stop=stop
+        )
         for number, line in enumerate(lines, start=start):
             if drift != RecordDrift():
                 line = json.dumps(drift.apply(json.loads(line), user_index=number), separators=(",", ":")).encode()

@@ -76,7 +76,7 @@ class FileResponse(Response):
             sent = 0
             while sent < limit:
                 if data is not None:
-                    chunk = data[sent:min(limit, sent + CHUNK)]
+                    chunk = data[sent : min(limit, sent + CHUNK)]
                 else:
                     chunk = await asyncio.to_thread(handle.read, min(CHUNK, limit - sent))
                 if not chunk:

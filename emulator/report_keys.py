@@ -42,8 +42,17 @@ class ReportKey:
     today: date
 
     def text(self) -> str:
-        return ".".join([self.scope, self.name, self.level, self.kind, self.day.isoformat(),
-                         str(self.fetch_no), self.today.isoformat()])
+        return ".".join(
+            [
+                self.scope,
+                self.name,
+                self.level,
+                self.kind,
+                self.day.isoformat(),
+                str(self.fetch_no),
+                self.today.isoformat(),
+            ]
+        )
 
     @classmethod
     def parse(cls, text: str) -> ReportKey | None:
@@ -51,9 +60,15 @@ class ReportKey:
         if len(parts) != 7:
             return None
         try:
-            return cls(scope=parts[0], name=parts[1], level=parts[2], kind=parts[3],
-                       day=date.fromisoformat(parts[4]), fetch_no=int(parts[5]),
-                       today=date.fromisoformat(parts[6]))
+            return cls(
+                scope=parts[0],
+                name=parts[1],
+                level=parts[2],
+                kind=parts[3],
+                day=date.fromisoformat(parts[4]),
+                fetch_no=int(parts[5]),
+                today=date.fromisoformat(parts[6]),
+            )
         except ValueError:
             return None
 

@@ -32,7 +32,6 @@ emulator/activity.py (a day's masks over all users, last activity), emulator/agg
 aggregate records), emulator/vocabulary.py (agents, features, IDEs, models).
 """
 
-
 from __future__ import annotations
 
 import math
@@ -68,7 +67,6 @@ __all__ = [
 ]
 
 
-
 def completeness(*, day: date, today: date, fetch_no: int) -> float:
     """Share of a day's activity visible in a report fetched `fetch_no` times (from 1).
 
@@ -86,10 +84,26 @@ def completeness(*, day: date, today: date, fetch_no: int) -> float:
 class ReportData:
     """Report records for one emulated organization and its enterprise."""
 
-    def __init__(self, *, seed: int, users: int, org: str, enterprise: str, first_day: date,
-                 dialect: str = "service", cloud_agent_from: date | None = None) -> None:
-        self.people = people = Population(seed=seed, users=users, org=org, enterprise=enterprise,
-                                          first_day=first_day, dialect=dialect, cloud_agent_from=cloud_agent_from)
+    def __init__(
+        self,
+        *,
+        seed: int,
+        users: int,
+        org: str,
+        enterprise: str,
+        first_day: date,
+        dialect: str = "service",
+        cloud_agent_from: date | None = None,
+    ) -> None:
+        self.people = people = Population(
+            seed=seed,
+            users=users,
+            org=org,
+            enterprise=enterprise,
+            first_day=first_day,
+            dialect=dialect,
+            cloud_agent_from=cloud_agent_from,
+        )
         self.days = UserDays(people)
         self.activity = Activity(people, self.days)
         self.aggregates = Aggregates(people, self.days, self.activity)
@@ -100,9 +114,17 @@ class ReportData:
         self.organization_id, self.enterprise_id = people.organization_id, people.enterprise_id
         self.second_organization_id = people.second_organization_id
         self.line_writer = UserLines(people, self.days)
-        self.teams = TeamsModel(seed=seed, org=org, enterprise=enterprise, second_org=people.second_org,
-                                users=users, total=people.total, first_day=first_day,
-                                rename_day=people.rename_day, identity=people.login_and_id)
+        self.teams = TeamsModel(
+            seed=seed,
+            org=org,
+            enterprise=enterprise,
+            second_org=people.second_org,
+            users=users,
+            total=people.total,
+            first_day=first_day,
+            rename_day=people.rename_day,
+            identity=people.login_and_id,
+        )
         self.team_move_day = self.teams.move_day
         self.pilot_listed_from = self.teams.pilot_listed_from("organization")
         # A user's profile and a day's masks, for tests that pick users by them.
@@ -125,24 +147,29 @@ class ReportData:
     def aggregate_record(self, *, scope: str, day: date, completeness: float) -> dict:
         return self.aggregates.record(scope, day, float(completeness))
 
-    def aggregate_28_day(self, *, scope: str, end_day: date,
-                         completeness_for: Callable[[date], float]) -> dict:
+    def aggregate_28_day(self, *, scope: str, end_day: date, completeness_for: Callable[[date], float]) -> dict:
         return self.aggregates.twenty_eight_day(scope=scope, end_day=end_day, completeness_for=completeness_for)
 
-    def user_lines(self, *, scope: str, days: Sequence[date],
-                   completeness_for: Callable[[date], float], start: int, stop: int) -> Iterator[bytes]:
+    def user_lines(
+        self, *, scope: str, days: Sequence[date], completeness_for: Callable[[date], float], start: int, stop: int
+    ) -> Iterator[bytes]:
         return self.line_writer.lines(scope=scope, days=days, completeness_for=completeness_for, start=start, stop=stop)
 
     def server_side_only(self, *, scope: str, day: date) -> set[int]:
         """The ids of the users the day's aggregate counts active by the service's own telemetry
         only: their user-level lines show no activity (emulator/telemetry.py)."""
-        return {self.people.profile(u).user_id for u in self.people.scope_users(scope)
-                if self.days.user_day(u, day, 1.0).server_side}
+        return {
+            self.people.profile(u).user_id
+            for u in self.people.scope_users(scope)
+            if self.days.user_day(u, day, 1.0).server_side
+        }
 
     def misattributed(self, *, scope: str, day: date) -> dict[int, str]:
         """User id -> what the service served in its place that day (emulator/misattribution.py)."""
-        days = ((self.people.profile(u).user_id, self.days.user_day(u, day, 1.0).shifted)
-                for u in self.people.scope_users(scope))
+        days = (
+            (self.people.profile(u).user_id, self.days.user_day(u, day, 1.0).shifted)
+            for u in self.people.scope_users(scope)
+        )
         return {user_id: shifted for user_id, shifted in days if shifted}
 
     # ----- teams (docs/extensions.md; emulator/teams.py has the rules) ---------------------------
@@ -177,4 +204,3 @@ class ReportData:
     def activity_time(self, u: int) -> str:
         """The time of day (`THH:MM:SSZ`) of user u's activity."""
         return self.people.profile(u).sampled_time[:9] + "Z"
-

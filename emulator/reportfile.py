@@ -32,9 +32,18 @@ def report_file_meta(path: Path) -> dict[str, Any]:
     return json.loads(sidecar_path(Path(path)).read_text())
 
 
-def write_report_file(path: Path, *, seed: int, users: int, day: date, days: int = 1,
-                      scope: str = "organization", org: str = "acme", enterprise: str = "acme-corp",
-                      first_day: date | None = None) -> Path:
+def write_report_file(
+    path: Path,
+    *,
+    seed: int,
+    users: int,
+    day: date,
+    days: int = 1,
+    scope: str = "organization",
+    org: str = "acme",
+    enterprise: str = "acme-corp",
+    first_day: date | None = None,
+) -> Path:
     """Write the user-level NDJSON of `days` days from `day` (every user, every day), once.
 
     Lines come in chunks of 2,000 users, each chunk with all its days in order, so memory
@@ -57,9 +66,11 @@ def write_report_file(path: Path, *, seed: int, users: int, day: date, days: int
     }
     if _is_current(path, params):
         return path
+
     def generator() -> ReportData:
-        return ReportData(seed=seed, users=users, org=org, enterprise=enterprise,
-                          first_day=date.fromisoformat(params["first_day"]))
+        return ReportData(
+            seed=seed, users=users, org=org, enterprise=enterprise, first_day=date.fromisoformat(params["first_day"])
+        )
 
     size = generator().user_count(scope=scope)
     day_list = [day + timedelta(days=i) for i in range(days)]
@@ -73,8 +84,9 @@ def write_report_file(path: Path, *, seed: int, users: int, day: date, days: int
             # A fresh generator per chunk keeps only that chunk's user profiles in memory.
             data = generator()
             for d in day_list:
-                chunk = b"".join(data.user_lines(scope=scope, days=[d], completeness_for=_final,
-                                                 start=start, stop=stop))
+                chunk = b"".join(
+                    data.user_lines(scope=scope, days=[d], completeness_for=_final, start=start, stop=stop)
+                )
                 out.write(chunk)
                 digest.update(chunk)
                 written += len(chunk)
@@ -95,5 +107,4 @@ def _is_current(path: Path, params: dict[str, Any]) -> bool:
         size = path.stat().st_size
     except (OSError, ValueError):
         return False
-    return (isinstance(meta, dict) and {k: meta.get(k) for k in params} == params
-            and meta.get("bytes") == size)
+    return isinstance(meta, dict) and {k: meta.get(k) for k in params} == params and meta.get("bytes") == size

@@ -25,6 +25,7 @@ DEFAULT_LINK_TTL_SECONDS = 3600
 _MEMORY_CACHE_MAX_BYTES = 1 << 20
 _MEMORY_CACHE_FILES = 32
 
+
 def _message(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message}, status_code=status)
 
@@ -37,29 +38,47 @@ class Reports:
         # The first organization and the first enterprise share one ReportData (the enterprise
         # holds that organization's users); every further scope has users of its own.
         same = {"first_day": first_day, "dialect": config.dialect, "cloud_agent_from": config.cloud_agent_from}
-        self.data = ReportData(seed=config.seed, users=config.users, org=config.primary_org,
-                               enterprise=config.primary_enterprise, **same)
+        self.data = ReportData(
+            seed=config.seed, users=config.users, org=config.primary_org, enterprise=config.primary_enterprise, **same
+        )
         self._scopes: dict[tuple[str, str], tuple[str, ReportData]] = {
             ("organization", config.primary_org.lower()): (config.primary_org, self.data),
             ("enterprise", config.primary_enterprise.lower()): (config.primary_enterprise, self.data),
         }
         for n, name in enumerate(config.orgs[1:], start=1):
-            self._scopes[("organization", name.lower())] = (name, ReportData(
-                seed=config.seed + 7919 * n, users=config.users, org=name,
-                enterprise=config.primary_enterprise, **same))
+            self._scopes[("organization", name.lower())] = (
+                name,
+                ReportData(
+                    seed=config.seed + 7919 * n,
+                    users=config.users,
+                    org=name,
+                    enterprise=config.primary_enterprise,
+                    **same,
+                ),
+            )
         for n, name in enumerate(config.enterprises[1:], start=1):
-            self._scopes[("enterprise", name.lower())] = (name, ReportData(
-                seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org", enterprise=name, **same))
+            self._scopes[("enterprise", name.lower())] = (
+                name,
+                ReportData(
+                    seed=config.seed + 104_729 * n, users=config.users, org=f"{name}-org", enterprise=name, **same
+                ),
+            )
         # Another enterprise with its own id and numbers, for the public multi-entity example.
-        second = (ReportData(seed=config.seed + 1, users=config.users, org=f"{config.primary_org}-partner",
-                             enterprise=f"{config.primary_enterprise}-partner", **same)
-                  if config.second_enterprise_in_28_day else None)
-        self._report_file = (ReportFile(config.report_file, config.user_lines_per_file)
-                             if config.report_file else None)
+        second = (
+            ReportData(
+                seed=config.seed + 1,
+                users=config.users,
+                org=f"{config.primary_org}-partner",
+                enterprise=f"{config.primary_enterprise}-partner",
+                **same,
+            )
+            if config.second_enterprise_in_28_day
+            else None
+        )
+        self._report_file = ReportFile(config.report_file, config.user_lines_per_file) if config.report_file else None
         self._memory: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._lock = threading.Lock()
-        self.contents = ReportContents(state, data_for=self.data_for, report_file=self._report_file,
-                                       second=second)
+        self.contents = ReportContents(state, data_for=self.data_for, report_file=self._report_file, second=second)
 
     def _first_day(self, today: date) -> date:
         return today - timedelta(days=self.state.config.history_days)
@@ -81,11 +100,13 @@ class Reports:
             return _message(401, "Requires authentication")
         if not (principal.owner or principal.metrics_permission):
             role = "an organization owner" if scope == "organization" else "an enterprise owner or billing manager"
-            return _message(403, f"Resource not accessible: you must be {role} or hold the "
-                                 f"{state.wire.product} metrics permission for {scope} {name}")
+            return _message(
+                403,
+                f"Resource not accessible: you must be {role} or hold the "
+                f"{state.wire.product} metrics permission for {scope} {name}",
+            )
         if not state.policies.get((scope, name), False):
-            return _message(403, f"The {state.wire.product} metrics policy is disabled "
-                                 f"for {scope} {name}")
+            return _message(403, f"The {state.wire.product} metrics policy is disabled for {scope} {name}")
         level, kind = level_kind
         today = state.today()
         if kind == "1-day":
@@ -94,9 +115,13 @@ class Reports:
                 day = date.fromisoformat(raw or "")
             except ValueError:
                 return _message(400, "Query parameter 'day' must be a date in YYYY-MM-DD form")
-            served_file = (self._report_file is not None and scope == "organization"
-                           and level == state.config.report_file_level and name == state.config.primary_org
-                           and day == state.config.report_file_day)
+            served_file = (
+                self._report_file is not None
+                and scope == "organization"
+                and level == state.config.report_file_level
+                and name == state.config.primary_org
+                and day == state.config.report_file_day
+            )
             repos_from = state.config.repos_from
             before_repos = level == REPOS_LEVEL and repos_from is not None and day < repos_from
             if not served_file:
@@ -117,8 +142,9 @@ class Reports:
         if kind == "1-day":
             return JSONResponse({"download_links": links, "report_day": day.isoformat()})
         days = key.days()
-        return JSONResponse({"download_links": links, "report_start_day": days[0].isoformat(),
-                             "report_end_day": days[-1].isoformat()})
+        return JSONResponse(
+            {"download_links": links, "report_start_day": days[0].isoformat(), "report_end_day": days[-1].isoformat()}
+        )
 
     def _link(self, request: Request, key: ReportKey, index: int) -> str:
         ttl = self.state.faults.link_ttl_seconds or DEFAULT_LINK_TTL_SECONDS
@@ -136,8 +162,7 @@ class Reports:
         except ValueError:
             return _message(403, "Request has an invalid signature")
         signature = request.query_params.get("signature", "")
-        if not link_signature_ok(secret=self.state.link_key, path=path, expires=expires,
-                                 signature=signature):
+        if not link_signature_ok(secret=self.state.link_key, path=path, expires=expires, signature=signature):
             return _message(403, "Request has an invalid signature")
         if expires < time.time():
             return _message(403, "Request has expired")

@@ -82,8 +82,14 @@ def combine(parts: Sequence[dict[str, Any]], name: Callable[[str], str]) -> dict
 
 
 def repository_lines(
-    *, seed: int, day: date, repos: Sequence[RepoRef], pull_requests: dict[str, Any], ids: dict[str, str],
-    name: Callable[[str], str], review_times: bool,
+    *,
+    seed: int,
+    day: date,
+    repos: Sequence[RepoRef],
+    pull_requests: dict[str, Any],
+    ids: dict[str, str],
+    name: Callable[[str], str],
+    review_times: bool,
 ) -> list[bytes]:
     """The day's lines; `pull_requests` is the aggregate record's object under the dialect's
     names (`name` turns a service name into the dialect's), `ids` the entity ids each line names."""
@@ -94,7 +100,8 @@ def repository_lines(
     medians = {name(median): name(count) for median, count in _MEDIAN_OF.items()}
     # Every count of the aggregate's object (under its wire name), split among the repositories.
     counts = {
-        member: split(value, weights) for member, value in pull_requests.items()
+        member: split(value, weights)
+        for member, value in pull_requests.items()
         if isinstance(value, int) and member not in medians
     }
     lines = []
@@ -109,16 +116,25 @@ def repository_lines(
         applied = pulls.get(name("total_assistant_applied_suggestions"), 0)
         type_weights = [1 + _hash("comment", seed, repo.id, kind) % 5 for kind in COMMENT_TYPES]
         by_type = [
-            {"comment_type": kind, name("total_assistant_suggestions"): s,
-             name("total_assistant_applied_suggestions"): a}
-            for kind, s, a in zip(COMMENT_TYPES, split(suggested, type_weights), split(applied, type_weights),
-                                  strict=True)
+            {
+                "comment_type": kind,
+                name("total_assistant_suggestions"): s,
+                name("total_assistant_applied_suggestions"): a,
+            }
+            for kind, s, a in zip(
+                COMMENT_TYPES, split(suggested, type_weights), split(applied, type_weights), strict=True
+            )
             if s
         ]
         pulls[name("assistant_suggestions_by_comment_type")] = by_type
         line: dict[str, Any] = {
-            "day": day.isoformat(), **ids, "repo_id": repo.id, "repo_owner_name": repo.owner,
-            "repo_name": repo.name, "repo_visibility": repo.visibility, "pull_requests": pulls,
+            "day": day.isoformat(),
+            **ids,
+            "repo_id": repo.id,
+            "repo_owner_name": repo.owner,
+            "repo_name": repo.name,
+            "repo_visibility": repo.visibility,
+            "pull_requests": pulls,
         }
         if review_times:
             line["pull_request_review_times"] = _review_times(pulls, rng, name)

@@ -41,10 +41,50 @@ NO_NAME_EVERY, NO_NAME_AT = 7, 3  # a seat holder who gave no name
 PRIVATE_EMAIL_EVERY, PRIVATE_EMAIL_AT = 4, 2  # a seat holder whose email is private
 # Names of seat holders: FIRST x LAST, one pair per user index (then a number), so no two
 # holders of an emulated world share a name or an address.
-_FIRST = ("Ada", "Bruno", "Chioma", "Dmitri", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas",
-          "Kavya", "Lars", "Mei", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tamar")
-_LAST = ("Abara", "Berg", "Castro", "Dubois", "Eriksen", "Fischer", "Gupta", "Haddad", "Ito", "Jansen",
-         "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quispe", "Rossi", "Sato", "Tanaka")
+_FIRST = (
+    "Ada",
+    "Bruno",
+    "Chioma",
+    "Dmitri",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kavya",
+    "Lars",
+    "Mei",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tamar",
+)
+_LAST = (
+    "Abara",
+    "Berg",
+    "Castro",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Gupta",
+    "Haddad",
+    "Ito",
+    "Jansen",
+    "Kowalski",
+    "Lindqvist",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Petrov",
+    "Quispe",
+    "Rossi",
+    "Sato",
+    "Tanaka",
+)
 
 Grant = Literal["organization", "labs", "enterprise-team"]
 
@@ -75,6 +115,7 @@ def unassigned_seat(data: ReportData, n: int, *, today: date, base_url: str) -> 
         "assigning_team": None,
     }
 
+
 def holder(u: int) -> tuple[str, str]:
     """(name, email) of user u as a seat shows them when given: one pair per user index."""
     first, last = _FIRST[u % len(_FIRST)], _LAST[(u // len(_FIRST) + u) % len(_LAST)]
@@ -102,19 +143,27 @@ def _parent(data: ReportData, team: dict[str, Any], *, today: date, base_url: st
     """The team a squad sits under: `platform-guild` for a squad of odd id, none for the others."""
     if team["id"] % 2 == 0:
         return None
-    guild = data.teams.team("organization", GUILD_SLUG).record(day=today, rename_day=data.rename_day,
-                                                                 base_url=base_url, org=data.org)
+    guild = data.teams.team("organization", GUILD_SLUG).record(
+        day=today, rename_day=data.rename_day, base_url=base_url, org=data.org
+    )
     return {key: value for key, value in guild.items() if key not in ("parent", "type")}
 
 
 def _organization(login: str, org_id: str, base_url: str) -> dict[str, Any]:
-    return {"login": login, "id": int(org_id), "node_id": f"O_{org_id}", "url": f"{base_url}/orgs/{login}",
-            "repos_url": f"{base_url}/orgs/{login}/repos", "members_url": f"{base_url}/orgs/{login}/members{{/member}}",
-            "description": None}
+    return {
+        "login": login,
+        "id": int(org_id),
+        "node_id": f"O_{org_id}",
+        "url": f"{base_url}/orgs/{login}",
+        "repos_url": f"{base_url}/orgs/{login}/repos",
+        "members_url": f"{base_url}/orgs/{login}/members{{/member}}",
+        "description": None,
+    }
 
 
-def seat(data: ReportData, u: int, grant: Grant, *, today: date, base_url: str,
-          last_day: date | None) -> dict[str, Any]:
+def seat(
+    data: ReportData, u: int, grant: Grant, *, today: date, base_url: str, last_day: date | None
+) -> dict[str, Any]:
     organization: dict[str, Any] | None = None
     team: dict[str, Any] | None = None
     moved = u % MOVER_EVERY == MOVER_AT and today >= data.team_move_day
@@ -122,8 +171,9 @@ def seat(data: ReportData, u: int, grant: Grant, *, today: date, base_url: str,
         grantor = data.org
         organization = _organization(data.org, data.organization_id, base_url)
         if u % TEAM_ASSIGNED_EVERY != 0:
-            team = data.teams.squad_of(u, today).record(day=today, rename_day=data.rename_day,
-                                                        base_url=base_url, org=data.org)
+            team = data.teams.squad_of(u, today).record(
+                day=today, rename_day=data.rename_day, base_url=base_url, org=data.org
+            )
             team["parent"] = _parent(data, team, today=today, base_url=base_url)
     elif grant == "labs":
         grantor = data.second_org
@@ -131,7 +181,8 @@ def seat(data: ReportData, u: int, grant: Grant, *, today: date, base_url: str,
     else:
         grantor = data.enterprise
         team = data.teams.enterprise_team_of(u, today).enterprise_record(
-            day=today, rename_day=data.rename_day, base_url=base_url, enterprise=data.enterprise)
+            day=today, rename_day=data.rename_day, base_url=base_url, enterprise=data.enterprise
+        )
     user_h = _hash("seat", data.seed, data.org, u)  # the user's sign-ins: the same on each of their seats
     h = _hash("seat", data.seed, grantor, u)
     created_day = data.first_day - timedelta(days=30 + h % 300)

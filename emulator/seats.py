@@ -35,26 +35,46 @@ def seat_count(data: ReportData) -> int:
     return data.users
 
 
-def seat_records(data: ReportData, *, today: date, base_url: str, start: int, stop: int,
-                 unassigned: int = 0, unlandable: int = 0) -> list[dict[str, Any]]:
+def seat_records(
+    data: ReportData, *, today: date, base_url: str, start: int, stop: int, unassigned: int = 0, unlandable: int = 0
+) -> list[dict[str, Any]]:
     """The organization's seats of users start .. stop-1 as the public service lists them on `today`;
     `unassigned` seats without an assignee follow the users' (`unassigned_seat`), then `unlandable` ones."""
     last_active = data.last_active_days(today=today)
-    return [seat(data, u, "organization", today=today, base_url=base_url, last_day=last_active[u])
-            for u in range(max(0, start), min(stop, data.users))] + _unassigned(
-        data, data.users, start=start, stop=stop, count=unassigned, unlandable=unlandable, today=today,
-        base_url=base_url)
+    return [
+        seat(data, u, "organization", today=today, base_url=base_url, last_day=last_active[u])
+        for u in range(max(0, start), min(stop, data.users))
+    ] + _unassigned(
+        data,
+        data.users,
+        start=start,
+        stop=stop,
+        count=unassigned,
+        unlandable=unlandable,
+        today=today,
+        base_url=base_url,
+    )
 
 
-def _unassigned(data: ReportData, first: int, *, start: int, stop: int, count: int, unlandable: int,
-                today: date, base_url: str) -> list[dict[str, Any]]:
+def _unassigned(
+    data: ReportData, first: int, *, start: int, stop: int, count: int, unlandable: int, today: date, base_url: str
+) -> list[dict[str, Any]]:
     """The unassigned, then unlandable, seats among entries start .. stop-1 of a listing whose
     assigned ones end at `first`."""
-    return [unassigned_seat(data, n, today=today, base_url=base_url) if n < count
-            else unassigned_seat(data, n, today=today, base_url=base_url) | {"assignee": {
+    return [
+        unassigned_seat(data, n, today=today, base_url=base_url)
+        if n < count
+        else unassigned_seat(data, n, today=today, base_url=base_url)
+        | {
+            "assignee": {
                 # A holder the service cannot have: an id no 64-bit column takes.
-                "id": 2**64 + n, "login": f"unlandable-{n}", "type": "User"}}
-            for n in range(max(0, start - first), max(0, min(stop - first, count + unlandable)))]
+                "id": 2**64 + n,
+                "login": f"unlandable-{n}",
+                "type": "User",
+            }
+        }
+        for n in range(max(0, start - first), max(0, min(stop - first, count + unlandable)))
+    ]
 
 
 def enterprise_grants(data: ReportData) -> list[tuple[int, Grant]]:
@@ -76,14 +96,23 @@ def enterprise_seat_count(data: ReportData) -> int:
     return data.user_count(scope="enterprise")
 
 
-def enterprise_seat_records(data: ReportData, *, today: date, base_url: str, start: int,
-                            stop: int, unassigned: int = 0, unlandable: int = 0) -> list[dict[str, Any]]:
+def enterprise_seat_records(
+    data: ReportData, *, today: date, base_url: str, start: int, stop: int, unassigned: int = 0, unlandable: int = 0
+) -> list[dict[str, Any]]:
     """The enterprise listing's entries start .. stop-1 (one per user and grant) on `today`, then
     `unassigned` seats without an assignee (the organization's)."""
     last_active = data.last_active_days(today=today)
     grants = enterprise_grants(data)
-    return [seat(data, u, grant, today=today, base_url=base_url, last_day=last_active[u])
-            for u, grant in grants[max(0, start):stop]] + _unassigned(
-        data, len(grants), start=start, stop=stop, count=unassigned, unlandable=unlandable, today=today,
-        base_url=base_url)
-
+    return [
+        seat(data, u, grant, today=today, base_url=base_url, last_day=last_active[u])
+        for u, grant in grants[max(0, start) : stop]
+    ] + _unassigned(
+        data,
+        len(grants),
+        start=start,
+        stop=stop,
+        count=unassigned,
+        unlandable=unlandable,
+        today=today,
+        base_url=base_url,
+    )

@@ -49,10 +49,20 @@ class RunningEmulator:
     def set_policy(self, *, scope: str, name: str, enabled: bool) -> None:
         self._admin("POST", "policy", {"scope": scope, "name": name, "enabled": enabled})
 
-    def add_hook(self, *, url: str, secret: str, content_type: str = "json",
-                 events: tuple[str, ...] = ("*",), active: bool = True) -> dict[str, Any]:
-        return self._admin("POST", "hooks", {"url": url, "secret": secret, "content_type": content_type,
-                                             "events": list(events), "active": active})
+    def add_hook(
+        self,
+        *,
+        url: str,
+        secret: str,
+        content_type: str = "json",
+        events: tuple[str, ...] = ("*",),
+        active: bool = True,
+    ) -> dict[str, Any]:
+        return self._admin(
+            "POST",
+            "hooks",
+            {"url": url, "secret": secret, "content_type": content_type, "events": list(events), "active": active},
+        )
 
     def rename_repository(self, *, full_name: str, name: str) -> dict[str, Any]:
         return self._admin("POST", "rename", {"full_name": full_name, "name": name})
@@ -95,15 +105,26 @@ def write_private_key(state: EmulatorState, path: Path) -> None:
 
 
 @contextmanager
-def running_emulator(config: EmulatorConfig | None = None, *, port: int = 0,
-                     key_path: Path | None = None) -> Iterator[RunningEmulator]:
+def running_emulator(
+    config: EmulatorConfig | None = None, *, port: int = 0, key_path: Path | None = None
+) -> Iterator[RunningEmulator]:
     """Start the emulator on 127.0.0.1 (a free port by default); stop it on exit."""
     config = config or EmulatorConfig()
     state = EmulatorState(config)
     deliveries = Deliveries(wire=state.wire, seed=config.seed)
-    server = uvicorn.Server(uvicorn.Config(
-        build_app(state, deliveries), host="127.0.0.1", port=port, http="httptools", lifespan="off",
-        log_level="warning", access_log=False, timeout_graceful_shutdown=2, date_header=False))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build_app(state, deliveries),
+            host="127.0.0.1",
+            port=port,
+            http="httptools",
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=2,
+            date_header=False,
+        )
+    )
     thread = threading.Thread(target=server.run, name="emulator-uvicorn", daemon=True)
     with tempfile.TemporaryDirectory(prefix="emulator-") as scratch:
         thread.start()
@@ -117,8 +138,9 @@ def running_emulator(config: EmulatorConfig | None = None, *, port: int = 0,
             base_url = f"http://127.0.0.1:{bound}"
             pem = key_path or Path(scratch) / "app-private-key.pem"
             write_private_key(state, pem)
-            yield RunningEmulator(base_url=base_url, state=state,
-                                  credentials=credentials_for(state, base_url=base_url, key_path=pem))
+            yield RunningEmulator(
+                base_url=base_url, state=state, credentials=credentials_for(state, base_url=base_url, key_path=pem)
+            )
         finally:
             server.should_exit = True
             thread.join(timeout=10)

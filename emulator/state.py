@@ -55,8 +55,14 @@ class EmulatorState:
         self.wire = wire_for(config.dialect)
         self.lock = threading.RLock()
         self._today_override: date | None = None
-        self.world = World(seed=config.seed, orgs=config.orgs, users=config.users, repos=config.repos,
-                           issues_per_repo=config.issues_per_repo, today=self.today())
+        self.world = World(
+            seed=config.seed,
+            orgs=config.orgs,
+            users=config.users,
+            repos=config.repos,
+            issues_per_repo=config.issues_per_repo,
+            today=self.today(),
+        )
         self.app_key = rsa_key_from_seed(seed=config.seed)
         self.app_id = 100_000 + config.seed % 900_000
         self.installation_id = 5_000_000 + config.seed % 900_000
@@ -70,11 +76,20 @@ class EmulatorState:
         self.token = prefix + self._secret("owner-token")[:36]
         self.limited_token = prefix + self._secret("member-token")[:36]
         self._tokens: dict[str, Principal] = {
-            self.token: Principal(kind="user", bucket=f"user:{self.world.owner.login}",
-                                  account=self.world.owner, metrics_permission=True, owner=True),
-            self.limited_token: Principal(kind="user", bucket=f"user:{self.world.member.login}",
-                                          account=self.world.member, metrics_permission=False,
-                                          owner=False),
+            self.token: Principal(
+                kind="user",
+                bucket=f"user:{self.world.owner.login}",
+                account=self.world.owner,
+                metrics_permission=True,
+                owner=True,
+            ),
+            self.limited_token: Principal(
+                kind="user",
+                bucket=f"user:{self.world.member.login}",
+                account=self.world.member,
+                metrics_permission=False,
+                owner=False,
+            ),
         }
         self._oauth_codes: dict[str, str] = {}
         self._issued = 0
@@ -151,8 +166,9 @@ class EmulatorState:
         return principal
 
     def anonymous(self, client_host: str) -> Principal:
-        return Principal(kind="anonymous", bucket=f"ip:{client_host}", account=None,
-                         metrics_permission=False, owner=False)
+        return Principal(
+            kind="anonymous", bucket=f"ip:{client_host}", account=None, metrics_permission=False, owner=False
+        )
 
     def _new_token(self, prefix: str) -> str:
         with self.lock:
@@ -165,8 +181,13 @@ class EmulatorState:
         expires = time.time() + INSTALLATION_TOKEN_SECONDS
         with self.lock:
             self._tokens[token] = Principal(
-                kind="installation", bucket=f"installation:{self.installation_id}", account=None,
-                metrics_permission=True, owner=False, expires_at=expires)
+                kind="installation",
+                bucket=f"installation:{self.installation_id}",
+                account=None,
+                metrics_permission=True,
+                owner=False,
+                expires_at=expires,
+            )
         return token, expires
 
     def issue_oauth_code(self, redirect_uri: str) -> str:
@@ -198,11 +219,16 @@ class EmulatorState:
             if bucket is None or now >= bucket.window_start + _WINDOW_SECONDS:
                 bucket = self._buckets[(principal.bucket, resource)] = _Bucket(window_start=now)
             if self._spent_until is not None and now < self._spent_until:
-                return LimitStatus(limit=limit, remaining=0, reset=int(self._spent_until) + 1,
-                                   used=limit, resource=resource)
-            return LimitStatus(limit=limit, remaining=max(0, limit - bucket.used),
-                               reset=int(bucket.window_start + _WINDOW_SECONDS),
-                               used=bucket.used, resource=resource)
+                return LimitStatus(
+                    limit=limit, remaining=0, reset=int(self._spent_until) + 1, used=limit, resource=resource
+                )
+            return LimitStatus(
+                limit=limit,
+                remaining=max(0, limit - bucket.used),
+                reset=int(bucket.window_start + _WINDOW_SECONDS),
+                used=bucket.used,
+                resource=resource,
+            )
 
     def spend(self, principal: Principal, resource: str = "core") -> None:
         self.limit_status(principal, resource)

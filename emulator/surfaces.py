@@ -23,15 +23,15 @@ class Surfaces:
 
     def _make_surface_count_block(self, ordinal: int, block: int) -> bytes:
         # Their own stream too: the surfaces' flags stay as they were before the counts came.
-        return random.Random(key("surface-counts", self.seed, ordinal, block)).randbytes(
-            BLOCK * _SURFACE_COUNT_BYTES)
+        return random.Random(key("surface-counts", self.seed, ordinal, block)).randbytes(BLOCK * _SURFACE_COUNT_BYTES)
 
     def _make_surface_block(self, ordinal: int, block: int) -> bytes:
         # A stream of its own: the agent surfaces came later, and every older number stays as it was.
         return random.Random(key("surfaces", self.seed, ordinal, block)).randbytes(BLOCK * _SURFACE_BYTES)
 
-    def flags(self, u: int, p: Profile, ordinal: int, *, active: bool, agent_mode: bool,
-              ide: str) -> tuple[bool, bool, bool]:
+    def flags(
+        self, u: int, p: Profile, ordinal: int, *, active: bool, agent_mode: bool, ide: str
+    ) -> tuple[bool, bool, bool]:
         """(cloud agent, app, VS Code agent) for an active user's day."""
         if not active:
             return False, False, False
@@ -39,8 +39,9 @@ class Surfaces:
         o = (u % BLOCK) * _SURFACE_BYTES
         return s[o] < p.cloud_agent_threshold, s[o + 1] < p.app_threshold, agent_mode and ide == "vscode"
 
-    def counts(self, u: int, ordinal: int, *, app: bool, vscode_agent: bool,
-               c: float) -> tuple[tuple[int, int, int, int, int] | None, tuple[int, int] | None]:
+    def counts(
+        self, u: int, ordinal: int, *, app: bool, vscode_agent: bool, c: float
+    ) -> tuple[tuple[int, int, int, int, int] | None, tuple[int, int] | None]:
         """The app's (sessions, requests, prompts, output and prompt tokens) and VS Code agents'
         (sessions, messages) of a user's day, scaled as the day's other counts; None where the
         surface was not used."""
@@ -52,8 +53,13 @@ class Surfaces:
         if app:
             sessions = 1 + s[o] % 4
             requests = sessions * (1 + s[o + 2] % 6)
-            app_counts = (int(sessions * c), int(requests * c), int((requests - s[o] % 2) * c),
-                          int(requests * (150 + 3 * s[o + 1]) * c), int(requests * (1800 + 20 * s[o + 2]) * c))
+            app_counts = (
+                int(sessions * c),
+                int(requests * c),
+                int((requests - s[o] % 2) * c),
+                int(requests * (150 + 3 * s[o + 1]) * c),
+                int(requests * (1800 + 20 * s[o + 2]) * c),
+            )
         if vscode_agent:
             sessions = 1 + s[o + 1] % 3
             vscode_counts = (int(sessions * c), int(sessions * (2 + s[o + 2] % 9) * c))

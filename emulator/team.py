@@ -9,9 +9,32 @@ from datetime import date
 from typing import Any
 
 _WORDS = (
-    "atlas", "beacon", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "iris",
-    "juniper", "kepler", "lumen", "meridian", "nimbus", "orbit", "prism", "quartz", "raven",
-    "sierra", "tundra", "umber", "vertex", "willow", "xenon", "yarrow", "zephyr",
+    "atlas",
+    "beacon",
+    "cobalt",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "iris",
+    "juniper",
+    "kepler",
+    "lumen",
+    "meridian",
+    "nimbus",
+    "orbit",
+    "prism",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
+    "umber",
+    "vertex",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
 )
 
 

@@ -74,8 +74,16 @@ class TeamMembership:
 class _ScopeTeams:
     """The teams of one scope and who is on which on a day."""
 
-    def __init__(self, *, teams: list[Team], users: int, first_day: date, move_day: date,
-                 pilot: list[int], teams_of: Callable[[int, bool], tuple[int, ...]]) -> None:
+    def __init__(
+        self,
+        *,
+        teams: list[Team],
+        users: int,
+        first_day: date,
+        move_day: date,
+        pilot: list[int],
+        teams_of: Callable[[int, bool], tuple[int, ...]],
+    ) -> None:
         self.teams = teams
         self.users = users
         self.first_day = first_day
@@ -94,7 +102,7 @@ class _ScopeTeams:
 
     def memberships(self, day: date) -> list[tuple[int, int]]:
         """(u, team index) of the day, by user then team index (the pilot is index 0)."""
-        pilot = set(self.pilot[:self.pilot_size(day)])
+        pilot = set(self.pilot[: self.pilot_size(day)])
         moved = day >= self.move_day
         out: list[tuple[int, int]] = []
         for u in range(self.users):
@@ -107,9 +115,19 @@ class _ScopeTeams:
 class TeamsModel:
     """Organization and enterprise teams of one report data set (see the module docstring)."""
 
-    def __init__(self, *, seed: int, org: str, enterprise: str, second_org: str, users: int,
-                 total: int, first_day: date, rename_day: date,
-                 identity: Callable[[int], tuple[str, int]]) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int,
+        org: str,
+        enterprise: str,
+        second_org: str,
+        users: int,
+        total: int,
+        first_day: date,
+        rename_day: date,
+        identity: Callable[[int], tuple[str, int]],
+    ) -> None:
         self.first_day = first_day
         self.rename_day = rename_day
         self.move_day = first_day + timedelta(days=MOVE_OFFSET_DAYS)
@@ -122,15 +140,26 @@ class TeamsModel:
         org_teams = [Team(org_base, PILOT_SLUG, "pilot"), Team(org_base + 1, GUILD_SLUG, "guild")]
         for i in range(squads):
             slug = word_slug("squad", i)
-            org_teams.append(Team(org_base + 2 + i, slug, "squad",
-                                  RENAMED_SQUAD_NEW_SLUG if slug == RENAMED_SQUAD_OLD_SLUG else None))
-        ent_teams = [Team(ent_base, ENTERPRISE_PILOT_SLUG, "pilot"),
-                     Team(ent_base + 1, f"business-{org}".lower(), "business"),
-                     Team(ent_base + 2, f"business-{second_org}".lower(), "business")]
+            org_teams.append(
+                Team(
+                    org_base + 2 + i, slug, "squad", RENAMED_SQUAD_NEW_SLUG if slug == RENAMED_SQUAD_OLD_SLUG else None
+                )
+            )
+        ent_teams = [
+            Team(ent_base, ENTERPRISE_PILOT_SLUG, "pilot"),
+            Team(ent_base + 1, f"business-{org}".lower(), "business"),
+            Team(ent_base + 2, f"business-{second_org}".lower(), "business"),
+        ]
         for i in range(eng):
             slug = word_slug("eng", i)
-            ent_teams.append(Team(ent_base + 3 + i, slug, "engineering",
-                                  RENAMED_ENTERPRISE_NEW_SLUG if slug == RENAMED_ENTERPRISE_OLD_SLUG else None))
+            ent_teams.append(
+                Team(
+                    ent_base + 3 + i,
+                    slug,
+                    "engineering",
+                    RENAMED_ENTERPRISE_NEW_SLUG if slug == RENAMED_ENTERPRISE_OLD_SLUG else None,
+                )
+            )
 
         def org_teams_of(u: int, moved: bool) -> tuple[int, ...]:
             squad = (u % squads + (1 if moved and u % MOVER_EVERY == MOVER_AT else 0)) % squads
@@ -142,12 +171,22 @@ class TeamsModel:
             return (1 if u < users else 2, 3 + team)
 
         self._scopes = {
-            "organization": _ScopeTeams(teams=org_teams, users=users, first_day=first_day,
-                                        move_day=self.move_day, pilot=_spread(users),
-                                        teams_of=org_teams_of),
-            "enterprise": _ScopeTeams(teams=ent_teams, users=total, first_day=first_day,
-                                      move_day=self.move_day, pilot=_spread(total),
-                                      teams_of=ent_teams_of),
+            "organization": _ScopeTeams(
+                teams=org_teams,
+                users=users,
+                first_day=first_day,
+                move_day=self.move_day,
+                pilot=_spread(users),
+                teams_of=org_teams_of,
+            ),
+            "enterprise": _ScopeTeams(
+                teams=ent_teams,
+                users=total,
+                first_day=first_day,
+                move_day=self.move_day,
+                pilot=_spread(total),
+                teams_of=ent_teams_of,
+            ),
         }
         self._members = lru_cache(maxsize=64)(self._make_members)
 
@@ -186,8 +225,7 @@ class TeamsModel:
         out = []
         for u, t in pairs:
             login, user_id = self._identity(u)
-            out.append(TeamMembership(user_id, login, teams.teams[t].team_id, slugs[t],
-                                      sizes[t] >= MIN_LISTED_MEMBERS))
+            out.append(TeamMembership(user_id, login, teams.teams[t].team_id, slugs[t], sizes[t] >= MIN_LISTED_MEMBERS))
         return tuple(out)
 
     def lines(self, *, scope: str, day: date, ids: dict[str, str]) -> Iterator[bytes]:
@@ -195,9 +233,20 @@ class TeamsModel:
         entity ids a line of the scope names."""
         for m in self.members(scope, day):
             if m.listed:
-                yield (json.dumps({"user_id": m.user_id, "user_login": m.user_login, "day": day.isoformat(),
-                                   **ids, "team_id": m.team_id, "slug": m.slug},
-                                  separators=(",", ":")) + "\n").encode()
+                yield (
+                    json.dumps(
+                        {
+                            "user_id": m.user_id,
+                            "user_login": m.user_login,
+                            "day": day.isoformat(),
+                            **ids,
+                            "team_id": m.team_id,
+                            "slug": m.slug,
+                        },
+                        separators=(",", ":"),
+                    )
+                    + "\n"
+                ).encode()
 
 
 def _spread(users: int) -> list[int]:

@@ -63,7 +63,7 @@ def class_bytes(seed_key: int, users: int) -> bytes:
 
 
 def day_class(b: bytes, o: int, day: date, *, cli_user: bool = False) -> str | None:
-    """"app", "server" or "cli" for an eligible user's day without IDE activity, else None."""
+    """ "app", "server" or "cli" for an eligible user's day without IDE activity, else None."""
     if day >= APP_IN_COUNTS_FROM and b[o] < APP_ONLY_BELOW:
         return "app"
     if day >= SERVER_SIDE_FROM and APP_ONLY_BELOW <= b[o] < SERVER_SIDE_BELOW:
@@ -80,8 +80,15 @@ def other_feature(b: int) -> str | None:
 
 def _code_counts(interactions: int, requests: int, per_request: int) -> tuple[int, ...]:
     accepted = requests // 2
-    return (interactions, requests, accepted, requests * per_request, requests * per_request // 4,
-            accepted * per_request, accepted * per_request // 4)
+    return (
+        interactions,
+        requests,
+        accepted,
+        requests * per_request,
+        requests * per_request // 4,
+        accepted * per_request,
+        accepted * per_request // 4,
+    )
 
 
 def app_feature_counts(app: Sequence[int]) -> tuple[int, ...]:

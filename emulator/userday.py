@@ -44,15 +44,18 @@ class UserDays:
         self.day_block = lru_cache(maxsize=512)(self.make_day_block)
         self.surfaces = Surfaces(seed)
         self.class_block = lru_cache(maxsize=512)(
-            lambda ordinal, block: telemetry.class_bytes(key("classes", seed, ordinal, block), BLOCK))
-        self.shift_block = lru_cache(maxsize=64)(lambda ordinal, block: misattribution.shift_bytes(
-            key("misattribution", seed, ordinal, block), BLOCK))
+            lambda ordinal, block: telemetry.class_bytes(key("classes", seed, ordinal, block), BLOCK)
+        )
+        self.shift_block = lru_cache(maxsize=64)(
+            lambda ordinal, block: misattribution.shift_bytes(key("misattribution", seed, ordinal, block), BLOCK)
+        )
 
     def make_day_block(self, ordinal: int, block: int) -> bytes:
         return random.Random(key("day", self.people.seed, ordinal, block)).randbytes(BLOCK * BYTES_PER_USER)
 
-    def flags(self, p: Profile, b: bytes, o: int, weekend: bool, agents_day: bool,
-               ordinal: int) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
+    def flags(
+        self, p: Profile, b: bytes, o: int, weekend: bool, agents_day: bool, ordinal: int
+    ) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
         active = active_on(p, b, o, weekend, ordinal)
         chat = active and b[o + 1] < p.chat_threshold
         agent_mode = chat and b[o + 2] < p.agent_mode_threshold
@@ -64,12 +67,16 @@ class UserDays:
         return active, chat, agent_mode, cli, agents, review_active, review_passive
 
     def _no_ide_class(self, u: int, p: Profile, day: date) -> str | None:
-        """"app", "server" or "cli" for a day of user u without IDE activity (emulator/telemetry.py)."""
+        """ "app", "server" or "cli" for a day of user u without IDE activity (emulator/telemetry.py)."""
         ordinal = day.toordinal()
         if p.active_threshold == 0 or ordinal >= p.active_until:
             return None
-        return telemetry.day_class(self.class_block(ordinal, u // BLOCK), (u % BLOCK) * telemetry.CLASS_BYTES, day,
-                                   cli_user=p.cli_threshold > 0)
+        return telemetry.day_class(
+            self.class_block(ordinal, u // BLOCK),
+            (u % BLOCK) * telemetry.CLASS_BYTES,
+            day,
+            cli_user=p.cli_threshold > 0,
+        )
 
     def _no_ide_day(self, u: int, p: Profile, day: date, c: float, ide: str, b: bytes, o: int) -> UserDay:
         """A day without IDE activity: none at all, server-side only, in the CLI or desktop app only."""
@@ -77,32 +84,80 @@ class UserDays:
         if kind == "cli":
             cli = cli_usage.cli_counts(b, o, c)
             counts = telemetry.cli_feature_counts(cli)
-            return UserDay(False, False, False, True, ide, counts, p.languages, [], cli, [], False, False,
-                            customizations=self._customizations(u, day.toordinal(), c),
-                            feature_rows=[(telemetry.CLI_FEATURE, counts)])
+            return UserDay(
+                False,
+                False,
+                False,
+                True,
+                ide,
+                counts,
+                p.languages,
+                [],
+                cli,
+                [],
+                False,
+                False,
+                customizations=self._customizations(u, day.toordinal(), c),
+                feature_rows=[(telemetry.CLI_FEATURE, counts)],
+            )
         if kind != "app":
-            return UserDay(False, False, False, False, ide, ZEROS, p.languages, [], None, [], False, False,
-                            server_side=kind == "server")
+            return UserDay(
+                False,
+                False,
+                False,
+                False,
+                ide,
+                ZEROS,
+                p.languages,
+                [],
+                None,
+                [],
+                False,
+                False,
+                server_side=kind == "server",
+            )
         app_counts, _ = self.surfaces.counts(u, day.toordinal(), app=True, vscode_agent=False, c=c)
         assert app_counts is not None
         counts = telemetry.app_feature_counts(app_counts)
-        return UserDay(False, False, False, False, ide, counts, p.languages, [], None, [], False, False,
-                        app=True, app_counts=app_counts, feature_rows=[(telemetry.APP_FEATURE, counts)])
+        return UserDay(
+            False,
+            False,
+            False,
+            False,
+            ide,
+            counts,
+            p.languages,
+            [],
+            None,
+            [],
+            False,
+            False,
+            app=True,
+            app_counts=app_counts,
+            feature_rows=[(telemetry.APP_FEATURE, counts)],
+        )
 
     def user_day(self, u: int, day: date, c: float) -> UserDay:
         """A user-day as served: as the service misattributed it in its documented windows."""
         d = self._user_day_as_used(u, day, c)
         if not misattribution.in_a_window(day):
             return d
-        return misattribution.apply(d, b=self.shift_block(day.toordinal(), u // BLOCK),
-                                    o=(u % BLOCK) * misattribution.SHIFT_BYTES, seed=self.people.seed, u=u, day=day)
+        return misattribution.apply(
+            d,
+            b=self.shift_block(day.toordinal(), u // BLOCK),
+            o=(u % BLOCK) * misattribution.SHIFT_BYTES,
+            seed=self.people.seed,
+            u=u,
+            day=day,
+        )
 
     def _user_day_as_used(self, u: int, day: date, c: float) -> UserDay:
         p = self.people.profile(u)
         b = self.day_block(day.toordinal(), u // BLOCK)
         o = (u % BLOCK) * BYTES_PER_USER
         active, chat, agent_mode, cli, agents, review_active, review_passive = self.flags(
-            p, b, o, day.weekday() >= 5, self.people.has_agent_activity(day), day.toordinal())
+            p, b, o, day.weekday() >= 5, self.people.has_agent_activity(day), day.toordinal()
+        )
         ide = p.ides[b[o + 5] % len(p.ides)]
         if not active:
             return self._no_ide_day(u, p, day, c, ide, b, o)
@@ -163,8 +218,9 @@ class UserDays:
             entry = merged.setdefault(agent_id, [0, 0])
             entry[0] += int(jobs * c)
             entry[1] += int(sessions * c)
-        cloud_agent, app, vscode_agent = self.surfaces.flags(u, p, day.toordinal(), active=True,
-                                                             agent_mode=agent_mode, ide=ide)
+        cloud_agent, app, vscode_agent = self.surfaces.flags(
+            u, p, day.toordinal(), active=True, agent_mode=agent_mode, ide=ide
+        )
         app_counts, vscode_counts = self.surfaces.counts(u, day.toordinal(), app=app, vscode_agent=vscode_agent, c=c)
         customizations = self._customizations(u, day.toordinal(), c) if cli_counts is not None else None
         rows: list[tuple[str, tuple[int, ...]]] = []
@@ -173,10 +229,26 @@ class UserDays:
         if app_counts is not None and day >= telemetry.APP_IN_COUNTS_FROM:
             rows.append((telemetry.APP_FEATURE, telemetry.app_feature_counts(app_counts)))
         return UserDay(
-            active, chat, agent_mode, cli, ide, column_sums([totals, *(counts for _, counts in rows)]), languages,
-            features, cli_counts, [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
-            review_active, review_passive, cloud_agent, app, vscode_agent, app_counts, vscode_counts,
-            customizations, feature_rows=rows, ide_totals=totals,
+            active,
+            chat,
+            agent_mode,
+            cli,
+            ide,
+            column_sums([totals, *(counts for _, counts in rows)]),
+            languages,
+            features,
+            cli_counts,
+            [(a, j, s) for a, (j, s) in sorted(merged.items()) if j > 0],
+            review_active,
+            review_passive,
+            cloud_agent,
+            app,
+            vscode_agent,
+            app_counts,
+            vscode_counts,
+            customizations,
+            feature_rows=rows,
+            ide_totals=totals,
         )
 
     def _customizations(self, u: int, ordinal: int, c: float) -> dict[str, tuple[tuple[str, int], ...]]:

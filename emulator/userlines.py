@@ -41,8 +41,9 @@ class UserLines:
         self.days = days
         self._user_fields = user_fields_format(people.name)
 
-    def lines(self, *, scope: str, days: Sequence[date],
-              completeness_for: Callable[[date], float], start: int, stop: int) -> Iterator[bytes]:
+    def lines(
+        self, *, scope: str, days: Sequence[date], completeness_for: Callable[[date], float], start: int, stop: int
+    ) -> Iterator[bytes]:
         size = self.people.scope_size(scope)
         if not 0 <= start <= stop <= size:
             raise EmulatorError(f"user range [{start}, {stop}) outside 0..{size}")
@@ -57,11 +58,13 @@ class UserLines:
     def _surface_fields(self, d: UserDay, day: date, phase: int) -> str:
         # The former "coding agent" flag is sent beside the cloud agent's, with the same value.
         cloud = JSON_BOOL[d.cloud_agent]
-        text = (f',"{self.people.name("used_assistant_coding_agent")}":{cloud}'
-                + (f',"{self.people.name("used_assistant_cloud_agent")}":{cloud}' if self.people.renamed(day) else "")
-                + f',"{self.people.name("used_assistant_app")}":{JSON_BOOL[d.app]}'
-                f',"used_vscode_agent":{JSON_BOOL[d.vscode_agent]}'
-                f',"ai_adoption_phase":{{"phase":"{PHASE_LABELS[phase]}","phase_number":{phase},"version":"v1"}}')
+        text = (
+            f',"{self.people.name("used_assistant_coding_agent")}":{cloud}'
+            + (f',"{self.people.name("used_assistant_cloud_agent")}":{cloud}' if self.people.renamed(day) else "")
+            + f',"{self.people.name("used_assistant_app")}":{JSON_BOOL[d.app]}'
+            f',"used_vscode_agent":{JSON_BOOL[d.vscode_agent]}'
+            f',"ai_adoption_phase":{{"phase":"{PHASE_LABELS[phase]}","phase_number":{phase},"version":"v1"}}'
+        )
         if d.app_counts is not None:
             app = json.dumps(app_dict(d.app_counts), separators=COMPACT)
             text += f',"{self.people.name("totals_by_assistant_app")}":{app}'
@@ -72,29 +75,45 @@ class UserLines:
     def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
         p = self.people.profile(u)
         d = self.days.user_day(u, day, c)
-        credits = sum(sum(row[0] for row in rows) * CREDITS[model]
-                      for f, model, rows in d.features if f not in NO_MODEL_FEATURES)
+        credits = sum(
+            sum(row[0] for row in rows) * CREDITS[model] for f, model, rows in d.features if f not in NO_MODEL_FEATURES
+        )
         # Code review flags: null without a review signal that day, as documented.
         review = _REVIEW_JSON[d.review_active, d.review_passive]
-        head = (f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
-                + COUNTS % tuple(d.totals) + FLAGS[d.used_agent, d.used_chat, d.used_cli]
-                + self._user_fields % (round(credits, 2), *review)
-                + self._surface_fields(d, day, self.people.phase(u, day)))
+        head = (
+            f'{{"user_id":{p.user_id},"user_login":"{p.login}{prefix}'
+            + COUNTS % tuple(d.totals)
+            + FLAGS[d.used_agent, d.used_chat, d.used_cli]
+            + self._user_fields % (round(credits, 2), *review)
+            + self._surface_fields(d, day, self.people.phase(u, day))
+        )
         if not d.feature_rows and not d.active:
             return head + EMPTY_BREAKDOWNS + internal + "}\n"
         i, sampled = p.ides.index(d.ide), day.isoformat() + p.sampled_time
         parts = [  # the desktop app or CLI only: its one feature entry, no IDE, language or model
             head,
-            IDE_ENTRY % (d.ide, COUNTS % tuple(d.ide_totals), p.ide_versions[i], sampled,
-                         IDES[d.ide][2], p.plugin_version, sampled) if d.active else ',"totals_by_ide":[]',
+            IDE_ENTRY
+            % (
+                d.ide,
+                COUNTS % tuple(d.ide_totals),
+                p.ide_versions[i],
+                sampled,
+                IDES[d.ide][2],
+                p.plugin_version,
+                sampled,
+            )
+            if d.active
+            else ',"totals_by_ide":[]',
             user_breakdowns(d.languages, d.features, d.feature_rows),
         ]
         if d.cli is not None:
-            parts.append(',"totals_by_cli":' + cli_json(d.cli)[:-1]
-                         + CLI_VERSION % (p.cli_version, sampled) + "}")
+            parts.append(',"totals_by_cli":' + cli_json(d.cli)[:-1] + CLI_VERSION % (p.cli_version, sampled) + "}")
         if d.agents:
-            parts.append(',"totals_by_3rd_party_agent":[' + ",".join(
-                AGENT_ENTRY % (a, self.people.agent_name(a, day), j) for a, j, _ in d.agents) + "]")
+            parts.append(
+                ',"totals_by_3rd_party_agent":['
+                + ",".join(AGENT_ENTRY % (a, self.people.agent_name(a, day), j) for a, j, _ in d.agents)
+                + "]"
+            )
         if d.customizations is not None:
             distinct = {category: len(used) for category, used in d.customizations.items()}
             parts.append(customization_json(d.customizations, distinct=distinct))

@@ -53,11 +53,29 @@ FEATURES: dict[str, tuple[float, float, float, float, float]] = {
     telemetry.OTHERS_FEATURE: (0.3, 0.6, 0.4, 4.0, 1.0),
     telemetry.UNKNOWN_FEATURE: (0.2, 0.4, 0.4, 4.0, 1.0),
 }
-CHAT_FEATURES = ("chat_panel_ask_mode", "chat_panel_edit_mode", "chat_inline",
-                 "chat_panel_custom_mode", "chat_panel_unknown_mode")
+CHAT_FEATURES = (
+    "chat_panel_ask_mode",
+    "chat_panel_edit_mode",
+    "chat_inline",
+    "chat_panel_custom_mode",
+    "chat_panel_unknown_mode",
+)
 AGENT_MODE_FEATURES = ("chat_panel_agent_mode", "agent_edit")
-LANGUAGES = ("python", "typescript", "javascript", "go", "java", "rust", "csharp", "ruby",
-             "markdown", "yaml", "shell", "sql", "others")
+LANGUAGES = (
+    "python",
+    "typescript",
+    "javascript",
+    "go",
+    "java",
+    "rust",
+    "csharp",
+    "ruby",
+    "markdown",
+    "yaml",
+    "shell",
+    "sql",
+    "others",
+)
 COMPLETION_MODEL = "default"
 CHAT_MODELS = ("gpt-4.1", "gpt-5", "gpt-5-mini", "claude-sonnet-4.5", "gemini-2.5-pro", "unknown")
 AGENT_MODELS = ("claude-sonnet-4.5", "gpt-5", "gpt-5-codex", "unknown")
@@ -75,8 +93,15 @@ IDE_NAMES = tuple(IDES)
 PLUGIN_VERSIONS = ("0.30.3", "0.31.0", "0.31.2", "0.32.1", "1.372.0", "1.388.0")
 CLI_VERSIONS = ("0.0.330", "0.0.342", "1.0.2", "1.0.8")
 # AI credits per chat interaction by model (0: included in the plan).
-CREDITS = {"gpt-4.1": 0.0, "gpt-5-mini": 0.33, "gpt-5": 1.0, "gpt-5-codex": 1.0, "claude-sonnet-4.5": 1.0,
-           "gemini-2.5-pro": 1.0, "unknown": 1.0}
+CREDITS = {
+    "gpt-4.1": 0.0,
+    "gpt-5-mini": 0.33,
+    "gpt-5": 1.0,
+    "gpt-5-codex": 1.0,
+    "claude-sonnet-4.5": 1.0,
+    "gemini-2.5-pro": 1.0,
+    "unknown": 1.0,
+}
 # The adoption phases' labels by phase_number, as the service's docs give them.
 PHASE_LABELS = ("No Cohort", "Phase 1", "Phase 2", "Phase 3")
 

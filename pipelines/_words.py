@@ -9,8 +9,14 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
 
 
 def rate_change(
-    call: str | None, current: float | None, previous: float | None, *, unit: str = "a day",
-    before: str = "before", low: float | None = None, high: float | None = None,
+    call: str | None,
+    current: float | None,
+    previous: float | None,
+    *,
+    unit: str = "a day",
+    before: str = "before",
+    low: float | None = None,
+    high: float | None = None,
 ) -> str:
     """A per-day rate against the previous period's, plainly: "31.0 a day against 22.1 before:
     grown 40% (95% interval +12% to +68%)", never a "%/day" that reads as compounding daily.

@@ -30,7 +30,13 @@ from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, Token
 from pipelines.service.dialect import Scope
 
 __all__ = [
-    "DEFAULT_API_VERSION", "ENV_VARS", "PAGE_TIERS", "SECRET_FIELDS", "ConfigError", "Secret", "Settings",
+    "DEFAULT_API_VERSION",
+    "ENV_VARS",
+    "PAGE_TIERS",
+    "SECRET_FIELDS",
+    "ConfigError",
+    "Secret",
+    "Settings",
     "default_data_dir",
 ]
 
@@ -230,9 +236,7 @@ class Settings:
                 key = Secret(self.app_private_key_path.read_text())
             except OSError as exc:
                 raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
-        return replace(
-            self, token=Secret(token) if token else _read_token_file(self.token_file), app_private_key=key
-        )
+        return replace(self, token=Secret(token) if token else _read_token_file(self.token_file), app_private_key=key)
 
     def service_config(self) -> ServiceConfig:
         """The service client's configuration: an app installation if one is set, else the token."""
@@ -240,7 +244,9 @@ class Settings:
         auth: TokenAuth | AppAuth | None = None
         if self.app_id and self.app_private_key and self.installation_id:
             auth = AppAuth(
-                app_id=self.app_id, private_key=self.app_private_key, installation_id=self.installation_id,
+                app_id=self.app_id,
+                private_key=self.app_private_key,
+                installation_id=self.installation_id,
                 base_url=base_url,
             )
         elif self.token is not None:
@@ -386,9 +392,11 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?", re.IGNORECASE)
-_UNITS: Final = {"": 1, "B": 1} | {f"{p}B": 1000 ** (i + 1) for i, p in enumerate("KMGT")} | {
-    f"{p}IB": 1024 ** (i + 1) for i, p in enumerate("KMGT")
-}
+_UNITS: Final = (
+    {"": 1, "B": 1}
+    | {f"{p}B": 1000 ** (i + 1) for i, p in enumerate("KMGT")}
+    | {f"{p}IB": 1024 ** (i + 1) for i, p in enumerate("KMGT")}
+)
 
 
 def _size(values: Mapping[str, str], field: str, default: int) -> int:
@@ -427,9 +435,7 @@ def _alerts(values: Mapping[str, str]) -> AlertConfig:
     try:
         targets = parse_targets(_text(values, "alerts") or "")
     except ValueError as exc:
-        raise ConfigError(
-            f"{ENV_VARS['alerts']} {exc} (comma-separate several; docs/operations.md, Alerts)"
-        ) from None
+        raise ConfigError(f"{ENV_VARS['alerts']} {exc} (comma-separate several; docs/operations.md, Alerts)") from None
     return AlertConfig(targets=targets, webserver_url=_text(values, "webserver_url"))
 
 

@@ -50,7 +50,9 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
         jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job],
         schedules=[*usage_schedules, build_snapshot_automation(automation), build_audit_automation(automation)],
         sensors=[
-            *usage_sensors, *build_events_automation(automation), build_freshness_sensor(automation),
+            *usage_sensors,
+            *build_events_automation(automation),
+            build_freshness_sensor(automation),
             *build_alert_sensors(settings.alerts, scopes=settings.scopes, automation=automation),
         ],
         resources=build_resources(settings),

@@ -69,7 +69,9 @@ _STARTED_TAG = "metrics-etl/process-started"  # tells a reused PID from the proc
 # pipelines.definitions; tests/unit/test_instance.py holds them equal.
 CODE_LOCATION = "metrics_etl"
 _DEFINITIONS = LoadableTargetOrigin(
-    executable_path=sys.executable, module_name="pipelines.definitions", attribute="defs",
+    executable_path=sys.executable,
+    module_name="pipelines.definitions",
+    attribute="defs",
     working_directory=str(Path(__file__).resolve().parents[1]),
 )
 _UNFINISHED = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
@@ -219,7 +221,11 @@ def execute_in_code_location(
     selection = list(asset_selection or [])
     ephemeral = job.as_ephemeral_job(resource_defs={}, input_values={}, asset_selection=selection)
     run_tags = merge_run_tags(
-        job_def=job, partition_key=partition_key, tags=tags, asset_selection=selection, instance=instance,
+        job_def=job,
+        partition_key=partition_key,
+        tags=tags,
+        asset_selection=selection,
+        instance=instance,
         run_config=run_config,
     )
     in_memory = InMemoryJob(ephemeral)
@@ -227,16 +233,26 @@ def execute_in_code_location(
         in_memory, run_config=run_config, instance_ref=instance.get_ref() if instance.is_persistent else None
     )
     run = instance.create_run_for_job(
-        job_def=ephemeral, execution_plan=plan, run_config=run_config, tags={**ephemeral.run_tags, **run_tags},
-        asset_selection=frozenset(selection), remote_job_origin=job_origin(job.name),
+        job_def=ephemeral,
+        execution_plan=plan,
+        run_config=run_config,
+        tags={**ephemeral.run_tags, **run_tags},
+        asset_selection=frozenset(selection),
+        remote_job_origin=job_origin(job.name),
     )
     events = list(
         ExecuteRunWithPlanIterable(
             execution_plan=plan,
             iterator=job_execution_iterator,
             execution_context_manager=PlanOrchestrationContextManager(
-                context_event_generator=orchestration_context_event_generator, job=in_memory, execution_plan=plan,
-                dagster_run=run, instance=instance, run_config=run_config, executor_defs=None, output_capture={},
+                context_event_generator=orchestration_context_event_generator,
+                job=in_memory,
+                execution_plan=plan,
+                dagster_run=run,
+                instance=instance,
+                run_config=run_config,
+                executor_defs=None,
+                output_capture={},
                 raise_on_error=False,
             ),
         )

@@ -27,7 +27,6 @@ from pipelines.instance import execute_in_code_location, open_instance, process_
 from pipelines.run_log import RunLog
 
 if TYPE_CHECKING:
-
     from pipelines.config import Settings
 
 _CHUNK_DAYS = 7  # one run per week of days: progress to show, and a failure costs one week
@@ -108,8 +107,11 @@ class _Alerting:
         if not self.config.targets or not self.run_ids:
             return
         found, _ = warning_alerts(
-            self.instance, warning_checks(defs.resolve_asset_graph()), new=lambda record: record.run_id in self.run_ids,
-            scopes=self.scopes, alerts=self.config,
+            self.instance,
+            warning_checks(defs.resolve_asset_graph()),
+            new=lambda record: record.run_id in self.run_ids,
+            scopes=self.scopes,
+            alerts=self.config,
         )
         for alert in found:
             deliver(self.config, alert, outbox=self.outbox)
@@ -186,7 +188,12 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
 
 
 def _run_plan(
-    plan: RunPlan, *, defs: dg.Definitions, instance: dg.DagsterInstance, log: RunLog, alerting: _Alerting,
+    plan: RunPlan,
+    *,
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    log: RunLog,
+    alerting: _Alerting,
     out: TextIO,
 ) -> None:
     daily = defs.resolve_job_def("usage_daily_job")
@@ -200,7 +207,12 @@ def _run_plan(
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)
         _execute(
-            daily, instance=instance, out=out, log=log, alerting=alerting, label=f"{chunk_start} .. {chunk_end}",
+            daily,
+            instance=instance,
+            out=out,
+            log=log,
+            alerting=alerting,
+            label=f"{chunk_start} .. {chunk_end}",
             asset_selection=None if chunk_end == plan.last_day else landing_only,
             tags={
                 "dagster/asset_partition_range_start": chunk_start.isoformat(),
@@ -211,7 +223,11 @@ def _run_plan(
     if plan.latest_28_day:
         out.write("latest 28-day reports\n")
         _execute(
-            defs.resolve_job_def("usage_latest_job"), instance=instance, out=out, log=log, alerting=alerting,
+            defs.resolve_job_def("usage_latest_job"),
+            instance=instance,
+            out=out,
+            log=log,
+            alerting=alerting,
             label="latest",
         )
     if plan.snapshots:
@@ -219,8 +235,13 @@ def _run_plan(
         today = utc_today()
         add_snapshot_day(instance, today)
         _execute(
-            defs.resolve_job_def("snapshots_job"), instance=instance, out=out, log=log, alerting=alerting,
-            label=f"snapshot {today}", partition_key=today.isoformat(),
+            defs.resolve_job_def("snapshots_job"),
+            instance=instance,
+            out=out,
+            log=log,
+            alerting=alerting,
+            label=f"snapshot {today}",
+            partition_key=today.isoformat(),
         )
 
 
@@ -247,8 +268,14 @@ def run_job(
         alerting = _Alerting(settings, instance)
         try:
             return _execute(
-                job, instance=instance, out=out, log=RunLog(settings.logs_dir), alerting=alerting, label=job_name,
-                ops=ops or {}, memory_advice=memory_advice,
+                job,
+                instance=instance,
+                out=out,
+                log=RunLog(settings.logs_dir),
+                alerting=alerting,
+                label=job_name,
+                ops=ops or {},
+                memory_advice=memory_advice,
             )
         finally:
             alerting.command_ended(defs)

@@ -170,8 +170,14 @@ def _read_request(conn: socket.socket, stop: threading.Event) -> bytes:
     while not stop.is_set():
         head, _, body = data.partition(b"\r\n\r\n")
         if _:
-            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
+            length = next(
+                (
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                ),
+                0,
+            )
             if len(body) >= length:
                 return data
         try:

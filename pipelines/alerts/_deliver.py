@@ -50,8 +50,10 @@ class Delivery:
         if self.sent:
             return f"alert to {self.target}: {self.problem}: it may have arrived, not sent again"
         kept = ", kept and tried again by the next run or sensor tick" if self.kept else ""
-        return f"alert not delivered to {self.target}: {self.problem}{kept}; check METRICS_ALERTS " \
-               "(metrics-etl alerts test)"
+        return (
+            f"alert not delivered to {self.target}: {self.problem}{kept}; check METRICS_ALERTS "
+            "(metrics-etl alerts test)"
+        )
 
 
 def deliver(

@@ -182,7 +182,8 @@ def _smtp_exchange(target: EmailTarget, alert: Alert, *, timeout: float, watched
     # Made without a host, so that nothing connects before the class that watches the socket.
     smtp = (
         _smtp_class(smtplib.SMTP_SSL, watched)(timeout=timeout, context=context)  # type: ignore[call-arg]
-        if target.tls == "smtps" else _smtp_class(smtplib.SMTP, watched)(timeout=timeout)
+        if target.tls == "smtps"
+        else _smtp_class(smtplib.SMTP, watched)(timeout=timeout)
     )
     try:
         smtp.connect(target.host, target.port)

@@ -57,15 +57,19 @@ def run_failed(
 
 
 def publish_held(
-    *, job: str, days: str | None, checks: Sequence[str], log: str, scopes: Sequence[tuple[str, str]],
+    *,
+    job: str,
+    days: str | None,
+    checks: Sequence[str],
+    log: str,
+    scopes: Sequence[tuple[str, str]],
     link: str | None,
 ) -> Alert:
     """A blocking check that failed: the serving database and lake keep their last good state."""
     when = f" for {days}" if days else ""
     return Alert(
         f"metrics-etl: {job}{when} not published, a blocking check failed",
-        (f"scope: {_scopes(scopes)}", *checks,
-         "BI readers keep the last good data", log),
+        (f"scope: {_scopes(scopes)}", *checks, "BI readers keep the last good data", log),
         link,
     )
 
@@ -95,6 +99,4 @@ def stale(*, asset: str, day: str | None, on: bool, scopes: Sequence[tuple[str, 
 
 
 def test_alert(*, scopes: Sequence[tuple[str, str]], link: str | None) -> Alert:
-    return Alert(
-        "metrics-etl: test alert", (f"scope: {_scopes(scopes)}", "sent by `metrics-etl alerts test`"), link
-    )
+    return Alert("metrics-etl: test alert", (f"scope: {_scopes(scopes)}", "sent by `metrics-etl alerts test`"), link)

@@ -225,8 +225,12 @@ def _item(pending: Pending) -> dict[str, Any]:
     # As sent: through the redactor, so no secret a cause quoted is written down.
     alert = pending.alert.cleaned()
     return {
-        "id": pending.id, "since": pending.since, "targets": pending.targets,
-        "title": alert.title, "lines": list(alert.lines), "link": alert.link,
+        "id": pending.id,
+        "since": pending.since,
+        "targets": pending.targets,
+        "title": alert.title,
+        "lines": list(alert.lines),
+        "link": alert.link,
     }
 
 

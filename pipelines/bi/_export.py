@@ -71,8 +71,13 @@ def rewrite_exports(*, sources: BiSources, home: Path) -> tuple[list[Path], list
                 out.unlink()
                 failed.append((out, f"removed, as it could not be written again: {exc}"))
             except OSError as gone:
-                failed.append((out, f"could not be written again ({exc}) nor removed ({gone.strerror}): "
-                                    "it may still name the person, remove it by hand"))
+                failed.append(
+                    (
+                        out,
+                        f"could not be written again ({exc}) nor removed ({gone.strerror}): "
+                        "it may still name the person, remove it by hand",
+                    )
+                )
     return written, failed
 
 
@@ -92,7 +97,8 @@ def _recorded(home: Path) -> dict[str, tuple[str, Format]]:
         return {}
     return {
         str((home / str(path)).absolute()): (str(was[0]), "parquet" if was[1] == "parquet" else "csv")
-        for path, was in exports.items() if isinstance(was, list) and len(was) == 2
+        for path, was in exports.items()
+        if isinstance(was, list) and len(was) == 2
     }
 
 

@@ -16,10 +16,14 @@ __all__ = ["summarize"]
 _SUMMARY_TEAMS = 6  # team lines per scope in the summary; the rest are one query away
 _PERIOD_DAYS = 28
 # The summary's follow-up queries: the columns that matter, ordered, within 80 columns of terminal.
-_TEAMS_QUERY = ("SELECT scope_name, team_slug, members, active_users, change FROM bi.team_usage_periods "
-                "WHERE period_index = 0 ORDER BY scope_name, active_users DESC, team_slug")
-_INACTIVE_SEATS_QUERY = ("SELECT org_login, login, plan_type, days_inactive, pending_cancellation_date AS cancels_on "
-                         "FROM bi.inactive_seats ORDER BY org_login, days_inactive DESC, login")
+_TEAMS_QUERY = (
+    "SELECT scope_name, team_slug, members, active_users, change FROM bi.team_usage_periods "
+    "WHERE period_index = 0 ORDER BY scope_name, active_users DESC, team_slug"
+)
+_INACTIVE_SEATS_QUERY = (
+    "SELECT org_login, login, plan_type, days_inactive, pending_cancellation_date AS cancels_on "
+    "FROM bi.inactive_seats ORDER BY org_login, days_inactive DESC, login"
+)
 
 
 def summarize(
@@ -74,11 +78,15 @@ def _team_lines(teams: list[tuple[Any, ...]], *, command: str) -> str:
     label_width = max(len(label) for label, *_ in rows)
     slug_width = max(len(slug) for _, slug, *_ in rows)
     # The service gives no team figure: ours, from user lines, on any surface (sql/rollups/_active_rule.sql).
-    text = (f"\nteams in the last 28 days ({len(teams)}), by active users (any surface, from user lines; "
-            "a user on two teams counts in both):\n")
+    text = (
+        f"\nteams in the last 28 days ({len(teams)}), by active users (any surface, from user lines; "
+        "a user on two teams counts in both):\n"
+    )
     for label, (landed, start) in short.items():
-        text += (f"  {label} only {counted(landed, 'day')} of the {_PERIOD_DAYS} landed: the figures cover "
-                 f"{'it' if landed == 1 else 'them'} alone (`{command} run --from {start}` lands the rest)\n")
+        text += (
+            f"  {label} only {counted(landed, 'day')} of the {_PERIOD_DAYS} landed: the figures cover "
+            f"{'it' if landed == 1 else 'them'} alone (`{command} run --from {start}` lands the rest)\n"
+        )
     for label, slug, counts, rate in rows:
         text += f"  {label:{label_width}} {slug:{slug_width}}  {counts}  {rate}\n"
     if len(teams) > len(rows):
@@ -104,8 +112,22 @@ def _headline(rows: list[tuple[Any, ...]]) -> str:
     (sql/views/_change_rule.sql) with its 95% interval."""
     if not rows:
         return ""
-    (scope, start, end, provisional, compared, job_starts, compared_starts, before_days, before_starts,
-     min_days, change, low, high, landed) = rows[0]
+    (
+        scope,
+        start,
+        end,
+        provisional,
+        compared,
+        job_starts,
+        compared_starts,
+        before_days,
+        before_starts,
+        min_days,
+        change,
+        low,
+        high,
+        landed,
+    ) = rows[0]
     short = f"; only {landed} of its {_PERIOD_DAYS} days landed" if landed < _PERIOD_DAYS else ""
     line = f"\nheadline, {scope}, last 28 days ({start} .. {end}{short}): {job_starts:,} agent job starts"
     if not compared:

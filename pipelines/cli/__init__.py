@@ -120,8 +120,24 @@ def cli(home: Path | None) -> None:
 
 
 for _command in (
-    demo, init, run, check, login, migrate, backup, publish, forget, report, export, sql, fields, quarantine,
-    webhooks, alerts, emulator, dev_env,
+    demo,
+    init,
+    run,
+    check,
+    login,
+    migrate,
+    backup,
+    publish,
+    forget,
+    report,
+    export,
+    sql,
+    fields,
+    quarantine,
+    webhooks,
+    alerts,
+    emulator,
+    dev_env,
 ):
     cli.add_command(_command)
 

@@ -43,8 +43,11 @@ class Group(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         commands = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
-        rows = [(name, command.get_short_help_str(limit=sys.maxsize))
-                for name, command in commands if command is not None and not command.hidden]
+        rows = [
+            (name, command.get_short_help_str(limit=sys.maxsize))
+            for name, command in commands
+            if command is not None and not command.hidden
+        ]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)  # wraps a long one under itself

@@ -8,8 +8,12 @@ from pipelines.cli._base import Failed, load_settings
 
 
 @click.command()
-@click.option("--dialect", type=click.Choice(["service", "github"]), default=None,
-              help="Whose wire names to list.  [default: SERVICE_DIALECT]")
+@click.option(
+    "--dialect",
+    type=click.Choice(["service", "github"]),
+    default=None,
+    help="Whose wire names to list.  [default: SERVICE_DIALECT]",
+)
 @click.option("--drift-only", is_flag=True, help="Only the fields the records carried beyond the schema.")
 def fields(dialect: str | None, drift_only: bool) -> None:
     """List the declared record fields (wire name, type) and, from the warehouse, each field the

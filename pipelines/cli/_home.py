@@ -86,8 +86,12 @@ def backup(directory: Path) -> None:
 
 
 @click.command()
-@click.option("--full", is_flag=True, help="Write every partition of the lake again from the warehouse, not only "
-              "the changed ones and those not as the last publish left them.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Write every partition of the lake again from the warehouse, not only "
+    "the changed ones and those not as the last publish left them.",
+)
 def publish(full: bool) -> None:
     """Publish the lake and the serving database from the warehouse now, through Dagster.
 

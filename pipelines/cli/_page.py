@@ -20,8 +20,11 @@ _OUT = click.Path(dir_okay=False, path_type=Path)
 
 @click.command()
 @click.option("--out", type=_OUT, help="Where the page goes.  [default: report.html in the data home]")
-@click.option("--tier", type=click.Choice(PAGE_TIERS),
-              help="What the page may show: aggregate names nobody.  [default: METRICS_PAGE_TIER, else full]")
+@click.option(
+    "--tier",
+    type=click.Choice(PAGE_TIERS),
+    help="What the page may show: aggregate names nobody.  [default: METRICS_PAGE_TIER, else full]",
+)
 def report(out: Path | None, tier: str | None) -> None:
     """Write a self-contained HTML page of agent adoption; `forget` writes it again."""
     from pipelines.bi import BiError, BiSources
@@ -50,16 +53,28 @@ def _refused(out: Path, *, tier: str, settings: Settings) -> str | None:
 
     target = out.resolve()
     tiers = [aggregate_serving(settings.serving_path), pseudonymous_serving(settings.serving_path)]
-    kept = [settings.warehouse_path, settings.serving_path, settings.lake_path, settings.raw_dir,
-            settings.webhook_spool_dir, settings.etag_cache, settings.token_file, settings.dagster_home,
-            settings.logs_dir, *tiers, *(serving.parent / "lake" for serving in tiers)]
+    kept = [
+        settings.warehouse_path,
+        settings.serving_path,
+        settings.lake_path,
+        settings.raw_dir,
+        settings.webhook_spool_dir,
+        settings.etag_cache,
+        settings.token_file,
+        settings.dagster_home,
+        settings.logs_dir,
+        *tiers,
+        *(serving.parent / "lake" for serving in tiers),
+    ]
     for path in (p.resolve() for p in kept if p is not None):
         if target.is_relative_to(path) or (target.parent == path.parent and target.name.startswith(f"{path.name}.")):
             return f"--out {out} would write over {path}, which the pipeline keeps: write the page elsewhere"
     for serving in tiers:
         if tier == "full" and target.is_relative_to(serving.parent.resolve()):
-            return (f"--out {out} is inside {serving.parent}, whose readers may not see names, and "
-                    "the full tier names people: give --tier aggregate or write the page elsewhere")
+            return (
+                f"--out {out} is inside {serving.parent}, whose readers may not see names, and "
+                "the full tier names people: give --tier aggregate or write the page elsewhere"
+            )
     return None
 
 

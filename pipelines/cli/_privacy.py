@@ -52,8 +52,12 @@ def forget(who: str) -> None:
     except WarehouseUnavailable as exc:
         raise Failed(str(exc)) from None
     places = Places(
-        raw_dir=settings.raw_dir, spool_dir=settings.webhook_spool_dir, etag_cache=settings.etag_cache,
-        lake=settings.lake_path, serving=settings.serving_path, aggregate_k=settings.aggregate_k,
+        raw_dir=settings.raw_dir,
+        spool_dir=settings.webhook_spool_dir,
+        etag_cache=settings.etag_cache,
+        lake=settings.lake_path,
+        serving=settings.serving_path,
+        aggregate_k=settings.aggregate_k,
     )
     try:
         migrate(conn)
@@ -75,8 +79,9 @@ def _rewrite_pages(settings: Settings) -> None:
     from pipelines.bi import BiSources, rewrite_exports
     from pipelines.page import rewrite_pages
 
-    written, failed = rewrite_pages(sources=BiSources.from_settings(settings), home=settings.home,
-                                    tier=settings.page_tier)
+    written, failed = rewrite_pages(
+        sources=BiSources.from_settings(settings), home=settings.home, tier=settings.page_tier
+    )
     for page in written:
         click.echo(f"report page written again: {page}")
     for page, what in failed:

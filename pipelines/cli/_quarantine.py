@@ -61,8 +61,10 @@ def list_lines(
         raise Failed(str(exc)) from None
     # Repeated lines are not quarantined (each landed once): said before the count, so the
     # count stays the last line.
-    said = [f"{report}  {counted(report.lines, 'repeated line')} landed once (the same line twice: not quarantined)"
-            for report in repeated]
+    said = [
+        f"{report}  {counted(report.lines, 'repeated line')} landed once (the same line twice: not quarantined)"
+        for report in repeated
+    ]
     out = _format_list(lines, include_cleared=include_cleared)
     click.echo("\n".join([*out[:-1], *said, out[-1]]))
 
@@ -93,7 +95,11 @@ def show(key: str) -> None:
 @_day_selection
 @click.option("--note", metavar="TEXT", help="Why the lines are accepted (required, kept with them).")
 def clear(
-    keys: Sequence[str], day: date | None, start: date | None, end: date | None, scope_name: str | None,
+    keys: Sequence[str],
+    day: date | None,
+    start: date | None,
+    end: date | None,
+    scope_name: str | None,
     note: str | None,
 ) -> None:
     """Accept lines the platform keeps serving (KEYs, or a day selection); they stay cleared on re-fetch."""
@@ -109,8 +115,10 @@ def clear(
 
     has_days = bool(day or start or end)
     if not keys and not has_days:
-        raise Refused("name the lines to clear: KEYs as `metrics-etl quarantine list` prints them, "
-                      "or --day D / --from D --to D (with --scope-name NAME)")
+        raise Refused(
+            "name the lines to clear: KEYs as `metrics-etl quarantine list` prints them, "
+            "or --day D / --from D --to D (with --scope-name NAME)"
+        )
     if keys and (has_days or scope_name):
         raise Refused("give KEYs or a day selection (--day, --from/--to, --scope-name), not both")
     if not note or not note.strip():
@@ -126,11 +134,15 @@ def clear(
     except (QuarantineError, ConfigError) as exc:
         raise Failed(str(exc)) from None
     if done.cleared == done.already == 0:
-        raise Failed("no quarantined line in that selection (`metrics-etl quarantine list --all` "
-                     "with the same options shows what it holds)")
+        raise Failed(
+            "no quarantined line in that selection (`metrics-etl quarantine list --all` "
+            "with the same options shows what it holds)"
+        )
     already = f"; {done.already} cleared before, left as they were" if done.already else ""
-    click.echo(f"cleared {counted(done.cleared, 'line')}{already}. "
-               "A cleared line stays cleared when its report is fetched again and still holds it.")
+    click.echo(
+        f"cleared {counted(done.cleared, 'line')}{already}. "
+        "A cleared line stays cleared when its report is fetched again and still holds it."
+    )
 
 
 def _selection(*, day: date | None, start: date | None, end: date | None, scope_name: str | None) -> Selection:
@@ -182,8 +194,11 @@ def _format_list(lines: list[QuarantinedLine], *, include_cleared: bool) -> list
 def _format_show(line: QuarantinedLine) -> list[str]:
     key = line.key
     days = str(key.start_day) if key.start_day == key.end_day else f"{key.start_day} to {key.end_day}"
-    status = ("open: it needs a look (a pipeline fix and a re-run of the day, or `clear --note`)"
-              if line.cleared_at is None else f"cleared {_utc(line.cleared_at)}: {_printable(line.cleared_note or '')}")
+    status = (
+        "open: it needs a look (a pipeline fix and a re-run of the day, or `clear --note`)"
+        if line.cleared_at is None
+        else f"cleared {_utc(line.cleared_at)}: {_printable(line.cleared_note or '')}"
+    )
     archive = shlex.quote(line.archive_path)
     out = [
         f"key          {key}",
@@ -198,12 +213,16 @@ def _format_show(line: QuarantinedLine) -> list[str]:
     if not Path(line.archive_path).is_absolute():
         out.append("             (the archive path is relative to the directory the pipeline runs in)")
     elif not Path(line.archive_path).exists():
-        out.append("             (that file is no longer kept: the report was fetched again with other bytes, "
-                   "or retention removed it; the text below is what was kept of the line)")
+        out.append(
+            "             (that file is no longer kept: the report was fetched again with other bytes, "
+            "or retention removed it; the text below is what was kept of the line)"
+        )
     if line.line_text is None:
         out.append("text         not kept: the command above prints the line from the archive")
     else:
-        out.append("text         as stored (a line's first 2,000 bytes, control characters as \\xNN; "
-                   "the archive keeps it whole):")
+        out.append(
+            "text         as stored (a line's first 2,000 bytes, control characters as \\xNN; "
+            "the archive keeps it whole):"
+        )
         out.append(_printable(line.line_text))
     return out

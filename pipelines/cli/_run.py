@@ -41,8 +41,9 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
     if first > last:
         return f"--from {first} is after --to {last}"
     if first > today:
-        return (f"{first} is in the future: a day's report exists once the day has ended (UTC); "
-                f"the newest is {yesterday}")
+        return (
+            f"{first} is in the future: a day's report exists once the day has ended (UTC); the newest is {yesterday}"
+        )
     return first, min(last, yesterday)
 
 
@@ -50,10 +51,15 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
 @click.option("--day", type=DAY, help="One report day (default: yesterday, UTC).")
 @click.option("--from", "start", type=DAY, help="First day of a range.")
 @click.option("--to", "end", type=DAY, help="Last day of a range, with --from (default: yesterday).")
-@click.option("--latest/--no-latest", default=True, show_default=False,
-              help="Fetch the latest 28-day report, or skip it.")
-@click.option("--snapshots/--no-snapshots", default=True, show_default=False,
-              help="Take today's repository, issue and member snapshot, or skip it.")
+@click.option(
+    "--latest/--no-latest", default=True, show_default=False, help="Fetch the latest 28-day report, or skip it."
+)
+@click.option(
+    "--snapshots/--no-snapshots",
+    default=True,
+    show_default=False,
+    help="Take today's repository, issue and member snapshot, or skip it.",
+)
 def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> int:
     """Run the jobs against the configured service, through Dagster.
 
@@ -91,7 +97,10 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         raise Failed(str(exc)) from None
     try:
         summarize(
-            settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, lock_wait=settings.lock_wait,
+            settings.warehouse_path,
+            serving=settings.serving_path,
+            out=sys.stdout,
+            lock_wait=settings.lock_wait,
             command=own_command(home=home_option()),
         )
     except WarehouseUnavailable as exc:
@@ -133,8 +142,9 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
             raise Failed(str(exc)) from None
     command = own_command(home=home)
     summarize(settings.warehouse_path, serving=settings.serving_path, out=sys.stdout, command=command)
-    page = write_page(sources=BiSources.from_settings(settings), out=home / "report.html", tier=settings.page_tier,
-                      home=home)
+    page = write_page(
+        sources=BiSources.from_settings(settings), out=home / "report.html", tier=settings.page_tier, home=home
+    )
     for line in _next_steps(command, page=page, home=home):
         click.echo(line)
 

@@ -64,13 +64,22 @@ class _SqlCommand(click.Command):
 
 @click.command(cls=_SqlCommand)
 @click.argument("query", required=False)
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "csv", "json"]), show_default=False,
-              help="How rows are printed: a table as wide as the terminal (too wide, in bands that each begin "
-              "with the key columns), tab- or comma-separated values with a header, or JSON lines (an object per "
-              "row); tsv, csv and json print every row and column.  "
-              "[default: table on a terminal, else tsv]")
-@click.option("--max-rows", type=click.IntRange(min=1, max=TABLE_ROWS), default=40,
-              help="Rows a table shows (the first and the last ones).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "tsv", "csv", "json"]),
+    show_default=False,
+    help="How rows are printed: a table as wide as the terminal (too wide, in bands that each begin "
+    "with the key columns), tab- or comma-separated values with a header, or JSON lines (an object per "
+    "row); tsv, csv and json print every row and column.  "
+    "[default: table on a terminal, else tsv]",
+)
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=1, max=TABLE_ROWS),
+    default=40,
+    help="Rows a table shows (the first and the last ones).",
+)
 def sql(query: str | None, fmt: Format | None, max_rows: int) -> None:
     """Run read-only SQL on the serving database: QUERY, else SQL from stdin, else a prompt.
 

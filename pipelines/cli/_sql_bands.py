@@ -20,8 +20,21 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow
 
-_NUMBERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
-            "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+_NUMBERS = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+)
 # Control characters written as DuckDB's table writes them (`\n`, `\e`): a row stays one line,
 # and a value cannot move the cursor or recolour the terminal.
 _NAMED = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 27: "\\e"}
@@ -40,8 +53,8 @@ def banded_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
     keys = _keys(types, widths, width=width)
     # The key columns keep one width in every band: cut (if at all) to leave room for the widest
     # other column, never cut in one band and whole in the next.
-    others = widths[len(keys):]
-    key_widths = _shrunk([*(widths[at] for at in keys), *([max(others)] if others else [])], width)[:len(keys)]
+    others = widths[len(keys) :]
+    key_widths = _shrunk([*(widths[at] for at in keys), *([max(others)] if others else [])], width)[: len(keys)]
     beside_keys = width - sum(key_widths) - 3 * len(key_widths)
     room = max(width - _table_width(key_widths), 0)
     bands: list[list[int]] = [[]]
@@ -52,15 +65,21 @@ def banded_table(relation: duckdb.DuckDBPyRelation, *, max_rows: int, width: int
     right = [kind.startswith(_NUMBERS) for kind in types]
     cut_after = 2 + len(head) if total > len(head) + len(tail) else None  # where the rows left out were
     text = "".join(
-        _box(cells, [*keys, *band], [*key_widths, *(_shrunk([widths[at] for at in band], beside_keys) if band else [])],
-             right, cut_after=cut_after)
+        _box(
+            cells,
+            [*keys, *band],
+            [*key_widths, *(_shrunk([widths[at] for at in band], beside_keys) if band else [])],
+            right,
+            cut_after=cut_after,
+        )
         for band in bands
     )
     shown = f" ({len(head) + len(tail)} shown)" if cut_after else ""
     banded = f" in {len(bands)} bands" if len(bands) > 1 else ""
     footer = f"{counted(total, 'row')}{shown}, {counted(len(names), 'column')}{banded}"
-    return text + "".join(f"{line}\n" for line in textwrap.wrap(footer, width, initial_indent="  ",
-                                                                 subsequent_indent="  "))
+    return text + "".join(
+        f"{line}\n" for line in textwrap.wrap(footer, width, initial_indent="  ", subsequent_indent="  ")
+    )
 
 
 def duckdb_errors(reader: pyarrow.RecordBatchReader) -> Iterator[pyarrow.RecordBatch]:
@@ -106,7 +125,7 @@ def _keys(types: Sequence[str], widths: Sequence[int], *, width: int) -> list[in
     beside them; at least the first."""
     keys: list[int] = []
     for at, kind in enumerate(types[:-1]):
-        beside = max(widths[at + 1:]) + 3  # the widest column after it, in a band of its own
+        beside = max(widths[at + 1 :]) + 3  # the widest column after it, in a band of its own
         if kind.startswith(_NUMBERS) or _table_width([widths[c] for c in [*keys, at]]) + beside > width:
             break
         keys.append(at)
@@ -119,8 +138,9 @@ def _table_width(widths: Sequence[int]) -> int:
 
 def display_width(text: str) -> int:
     """Terminal columns: a wide (CJK, emoji) character takes two, a combining one none."""
-    return sum(0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
-               for char in text)
+    return sum(
+        0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text
+    )
 
 
 def _shrunk(widths: list[int], width: int) -> list[int]:
@@ -146,8 +166,13 @@ def _box(cells: list[Row], columns: list[int], widths: list[int], right: list[bo
         return left + middle.join("─" * (w + 2) for w in widths) + end + "\n"
 
     def row(values: Row, *, header: bool = False) -> str:
-        return "│" + "│".join(f" {_fit(values[c], w, right=right[c] and not header)} "
-                              for c, w in zip(columns, widths, strict=True)) + "│\n"
+        return (
+            "│"
+            + "│".join(
+                f" {_fit(values[c], w, right=right[c] and not header)} " for c, w in zip(columns, widths, strict=True)
+            )
+            + "│\n"
+        )
 
     text = line("┌", "┬", "┐") + row(cells[0], header=True) + row(cells[1], header=True) + line("├", "┼", "┤")
     for at, values in enumerate(cells[2:], start=2):

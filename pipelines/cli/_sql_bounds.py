@@ -57,6 +57,7 @@ def connect_bounded(path: Path, settings: Settings) -> Iterator[duckdb.DuckDBPyC
 def _ended_by_signal() -> Iterator[None]:
     """SIGHUP (the terminal closed) and SIGTERM end the shell as leaving it does, so its spill
     directory is removed: by default they end the process on the spot, leaving it behind."""
+
     def leave(number: int, _frame: object) -> None:
         raise SystemExit(128 + number)
 
@@ -177,17 +178,21 @@ def limit_hit(settings: Settings, exc: Exception, *, timed_out: bool) -> str | N
     if timed_out:
         return _past_time_limit(settings)
     if isinstance(exc, MemoryError) or "Out of Memory Error" in str(exc):
-        return (f"the query needed more than the SQL shell's memory limit of {_size(settings.sql_memory_limit)} "
-                f"({ENV_VARS['sql_memory_limit']}) with its spill limit of {_size(settings.sql_spill_limit)} "
-                f"({ENV_VARS['sql_spill_limit']}): narrow it, or raise a limit")
+        return (
+            f"the query needed more than the SQL shell's memory limit of {_size(settings.sql_memory_limit)} "
+            f"({ENV_VARS['sql_memory_limit']}) with its spill limit of {_size(settings.sql_spill_limit)} "
+            f"({ENV_VARS['sql_spill_limit']}): narrow it, or raise a limit"
+        )
     return None
 
 
 def _past_time_limit(settings: Settings) -> str:
     from pipelines.config import ENV_VARS
 
-    return (f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
-            f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit")
+    return (
+        f"the query ran past the SQL shell's time limit of {settings.sql_timeout:g} s "
+        f"({ENV_VARS['sql_timeout']}): narrow it, or raise the limit"
+    )
 
 
 def _size(size: int) -> str:

@@ -70,8 +70,10 @@ def _delimited(values: Iterable[str | None], delimiter: str) -> str:
     """One line of values (NULL empty), a value quoted when it holds the delimiter, a quote or a line
     break: `\r` too, which Python's csv module leaves bare when lines end with `\n`."""
     fields = [
-        "" if value is None
-        else f'"{value.replace(chr(34), chr(34) * 2)}"' if delimiter in value or _LINE_OR_QUOTE.search(value)
+        ""
+        if value is None
+        else f'"{value.replace(chr(34), chr(34) * 2)}"'
+        if delimiter in value or _LINE_OR_QUOTE.search(value)
         else value
         for value in values
     ]

@@ -60,8 +60,28 @@ _WRITING_OPERATOR = re.compile(
 _SETTING = frozenset({"SET", "RESET", "SET_VARIABLE"})  # a SET statement's own plan node
 # The words of EXPLAIN's option list: ANALYZE and FORMAT, nothing that could name a file.
 _EXPLAIN_OPTIONS = frozenset(
-    {"ANALYZE", "ANALYSE", "FORMAT", "TRUE", "FALSE", "ON", "OFF", "1", "0", "DEFAULT", "TEXT", "QUERY_TREE",
-     "QUERY_TREE_OPTIMIZER", "NO_OUTPUT", "JSON", "HTML", "GRAPHVIZ", "YAML", "MERMAID", "COMPACT"}
+    {
+        "ANALYZE",
+        "ANALYSE",
+        "FORMAT",
+        "TRUE",
+        "FALSE",
+        "ON",
+        "OFF",
+        "1",
+        "0",
+        "DEFAULT",
+        "TEXT",
+        "QUERY_TREE",
+        "QUERY_TREE_OPTIMIZER",
+        "NO_OUTPUT",
+        "JSON",
+        "HTML",
+        "GRAPHVIZ",
+        "YAML",
+        "MERMAID",
+        "COMPACT",
+    }
 )
 # Table functions that only read (files of the lake, the catalog, generated rows): any other
 # (checkpoint, enable_logging, truncate_duckdb_logs, the external resources, ...) is refused.
@@ -113,8 +133,11 @@ def _named_refusal(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
 
     tokens = duckdb.tokenize(text)
     ends = [at for at, _ in tokens[1:]] + [len(text)]
-    words = [(text[at:end].strip(), kind) for (at, kind), end in zip(tokens, ends, strict=True)
-             if kind != duckdb.token_type.comment]  # `checkpoint /* */ ()` names it too
+    words = [
+        (text[at:end].strip(), kind)
+        for (at, kind), end in zip(tokens, ends, strict=True)
+        if kind != duckdb.token_type.comment
+    ]  # `checkpoint /* */ ()` names it too
     table_functions = {name for (name,) in run_sql(conn, "metadata/select_table_functions.sql")}
     for at, (word, kind) in enumerate(words[:-1]):
         name = word.strip('"').lower()
@@ -122,9 +145,14 @@ def _named_refusal(conn: duckdb.DuckDBPyConnection, text: str) -> str | None:
         if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword) or not called:
             continue
         if name == "query":
-            argument = words[at + 2:at + 4]
-            literal = (_literal(argument[0][0]) if len(argument) == 2 and argument[1][0].startswith(")")
-                       and argument[0][1] == duckdb.token_type.string_const else None)
+            argument = words[at + 2 : at + 4]
+            literal = (
+                _literal(argument[0][0])
+                if len(argument) == 2
+                and argument[1][0].startswith(")")
+                and argument[0][1] == duckdb.token_type.string_const
+                else None
+            )
             if literal is None:
                 return "query() takes one literal string here: the SQL of any other is bound before it can be judged"
             if (reason := _named_refusal(conn, literal)) is not None:
@@ -170,8 +198,11 @@ def words(text: str) -> list[str]:
 
     tokens = duckdb.tokenize(text)
     ends = [at for at, _ in tokens[1:]] + [len(text)] if tokens else []
-    return [text[at:end].strip().upper() for (at, kind), end in zip(tokens, ends, strict=True)
-            if kind != duckdb.token_type.comment]
+    return [
+        text[at:end].strip().upper()
+        for (at, kind), end in zip(tokens, ends, strict=True)
+        if kind != duckdb.token_type.comment
+    ]
 
 
 def _explained(text: str) -> duckdb.Statement | None:

@@ -34,10 +34,17 @@ def webhooks() -> None:
 @click.option("--max-body-bytes", type=int, help="Largest body accepted; larger ones get 413 unread.")
 @click.option("--header-timeout", type=float, help="Seconds for a request's headers to arrive.")
 @click.option("--body-timeout", type=float, help="Seconds for a request's body to arrive once its headers are in.")
-@click.option("--max-connections", type=int, help="Connections held open at once; at the cap the oldest "
-              "connection without a request under way is closed for a new one, else the new one gets 503.")
-@click.option("--max-waiting-per-client", type=int, help="Connections without a request under way one client "
-              "address holds; one more closes its oldest.")
+@click.option(
+    "--max-connections",
+    type=int,
+    help="Connections held open at once; at the cap the oldest "
+    "connection without a request under way is closed for a new one, else the new one gets 503.",
+)
+@click.option(
+    "--max-waiting-per-client",
+    type=int,
+    help="Connections without a request under way one client address holds; one more closes its oldest.",
+)
 @click.option("--max-header-bytes", type=int, help="Largest request head; larger ones get 431.")
 @click.option("--max-body-memory-bytes", type=int, help="Request bodies held in memory at once, all requests together.")
 @click.option("--refusal-log-interval", type=float, help="Seconds between log lines counting one kind of refusal.")

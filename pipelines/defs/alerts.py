@@ -64,8 +64,15 @@ def outbox_of(instance: dg.DagsterInstance) -> Outbox:
     return Outbox(Path(instance.root_directory) / OUTBOX_NAME)
 
 
-def run_alert(run: dg.DagsterRun, events: Sequence[dg.DagsterEvent], *, log: str, scopes: Scopes,
-              alerts: AlertConfig, memory_advice: str = RUN_MEMORY_ADVICE) -> Alert:
+def run_alert(
+    run: dg.DagsterRun,
+    events: Sequence[dg.DagsterEvent],
+    *,
+    log: str,
+    scopes: Scopes,
+    alerts: AlertConfig,
+    memory_advice: str = RUN_MEMORY_ADVICE,
+) -> Alert:
     """The alert of a failed run: a publish held back by blocking checks, or the failure's cause."""
     link = alerts.run_url(run.run_id)
     days = _days(run.tags)
@@ -82,8 +89,12 @@ def warning_checks(graph: AssetGraph) -> list[dg.AssetCheckKey]:
 
 
 def warning_alerts(
-    instance: dg.DagsterInstance, checks: Iterable[dg.AssetCheckKey], *,
-    new: Callable[[AssetCheckExecutionRecord], bool], scopes: Scopes, alerts: AlertConfig,
+    instance: dg.DagsterInstance,
+    checks: Iterable[dg.AssetCheckKey],
+    *,
+    new: Callable[[AssetCheckExecutionRecord], bool],
+    scopes: Scopes,
+    alerts: AlertConfig,
 ) -> tuple[list[Alert], int]:
     """Alerts of the checks whose newest `new` evaluation differs from the one before the first
     `new` one; and the newest evaluation id seen (a sensor's cursor)."""
@@ -125,7 +136,9 @@ def build_alert_sensors(alerts: AlertConfig, *, scopes: Scopes, automation: Auto
     no_target = "METRICS_ALERTS names no target"
 
     @dg.run_failure_sensor(
-        name="run_failure_alert_sensor", minimum_interval_seconds=30, default_status=automation.sensor_status,
+        name="run_failure_alert_sensor",
+        minimum_interval_seconds=30,
+        default_status=automation.sensor_status,
         description="Every 30 seconds: a failed run (or a publish a blocking check held back) is sent to "
         "METRICS_ALERTS, once.",
     )
@@ -142,7 +155,9 @@ def build_alert_sensors(alerts: AlertConfig, *, scopes: Scopes, automation: Auto
         return None
 
     @dg.sensor(
-        name="warning_alert_sensor", minimum_interval_seconds=60, default_status=automation.sensor_status,
+        name="warning_alert_sensor",
+        minimum_interval_seconds=60,
+        default_status=automation.sensor_status,
         description="Every minute: a warning check (freshness, provisional days, reconciliation, drift) that "
         "turned on or cleared is sent to METRICS_ALERTS, once each way; alerts not delivered before are tried "
         "again.",
@@ -166,7 +181,10 @@ def build_alert_sensors(alerts: AlertConfig, *, scopes: Scopes, automation: Auto
             return not runs[record.run_id]
 
         found, newest = warning_alerts(
-            context.instance, warning_checks(context.repository_def.asset_graph), new=new, scopes=scopes,
+            context.instance,
+            warning_checks(context.repository_def.asset_graph),
+            new=new,
+            scopes=scopes,
             alerts=alerts,
         )
         for alert in found:

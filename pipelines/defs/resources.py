@@ -192,7 +192,8 @@ def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any
         # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to
         # <warehouse>.tmp beside the warehouse instead of failing.
         "warehouse": WarehouseResource(
-            database=str(settings.warehouse_path), connection_config={"memory_limit": _MEMORY_LIMIT},
+            database=str(settings.warehouse_path),
+            connection_config={"memory_limit": _MEMORY_LIMIT},
             lock_wait=settings.lock_wait,
         ),
     }

@@ -60,7 +60,10 @@ def _fetch_files(client: ServiceClient, metadata: ReportMetadata, *, raw_dir: Pa
     segments: dict[int, list[Segment]] = {}
     files: list[_File] = []
     download_report(
-        client, metadata, raw_dir=raw_dir, batch_rows=_SEGMENT_LINES,
+        client,
+        metadata,
+        raw_dir=raw_dir,
+        batch_rows=_SEGMENT_LINES,
         on_segment=lambda index, segment: segments.setdefault(index, []).append(segment),
         on_restart=lambda index: segments.pop(index, None),
         on_file=lambda index, archived, link: files.append(_File(archived, segments.pop(index, []), link)),
@@ -106,8 +109,10 @@ def fetch_carried(
                     yield len(places) - 1, line
 
     parsed = parse(numbered(), own)
-    rejects: dict[int, list[Reject]] = {index: list(itertools.chain.from_iterable(s.rejects for s in file.segments))
-                                        for index, file in enumerate(fetched)}
+    rejects: dict[int, list[Reject]] = {
+        index: list(itertools.chain.from_iterable(s.rejects for s in file.segments))
+        for index, file in enumerate(fetched)
+    }
     for ident, reason in parsed.refused:
         rejects[places[ident][0]].append(Reject(places[ident][1], reason, truncate_line(texts[ident])))
     for key, group in parsed.keyed.conflicts.items():
@@ -119,11 +124,21 @@ def fetch_carried(
     files, quarantine = [], []
     for index, file in enumerate(fetched):
         found = sorted(rejects[index], key=lambda r: r.line_number)
-        files.append(file_row(own, file.archived, file_index=index, records=records[index], quarantined=len(found),
-                              repeated=repeated[index], link=file.link))
+        files.append(
+            file_row(
+                own,
+                file.archived,
+                file_index=index,
+                records=records[index],
+                quarantined=len(found),
+                repeated=repeated[index],
+                link=file.link,
+            )
+        )
         if found:
-            quarantine.append(quarantine_frame(own, found, file_index=index, archive_path=str(file.archived.path),
-                                               link=file.link))
+            quarantine.append(
+                quarantine_frame(own, found, file_index=index, archive_path=str(file.archived.path), link=file.link)
+            )
     return CarriedReport(
         ref=ref,
         rows=parsed.frames,

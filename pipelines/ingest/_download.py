@@ -33,8 +33,15 @@ _CHUNK_BYTES = 1 << 20
 
 def archive_dir(raw_dir: Path, metadata: ReportMetadata) -> Path:
     ref = metadata.ref
-    return report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=ref.level, kind=ref.kind,
-                      start_day=metadata.start_day, end_day=metadata.end_day)
+    return report_dir(
+        raw_dir,
+        scope=ref.scope,
+        scope_name=ref.scope_name,
+        level=ref.level,
+        kind=ref.kind,
+        start_day=metadata.start_day,
+        end_day=metadata.end_day,
+    )
 
 
 def _chunks(client: ServiceClient, link: str, check: Callable[[], None]) -> Iterator[bytes]:
@@ -92,8 +99,11 @@ def download_report(
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 archived = archive_stream(
-                    _chunks(client, links[index], check), archive_dir=target, stem=f"{index:04d}",
-                    batch_rows=batch_rows, emit=emit,
+                    _chunks(client, links[index], check),
+                    archive_dir=target,
+                    stem=f"{index:04d}",
+                    batch_rows=batch_rows,
+                    emit=emit,
                 )
             except LinkExpired:
                 on_restart(index)

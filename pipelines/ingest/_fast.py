@@ -214,5 +214,3 @@ def _extra_expr(read: pl.Schema, dtypes: dict[str, pl.DataType]) -> pl.Expr:
     if not parts:
         return pl.lit(None, dtype=pl.String())
     return _object_json(parts)
-
-

@@ -127,7 +127,10 @@ class _Downloader(_Stage):
     def run(self) -> None:
         try:
             download_report(
-                self._client, self._metadata, raw_dir=self._raw_dir, batch_rows=self._batch_rows,
+                self._client,
+                self._metadata,
+                raw_dir=self._raw_dir,
+                batch_rows=self._batch_rows,
                 on_segment=lambda index, segment: self._put(_SegmentReady(index, segment)),
                 on_restart=lambda index: self._put(Restart(index)),
                 on_file=lambda index, archived, link: self._put(FileDone(index, archived, link)),
@@ -184,8 +187,12 @@ class _ParseWorker(_Stage):
             if self._screen_entries:
                 result, twice = entries_listed_twice(result, level=self._prov.ref.level)
                 if twice:
-                    result = replace(result, rejects=pl.concat([result.rejects, pl.DataFrame(
-                        twice, schema=result.rejects.schema, orient="row")]))
+                    result = replace(
+                        result,
+                        rejects=pl.concat(
+                            [result.rejects, pl.DataFrame(twice, schema=result.rejects.schema, orient="row")]
+                        ),
+                    )
             if result.rejects.height:
                 numbers = set(result.rejects["line_number"].to_list())
                 texts = line_texts(segment.data, numbers, first_line=segment.first_line)
@@ -203,7 +210,10 @@ class _ParseWorker(_Stage):
         dialect = self._prov.dialect
         if self._prov.ref.level == "user":
             yield from read_segment(
-                segment.data, first_line=segment.first_line, lines=segment.lines, batch_rows=self._batch_rows,
+                segment.data,
+                first_line=segment.first_line,
+                lines=segment.lines,
+                batch_rows=self._batch_rows,
                 dialect=dialect,
             )
             return
@@ -226,7 +236,12 @@ def _items(last: _Stage) -> Iterator[Item]:
 
 @contextmanager
 def run_stages(
-    *, client: ServiceClient, metadata: ReportMetadata, raw_dir: Path, prov: Provenance, batch_rows: int,
+    *,
+    client: ServiceClient,
+    metadata: ReportMetadata,
+    raw_dir: Path,
+    prov: Provenance,
+    batch_rows: int,
     screen_entries: bool = False,
 ) -> Iterator[Iterator[Item]]:
     """Start the download and parse threads; the block reads their items, in order, to the end.
@@ -237,8 +252,9 @@ def run_stages(
     """
     stop = threading.Event()
     downloader = _Downloader(client=client, metadata=metadata, raw_dir=raw_dir, batch_rows=batch_rows, stop=stop)
-    parser = _ParseWorker(upstream=downloader, prov=prov, batch_rows=batch_rows, stop=stop,
-                          screen_entries=screen_entries)
+    parser = _ParseWorker(
+        upstream=downloader, prov=prov, batch_rows=batch_rows, stop=stop, screen_entries=screen_entries
+    )
     try:
         downloader.start()
         parser.start()

@@ -130,8 +130,11 @@ def settle_repeats(landing: ReportLanding, *, prov: Provenance, archives: dict[i
         if orphan:
             orphaned.add((day, user_id))
     # A hash collision is no repeat; refused lines alone are quarantined by their rule already.
-    groups = {key: places for key, places in groups.items()
-              if (len(places) > 1 or key in orphaned) and not refused[key].issuperset(places)}
+    groups = {
+        key: places
+        for key, places in groups.items()
+        if (len(places) > 1 or key in orphaned) and not refused[key].issuperset(places)
+    }
     if not groups:
         return None
     wanted: dict[int, set[int]] = defaultdict(set)

@@ -41,7 +41,13 @@ def quarantine_frame(
 
 
 def file_row(
-    prov: Provenance, archived: ArchivedFile, *, file_index: int, records: int, quarantined: int, repeated: int,
+    prov: Provenance,
+    archived: ArchivedFile,
+    *,
+    file_index: int,
+    records: int,
+    quarantined: int,
+    repeated: int,
     link: str,
 ) -> pl.DataFrame:
     """The raw.report_files row of one downloaded file; `repeated`: its lines that repeated an
@@ -59,6 +65,8 @@ def file_row(
             "fetched_at": [prov.fetched_at],
         },
         schema_overrides={
-            "file_index": pl.Int32(), "repeated_lines": pl.Int64(), "fetched_at": pl.Datetime("us", "UTC"),
+            "file_index": pl.Int32(),
+            "repeated_lines": pl.Int64(),
+            "fetched_at": pl.Datetime("us", "UTC"),
         },
     ).select(*report_columns(prov), pl.all())

@@ -121,13 +121,13 @@ def wire_of(dialect: str) -> Wire:
 def canonical(frame: pl.DataFrame, wire: Wire) -> pl.DataFrame:
     """The parsed frame under canonical names and types (decimals rounded to their scale)."""
     if wire.formers:
-        frame = frame.with_columns(
-            pl.coalesce(now, old).alias(now) for old, now in wire.formers.items()
-        ).drop(list(wire.formers))
+        frame = frame.with_columns(pl.coalesce(now, old).alias(now) for old, now in wire.formers.items()).drop(
+            list(wire.formers)
+        )
     for (obj, member), names in wire.element_names.items():
-        frame = frame.with_columns(pl.col(obj).struct.with_fields(
-            pl.field(member).list.eval(pl.element().struct.rename_fields(names))
-        ))
+        frame = frame.with_columns(
+            pl.col(obj).struct.with_fields(pl.field(member).list.eval(pl.element().struct.rename_fields(names)))
+        )
     renamed = frame.with_columns(pl.col(obj).struct.rename_fields(names) for obj, names in wire.member_names.items())
     return renamed.rename(wire.renames).cast(wire.canonical_schema)
 
@@ -139,5 +139,3 @@ ELEMENT_KEYS = (
     | {field: (category,) for category, field in CUSTOMIZATION_ARRAYS.items()}
     | {ADOPTION_PHASE_FIELD: ("phase_number",)}
 )
-
-

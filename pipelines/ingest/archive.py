@@ -241,8 +241,9 @@ class _SegmentWriter:
         self._flush()
 
 
-def report_dir(raw_dir: Path, *, scope: str, scope_name: str, level: str, kind: str, start_day: date,
-               end_day: date) -> Path:
+def report_dir(
+    raw_dir: Path, *, scope: str, scope_name: str, level: str, kind: str, start_day: date, end_day: date
+) -> Path:
     """Where a report's files (a seat listing's too) are archived:
     `RAW_DIR/<scope>/<name>/<level>-<kind>/<start>_<end>/`."""
     return raw_dir / scope / scope_name / f"{level}-{kind}" / f"{start_day.isoformat()}_{end_day.isoformat()}"
@@ -295,4 +296,3 @@ def archive_stream(
     final = archive_dir / f"{stem}-{sha[:16]}.ndjson.zst"
     temp.replace(final)
     return ArchivedFile(path=final, bytes=total, sha256=sha, lines=segments.lines_written)
-

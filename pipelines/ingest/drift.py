@@ -125,6 +125,11 @@ class DriftTally:
             for (day, path, drift), count in sorted(self.records.items())
             if count > 0
         ]
-        schema = {"day": pl.Date(), "path": pl.String(), "drift": pl.String(), "records": pl.Int64(),
-                  "json_type": pl.String()}
+        schema = {
+            "day": pl.Date(),
+            "path": pl.String(),
+            "drift": pl.String(),
+            "records": pl.Int64(),
+            "json_type": pl.String(),
+        }
         return pl.DataFrame(rows, schema=schema)

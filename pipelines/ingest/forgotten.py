@@ -69,8 +69,13 @@ def drop_forgotten(
         if done is None:
             continue
         record_rewrite(
-            conn, previous=(path, sha), path=str(done.path), sha256=done.sha256, size=done.bytes,
-            lines_removed=done.lines_removed, reason="ingest",
+            conn,
+            previous=(path, sha),
+            path=str(done.path),
+            sha256=done.sha256,
+            size=done.bytes,
+            lines_removed=done.lines_removed,
+            reason="ingest",
         )
         # Whether this landing commits or not, nothing should keep the file that names them.
         if done.path != Path(path):

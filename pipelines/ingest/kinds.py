@@ -22,24 +22,42 @@ __all__ = ["ROWS"]
 def _user_teams(lines: Lines, prov: Provenance) -> CarriedLines:
     assert prov.ref.day is not None
     parsed = user_team_rows(
-        lines, scope=prov.ref.scope, scope_name=prov.ref.scope_name, day=prov.ref.day,
-        entity_id=prov.entity_id, fetched_at=prov.fetched_at, served_at=prov.served_at,
+        lines,
+        scope=prov.ref.scope,
+        scope_name=prov.ref.scope_name,
+        day=prov.ref.day,
+        entity_id=prov.entity_id,
+        fetched_at=prov.fetched_at,
+        served_at=prov.served_at,
     )
     return CarriedLines(
         frames={"core.user_team_days": parsed.frame},
         refused=[(line.line_number, line.reason) for line in parsed.refused],
-        lines=parsed.lines, keyed=parsed.keyed, what=f"one user's membership of one team on {prov.ref.day}",
+        lines=parsed.lines,
+        keyed=parsed.keyed,
+        what=f"one user's membership of one team on {prov.ref.day}",
     )
 
 
 def _repositories(lines: Lines, prov: Provenance) -> CarriedLines:
     assert prov.ref.day is not None
     parsed = repository_rows(
-        lines, scope=prov.ref.scope, scope_name=prov.ref.scope_name, day=prov.ref.day,
-        entity_id=prov.entity_id, dialect=prov.dialect, fetched_at=prov.fetched_at, served_at=prov.served_at,
+        lines,
+        scope=prov.ref.scope,
+        scope_name=prov.ref.scope_name,
+        day=prov.ref.day,
+        entity_id=prov.entity_id,
+        dialect=prov.dialect,
+        fetched_at=prov.fetched_at,
+        served_at=prov.served_at,
     )
-    return CarriedLines(frames=parsed.frames, refused=parsed.refused, lines=parsed.lines, keyed=parsed.keyed,
-                        what=f"one repository's record of {prov.ref.day}")
+    return CarriedLines(
+        frames=parsed.frames,
+        refused=parsed.refused,
+        lines=parsed.lines,
+        keyed=parsed.keyed,
+        what=f"one repository's record of {prov.ref.day}",
+    )
 
 
 # Every carried kind's rows (tests/unit/ingest/test_kinds.py holds one per declaration).

@@ -64,5 +64,3 @@ def _middle_line_end(data: bytes) -> int | None:
     after = data.find(b"\n", middle)
     cut = after + 1 if after != -1 else data.rfind(b"\n", 0, middle) + 1
     return cut if 0 < cut < len(data) else None
-
-

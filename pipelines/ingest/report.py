@@ -154,8 +154,13 @@ class _Lander:
                 )
                 self._landing.insert(table="quarantine", frame=frame, file_index=file_index)
             row = file_row(
-                self._prov, done.archived, file_index=file_index, records=tally.records,
-                quarantined=tally.quarantined, repeated=tally.repeated, link=done.link,
+                self._prov,
+                done.archived,
+                file_index=file_index,
+                records=tally.records,
+                quarantined=tally.quarantined,
+                repeated=tally.repeated,
+                link=done.link,
             )
             self._landing.insert(table="report_files", frame=row, file_index=file_index)
 
@@ -167,8 +172,10 @@ class _Lander:
             tally.types = part.types | tally.types
         ref = self._prov.ref
         rows = tally.frame().with_columns(
-            pl.lit(ref.scope).alias("scope"), pl.lit(ref.scope_name).alias("scope_name"),
-            pl.lit(ref.level).alias("level"), pl.lit(ref.kind).alias("report_kind"),
+            pl.lit(ref.scope).alias("scope"),
+            pl.lit(ref.scope_name).alias("scope_name"),
+            pl.lit(ref.level).alias("level"),
+            pl.lit(ref.kind).alias("report_kind"),
             pl.lit(self._prov.fetched_at).alias("fetched_at"),
         )
         self._landing.insert(table="field_drift", frame=rows, file_index=-1)
@@ -201,14 +208,29 @@ def ingest_report(
     such records, which are quarantined while the rest lands (only such a report pays).
     """
     try:
-        return _ingest(client=client, ref=ref, conn=conn, raw_dir=raw_dir, batch_rows=batch_rows,
-                       forgotten=forgotten, screen_entries=False)
+        return _ingest(
+            client=client,
+            ref=ref,
+            conn=conn,
+            raw_dir=raw_dir,
+            batch_rows=batch_rows,
+            forgotten=forgotten,
+            screen_entries=False,
+        )
     except ChecksFailed as exc:
-        if not any(o.check.name == "grain_is_unique" and o.check.table[1] in ENTRY_KEYS and not o.passed
-                   for o in exc.outcomes):
+        if not any(
+            o.check.name == "grain_is_unique" and o.check.table[1] in ENTRY_KEYS and not o.passed for o in exc.outcomes
+        ):
             raise
-    return _ingest(client=client, ref=ref, conn=conn, raw_dir=raw_dir, batch_rows=batch_rows, forgotten=forgotten,
-                   screen_entries=True)
+    return _ingest(
+        client=client,
+        ref=ref,
+        conn=conn,
+        raw_dir=raw_dir,
+        batch_rows=batch_rows,
+        forgotten=forgotten,
+        screen_entries=True,
+    )
 
 
 def _ingest(
@@ -241,15 +263,23 @@ def _ingest(
     raw_dir.mkdir(parents=True, exist_ok=True)
     remove_dead_parts(raw_dir)
     report = ReportSlice(ref, metadata.start_day, metadata.end_day)
-    fetched = [fetch_carried(client, ref, kind, prov=prov, raw_dir=raw_dir, parse=ROWS[kind])
-               for kind in carried_with(ref.report)]
+    fetched = [
+        fetch_carried(client, ref, kind, prov=prov, raw_dir=raw_dir, parse=ROWS[kind])
+        for kind in carried_with(ref.report)
+    ]
     carried = [rows for rows in fetched if rows is not None]
     landed: dict[ReportKind, int] = {}
     with (
         _removing_unrecorded(conn, _archive_dirs(raw_dir, metadata)),
         land_report(conn, report) as landing,
-        run_stages(client=client, metadata=metadata, raw_dir=raw_dir, prov=prov, batch_rows=batch_rows,
-                   screen_entries=screen_entries) as items,
+        run_stages(
+            client=client,
+            metadata=metadata,
+            raw_dir=raw_dir,
+            prov=prov,
+            batch_rows=batch_rows,
+            screen_entries=screen_entries,
+        ) as items,
     ):
         lander = _Lander(landing=landing, prov=prov)
         for item in items:
@@ -305,11 +335,21 @@ def _ingest(
 def _archive_dirs(raw_dir: Path, metadata: ReportMetadata) -> list[Path]:
     """The directories the report's files are archived in, with those of the report it carries."""
     ref = metadata.ref
-    return [archive_dir(raw_dir, metadata), *(
-        report_dir(raw_dir, scope=ref.scope, scope_name=ref.scope_name, level=kind.level, kind=kind.kind,
-                   start_day=metadata.start_day, end_day=metadata.end_day)
-        for kind in carried_with(ref.report)
-    )]
+    return [
+        archive_dir(raw_dir, metadata),
+        *(
+            report_dir(
+                raw_dir,
+                scope=ref.scope,
+                scope_name=ref.scope_name,
+                level=kind.level,
+                kind=kind.kind,
+                start_day=metadata.start_day,
+                end_day=metadata.end_day,
+            )
+            for kind in carried_with(ref.report)
+        ),
+    ]
 
 
 @contextmanager

@@ -77,42 +77,71 @@ def _without(seat: object, who: Person | Forgotten) -> object | None:
 
 
 def archive_listings(
-    listed: list[Listed], *, raw_dir: Path | None, day: date, fetched_at: datetime, forgotten: Forgotten | None,
+    listed: list[Listed],
+    *,
+    raw_dir: Path | None,
+    day: date,
+    fetched_at: datetime,
+    forgotten: Forgotten | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Archive each listing under `raw_dir` (None: not kept); the raw.report_files rows of the
     files written and the raw.field_drift rows of the listings' seats."""
-    files = [] if raw_dir is None else [
-        _archive(each, raw_dir=raw_dir, day=day, fetched_at=fetched_at, forgotten=forgotten) for each in listed
-    ]
+    files = (
+        []
+        if raw_dir is None
+        else [_archive(each, raw_dir=raw_dir, day=day, fetched_at=fetched_at, forgotten=forgotten) for each in listed]
+    )
     drift = [_drift(each, day=day, fetched_at=fetched_at) for each in listed]
-    return (pl.concat(files) if files else _files_frame([]),
-            pl.concat(drift) if drift else _drift_frame(DriftTally(""), "", "", fetched_at))
+    return (
+        pl.concat(files) if files else _files_frame([]),
+        pl.concat(drift) if drift else _drift_frame(DriftTally(""), "", "", fetched_at),
+    )
 
 
-def _archive(each: Listed, *, raw_dir: Path, day: date, fetched_at: datetime,
-             forgotten: Forgotten | None) -> pl.DataFrame:
-    kept = each.listing.seats if forgotten is None else [
-        without for seat in each.listing.seats if (without := _without(seat, forgotten)) is not None
-    ]
+def _archive(
+    each: Listed, *, raw_dir: Path, day: date, fetched_at: datetime, forgotten: Forgotten | None
+) -> pl.DataFrame:
+    kept = (
+        each.listing.seats
+        if forgotten is None
+        else [without for seat in each.listing.seats if (without := _without(seat, forgotten)) is not None]
+    )
 
     def lines() -> Iterator[bytes]:
         yield _line(each.listing.envelope)
         for seat in kept:
             yield _line(seat)
 
-    target = report_dir(raw_dir, scope=each.scope, scope_name=each.name, level=LISTING_LEVEL, kind=LISTING_KIND,
-                        start_day=day, end_day=day)
+    target = report_dir(
+        raw_dir,
+        scope=each.scope,
+        scope_name=each.name,
+        level=LISTING_LEVEL,
+        kind=LISTING_KIND,
+        start_day=day,
+        end_day=day,
+    )
     archived = archive_stream(lines(), archive_dir=target, stem=f"{0:04d}", batch_rows=1 << 20, emit=lambda _: None)
     return _files_frame([_file_row(each, archived, day=day, fetched_at=fetched_at, seats=len(kept))])
 
 
-def _file_row(each: Listed, archived: ArchivedFile, *, day: date, fetched_at: datetime, seats: int
-              ) -> dict[str, Any]:
+def _file_row(each: Listed, archived: ArchivedFile, *, day: date, fetched_at: datetime, seats: int) -> dict[str, Any]:
     return {
-        "scope": each.scope, "scope_name": each.name, "report_kind": LISTING_KIND, "level": LISTING_LEVEL,
-        "report_start_day": day, "report_end_day": day, "file_index": 0, "bytes": archived.bytes,
-        "sha256": archived.sha256, "records": seats, "quarantined": 0, "repeated_lines": 0,
-        "archive_path": str(archived.path), "link": each.listing.source, "fetched_at": fetched_at,
+        "scope": each.scope,
+        "scope_name": each.name,
+        "report_kind": LISTING_KIND,
+        "level": LISTING_LEVEL,
+        "report_start_day": day,
+        "report_end_day": day,
+        "file_index": 0,
+        "bytes": archived.bytes,
+        "sha256": archived.sha256,
+        "records": seats,
+        "quarantined": 0,
+        "repeated_lines": 0,
+        "archive_path": str(archived.path),
+        "link": each.listing.source,
+        "fetched_at": fetched_at,
     }
 
 
@@ -134,8 +163,11 @@ def _drift(each: Listed, *, day: date, fetched_at: datetime) -> pl.DataFrame:
 
 def _drift_frame(tally: DriftTally, scope: str, name: str, fetched_at: datetime) -> pl.DataFrame:
     return tally.frame().select(
-        pl.lit(scope).alias("scope"), pl.lit(name).alias("scope_name"), pl.lit(LISTING_LEVEL).alias("level"),
-        pl.lit(LISTING_KIND).alias("report_kind"), pl.all(),
+        pl.lit(scope).alias("scope"),
+        pl.lit(name).alias("scope_name"),
+        pl.lit(LISTING_LEVEL).alias("level"),
+        pl.lit(LISTING_KIND).alias("report_kind"),
+        pl.all(),
         pl.lit(fetched_at, dtype=pl.Datetime("us", "UTC")).alias("fetched_at"),
     )
 

@@ -45,8 +45,13 @@ class Refresh:
 
 
 def refresh_snapshot(
-    client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date,
-    since: datetime, forgotten: Forgotten | None = None,
+    client: ServiceClient,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    settings: SnapshotSettings,
+    day: date,
+    since: datetime,
+    forgotten: Forgotten | None = None,
 ) -> Refresh | None:
     """Take again, in `day`'s snapshot, the repositories named by the deliveries loaded at or after
     `since` that the settings cover; None when `day` has not been taken yet (take it whole)."""

@@ -152,10 +152,15 @@ def collect_snapshot(
     `repositories_only` (a refresh), the repositories, their issues and counts, no members or seats."""
     requests_at_start, _ = _counts(client)
     # As the reports do: each scope under the service's spelling of its name.
-    scopes = canonical_scopes(client, [*(("organization", org) for org in settings.orgs),
-                                       *(("enterprise", name) for name in settings.enterprises)])
-    settings = replace(settings, orgs=tuple(name for scope, name in scopes if scope == "organization"),
-                       enterprises=tuple(name for scope, name in scopes if scope == "enterprise"))
+    scopes = canonical_scopes(
+        client,
+        [*(("organization", org) for org in settings.orgs), *(("enterprise", name) for name in settings.enterprises)],
+    )
+    settings = replace(
+        settings,
+        orgs=tuple(name for scope, name in scopes if scope == "organization"),
+        enterprises=tuple(name for scope, name in scopes if scope == "enterprise"),
+    )
     budget_before = _budget(client)
     requests_before, not_modified_before = _counts(client)
     warnings: list[SnapshotWarning] = []
@@ -165,10 +170,14 @@ def collect_snapshot(
     members = []
     for org in () if repositories_only else settings.orgs:
         with _left_out(warnings, org, "member_records") as refused:
-            members.append(tf.org_members_frame(
-                records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
-                day=day, org=org, refused=refused,
-            ))
+            members.append(
+                tf.org_members_frame(
+                    records=_org_level(partial(api.list_org_members, client, org=org), org=org, what="members"),
+                    day=day,
+                    org=org,
+                    refused=refused,
+                )
+            )
     listed: list[Listed] = []
     seat_owners = ((), ()) if repositories_only else (settings.orgs, settings.enterprises)
     seats, org_unassigned, seat_totals = _collect_seats(
@@ -215,8 +224,13 @@ def collect_snapshot(
 
 
 def run_snapshot(
-    client: ServiceClient, conn: duckdb.DuckDBPyConnection, *, settings: SnapshotSettings, day: date,
-    forgotten: Forgotten | None = None, raw_dir: Path | None = None,
+    client: ServiceClient,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    settings: SnapshotSettings,
+    day: date,
+    forgotten: Forgotten | None = None,
+    raw_dir: Path | None = None,
 ) -> SnapshotResult:
     """Collect `day` and replace it in the warehouse in one transaction, each seat listing archived
     under `raw_dir` (None: a caller keeping no raw archive, as a benchmark) with its raw.report_files
@@ -230,13 +244,18 @@ def run_snapshot(
     result = collect_snapshot(client, settings=settings, day=day)
     if forgotten is not None:
         result = replace(result, frames=_without_forgotten(result.frames, forgotten))
-    files, drift = archive_listings(list(result.seat_listings), raw_dir=raw_dir, day=day, fetched_at=fetched_at,
-                                    forgotten=forgotten)
+    files, drift = archive_listings(
+        list(result.seat_listings), raw_dir=raw_dir, day=day, fetched_at=fetched_at, forgotten=forgotten
+    )
     # The day's listings' directories, where this data home is now (the rows keep where it was).
-    directories = [] if raw_dir is None else [
-        raw_dir.joinpath(*archive_place(path)[:-1])
-        for path in [*listing_files(conn, day=day), *files["archive_path"].to_list()]
-    ]
+    directories = (
+        []
+        if raw_dir is None
+        else [
+            raw_dir.joinpath(*archive_place(path)[:-1])
+            for path in [*listing_files(conn, day=day), *files["archive_path"].to_list()]
+        ]
+    )
     try:
         replace_snapshot_day(conn, day=day, frames=result.frames, listings=files, drift=drift)
     except BaseException:
@@ -264,9 +283,7 @@ def _without_forgotten(frames: Mapping[str, pl.DataFrame], forgotten: Forgotten)
         erased = listed.join(left, on=owner, how="left").select(
             owner, (pl.col("listed") - pl.col("left").fill_null(0)).alias(column)
         )
-        kept[totals] = (
-            kept[totals].join(erased, on=owner, how="left").with_columns(pl.col(column).fill_null(0))
-        )
+        kept[totals] = kept[totals].join(erased, on=owner, how="left").with_columns(pl.col(column).fill_null(0))
     return kept
 
 
@@ -315,8 +332,15 @@ def _collect_issues(
         )
         if records is not None:
             with _left_out(warnings, repo.full_name, "issue_records") as refused:
-                frames.append(tf.issues_frame(records=records, day=day, repository_id=repo.id,
-                                              repository_full_name=repo.full_name, refused=refused))
+                frames.append(
+                    tf.issues_frame(
+                        records=records,
+                        day=day,
+                        repository_id=repo.id,
+                        repository_full_name=repo.full_name,
+                        refused=refused,
+                    )
+                )
     return tf.concat_frames(frames=frames, schema=tf.ISSUES_SCHEMA, key="issue_id")
 
 
@@ -333,21 +357,30 @@ class _SeatOwner:
 
 
 _ORG_SEATS = _SeatOwner(
-    "organization", "seats", "seat_records", lambda client, org: api.list_seats(client, org=org),
+    "organization",
+    "seats",
+    "seat_records",
+    lambda client, org: api.list_seats(client, org=org),
     lambda records, day, org: seats_tf.seats_frame(records=records, day=day, org=org),
     lambda totals, left_out, day: seats_tf.seat_totals_frame(totals=totals, day=day, left_out=left_out),
 )
 _ENTERPRISE_SEATS = _SeatOwner(
-    "enterprise", "enterprise_seats", "enterprise_seat_records",
+    "enterprise",
+    "enterprise_seats",
+    "enterprise_seat_records",
     lambda client, name: api.list_enterprise_seats(client, enterprise=name),
     lambda records, day, name: seats_tf.enterprise_seats_frame(records=records, day=day, enterprise=name),
-    lambda totals, left_out, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day,
-                                                                         left_out=left_out),
+    lambda totals, left_out, day: seats_tf.enterprise_seat_totals_frame(totals=totals, day=day, left_out=left_out),
 )
 
 
 def _collect_seats(
-    client: ServiceClient, owner: _SeatOwner, *, names: tuple[str, ...], day: date, warnings: list[SnapshotWarning],
+    client: ServiceClient,
+    owner: _SeatOwner,
+    *,
+    names: tuple[str, ...],
+    day: date,
+    warnings: list[SnapshotWarning],
     listed: list[Listed],
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Every organization's (or enterprise's) seats, unassigned seats and total; 403/404 is a
@@ -390,8 +423,12 @@ def _left_out(warnings: list[SnapshotWarning], subject: str, endpoint: str) -> I
 
 def _named(rec: Any) -> bool:
     """A repository record the snapshot can walk: an integer id and an owner/name."""
-    return (isinstance(rec, Mapping) and isinstance(rec.get("id"), int) and not isinstance(rec.get("id"), bool)
-            and isinstance(rec.get("full_name"), str))
+    return (
+        isinstance(rec, Mapping)
+        and isinstance(rec.get("id"), int)
+        and not isinstance(rec.get("id"), bool)
+        and isinstance(rec.get("full_name"), str)
+    )
 
 
 def _collect_stats(
@@ -427,9 +464,7 @@ def _collect_stats(
     return nodes, counts
 
 
-def _per_repository(
-    fetch: Callable[[], Any], *, repo: str, endpoint: str, warnings: list[SnapshotWarning]
-) -> Any:
+def _per_repository(fetch: Callable[[], Any], *, repo: str, endpoint: str, warnings: list[SnapshotWarning]) -> Any:
     try:
         return fetch()
     except (NotFound, PermissionDenied) as exc:

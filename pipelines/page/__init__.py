@@ -49,9 +49,7 @@ def write_page(*, sources: BiSources, out: Path, tier: str = "full", home: Path 
     return out
 
 
-def rewrite_pages(
-    *, sources: BiSources, home: Path, tier: str
-) -> tuple[list[Path], list[tuple[Path, str]]]:
+def rewrite_pages(*, sources: BiSources, home: Path, tier: str) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Every page recorded for `home` that still exists, written again (after an erasure) at its
     tier, or at `tier` (METRICS_PAGE_TIER) where that is narrower; the home's own report.html too
     when the record lacks it, at `tier`. A page that cannot be written again is removed, never
@@ -73,8 +71,13 @@ def rewrite_pages(
                 page.unlink()
                 failed.append((page, f"removed, as it could not be written again: {exc}"))
             except OSError as gone:
-                failed.append((page, f"could not be written again ({exc}) nor removed ({gone.strerror}): "
-                                     "it may still name the person, remove it by hand"))
+                failed.append(
+                    (
+                        page,
+                        f"could not be written again ({exc}) nor removed ({gone.strerror}): "
+                        "it may still name the person, remove it by hand",
+                    )
+                )
     return written, failed
 
 

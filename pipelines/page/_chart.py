@@ -62,14 +62,17 @@ def line_chart(
     plot = [f'<svg class="chart" width="100%" height="{height}" role="img" aria-label="{escape(title)}">']
     for i in range(5):
         value = top_value * i / 4
-        axis.append(f'<text x="{_Y_AXIS_W - 6}" y="{y_of(value) + 4:.1f}" text-anchor="end" font-size="{FONT}" '
-                    f'fill="{AXIS_INK}">{escape(y_format(value))}</text>')
+        axis.append(
+            f'<text x="{_Y_AXIS_W - 6}" y="{y_of(value) + 4:.1f}" text-anchor="end" font-size="{FONT}" '
+            f'fill="{AXIS_INK}">{escape(y_format(value))}</text>'
+        )
         plot.append(f'<line x1="0" x2="100%" y1="{y_of(value):.1f}" y2="{y_of(value):.1f}" stroke="#f1f5f9"/>')
     axis.append("</svg>")
     band = max(step, 0.6)
     marks = []
     for css, fill, label, marked in (
-        ("gap", GAP_FILL, gap_label, gaps), ("provisional", PROVISIONAL_FILL, provisional_label, provisional)
+        ("gap", GAP_FILL, gap_label, gaps),
+        ("provisional", PROVISIONAL_FILL, provisional_label, provisional),
     ):
         shaded = sorted(marked & set(days))
         if shaded:
@@ -85,8 +88,10 @@ def line_chart(
     plot.extend(_date_labels(days, x_of, y=bottom + 16, count=_PHONE_LABELS, css="tick-phone"))
     plot.extend(_date_labels(days, x_of, y=bottom + 16, count=wide_labels, css="tick-wide"))
     # The lines: an inner SVG stretched to the plot; its strokes keep their width as it stretches.
-    plot.append(f'<svg class="lines" x="0" y="0" width="100%" height="{height}" viewBox="0 0 {_LINE_UNITS} {height}" '
-                'preserveAspectRatio="none">')
+    plot.append(
+        f'<svg class="lines" x="0" y="0" width="100%" height="{height}" viewBox="0 0 {_LINE_UNITS} {height}" '
+        'preserveAspectRatio="none">'
+    )
     for s in series:
         for run in _runs(days, s.values):
             if len(run) > 1:
@@ -123,8 +128,10 @@ def _date_labels(days: Sequence[date], x_of: Mapping[date, float], *, y: int, co
     for i in picks:
         anchor = "start" if i == 0 else "end" if i == len(days) - 1 else "middle"
         x = 0 if i == 0 else 100 if i == len(days) - 1 else x_of[days[i]]
-        out.append(f'<text class="{css}" x="{x:.2f}%" y="{y}" text-anchor="{anchor}" font-size="{FONT}" '
-                   f'fill="{AXIS_INK}">{days[i]:%b %d}</text>')
+        out.append(
+            f'<text class="{css}" x="{x:.2f}%" y="{y}" text-anchor="{anchor}" font-size="{FONT}" '
+            f'fill="{AXIS_INK}">{days[i]:%b %d}</text>'
+        )
     return out
 
 

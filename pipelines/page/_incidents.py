@@ -20,11 +20,15 @@ def incidents_section(conn: duckdb.DuckDBPyConnection) -> str:
     if not rows:
         return ""
     body: list[tuple[str, list[Cell]]] = [
-        (f'class="incident" data-incident="{escape(incident_id)}"', [
-            (f"{first} to {last}{' (about)' if approximate else ''}<br>{days:,} day{'s' if days != 1 else ''}", ""),
-            (f"{escape(summary)}<br>{escape(scopes)}", ""), (f"<code>{escape(', '.join(measures))}</code>", ""),
-            (escape(said), ""),
-        ])
+        (
+            f'class="incident" data-incident="{escape(incident_id)}"',
+            [
+                (f"{first} to {last}{' (about)' if approximate else ''}<br>{days:,} day{'s' if days != 1 else ''}", ""),
+                (f"{escape(summary)}<br>{escape(scopes)}", ""),
+                (f"<code>{escape(', '.join(measures))}</code>", ""),
+                (escape(said), ""),
+            ],
+        )
         for incident_id, first, last, days, scopes, approximate, measures, summary, said in rows
     ]
     return (

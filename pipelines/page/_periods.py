@@ -109,13 +109,26 @@ def summary_section(rows: list[PeriodRow], total: TotalChange, *, scope_label: s
     )
     tiles = [
         ("Agent apps in use", f"{len(active)}", f"of {len(latest)} seen"),
-        ("Agent job starts", f"{job_starts:,}",
-         f'{change.badge()} <span class="change-detail">{change.detail("a day")}</span>; {basis}'),
-        ("Most used agent", escape(top.agent_name) if top else "—",
-         f"{top.agent_job_starts:,} job starts" if top and top.agent_job_starts else ""),
-        ("Largest user base", f"{users:,}", "users of a single agent app" + (
-            f' <strong class="short-period">from only {landed(first.user_days)}</strong>' if landed(first.user_days)
-            else "")),
+        (
+            "Agent job starts",
+            f"{job_starts:,}",
+            f'{change.badge()} <span class="change-detail">{change.detail("a day")}</span>; {basis}',
+        ),
+        (
+            "Most used agent",
+            escape(top.agent_name) if top else "—",
+            f"{top.agent_job_starts:,} job starts" if top and top.agent_job_starts else "",
+        ),
+        (
+            "Largest user base",
+            f"{users:,}",
+            "users of a single agent app"
+            + (
+                f' <strong class="short-period">from only {landed(first.user_days)}</strong>'
+                if landed(first.user_days)
+                else ""
+            ),
+        ),
     ]
     cells = "".join(
         f'<div class="tile"><div class="tile-label">{label}</div><div class="tile-value">{value}</div>'
@@ -138,8 +151,15 @@ def summary_section(rows: list[PeriodRow], total: TotalChange, *, scope_label: s
     )
 
 
-_HEADINGS = ("Agent app", "Job starts", "Job starts a day", "This period over the previous", "Users",
-             "Users a day", "Change in job starts a day")
+_HEADINGS = (
+    "Agent app",
+    "Job starts",
+    "Job starts a day",
+    "This period over the previous",
+    "Users",
+    "Users a day",
+    "Change in job starts a day",
+)
 
 
 def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]) -> str:
@@ -157,8 +177,11 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
         short = landed(first.report_days)
         caption = (
             f"{first.period_start} to {first.period_end} · "
-            + (f'<strong class="short-period">only {short}</strong>' if short else
-               f"{_days(first.report_days, 'reported day')}")
+            + (
+                f'<strong class="short-period">only {short}</strong>'
+                if short
+                else f"{_days(first.report_days, 'reported day')}"
+            )
             + f' · <span class="day-count">{first.agent_data_days} with agent data</span> · '
             f'<span class="day-count">{first.provisional_days} provisional</span> · '
             f'<span class="day-count">compared on {_days(first.compared_days, "final day")}</span>'
@@ -172,21 +195,43 @@ def periods_section(rows: list[PeriodRow], *, colors: dict[str, tuple[str, str]]
         body: list[tuple[str, list[Cell]]] = []
         for r in group:
             color = colors.get(r.agent_id, (r.agent_name, "#64748b"))[1]
-            change = Change(r.change if r.comparable else None, r.job_starts_per_day, r.previous_job_starts_per_day,
-                            r.change_low, r.change_high, why)
-            bar = spark_bar(current=r.job_starts_per_day, previous=r.previous_job_starts_per_day, scale=scale,
-                            color=color, unit=" job starts a day")
-            body.append((f'class="period-row" data-agent-id="{escape(r.agent_id)}"', [
-                (f'<span class="swatch" style="background:{color}"></span>{escape(r.agent_name)}', ""),
-                (_num(r.agent_job_starts), "num"),
-                (f'{_rate(r.job_starts_per_day)} <span class="muted">({_rate(r.previous_job_starts_per_day)} '
-                 "before)</span>", "num"),
-                (bar, ""),
-                (_num(r.agent_users), "num"),
-                (f'{_rate(r.users_per_day)} <span class="muted">({_rate(r.previous_users_per_day)} before)</span>',
-                 "num"),
-                (change.verdict(), "verdict"),
-            ]))
+            change = Change(
+                r.change if r.comparable else None,
+                r.job_starts_per_day,
+                r.previous_job_starts_per_day,
+                r.change_low,
+                r.change_high,
+                why,
+            )
+            bar = spark_bar(
+                current=r.job_starts_per_day,
+                previous=r.previous_job_starts_per_day,
+                scale=scale,
+                color=color,
+                unit=" job starts a day",
+            )
+            body.append(
+                (
+                    f'class="period-row" data-agent-id="{escape(r.agent_id)}"',
+                    [
+                        (f'<span class="swatch" style="background:{color}"></span>{escape(r.agent_name)}', ""),
+                        (_num(r.agent_job_starts), "num"),
+                        (
+                            f'{_rate(r.job_starts_per_day)} <span class="muted">('
+                            f"{_rate(r.previous_job_starts_per_day)} before)</span>",
+                            "num",
+                        ),
+                        (bar, ""),
+                        (_num(r.agent_users), "num"),
+                        (
+                            f'{_rate(r.users_per_day)} <span class="muted">('
+                            f"{_rate(r.previous_users_per_day)} before)</span>",
+                            "num",
+                        ),
+                        (change.verdict(), "verdict"),
+                    ],
+                )
+            )
         title = "Last 28 days" if index == 0 else f"{index * 28}\u2013{index * 28 + 27} days before the newest day"
         tables.append(table(headings=_HEADINGS, rows=body, caption=f"<strong>{title}</strong> · {caption}"))
     return (

@@ -64,8 +64,13 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
     body = "".join(
         [
             summary_section(periods, TotalChange(*total), scope_label=main.label),
-            _adoption(agent_rows=agent_rows, days=days, gaps=gaps, colors=colors,
-                      axis=time_axis(days, gaps=gaps, provisional=provisional)),
+            _adoption(
+                agent_rows=agent_rows,
+                days=days,
+                gaps=gaps,
+                colors=colors,
+                axis=time_axis(days, gaps=gaps, provisional=provisional),
+            ),
             periods_section(periods, colors=colors),
             surfaces_section(conn),
             _coverage(coverage_rows=coverage_rows, scopes=scopes),
@@ -180,13 +185,19 @@ def _assistant(*, assistant_rows: list[_Row], axis: Axis) -> str:
     rate = {r[0]: (r[3] * 100 if r[3] is not None else None) for r in assistant_rows}
     small = partial(line_chart, days=axis.points, provisional=axis.provisional, wide_labels=4)
     charts = [
-        small(title=axis.label("Interactions (top-level count)"),
-              series=[Series("user-initiated interactions", "#0f766e", axis.mean(interactions))]),
-        small(title=axis.label("Daily active users"),
-              series=[Series("daily active users", "#4338ca", axis.mean(active))]),
-        small(title=axis.label("Acceptance rate"),
-              series=[Series("acceptances / generations", "#b45309", axis.mean(rate))],
-              y_format=lambda v: f"{v:.0f}%", y_max=100),
+        small(
+            title=axis.label("Interactions (top-level count)"),
+            series=[Series("user-initiated interactions", "#0f766e", axis.mean(interactions))],
+        ),
+        small(
+            title=axis.label("Daily active users"), series=[Series("daily active users", "#4338ca", axis.mean(active))]
+        ),
+        small(
+            title=axis.label("Acceptance rate"),
+            series=[Series("acceptances / generations", "#b45309", axis.mean(rate))],
+            y_format=lambda v: f"{v:.0f}%",
+            y_max=100,
+        ),
     ]
     figures = "".join(charts)
     return (

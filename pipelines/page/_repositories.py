@@ -21,8 +21,16 @@ def _minutes(value: Any) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
-_HEADINGS = ("Repository", "Visibility", "Created", "Merged", "By the assistant", "Suggestions", "Applied",
-             "Minutes to first review")
+_HEADINGS = (
+    "Repository",
+    "Visibility",
+    "Created",
+    "Merged",
+    "By the assistant",
+    "Suggestions",
+    "Applied",
+    "Minutes to first review",
+)
 
 
 def repositories_section(conn: duckdb.DuckDBPyConnection) -> str:
@@ -35,11 +43,21 @@ def repositories_section(conn: duckdb.DuckDBPyConnection) -> str:
         return ""
     scopes: dict[tuple[str, str], list[tuple[str, list[Cell]]]] = defaultdict(list)
     for scope, name, repository, visibility, created, merged, by_assistant, suggestions, applied, first_review in rows:
-        scopes[(scope, name)].append(('class="repository-row"', [
-            (escape(repository), ""), (escape(visibility or "—"), ""), (f"{created or 0:,}", "num"),
-            (f"{merged or 0:,}", "num"), (_share(by_assistant), "num"), (f"{suggestions or 0:,}", "num"),
-            (_share(applied), "num"), (_minutes(first_review), "num"),
-        ]))
+        scopes[(scope, name)].append(
+            (
+                'class="repository-row"',
+                [
+                    (escape(repository), ""),
+                    (escape(visibility or "—"), ""),
+                    (f"{created or 0:,}", "num"),
+                    (f"{merged or 0:,}", "num"),
+                    (_share(by_assistant), "num"),
+                    (f"{suggestions or 0:,}", "num"),
+                    (_share(applied), "num"),
+                    (_minutes(first_review), "num"),
+                ],
+            )
+        )
     tables = "".join(
         table(headings=_HEADINGS, rows=body, caption=f"<strong>{escape(scope)} {escape(name)}</strong>")
         for (scope, name), body in scopes.items()
@@ -47,7 +65,8 @@ def repositories_section(conn: duckdb.DuckDBPyConnection) -> str:
     several = (
         " A repository is counted in the report of every scope that holds it, its organization's and its "
         "enterprise's, each by that scope's own figures: each scope has its own table, never added to another."
-        if len(scopes) > 1 else ""
+        if len(scopes) > 1
+        else ""
     )
     return (
         '<section class="card" id="repositories"><h2>Repositories</h2>'

@@ -9,8 +9,16 @@ import duckdb
 from pipelines.page._table import Cell, table
 from pipelines.warehouse.sql import run_sql
 
-_TOTALS = ("Organization", "Snapshot", "Seats", "Active 7 d", "Active 30 d", "Inactive 30 d", "Never active",
-           "Pending cancellation")
+_TOTALS = (
+    "Organization",
+    "Snapshot",
+    "Seats",
+    "Active 7 d",
+    "Active 30 d",
+    "Inactive 30 d",
+    "Never active",
+    "Pending cancellation",
+)
 _IDLE = ("Who", "Organization", "Assigned by", "Inactive since", "Days", "Pending cancellation")
 
 
@@ -20,15 +28,33 @@ def seats_section(conn: duckdb.DuckDBPyConnection) -> str:
     if not totals:
         return ""
     rows: list[tuple[str, list[Cell]]] = [
-        ('class="seat-row"', [(escape(org), ""), (str(day), ""), (f"{seats:,}", "num"), (f"{active_7d:,}", "num"),
-                              (f"{active_30d:,}", "num"), (f"{inactive:,}", "num"), (f"{never:,}", "num"),
-                              (f"{pending:,}", "num")])
+        (
+            'class="seat-row"',
+            [
+                (escape(org), ""),
+                (str(day), ""),
+                (f"{seats:,}", "num"),
+                (f"{active_7d:,}", "num"),
+                (f"{active_30d:,}", "num"),
+                (f"{inactive:,}", "num"),
+                (f"{never:,}", "num"),
+                (f"{pending:,}", "num"),
+            ],
+        )
         for org, day, seats, active_7d, active_30d, inactive, never, pending in totals
     ]
     idle: list[tuple[str, list[Cell]]] = [
-        ('class="inactive-seat"', [(escape(login), ""), (escape(org), ""), (escape(team), ""),
-                                   ("never active" if never else str(since), ""), (f"{days:,}", "num"),
-                                   (str(pending or ""), "")])
+        (
+            'class="inactive-seat"',
+            [
+                (escape(login), ""),
+                (escape(org), ""),
+                (escape(team), ""),
+                ("never active" if never else str(since), ""),
+                (f"{days:,}", "num"),
+                (str(pending or ""), ""),
+            ],
+        )
         for org, login, team, since, days, never, pending in run_sql(conn, "page/select_inactive_seats.sql")
     ]
     unused = table(headings=_IDLE, rows=idle, caption="<strong>Unused longest</strong> · candidates for clean-up")

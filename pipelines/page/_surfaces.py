@@ -19,8 +19,16 @@ def surfaces_section(conn: duckdb.DuckDBPyConnection) -> str:
     if not rows:
         return ""
     body: list[tuple[str, list[Cell]]] = [
-        ('class="surface-row"', [(f"{escape(surface)}", ""), (f"{escape(scope)} {escape(name)}", ""),
-                                 (f"{days:,}", "num"), (f"{users:,.1f}", "num"), (f"{most:,}", "num")])
+        (
+            'class="surface-row"',
+            [
+                (f"{escape(surface)}", ""),
+                (f"{escape(scope)} {escape(name)}", ""),
+                (f"{days:,}", "num"),
+                (f"{users:,.1f}", "num"),
+                (f"{most:,}", "num"),
+            ],
+        )
         for scope, name, surface, days, users, most in rows
     ]
     return (

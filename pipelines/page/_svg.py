@@ -47,10 +47,14 @@ def fmt_number(value: float) -> str:
 
 def legend_items(items: Sequence[tuple[str, str, str]]) -> str:
     """A key as HTML (name, fill, edge), so it wraps on a narrow screen instead of shrinking."""
-    return '<ul class="legend">' + "".join(
-        f'<li><span class="swatch" style="background:{fill};border-color:{edge}"></span>{escape(text)}</li>'
-        for text, fill, edge in items
-    ) + "</ul>"
+    return (
+        '<ul class="legend">'
+        + "".join(
+            f'<li><span class="swatch" style="background:{fill};border-color:{edge}"></span>{escape(text)}</li>'
+            for text, fill, edge in items
+        )
+        + "</ul>"
+    )
 
 
 @dataclass(frozen=True)
@@ -118,10 +122,12 @@ def coverage_calendar(
 
 def coverage_legend() -> str:
     """The calendar's key as HTML, so it wraps on a narrow screen instead of shrinking."""
-    items = [("agent array reported (darker = more activity)", _green(0.8), _green(0.8)),
-             ("report without agent array: a gap, not zero", _STATE_FILL["no array"], _STATE_FILL["no array"]),
-             ("no report", "#ffffff", "#f87171"),
-             ("provisional: still filling in", "#ffffff", _PROVISIONAL_EDGE)]
+    items = [
+        ("agent array reported (darker = more activity)", _green(0.8), _green(0.8)),
+        ("report without agent array: a gap, not zero", _STATE_FILL["no array"], _STATE_FILL["no array"]),
+        ("no report", "#ffffff", "#f87171"),
+        ("provisional: still filling in", "#ffffff", _PROVISIONAL_EDGE),
+    ]
     return legend_items(items)
 
 

@@ -47,12 +47,23 @@ def _num(value: Any) -> str:
 def _why_no_comparison(r: _TeamRow) -> str:
     if r.previous_compared_days is None:
         return "no comparison: no earlier period with team data"
-    return (f"no comparison: {r.compared_days or 0} and {r.previous_compared_days} final days with team data, "
-            f"fewer than {r.min_compared_days} in a period")
+    return (
+        f"no comparison: {r.compared_days or 0} and {r.previous_compared_days} final days with team data, "
+        f"fewer than {r.min_compared_days} in a period"
+    )
 
 
-_HEADINGS = ("Team", "Members", "Active users", "Active users a day", "Change in active users a day",
-             "Third-party agent users", "Agent apps (job starts)", "Interactions", "AI credits")
+_HEADINGS = (
+    "Team",
+    "Members",
+    "Active users",
+    "Active users a day",
+    "Change in active users a day",
+    "Third-party agent users",
+    "Agent apps (job starts)",
+    "Interactions",
+    "AI credits",
+)
 
 
 def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: str) -> str:
@@ -67,20 +78,38 @@ def teams_section(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
     body: list[tuple[str, list[Cell]]] = []
     for r in rows:
         change = Change(r.change, r.per_day, r.previous_per_day, r.change_low, r.change_high, _why_no_comparison(r))
-        rates = "—" if r.per_day is None else f"{r.per_day:,.1f}" + (
-            f' <span class="muted">({r.previous_per_day:,.1f} before)</span>' if r.previous_per_day is not None else ""
+        rates = (
+            "—"
+            if r.per_day is None
+            else f"{r.per_day:,.1f}"
+            + (
+                f' <span class="muted">({r.previous_per_day:,.1f} before)</span>'
+                if r.previous_per_day is not None
+                else ""
+            )
         )
-        body.append((f'class="team-row" data-team-id="{r.team_id}"', [
-            (escape(r.team_slug), ""), (_num(r.members), "num"), (_num(r.active_users), "num"), (rates, "num"),
-            (change.verdict(), "verdict"),
-            (_num(r.third_party_agent_users), "num"), (", ".join(agents[r.team_id]) or "—", ""),
-            (_num(r.interactions), "num"), (f"{r.credits or 0:,.2f}", "num"),
-        ]))
+        body.append(
+            (
+                f'class="team-row" data-team-id="{r.team_id}"',
+                [
+                    (escape(r.team_slug), ""),
+                    (_num(r.members), "num"),
+                    (_num(r.active_users), "num"),
+                    (rates, "num"),
+                    (change.verdict(), "verdict"),
+                    (_num(r.third_party_agent_users), "num"),
+                    (", ".join(agents[r.team_id]) or "—", ""),
+                    (_num(r.interactions), "num"),
+                    (f"{r.credits or 0:,.2f}", "num"),
+                ],
+            )
+        )
     first = rows[0]
     short = landed(first.landed_days)
     span = f"{first.period_start} to {first.period_end}" + (
         f' · <strong class="short-period">only {short}</strong>: members and active users count those days alone'
-        if short else ""
+        if short
+        else ""
     )
     return (
         f'<section class="card" id="teams"><h2>Teams of {escape(scope)} {escape(scope_name)}</h2>'

@@ -114,8 +114,13 @@ class _Erasure:
         started = datetime.now(UTC)
         rows, files = action()
         run_sql(
-            self._conn, "privacy/record_erasure.sql", erasure_id=self._id, store=store, started_at=started,
-            rows=rows, files=files,
+            self._conn,
+            "privacy/record_erasure.sql",
+            erasure_id=self._id,
+            store=store,
+            started_at=started,
+            rows=rows,
+            files=files,
         )
         self._result.stores[store] = (rows, files)
 
@@ -192,8 +197,13 @@ def _archive(
         conn.execute("BEGIN TRANSACTION")
         try:
             record_rewrite(
-                conn, previous=(path, sha), path=str(done.path), sha256=done.sha256, size=done.bytes,
-                lines_removed=done.lines_removed, reason="erasure",
+                conn,
+                previous=(path, sha),
+                path=str(done.path),
+                sha256=done.sha256,
+                size=done.bytes,
+                lines_removed=done.lines_removed,
+                reason="erasure",
             )
             conn.execute("COMMIT")
         except BaseException:

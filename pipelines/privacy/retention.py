@@ -52,7 +52,9 @@ def apply_retention(
     found = run_sql(conn, "privacy/select_retention.sql")
     since, applied_at = found[0] if found else (_NEVER, _NEVER_AT)
     window = {
-        "cutoff": cutoff, "since": since, "applied_at": applied_at,
+        "cutoff": cutoff,
+        "since": since,
+        "applied_at": applied_at,
         "cutoff_at": datetime.combine(cutoff, time(), tzinfo=UTC),
         "since_at": datetime.combine(since, time(), tzinfo=UTC) if since > _NEVER else _NEVER_AT,
     }

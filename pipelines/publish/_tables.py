@@ -62,8 +62,10 @@ class LakeTable:
         if p is None:
             return f"SELECT * FROM {self._quoted()}"
         if p.grain == "month":  # ordered, so a reader's filter on the day skips row groups
-            return (f'SELECT * FROM {self._quoted()} WHERE "{p.source}" >= $start AND "{p.source}" < $end '
-                    f'ORDER BY "{p.source}"')
+            return (
+                f'SELECT * FROM {self._quoted()} WHERE "{p.source}" >= $start AND "{p.source}" < $end '
+                f'ORDER BY "{p.source}"'
+            )
         if p.in_file:  # received_day: the UTC day of received_at, as a range zone maps can use
             return f"SELECT * FROM {self._quoted()} WHERE received_at >= $start AND received_at < $end"
         return f'SELECT * EXCLUDE ("{p.column}") FROM {self._quoted()} WHERE "{p.column}" = $day'
@@ -94,7 +96,7 @@ class LakeTable:
         p = self.partitioning
         assert p is not None
         if p.grain == "month":
-            return f'SELECT DISTINCT CAST(date_trunc(\'month\', "{p.source}") AS DATE) FROM {self._quoted()}'
+            return f"SELECT DISTINCT CAST(date_trunc('month', \"{p.source}\") AS DATE) FROM {self._quoted()}"
         if p.in_file:
             return f"SELECT DISTINCT CAST(timezone('UTC', received_at) AS DATE) FROM {self._quoted()}"
         return f'SELECT DISTINCT "{p.column}" FROM {self._quoted()}'

@@ -41,7 +41,12 @@ from pipelines.publish._versions import GRACE, KEY, make_visible, remove_superse
 from pipelines.warehouse.sql import connect, run_sql
 
 __all__ = [
-    "AGGREGATE_TABLES", "DEFAULT_K", "aggregate_lake", "aggregate_serving", "build_views", "publish_aggregate",
+    "AGGREGATE_TABLES",
+    "DEFAULT_K",
+    "aggregate_lake",
+    "aggregate_serving",
+    "build_views",
+    "publish_aggregate",
     "write_aside",
 ]
 
@@ -58,8 +63,13 @@ _UNCOVERED = "uncovered"
 # Temp tables of one publish (teams/active_members.sql, teams/uncovered_teams.sql).
 # Days worked out at once from user rows.
 _CHUNK = 14
-_WORK_TABLES = ("aggregate_active_users", "aggregate_active_members", "aggregate_uncovered_shown",
-                "aggregate_uncovered_hidden", "aggregate_uncovered_round")
+_WORK_TABLES = (
+    "aggregate_active_users",
+    "aggregate_active_members",
+    "aggregate_uncovered_shown",
+    "aggregate_uncovered_hidden",
+    "aggregate_uncovered_round",
+)
 
 DEFAULT_K = 5
 SCHEMA = "aggregate"
@@ -102,8 +112,14 @@ def publish_aggregate(
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.unregister(_NESTED_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
-    target = build_views(root, aggregate_serving(serving), schema=SCHEMA, names=AGGREGATE_TABLES, versioned=True,
-                         not_before=version.visible_from)
+    target = build_views(
+        root,
+        aggregate_serving(serving),
+        schema=SCHEMA,
+        names=AGGREGATE_TABLES,
+        versioned=True,
+        not_before=version.visible_from,
+    )
     # The tables' directories of a tier written before versions go once the first version is old.
     remove_superseded(root, legacy=list(AGGREGATE_TABLES), grace=grace)
     return target
@@ -117,15 +133,24 @@ def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.
     the serving database with what each day was made from (another k or definition: every day again)."""
     root = serving.parent / NESTED
     sql = SQL_DIR / "aggregate" / "teams"
-    made_with = f"{k}:" + hashlib.sha256(
-        b"".join((sql / name).read_bytes() for name in ("active_members.sql", "nested_teams.sql"))).hexdigest()
+    made_with = (
+        f"{k}:"
+        + hashlib.sha256(
+            b"".join((sql / name).read_bytes() for name in ("active_members.sql", "nested_teams.sql"))
+        ).hexdigest()
+    )
     sources = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
     kept, done = _kept(root, made_with)
     stale = sorted(day for day, source in sources.items() if done.get(day) != source)
     if kept is not None and not stale and len(sources) == len(done):
         return kept
-    fresh = pa.concat_tables([conn.sql((sql / "nested_teams.sql").read_text(), params={"k": k, "sums": sums})
-                              .to_arrow_table() for _ in _load_active(conn, stale) for sums in (False, True)])
+    fresh = pa.concat_tables(
+        [
+            conn.sql((sql / "nested_teams.sql").read_text(), params={"k": k, "sums": sums}).to_arrow_table()
+            for _ in _load_active(conn, stale)
+            for sums in (False, True)
+        ]
+    )
     if kept is not None:
         unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
         fresh = pa.concat_tables([kept.filter(pc.is_in(kept["day"], unchanged)), fresh])
@@ -139,8 +164,12 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
     changed or whose teams shown so far did (the rest kept beside the nested teams)."""
     root = serving.parent / NESTED / _UNCOVERED
     sql = SQL_DIR / "aggregate" / "teams"
-    made_with = f"{k}:" + hashlib.sha256(
-        b"".join((sql / name).read_bytes() for name in ("active_members.sql", "uncovered_teams.sql"))).hexdigest()
+    made_with = (
+        f"{k}:"
+        + hashlib.sha256(
+            b"".join((sql / name).read_bytes() for name in ("active_members.sql", "uncovered_teams.sql"))
+        ).hexdigest()
+    )
     users = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
     shown = {day: teams for day, teams in run_sql(conn, "aggregate/teams/select_shown.sql")}
     # A day with no team shown hides none: nothing to work out or keep.
@@ -152,8 +181,9 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
         for days in _load_active(conn, stale):
             run_sql(conn, "aggregate/teams/shown_so_far.sql", days=days)
             # A round for each definition of the people behind figures, until neither hides any.
-            while sum(run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k, sums=sums)[0][0]
-                      for sums in (False, True)):
+            while sum(
+                run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k, sums=sums)[0][0] for sums in (False, True)
+            ):
                 pass
         fresh = conn.table("aggregate_uncovered_hidden").to_arrow_table()
         if kept is not None:
@@ -173,9 +203,14 @@ def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> Iterator[
     run at a time: a year's would not fit the memory limit). At least one run, maybe of none."""
     days = [date.fromisoformat(day) for day in stale]
     for first in range(0, max(len(days), 1), _CHUNK):
-        chunk = days[first:first + _CHUNK]
-        run_sql(conn, "aggregate/teams/active_members.sql", days=chunk, first=min(chunk, default=None),
-                last=max(chunk, default=None))
+        chunk = days[first : first + _CHUNK]
+        run_sql(
+            conn,
+            "aggregate/teams/active_members.sql",
+            days=chunk,
+            first=min(chunk, default=None),
+            last=max(chunk, default=None),
+        )
         yield chunk
 
 
@@ -197,8 +232,14 @@ def _keep(root: Path, rows: pa.Table, made_with: str, sources: dict[str, str]) -
 
 
 def build_views(
-    root: Path, target: Path, *, schema: str, names: tuple[str, ...], partitioned: dict[str, str] | None = None,
-    versioned: bool = False, not_before: int = 0,
+    root: Path,
+    target: Path,
+    *,
+    schema: str,
+    names: tuple[str, ...],
+    partitioned: dict[str, str] | None = None,
+    versioned: bool = False,
+    not_before: int = 0,
 ) -> Path:
     """A database of one view per table over its file under `root`, in `schema`, renamed into
     place (as _serving.build_serving) once `not_before` (microseconds since the epoch) has come.

@@ -43,8 +43,17 @@ from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
-    "CURRENT", "DATA_FILE", "GRACE", "SCHEMAS", "LakeTable", "PublishResult", "glob_literal", "lake_tables", "publish",
-    "remove_unpublished_files", "unreadable_lake_file",
+    "CURRENT",
+    "DATA_FILE",
+    "GRACE",
+    "SCHEMAS",
+    "LakeTable",
+    "PublishResult",
+    "glob_literal",
+    "lake_tables",
+    "publish",
+    "remove_unpublished_files",
+    "unreadable_lake_file",
 ]
 
 REWRITE_ALL = "*"  # a meta.lake_changes row naming this: every table is written again
@@ -224,7 +233,12 @@ def _publish_partitions(
 
 
 def publish(
-    conn: duckdb.DuckDBPyConnection, *, lake: Path, serving: Path, full: bool = False, grace: timedelta = GRACE,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    lake: Path,
+    serving: Path,
+    full: bool = False,
+    grace: timedelta = GRACE,
     k: int = DEFAULT_K,
 ) -> PublishResult:
     """A new version of the lake, the serving database over it, then the aggregate tier (no group
@@ -260,8 +274,14 @@ def publish(
                 continue
             days = {table.partition_of(d) for d in changes.get(table.name, set()) if d is not None}
             _publish_partitions(
-                conn, table, previous.path if previous is not None else None, staging, days,
-                by_table.get(table.name, set()), written, counts,
+                conn,
+                table,
+                previous.path if previous is not None else None,
+                staging,
+                days,
+                by_table.get(table.name, set()),
+                written,
+                counts,
             )
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -271,7 +291,10 @@ def publish(
     build_serving(tables, lake=lake, target=serving, not_before=version.visible_from)
     publish_aggregate(conn, serving=serving, k=k, grace=grace)
     remove_superseded(lake, legacy=[t.name for t in tables], grace=grace)
-    marked = {t.name: {t.partition_of(d).isoformat() for d in changes.get(t.name, set()) if d is not None}
-              for t in tables if t.partitioning is not None}
+    marked = {
+        t.name: {t.partition_of(d).isoformat() for d in changes.get(t.name, set()) if d is not None}
+        for t in tables
+        if t.partitioning is not None
+    }
     repaired = tuple(path for path in drifted if not asked(path, marked))
     return PublishResult(counts.written, counts.removed, whole, serving, repaired, counts.linked, version.path, late)

@@ -86,8 +86,12 @@ def _write_json(path: Path, value: object) -> None:
 
 def _register_pseudonyms(conn: duckdb.DuckDBPyConnection, key: str, days: list[date]) -> None:
     user_ids = [user_id for (user_id,) in run_sql(conn, "pseudonymous/select_user_ids.sql", days=days)]
-    conn.register(_VIEW, pa.table({"user_id": pa.array(user_ids, pa.int64()),
-                                   "pseudonym": [pseudonym(key, user_id) for user_id in user_ids]}))
+    conn.register(
+        _VIEW,
+        pa.table(
+            {"user_id": pa.array(user_ids, pa.int64()), "pseudonym": [pseudonym(key, user_id) for user_id in user_ids]}
+        ),
+    )
 
 
 def publish_pseudonymous(conn: duckdb.DuckDBPyConnection, *, serving: Path, key: str) -> Path:
@@ -110,8 +114,9 @@ def publish_pseudonymous(conn: duckdb.DuckDBPyConnection, *, serving: Path, key:
             if columns_anew:
                 write_aside(conn.sql(_select(), params={"day": None}).to_arrow_table(), root / f"day={_EMPTY}")
             for day in stale:
-                write_aside(conn.sql(_select(), params={"day": date.fromisoformat(day)}).to_arrow_table(),
-                            root / f"day={day}")
+                write_aside(
+                    conn.sql(_select(), params={"day": date.fromisoformat(day)}).to_arrow_table(), root / f"day={day}"
+                )
         finally:
             conn.unregister(_VIEW)
     for entry in os.scandir(root):
@@ -123,8 +128,13 @@ def publish_pseudonymous(conn: duckdb.DuckDBPyConnection, *, serving: Path, key:
             os.rename(entry.path, hidden)
             shutil.rmtree(hidden)
     _write_json(root / _SOURCES, {"made_with": made_with, "days": sources})
-    return build_views(pseudonymous_lake(serving), pseudonymous_serving(serving), schema=SCHEMA,
-                       names=PSEUDONYMOUS_TABLES, partitioned={_TABLE: "day"})
+    return build_views(
+        pseudonymous_lake(serving),
+        pseudonymous_serving(serving),
+        schema=SCHEMA,
+        names=PSEUDONYMOUS_TABLES,
+        partitioned={_TABLE: "day"},
+    )
 
 
 def _select() -> str:

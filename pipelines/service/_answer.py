@@ -33,7 +33,9 @@ class Answer:
         except ValueError:
             kind = self.headers.get("content-type") or "no content type"
             raise MalformedResponse(
-                method=self.method, url=self.url, status=self.status,
+                method=self.method,
+                url=self.url,
+                status=self.status,
                 message=f"the answer is not JSON ({kind}, {len(self.body):,} bytes)",
                 advice="Check SERVICE_BASE_URL: a proxy or login page may be answering instead of the API.",
             ) from None

@@ -45,8 +45,12 @@ def failure(*, response: httpx.Response, dialect: Dialect) -> ServiceError:
     status = response.status_code
     message, documentation_url, details = _error_body(response)
     common: dict[str, Any] = {
-        "method": method, "url": url, "status": status, "message": message,
-        "documentation_url": documentation_url, "details": details,
+        "method": method,
+        "url": url,
+        "status": status,
+        "message": message,
+        "documentation_url": documentation_url,
+        "details": details,
     }
     headers = response.headers
     text = message.lower()

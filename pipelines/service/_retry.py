@@ -192,12 +192,14 @@ class RetryPolicy:
             multiplier=self.backoff_initial, jitter=self.backoff_initial, max=self.backoff_max
         )
         doubling = wait_exponential(multiplier=self.limit_wait)
-        chain = _Chain((
-            RateLimitPolicy(buffer=self.rate_limit_buffer, doubling=doubling, clock=clock),
-            SecondaryRateLimitPolicy(doubling=doubling),
-            ServerErrorPolicy(backoff=backoff),
-            TransportPolicy(backoff=backoff, repeatable=repeatable),
-        ))
+        chain = _Chain(
+            (
+                RateLimitPolicy(buffer=self.rate_limit_buffer, doubling=doubling, clock=clock),
+                SecondaryRateLimitPolicy(doubling=doubling),
+                ServerErrorPolicy(backoff=backoff),
+                TransportPolicy(backoff=backoff, repeatable=repeatable),
+            )
+        )
         attempts = stop_after_attempt(self.max_attempts)
         cap = _BeyondCap(max_wait=max_wait)
 

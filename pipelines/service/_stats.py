@@ -50,8 +50,10 @@ def budget_in(headers: httpx.Headers) -> Budget | None:
         return None
     # The public service names the resource; an answer that does not is counted as core.
     resource = headers.get("x-ratelimit-resource") or "core"
-    return budget_of({name: headers.get(f"x-ratelimit-{name}") for name in ("limit", "remaining", "reset", "used")},
-                     resource=resource)
+    return budget_of(
+        {name: headers.get(f"x-ratelimit-{name}") for name in ("limit", "remaining", "reset", "used")},
+        resource=resource,
+    )
 
 
 def to_int(value: object) -> int | None:

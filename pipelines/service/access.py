@@ -26,8 +26,13 @@ from pipelines.service.reports import ReportMetadata, ReportRef, fetch_report_me
 __all__ = ["AccessCheck", "AccessProblem", "ProblemKind", "ScopeAccess", "check_access"]
 
 ProblemKind = Literal[
-    "bad_credentials", "missing_permission", "policy_off", "unknown_scope", "version_rejected",
-    "rate_limit_spent", "service_error",
+    "bad_credentials",
+    "missing_permission",
+    "policy_off",
+    "unknown_scope",
+    "version_rejected",
+    "rate_limit_spent",
+    "service_error",
 ]
 
 

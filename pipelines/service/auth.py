@@ -140,7 +140,9 @@ class AppAuth(httpx.Auth):
             body = answer.json()
         except ValueError:
             raise MalformedResponse(
-                method="POST", url=self._exchange_url, status=answer.status_code,
+                method="POST",
+                url=self._exchange_url,
+                status=answer.status_code,
                 message="the installation token answer is not JSON",
                 advice="Check SERVICE_BASE_URL: a proxy or login page may be answering instead of the API.",
             ) from None

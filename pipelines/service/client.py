@@ -92,8 +92,11 @@ class ServiceClient:
             transport=api_transport,
             timeout=config.timeout,
             follow_redirects=True,
-            headers={"Accept": self.dialect.media_type, self.dialect.version_header: config.api_version,
-                     "User-Agent": _USER_AGENT},
+            headers={
+                "Accept": self.dialect.media_type,
+                self.dialect.version_header: config.api_version,
+                "User-Agent": _USER_AGENT,
+            },
             event_hooks={"request": [self._on_request], "response": [self._on_response]},
         )
         # Signed links are another service: no credentials, no cache, no budget.
@@ -230,7 +233,12 @@ class ServiceClient:
         return path if path.startswith(("http://", "https://")) else f"{self._base_url}{path}"
 
     def _request(
-        self, *, method: str, url: str, params: Mapping[str, Any] | None = None, json: Any = None,
+        self,
+        *,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
         conditional: bool = False,
     ) -> Answer:
         request_url = str(httpx.URL(url, params=params)) if params else url
@@ -262,7 +270,10 @@ class ServiceClient:
             if response.status_code >= 400:
                 raise failure(response=response, dialect=self.dialect)
             return Answer(
-                method=method, status=response.status_code, headers=response.headers, body=response.content,
+                method=method,
+                status=response.status_code,
+                headers=response.headers,
+                body=response.content,
                 url=request_url,
             )
 
@@ -276,8 +287,11 @@ class ServiceClient:
             _log.warning("retrying %s %s after %s in %.1fs", method, redact_url(url, keep_query=False), kind, wait)
 
         retrying = self._retry.retrying(
-            clock=self._clock, sleep=self._sleep, max_wait=self.config.rate_limit_max_wait,
-            repeatable=self._repeatable, on_retry=count,
+            clock=self._clock,
+            sleep=self._sleep,
+            max_wait=self.config.rate_limit_max_wait,
+            repeatable=self._repeatable,
+            on_retry=count,
         )
         return retrying(call)
 

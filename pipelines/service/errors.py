@@ -264,7 +264,11 @@ class GraphQLNotFound(GraphQLError):
     """
 
     def __init__(
-        self, *, url: object, messages: tuple[str, ...], data: Mapping[str, Any],
+        self,
+        *,
+        url: object,
+        messages: tuple[str, ...],
+        data: Mapping[str, Any],
         not_found: Mapping[tuple[str | int, ...], str],
     ) -> None:
         self.data = data

@@ -24,8 +24,9 @@ def data_of(*, body: Any, url: str) -> Any:
         data = body.get("data")
         paths = [p for p in map(_not_found_path, errors) if p is not None]
         if isinstance(data, Mapping) and len(paths) == len(errors):
-            raise GraphQLNotFound(url=url, messages=messages, data=data,
-                                  not_found=dict(zip(paths, messages, strict=True)))
+            raise GraphQLNotFound(
+                url=url, messages=messages, data=data, not_found=dict(zip(paths, messages, strict=True))
+            )
         raise GraphQLError(url=url, messages=messages)
     return body.get("data")
 

@@ -51,7 +51,10 @@ USER_1_DAY = ReportKind("user", "1-day", "users")
 USER_28_DAY = ReportKind("user", "28-day", "users")
 # An extension (docs/extensions.md): the day's memberships, with the day's user report.
 USER_TEAMS_1_DAY = ReportKind(
-    "user-teams", "1-day", "user-teams", carried_by=USER_1_DAY,
+    "user-teams",
+    "1-day",
+    "user-teams",
+    carried_by=USER_1_DAY,
     refresh=("warehouse/begin_user_teams.sql", "warehouse/refresh_team_dimensions.sql"),
 )
 # Each repository active that day, with the day's aggregate report.

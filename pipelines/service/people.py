@@ -50,21 +50,35 @@ def _git(path: str, login: str = "username") -> PersonPath:
 EVERY_KIND: tuple[PersonPath, ...] = (_user("sender"), _owner("repository.owner"))
 
 _ISSUE = (
-    _user("issue.user"), _user("issue.assignee"), _user("issue.assignees[]"), _user("issue.closed_by"),
-    _user("issue.milestone.creator"), _user("assignee"),
+    _user("issue.user"),
+    _user("issue.assignee"),
+    _user("issue.assignees[]"),
+    _user("issue.closed_by"),
+    _user("issue.milestone.creator"),
+    _user("assignee"),
 )
 _PULL_REQUEST = (
-    _user("pull_request.user"), _user("pull_request.assignee"), _user("pull_request.assignees[]"),
-    _user("pull_request.requested_reviewers[]"), _user("pull_request.merged_by"),
-    _user("pull_request.milestone.creator"), _owner("pull_request.head.user"), _owner("pull_request.base.user"),
-    _owner("pull_request.head.repo.owner"), _owner("pull_request.base.repo.owner"), _user("requested_reviewer"),
+    _user("pull_request.user"),
+    _user("pull_request.assignee"),
+    _user("pull_request.assignees[]"),
+    _user("pull_request.requested_reviewers[]"),
+    _user("pull_request.merged_by"),
+    _user("pull_request.milestone.creator"),
+    _owner("pull_request.head.user"),
+    _owner("pull_request.base.user"),
+    _owner("pull_request.head.repo.owner"),
+    _owner("pull_request.base.repo.owner"),
+    _user("requested_reviewer"),
     _user("assignee"),
 )
 
 PERSON_FIELDS: dict[str, tuple[PersonPath, ...]] = {
     "push": (
-        _git("pusher", login="name"), _git("commits[].author"), _git("commits[].committer"),
-        _git("head_commit.author"), _git("head_commit.committer"),
+        _git("pusher", login="name"),
+        _git("commits[].author"),
+        _git("commits[].committer"),
+        _git("head_commit.author"),
+        _git("head_commit.committer"),
     ),
     "issues": _ISSUE,
     "issue_comment": (*_ISSUE, _user("comment.user")),

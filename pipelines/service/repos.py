@@ -174,9 +174,7 @@ def fetch_repository_stats(
         missing = {str(path[0]): message for path, message in exc.not_found.items() if len(path) == 1}
         # Only a null alias of this batch is a missing repository; a NOT_FOUND deeper down, or
         # naming something else, is a failure of the query as before.
-        if len(missing) != len(exc.not_found) or any(
-            a not in aliases or exc.data.get(a) is not None for a in missing
-        ):
+        if len(missing) != len(exc.not_found) or any(a not in aliases or exc.data.get(a) is not None for a in missing):
             raise
         data = exc.data
     nodes: list[Record | NotResolved] = []

@@ -29,16 +29,34 @@ __all__ = ["UNKEYED", "Column", "polars_types", "table_columns", "table_ddl"]
 _DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS}
 # The tables whose grain is not their primary key: the large facts, landed batch by batch, where
 # DuckDB's index would cost memory on every insert (the grain check holds them unique instead).
-UNKEYED = frozenset({
-    "raw.quarantine", "core.daily_totals", "core.user_daily_totals", "core.breakdowns", "core.agent_activity",
-    "core.cli_customizations", "core.adoption_phases", "core.feature_engagement", "core.comment_types",
-    "core.user_team_days", "core.repository_days", "core.repository_review_times", "core.repository_comment_types",
-})
+UNKEYED = frozenset(
+    {
+        "raw.quarantine",
+        "core.daily_totals",
+        "core.user_daily_totals",
+        "core.breakdowns",
+        "core.agent_activity",
+        "core.cli_customizations",
+        "core.adoption_phases",
+        "core.feature_engagement",
+        "core.comment_types",
+        "core.user_team_days",
+        "core.repository_days",
+        "core.repository_review_times",
+        "core.repository_comment_types",
+    }
+)
 # A frame's type of each warehouse type a transform writes (JSON: the text DuckDB parses on insert).
 _POLARS: dict[str, pl.DataType] = {
-    "VARCHAR": pl.String(), "JSON": pl.String(), "BIGINT": pl.Int64(), "DOUBLE": pl.Float64(),
-    "BOOLEAN": pl.Boolean(), "DATE": pl.Date(), "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
-    "INTEGER": pl.Int32(), "VARCHAR[]": pl.List(pl.String()),
+    "VARCHAR": pl.String(),
+    "JSON": pl.String(),
+    "BIGINT": pl.Int64(),
+    "DOUBLE": pl.Float64(),
+    "BOOLEAN": pl.Boolean(),
+    "DATE": pl.Date(),
+    "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+    "INTEGER": pl.Int32(),
+    "VARCHAR[]": pl.List(pl.String()),
 }
 _DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
 
@@ -72,7 +90,8 @@ def table_columns(name: str) -> tuple[Column, ...]:
     own = tuple(_parse(text) for text in _DECLARATIONS[name])
     names = {c.name for c in own}
     added = tuple(
-        Column(column, duckdb_type(dtype)) for column, dtype in declared_columns().get(name, {}).items()
+        Column(column, duckdb_type(dtype))
+        for column, dtype in declared_columns().get(name, {}).items()
         if column not in names
     )
     return own + added

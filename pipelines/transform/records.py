@@ -221,29 +221,29 @@ def _cli_customizations(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame
     """Each category's entries in long form; an omitted array gives no rows, never a zero row."""
     frames = []
     for category, field in CUSTOMIZATION_ARRAYS.items():
-        entries = (
-            records.select(pl.col("day"), *_user_columns(prov), pl.col(field))
-            .explode(field)
-            .drop_nulls(field)
-        )
+        entries = records.select(pl.col("day"), *_user_columns(prov), pl.col(field)).explode(field).drop_nulls(field)
         entry = pl.col(field)
-        frames.append(entries.select(
-            *_context_columns(prov, with_level=True),
-            pl.col("day"),
-            pl.col("user_id"),
-            pl.col("user_login"),
-            pl.lit(category).alias("category"),
-            entry.struct.field(category).alias("name"),
-            entry.struct.field("interaction_count").alias("interaction_count"),
-            *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
-        ))
+        frames.append(
+            entries.select(
+                *_context_columns(prov, with_level=True),
+                pl.col("day"),
+                pl.col("user_id"),
+                pl.col("user_login"),
+                pl.lit(category).alias("category"),
+                entry.struct.field(category).alias("name"),
+                entry.struct.field("interaction_count").alias("interaction_count"),
+                *finality_columns(fetched_at=prov.fetched_at, served_at=prov.served_at),
+            )
+        )
     return pl.concat(frames)
 
 
 def _adoption_phases(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     """One row per phase entry of an aggregate record, its members as columns."""
-    entries = records.select(pl.col("day"), pl.col(ADOPTION_PHASE_FIELD)).explode(ADOPTION_PHASE_FIELD).drop_nulls(
-        ADOPTION_PHASE_FIELD
+    entries = (
+        records.select(pl.col("day"), pl.col(ADOPTION_PHASE_FIELD))
+        .explode(ADOPTION_PHASE_FIELD)
+        .drop_nulls(ADOPTION_PHASE_FIELD)
     )
     entry = pl.col(ADOPTION_PHASE_FIELD)
     return entries.select(
@@ -259,7 +259,8 @@ def _feature_engagement(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame
     """The 28-day report's engagement per feature, once: from its last day's record (every day
     of the report carries the same wrapper field)."""
     last = records.filter(pl.col("day") == pl.lit(prov.end_day)).select(
-        pl.col("day"), pl.col(FEATURE_ENGAGEMENT_FIELD).struct.field("active_user_count").alias("active_user_count"),
+        pl.col("day"),
+        pl.col(FEATURE_ENGAGEMENT_FIELD).struct.field("active_user_count").alias("active_user_count"),
         pl.col(FEATURE_ENGAGEMENT_FIELD).struct.field("totals_by_feature").alias("entry"),
     )
     entries = last.explode("entry").drop_nulls("entry")
@@ -276,9 +277,11 @@ def _feature_engagement(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame
 
 def _comment_types(records: pl.DataFrame, prov: Provenance) -> pl.DataFrame:
     """The pull requests' suggestions per comment type, one row per entry (aggregate records)."""
-    entries = records.select(
-        pl.col("day"), pl.col("pull_requests").struct.field(COMMENT_TYPES_FIELD).alias("entry")
-    ).explode("entry").drop_nulls("entry")
+    entries = (
+        records.select(pl.col("day"), pl.col("pull_requests").struct.field(COMMENT_TYPES_FIELD).alias("entry"))
+        .explode("entry")
+        .drop_nulls("entry")
+    )
     return entries.select(
         *_context_columns(prov, with_level=False),
         pl.col("day"),

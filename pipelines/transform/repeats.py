@@ -26,7 +26,13 @@ from pipelines.transform.records import Transformed
 from pipelines.transform.schema import DAY_TOTALS_WRAPPER
 
 __all__ = [
-    "ENTRY_KEYS", "KeyedLines", "Place", "RefusedLine", "conflict_reason", "entries_listed_twice", "same_json",
+    "ENTRY_KEYS",
+    "KeyedLines",
+    "Place",
+    "RefusedLine",
+    "conflict_reason",
+    "entries_listed_twice",
+    "same_json",
     "same_records",
 ]
 
@@ -114,8 +120,10 @@ def conflict_reason(places: Sequence[Place], what: str) -> str:
     distinct = sorted(set(places))
     if len(distinct) == 1:  # a wrapper listing one day twice
         file, line = distinct[0]
-        return (f"line {line} of file {file} holds {what} more than once; none of them landed (clear it to accept "
-                "the report without it, or fetch the report again once the service sends one)")
+        return (
+            f"line {line} of file {file} holds {what} more than once; none of them landed (clear it to accept "
+            "the report without it, or fetch the report again once the service sends one)"
+        )
     return (
         f"{_places(distinct)} hold {what} with different figures; none of them landed "
         "(clear them to accept the report without it, or fetch the report again once the service sends one line)"
@@ -208,9 +216,12 @@ def entries_listed_twice(result: Transformed, *, level: str) -> tuple[Transforme
             for kind in kinds:
                 part = twice if kind is None else twice.filter(pl.col("kind") == kind)
                 what = f"{kind} breakdown entry" if kind else f"{label} entry"
-                found.append(part.select(*[pl.col(k) for k in keys], pl.lit(
-                    f"one {what} is listed twice in the record, which did not land"
-                ).alias("reason")).unique(keys))
+                found.append(
+                    part.select(
+                        *[pl.col(k) for k in keys],
+                        pl.lit(f"one {what} is listed twice in the record, which did not land").alias("reason"),
+                    ).unique(keys)
+                )
     if not found:
         return result, []
     bad = pl.concat(found).unique(keys, keep="first")
@@ -222,7 +233,8 @@ def entries_listed_twice(result: Transformed, *, level: str) -> tuple[Transforme
         return frame.join(bad.select(on).unique(), on=on, how="anti", nulls_equal=True)
 
     refused = totals.join(bad.select(keys), on=keys, how="semi", nulls_equal=True).select(
-        "day", pl.col("user_id") if "user_id" in totals.columns else pl.lit(None, dtype=pl.Int64()).alias("user_id"),
+        "day",
+        pl.col("user_id") if "user_id" in totals.columns else pl.lit(None, dtype=pl.Int64()).alias("user_id"),
         "_line",
     )
     totals = kept(totals)

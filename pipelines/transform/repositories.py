@@ -89,8 +89,9 @@ class _Line:
         self.extra[path] = value
         return None
 
-    def entries(self, value: Any, path: str, element: dict[str, pl.DataType], key: tuple[str, ...],
-                wire: dict[str, str]) -> list[dict[str, Any]]:
+    def entries(
+        self, value: Any, path: str, element: dict[str, pl.DataType], key: tuple[str, ...], wire: dict[str, str]
+    ) -> list[dict[str, Any]]:
         """An array's entries under canonical names; its key strings are required and unique."""
         if value is None:
             return []
@@ -151,11 +152,13 @@ def _repository_rows(
         row[f"{_PULLS}_{member}"] = line.typed(pulls, wire, _MEMBERS[member], f"{_PULLS}.{wire}")
     comments_wire = line.wire.get((_PULLS, COMMENT_TYPES_FIELD), COMMENT_TYPES_FIELD)
     comment_names = {m: line.wire.get((_PULLS, COMMENT_TYPES_FIELD, m), m) for m in COMMENT_TYPE_ENTRY}
-    comments = line.entries(pulls.get(comments_wire), f"{_PULLS}.{comments_wire}", COMMENT_TYPE_ENTRY,
-                            ("comment_type",), comment_names)
+    comments = line.entries(
+        pulls.get(comments_wire), f"{_PULLS}.{comments_wire}", COMMENT_TYPE_ENTRY, ("comment_type",), comment_names
+    )
     line.extra |= {f"{_PULLS}.{k}": v for k, v in pulls.items() if k not in members and k != comments_wire}
-    reviews = line.entries(record.get(REVIEW_TIMES_FIELD), REVIEW_TIMES_FIELD, REVIEW_TIME_ENTRY,
-                           ("authored_by", "reviewed_by"), {})
+    reviews = line.entries(
+        record.get(REVIEW_TIMES_FIELD), REVIEW_TIMES_FIELD, REVIEW_TIME_ENTRY, ("authored_by", "reviewed_by"), {}
+    )
     line.extra |= {k: v for k, v in record.items() if k not in _KNOWN}
     row["extra"] = json_values.dumps(line.extra) if line.extra else None
     return row, [{"repo_id": repo_id, **r} for r in reviews], [{"repo_id": repo_id, **c} for c in comments]
@@ -202,8 +205,11 @@ def repository_rows(
         kept = [r["repo_id"] not in keyed.conflicts for r in found["core.repository_days"]]
         numbers = [n for n, keep in zip(numbers, kept, strict=True) if keep]
         found = {name: [r for r in rows if r["repo_id"] not in keyed.conflicts] for name, rows in found.items()}
-    context = [pl.lit(scope).alias("scope"), pl.lit(scope_name).alias("scope_name"),
-               pl.lit(day, dtype=pl.Date()).alias("day")]
+    context = [
+        pl.lit(scope).alias("scope"),
+        pl.lit(scope_name).alias("scope_name"),
+        pl.lit(day, dtype=pl.Date()).alias("day"),
+    ]
     frames = {
         name: pl.DataFrame(found[name], schema=columns)
         .with_columns(context)

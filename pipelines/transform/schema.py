@@ -58,12 +58,17 @@ RECORD_FIELDS: dict[str, tuple[pl.DataType, frozenset[str]]] = {
     "monthly_active_chat_users": (pl.Int64(), _AGGREGATE),
     "monthly_active_agent_users": (pl.Int64(), _AGGREGATE),
     "daily_active_cli_users": (pl.Int64(), _AGGREGATE),
-    **{f"{window}_{kind}_assistant_code_review_users": (pl.Int64(), _AGGREGATE)
-       for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")},
+    **{
+        f"{window}_{kind}_assistant_code_review_users": (pl.Int64(), _AGGREGATE)
+        for window in ("daily", "weekly", "monthly")
+        for kind in ("active", "passive")
+    },
     # The agent surfaces of 2026: the service's own cloud agent (April; "coding agent" before,
     # FORMER_NAMES), the desktop app (July), agent sessions in VS Code (September).
-    **{f"{window}_active_assistant_cloud_agent_users": (pl.Int64(), _AGGREGATE)
-       for window in ("daily", "weekly", "monthly")},
+    **{
+        f"{window}_active_assistant_cloud_agent_users": (pl.Int64(), _AGGREGATE)
+        for window in ("daily", "weekly", "monthly")
+    },
     "daily_active_assistant_app_users": (pl.Int64(), _AGGREGATE),
     "daily_active_vscode_agent_users": (pl.Int64(), _AGGREGATE),
     "used_assistant_cloud_agent": (pl.Boolean(), _USER),
@@ -76,8 +81,10 @@ RECORD_FIELDS: dict[str, tuple[pl.DataType, frozenset[str]]] = {
     "used_assistant_code_review_passive": (pl.Boolean(), _USER),
     # How many different CLI customizations of each category were used (September 2026): a
     # user's own, or anyone's in the scope, the top five of CUSTOMIZATION_ARRAYS and the rest.
-    **{f"distinct_{category}_use_count": (pl.Int64(), _BOTH)
-       for category in ("skill", "custom_agent", "mcp", "slash_cmd", "plugin")},
+    **{
+        f"distinct_{category}_use_count": (pl.Int64(), _BOTH)
+        for category in ("skill", "custom_agent", "mcp", "slash_cmd", "plugin")
+    },
 }
 RECORD_SCALARS: dict[str, pl.DataType] = {name: dtype for name, (dtype, _) in RECORD_FIELDS.items()}
 
@@ -108,46 +115,60 @@ COMMENT_TYPE_ENTRY: dict[str, pl.DataType] = {
 # an object; a member is one line. `repos`: the repos-1-day report's rows (core.repository_days)
 # carry the same pull-request members, per repository.
 RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
-    "pull_requests": ({
-        "total_created": pl.Int64(),
-        "total_reviewed": pl.Int64(),
-        "total_merged": pl.Int64(),
-        "median_minutes_to_merge": pl.Float64(),
-        "total_suggestions": pl.Int64(),
-        "total_applied_suggestions": pl.Int64(),
-        "total_created_by_assistant": pl.Int64(),
-        "total_reviewed_by_assistant": pl.Int64(),
-        "total_merged_created_by_assistant": pl.Int64(),
-        "total_merged_reviewed_by_assistant": pl.Int64(),
-        "median_minutes_to_merge_assistant_authored": pl.Float64(),
-        "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
-        "total_assistant_suggestions": pl.Int64(),
-        "total_assistant_applied_suggestions": pl.Int64(),
-        COMMENT_TYPES_FIELD: pl.List(pl.Struct(COMMENT_TYPE_ENTRY)),
-    }, frozenset({AGGREGATE, REPOS})),
+    "pull_requests": (
+        {
+            "total_created": pl.Int64(),
+            "total_reviewed": pl.Int64(),
+            "total_merged": pl.Int64(),
+            "median_minutes_to_merge": pl.Float64(),
+            "total_suggestions": pl.Int64(),
+            "total_applied_suggestions": pl.Int64(),
+            "total_created_by_assistant": pl.Int64(),
+            "total_reviewed_by_assistant": pl.Int64(),
+            "total_merged_created_by_assistant": pl.Int64(),
+            "total_merged_reviewed_by_assistant": pl.Int64(),
+            "median_minutes_to_merge_assistant_authored": pl.Float64(),
+            "median_minutes_to_merge_assistant_reviewed": pl.Float64(),
+            "total_assistant_suggestions": pl.Int64(),
+            "total_assistant_applied_suggestions": pl.Int64(),
+            COMMENT_TYPES_FIELD: pl.List(pl.Struct(COMMENT_TYPE_ENTRY)),
+        },
+        frozenset({AGGREGATE, REPOS}),
+    ),
     # The desktop app's sessions, requests and prompts (July 2026), on both levels.
-    "totals_by_assistant_app": ({
-        "session_count": pl.Int64(),
-        "request_count": pl.Int64(),
-        "prompt_count": pl.Int64(),
-        "token_usage": pl.Struct({
-            "output_tokens_sum": pl.Int64(),
-            "prompt_tokens_sum": pl.Int64(),
-            "avg_tokens_per_request": pl.Float64(),
-        }),
-    }, _BOTH),
+    "totals_by_assistant_app": (
+        {
+            "session_count": pl.Int64(),
+            "request_count": pl.Int64(),
+            "prompt_count": pl.Int64(),
+            "token_usage": pl.Struct(
+                {
+                    "output_tokens_sum": pl.Int64(),
+                    "prompt_tokens_sum": pl.Int64(),
+                    "avg_tokens_per_request": pl.Float64(),
+                }
+            ),
+        },
+        _BOTH,
+    ),
     # Agent sessions in VS Code and the messages users sent in them (September 2026).
-    "totals_by_vscode_agent": ({
-        "session_count": pl.Int64(),
-        "total_user_messages": pl.Int64(),
-    }, _BOTH),
+    "totals_by_vscode_agent": (
+        {
+            "session_count": pl.Int64(),
+            "total_user_messages": pl.Int64(),
+        },
+        _BOTH,
+    ),
     # The user's adoption cohort over the last 28 days (May 2026): phase 0 no cohort, 1 code
     # first, 2 agent first, 3 multi-agent, under the phases' definition `version`.
-    "ai_adoption_phase": ({
-        "phase": pl.String(),
-        "phase_number": pl.Int64(),
-        "version": pl.String(),
-    }, _USER),
+    "ai_adoption_phase": (
+        {
+            "phase": pl.String(),
+            "phase_number": pl.Int64(),
+            "version": pl.String(),
+        },
+        _USER,
+    ),
 }
 
 # Wire names that differ from the canonical one, per dialect: a top-level field as (name,),
@@ -156,8 +177,11 @@ RECORD_OBJECTS: dict[str, tuple[dict[str, pl.DataType], frozenset[str]]] = {
 _GITHUB_RENAMED = (
     "used_assistant_code_review_active",
     "used_assistant_code_review_passive",
-    *(f"{window}_{kind}_assistant_code_review_users"
-      for window in ("daily", "weekly", "monthly") for kind in ("active", "passive")),
+    *(
+        f"{window}_{kind}_assistant_code_review_users"
+        for window in ("daily", "weekly", "monthly")
+        for kind in ("active", "passive")
+    ),
     *(f"{window}_active_assistant_cloud_agent_users" for window in ("daily", "weekly", "monthly")),
     "daily_active_assistant_app_users",
     "used_assistant_cloud_agent",
@@ -172,9 +196,11 @@ REVIEW_TIME_ENTRY: dict[str, pl.DataType] = {
     "authored_by": pl.String(),
     "reviewed_by": pl.String(),
     "total_merged": pl.Int64(),
-    **{f"{stat}_minutes_{stage}": pl.Float64()
-       for stage in ("ready_to_first_review", "first_to_final_review", "final_review_to_merge")
-       for stat in ("median", "p90")},
+    **{
+        f"{stat}_minutes_{stage}": pl.Float64()
+        for stage in ("ready_to_first_review", "first_to_final_review", "final_review_to_merge")
+        for stat in ("median", "p90")
+    },
 }
 
 WIRE_NAMES: dict[str, dict[tuple[str, ...], str]] = {
@@ -269,11 +295,22 @@ ADOPTION_PHASE_ENTRY: dict[str, pl.DataType] = {
     "total_engaged_users": pl.Int64(),
     "users_in_phase_28d": pl.Int64(),
     "total_pull_requests_merged": pl.Int64(),
-    **{f"avg_{name}": pl.Float64() for name in (
-        "user_initiated_interactions", "code_generation_activities", "code_acceptance_activities",
-        "loc_added", "loc_deleted", "pull_requests_reviewed", "pull_requests_created", "pull_requests_merged",
-        "pull_requests_median_minutes_to_merge", "pull_requests_minutes_to_review", "pull_requests_review_cycles",
-    )},
+    **{
+        f"avg_{name}": pl.Float64()
+        for name in (
+            "user_initiated_interactions",
+            "code_generation_activities",
+            "code_acceptance_activities",
+            "loc_added",
+            "loc_deleted",
+            "pull_requests_reviewed",
+            "pull_requests_created",
+            "pull_requests_merged",
+            "pull_requests_median_minutes_to_merge",
+            "pull_requests_minutes_to_review",
+            "pull_requests_review_cycles",
+        )
+    },
 }
 
 # The 28-day aggregate report's feature engagement (September 2026), a field of its wrapper
@@ -347,6 +384,7 @@ def declared_columns() -> dict[str, dict[str, pl.DataType]]:
         **SEAT_TABLES,
     }
 
+
 def _instance(dtype: object) -> pl.DataType:
     # Polars annotates Field.dtype as a class or an instance; its constructor stores instances.
     assert isinstance(dtype, pl.DataType)
@@ -382,8 +420,14 @@ def totals_columns(level: str) -> dict[str, pl.DataType]:
     return columns
 
 
-_DUCKDB_TYPES = {pl.Int64: "BIGINT", pl.Float64: "DOUBLE", pl.Boolean: "BOOLEAN", pl.String: "VARCHAR", pl.Date: "DATE",
-                 pl.Datetime: "TIMESTAMPTZ"}  # declared instants are UTC (seat_fields.TIMESTAMP)
+_DUCKDB_TYPES = {
+    pl.Int64: "BIGINT",
+    pl.Float64: "DOUBLE",
+    pl.Boolean: "BOOLEAN",
+    pl.String: "VARCHAR",
+    pl.Date: "DATE",
+    pl.Datetime: "TIMESTAMPTZ",
+}  # declared instants are UTC (seat_fields.TIMESTAMP)
 
 
 def duckdb_type(dtype: pl.DataType) -> str:
@@ -414,8 +458,9 @@ def fields_markdown() -> str:
             seen.setdefault(column, (path, dtype, []))[2].append(f"`{tables[level]}.{column}`")
     for path, dtype, names in seen.values():
         obj, member, *rest = path
-        github = ".".join((WIRE_NAMES["github"].get((obj,), obj), WIRE_NAMES["github"].get((obj, member), member),
-                           *rest))
+        github = ".".join(
+            (WIRE_NAMES["github"].get((obj,), obj), WIRE_NAMES["github"].get((obj, member), member), *rest)
+        )
         rows.append(f"| `{'.'.join(path)}` | `{github}` | {', '.join(names)} | {duckdb_type(dtype)} |")
     return "\n".join(rows)
 

@@ -20,8 +20,17 @@ import polars as pl
 from pipelines.service.people import SEAT_HOLDER
 
 __all__ = [
-    "FURNITURE", "HOLDER_COLUMNS", "LISTING_KIND", "LISTING_LEVEL", "MISTYPED", "SEAT_COLUMNS", "SEAT_FIELDS",
-    "SEAT_TABLES", "UNDECLARED", "beyond", "json_text",
+    "FURNITURE",
+    "HOLDER_COLUMNS",
+    "LISTING_KIND",
+    "LISTING_LEVEL",
+    "MISTYPED",
+    "SEAT_COLUMNS",
+    "SEAT_FIELDS",
+    "SEAT_TABLES",
+    "UNDECLARED",
+    "beyond",
+    "json_text",
 ]
 
 # A seat listing's level and report kind in raw.report_files and raw.field_drift, where its
@@ -59,10 +68,24 @@ SEAT_FIELDS: dict[tuple[str, ...], tuple[str, pl.DataType]] = {
 
 # Members of the service's objects (user, team, organization) that link to them or identify them
 # to its own API: known, never drift, kept in the archive only.
-FURNITURE: frozenset[str] = frozenset({
-    "node_id", "url", "html_url", "avatar_url", "gravatar_id", "site_admin", "user_view_type", "description",
-    "privacy", "notification_setting", "permission", "group_id", "ldap_dn", "starred_at",
-})
+FURNITURE: frozenset[str] = frozenset(
+    {
+        "node_id",
+        "url",
+        "html_url",
+        "avatar_url",
+        "gravatar_id",
+        "site_admin",
+        "user_view_type",
+        "description",
+        "privacy",
+        "notification_setting",
+        "permission",
+        "group_id",
+        "ldap_dn",
+        "starred_at",
+    }
+)
 _FURNITURE_SUFFIX = "_url"  # followers_url, members_url, repositories_url, …
 
 _HOLDER = tuple(SEAT_HOLDER.path.split("."))
@@ -71,9 +94,7 @@ HOLDER_COLUMNS: tuple[str, ...] = tuple(
     column for path, (column, _) in SEAT_FIELDS.items() if path[: len(_HOLDER)] == _HOLDER
 )
 # A seat's columns beside its row's key (the holder's user_id is a key column of its table).
-SEAT_COLUMNS: dict[str, pl.DataType] = {
-    column: dtype for column, dtype in SEAT_FIELDS.values() if column != "user_id"
-}
+SEAT_COLUMNS: dict[str, pl.DataType] = {column: dtype for column, dtype in SEAT_FIELDS.values() if column != "user_id"}
 # The tables a seat lands in, and the declared columns each carries: an unassigned seat has no holder.
 SEAT_TABLES: dict[str, dict[str, pl.DataType]] = {
     "snapshots.seats": SEAT_COLUMNS,
@@ -113,8 +134,9 @@ def beyond(seat: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str
     return extra, [(".".join(path), drift, value) for path, drift, value in found]
 
 
-def _walk(obj: Mapping[str, Any], tree: Mapping[str, Any], at: tuple[str, ...]
-          ) -> Iterator[tuple[tuple[str, ...], str, object]]:
+def _walk(
+    obj: Mapping[str, Any], tree: Mapping[str, Any], at: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str, object]]:
     for name, value in obj.items():
         node = tree.get(name)
         path = (*at, name)

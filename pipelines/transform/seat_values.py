@@ -36,8 +36,10 @@ def seat_columns(rec: Any, *, index: int, where: str, drift: list[tuple[str, str
     ):
         # Its text is not repeated: it may name the person.
         raise SeatRecordError(f"seat {index} of {where} has an assignee without an integer id")
-    row = {column: _typed(_at(rec, path), dtype, field=column, index=index, where=where)
-           for path, (column, dtype) in SEAT_FIELDS.items()}
+    row = {
+        column: _typed(_at(rec, path), dtype, field=column, index=index, where=where)
+        for path, (column, dtype) in SEAT_FIELDS.items()
+    }
     row["extra"] = json_text(extra) if extra else None
     return row
 

@@ -119,8 +119,12 @@ def enterprise_seats_frame(*, records: Iterable[Mapping[str, Any]], day: date, e
             refused.append(str(exc))
             missing.append(_holder(rec, index))
             continue
-        rows.append(_ordered({"snapshot_day": day, "enterprise": enterprise, "granted_through": through,
-                              "granted_by": by} | row, ENTERPRISE_SEATS_SCHEMA))
+        rows.append(
+            _ordered(
+                {"snapshot_day": day, "enterprise": enterprise, "granted_through": through, "granted_by": by} | row,
+                ENTERPRISE_SEATS_SCHEMA,
+            )
+        )
     schema = ENTERPRISE_SEATS_SCHEMA
     frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
     key = ["user_id", "granted_through", "granted_by"]
@@ -137,34 +141,46 @@ def _unassigned(rows: list[dict[str, Any]], *, day: date, scope: str, name: str)
     """The listing's seats without an assignee, numbered in listing order (they have no other key)."""
     return pl.DataFrame(
         [
-            _ordered({"snapshot_day": day, "scope": scope, "scope_name": name, "seat_number": number} | row,
-                     UNASSIGNED_SEATS_SCHEMA)
+            _ordered(
+                {"snapshot_day": day, "scope": scope, "scope_name": name, "seat_number": number} | row,
+                UNASSIGNED_SEATS_SCHEMA,
+            )
             for number, row in enumerate(rows, start=1)
         ],
         schema=UNASSIGNED_SEATS_SCHEMA,
     )
 
 
-def seat_totals_frame(*, totals: Mapping[str, int], day: date,
-                      left_out: Mapping[str, int] | None = None) -> pl.DataFrame:
+def seat_totals_frame(
+    *, totals: Mapping[str, int], day: date, left_out: Mapping[str, int] | None = None
+) -> pl.DataFrame:
     """Organization → `total_seats` as its listing said, and its seats left out (`left_out`,
     none if not given) → `snapshots.seat_totals` rows."""
     left_out = left_out or {}
     return pl.DataFrame(
-        {"snapshot_day": [day] * len(totals), "org_login": list(totals), "total_seats": list(totals.values()),
-         "left_out_seats": [left_out.get(name, 0) for name in totals]},
+        {
+            "snapshot_day": [day] * len(totals),
+            "org_login": list(totals),
+            "total_seats": list(totals.values()),
+            "left_out_seats": [left_out.get(name, 0) for name in totals],
+        },
         schema=SEAT_TOTALS_SCHEMA,
     ).sort("org_login")
 
 
-def enterprise_seat_totals_frame(*, totals: Mapping[str, int], day: date,
-                                 left_out: Mapping[str, int] | None = None) -> pl.DataFrame:
+def enterprise_seat_totals_frame(
+    *, totals: Mapping[str, int], day: date, left_out: Mapping[str, int] | None = None
+) -> pl.DataFrame:
     """Enterprise → `total_seats` (distinct holders) as its listing said, and its holders left out
     (`left_out`, none if not given) → `snapshots.enterprise_seat_totals`."""
     left_out = left_out or {}
     return pl.DataFrame(
-        {"snapshot_day": [day] * len(totals), "enterprise": list(totals), "total_seats": list(totals.values()),
-         "left_out_holders": [left_out.get(name, 0) for name in totals]},
+        {
+            "snapshot_day": [day] * len(totals),
+            "enterprise": list(totals),
+            "total_seats": list(totals.values()),
+            "left_out_holders": [left_out.get(name, 0) for name in totals],
+        },
         schema=ENTERPRISE_SEAT_TOTALS_SCHEMA,
     ).sort("enterprise")
 

@@ -34,33 +34,32 @@ def repositories_frame(
     def row(rec: Mapping[str, Any]) -> dict[str, Any]:
         owner = rec.get("owner") or {}
         return {
-                "repository_id": rec["id"],
-                "node_id": rec.get("node_id"),
-                "full_name": rec["full_name"],
-                "name": rec["name"],
-                "owner_login": owner.get("login"),
-                "owner_id": owner.get("id"),
-                "description": rec.get("description"),
-                "visibility": rec.get("visibility")
-                or (None if rec.get("private") is None else ("private" if rec["private"] else "public")),
-                "private": rec.get("private"),
-                "fork": rec.get("fork"),
-                "archived": rec.get("archived"),
-                "default_branch": rec.get("default_branch"),
-                "language": rec.get("language"),
-                "size_kb": rec.get("size"),
-                "stargazers_count": rec.get("stargazers_count"),
-                "watchers_count": rec.get("watchers_count"),
-                "forks_count": rec.get("forks_count"),
-                "open_issues_count": rec.get("open_issues_count"),
-                "created_at": rec.get("created_at"),
-                "updated_at": rec.get("updated_at"),
-                "pushed_at": rec.get("pushed_at"),
-            }
+            "repository_id": rec["id"],
+            "node_id": rec.get("node_id"),
+            "full_name": rec["full_name"],
+            "name": rec["name"],
+            "owner_login": owner.get("login"),
+            "owner_id": owner.get("id"),
+            "description": rec.get("description"),
+            "visibility": rec.get("visibility")
+            or (None if rec.get("private") is None else ("private" if rec["private"] else "public")),
+            "private": rec.get("private"),
+            "fork": rec.get("fork"),
+            "archived": rec.get("archived"),
+            "default_branch": rec.get("default_branch"),
+            "language": rec.get("language"),
+            "size_kb": rec.get("size"),
+            "stargazers_count": rec.get("stargazers_count"),
+            "watchers_count": rec.get("watchers_count"),
+            "forks_count": rec.get("forks_count"),
+            "open_issues_count": rec.get("open_issues_count"),
+            "created_at": rec.get("created_at"),
+            "updated_at": rec.get("updated_at"),
+            "pushed_at": rec.get("pushed_at"),
+        }
 
     rows = _rows(records, row, what="repository", refused=refused)
-    return _finish(rows, schema=REPOSITORIES_SCHEMA, day=day, key="repository_id", what="repository",
-                   refused=refused)
+    return _finish(rows, schema=REPOSITORIES_SCHEMA, day=day, key="repository_id", what="repository", refused=refused)
 
 
 def issues_frame(
@@ -76,22 +75,22 @@ def issues_frame(
     def row(rec: Mapping[str, Any]) -> dict[str, Any]:
         user = rec.get("user") or {}
         return {
-                "issue_id": rec["id"],
-                "repository_id": repository_id,
-                "repository_full_name": repository_full_name,
-                "number": rec["number"],
-                "title": rec.get("title"),
-                "is_pull_request": rec.get("pull_request") is not None,
-                "state": rec.get("state"),
-                "state_reason": rec.get("state_reason"),
-                "labels": _label_names(rec.get("labels")),
-                "user_login": user.get("login"),
-                "user_id": user.get("id"),
-                "comments": rec.get("comments"),
-                "created_at": rec.get("created_at"),
-                "updated_at": rec.get("updated_at"),
-                "closed_at": rec.get("closed_at"),
-            }
+            "issue_id": rec["id"],
+            "repository_id": repository_id,
+            "repository_full_name": repository_full_name,
+            "number": rec["number"],
+            "title": rec.get("title"),
+            "is_pull_request": rec.get("pull_request") is not None,
+            "state": rec.get("state"),
+            "state_reason": rec.get("state_reason"),
+            "labels": _label_names(rec.get("labels")),
+            "user_login": user.get("login"),
+            "user_id": user.get("id"),
+            "comments": rec.get("comments"),
+            "created_at": rec.get("created_at"),
+            "updated_at": rec.get("updated_at"),
+            "closed_at": rec.get("closed_at"),
+        }
 
     what = f"issue of {repository_full_name}"
     rows = _rows(records, row, what=what, refused=refused)
@@ -117,9 +116,7 @@ def org_members_frame(
     return _finish(rows, schema=ORG_MEMBERS_SCHEMA, day=day, key="member_id", what=what, refused=refused)
 
 
-def repository_stats_frame(
-    *, nodes: Iterable[tuple[int, str, Mapping[str, Any]]], day: date
-) -> pl.DataFrame:
+def repository_stats_frame(*, nodes: Iterable[tuple[int, str, Mapping[str, Any]]], day: date) -> pl.DataFrame:
     """(repository_id, full_name, GraphQL repository node) → `snapshots.repository_stats` rows.
 
     The node carries the aliased counts of `queries/repository_stats.graphql`.
@@ -163,15 +160,14 @@ def concat_frames(*, frames: Sequence[pl.DataFrame], schema: Mapping[str, pl.Dat
     """Per-repository frames → one frame, still one row per entity id."""
     if not frames:
         return pl.DataFrame(schema=dict(schema))
-    return (
-        pl.concat(frames, how="vertical")
-        .unique(subset=[key], keep="last", maintain_order=True)
-        .sort(key)
-    )
+    return pl.concat(frames, how="vertical").unique(subset=[key], keep="last", maintain_order=True).sort(key)
 
 
 def _rows(
-    records: Iterable[Mapping[str, Any]], row: Callable[[Mapping[str, Any]], dict[str, Any]], *, what: str,
+    records: Iterable[Mapping[str, Any]],
+    row: Callable[[Mapping[str, Any]], dict[str, Any]],
+    *,
+    what: str,
     refused: list[str] | None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """(place in the listing, row) of each record that has the fields its row needs."""
@@ -192,8 +188,13 @@ def _refuse(refused: list[str] | None, reason: str) -> None:
 
 
 def _finish(
-    rows: list[tuple[int, dict[str, Any]]], *, schema: Mapping[str, pl.DataType], day: date, key: str | None,
-    what: str = "record", refused: list[str] | None = None,
+    rows: list[tuple[int, dict[str, Any]]],
+    *,
+    schema: Mapping[str, pl.DataType],
+    day: date,
+    key: str | None,
+    what: str = "record",
+    refused: list[str] | None = None,
 ) -> pl.DataFrame:
     """The rows as the table's frame; should one hold a value its column cannot, each row is
     tried alone and those that fail are left out (a rare path: the listing is whole otherwise).

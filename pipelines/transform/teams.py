@@ -58,9 +58,7 @@ def _text(record: dict[str, Any], name: str) -> str:
     return value
 
 
-def _row(
-    line: bytes, *, scope: str, day: date, entity_id: str | None
-) -> tuple[int, str, str | None, int, str]:
+def _row(line: bytes, *, scope: str, day: date, entity_id: str | None) -> tuple[int, str, str | None, int, str]:
     try:
         record = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -114,12 +112,19 @@ def user_team_rows(
             rows.append((number, row))
     rows = [(number, row) for number, row in rows if (row[0], row[3]) not in keyed.conflicts]
     columns = ("user_id", "user_login", "entity_id", "team_id", "slug")
-    frame = pl.DataFrame(
-        [row for _, row in rows], schema={k: USER_TEAM_SCHEMA[k] for k in columns}, orient="row",
-    ).with_columns(
-        pl.lit(scope).alias("scope"),
-        pl.lit(scope_name).alias("scope_name"),
-        pl.lit(day, dtype=pl.Date()).alias("day"),
-    ).with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
-    return TeamRows(frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused, lines=[n for n, _ in rows],
-                    keyed=keyed)
+    frame = (
+        pl.DataFrame(
+            [row for _, row in rows],
+            schema={k: USER_TEAM_SCHEMA[k] for k in columns},
+            orient="row",
+        )
+        .with_columns(
+            pl.lit(scope).alias("scope"),
+            pl.lit(scope_name).alias("scope_name"),
+            pl.lit(day, dtype=pl.Date()).alias("day"),
+        )
+        .with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
+    )
+    return TeamRows(
+        frame=frame.select(list(USER_TEAM_SCHEMA)), refused=refused, lines=[n for n, _ in rows], keyed=keyed
+    )

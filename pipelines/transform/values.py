@@ -15,11 +15,24 @@ from pipelines.transform.schema import BREAKDOWN_ARRAYS, COMMENT_TYPES_FIELD
 # canonical names -> the documented values and whether the docs' list is closed (a value not
 # listed would be a change of the service) or open (the docs give examples).
 DOCUMENTED_VALUES: dict[str, tuple[tuple[str, ...], bool]] = {
-    f"{BREAKDOWN_ARRAYS['feature'][0]}[].feature": ((
-        "code_completion", "chat_inline", "chat_panel_ask_mode", "chat_panel_edit_mode", "chat_panel_agent_mode",
-        "chat_panel_plan_mode", "chat_panel_custom_mode", "chat_panel_unknown_mode", "agent_edit",
-        "copilot_cli", "copilot_app", "others", "unknown",
-    ), True),
+    f"{BREAKDOWN_ARRAYS['feature'][0]}[].feature": (
+        (
+            "code_completion",
+            "chat_inline",
+            "chat_panel_ask_mode",
+            "chat_panel_edit_mode",
+            "chat_panel_agent_mode",
+            "chat_panel_plan_mode",
+            "chat_panel_custom_mode",
+            "chat_panel_unknown_mode",
+            "agent_edit",
+            "copilot_cli",
+            "copilot_app",
+            "others",
+            "unknown",
+        ),
+        True,
+    ),
     f"pull_requests.{COMMENT_TYPES_FIELD}[].comment_type": (("security", "bug_risk"), False),
     "repo_visibility": (("PRIVATE", "INTERNAL", "PUBLIC"), True),
 }

@@ -113,10 +113,22 @@ class _Facts:
     def checks(self) -> tuple[Check, Check]:
         table, identifiers = ("core", self.table), self.identifiers()
         return (
-            Check("grain_is_unique", table, "checks/count_duplicate_rows.sql", f"One row per {self.grain}.",
-                  levels=self.levels, identifiers=identifiers),
-            Check("counts_are_non_negative", table, "checks/count_negative_rows.sql", "No count below zero.",
-                  levels=self.levels, identifiers=identifiers),
+            Check(
+                "grain_is_unique",
+                table,
+                "checks/count_duplicate_rows.sql",
+                f"One row per {self.grain}.",
+                levels=self.levels,
+                identifiers=identifiers,
+            ),
+            Check(
+                "counts_are_non_negative",
+                table,
+                "checks/count_negative_rows.sql",
+                "No count below zero.",
+                levels=self.levels,
+                identifiers=identifiers,
+            ),
         )
 
 
@@ -127,7 +139,12 @@ _CARRIED_LEVELS = {k.level for k in REPORT_KINDS if k.carried_by is not None}
 # The report fact tables with a grain and counters in the catalog, as the templates need them.
 _FACTS = tuple(
     _Facts(
-        t.table, ", ".join(c.replace("_", " ") for c in t.grain), t.grain, t.label, t.counters, t.levels,
+        t.table,
+        ", ".join(c.replace("_", " ") for c in t.grain),
+        t.grain,
+        t.label,
+        t.counters,
+        t.levels,
     )
     for t in TABLES
     if (t.writer == "report" or t.writer in _CARRIED_LEVELS) and t.counters
@@ -155,8 +172,12 @@ REPORT_CHECKS: tuple[Check, ...] = (
         "Every agent_id in core.agent_activity has a row with its latest label.",
     ),
     _Facts(
-        "user_team_days", "scope, scope name, day, user and team", ("scope", "scope_name", "day", "user_id", "team_id"),
-        ("scope_name", "day", "team_id"), (), _USER,
+        "user_team_days",
+        "scope, scope name, day, user and team",
+        ("scope", "scope_name", "day", "user_id", "team_id"),
+        ("scope_name", "day", "team_id"),
+        (),
+        _USER,
     ).checks()[0],
     Check(
         "members_are_users_of_the_day",

@@ -29,9 +29,24 @@ from pipelines.warehouse.people import Forgotten, Person, person_hashes
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
-    "PERSON_TABLES", "Erased", "Forgotten", "ForgottenWithoutKey", "Person", "PersonTable", "ScopeDay",
-    "archive_files", "erase_rows", "forgotten_hashes", "load_forgotten", "people_in", "person_hashes",
-    "record_erased_days", "record_rewrite", "refresh_derived", "refresh_team_days", "remember",
+    "PERSON_TABLES",
+    "Erased",
+    "Forgotten",
+    "ForgottenWithoutKey",
+    "Person",
+    "PersonTable",
+    "ScopeDay",
+    "archive_files",
+    "erase_rows",
+    "forgotten_hashes",
+    "load_forgotten",
+    "people_in",
+    "person_hashes",
+    "record_erased_days",
+    "record_rewrite",
+    "refresh_derived",
+    "refresh_team_days",
+    "remember",
 ]
 
 FIRST_DAY, LAST_DAY = date(1, 1, 1), date(9999, 12, 31)
@@ -59,7 +74,11 @@ def _person_table(declared: Table) -> PersonTable:
         raise ValueError(f"{declared.name}: a table naming people is partitioned by day and names its columns")
     id_column, login_column = declared.person
     return PersonTable(
-        declared.name, id_column, login_column, declared.partition, scoped="scope" in declared.grain,
+        declared.name,
+        id_column,
+        login_column,
+        declared.partition,
+        scoped="scope" in declared.grain,
         anonymize=id_column not in declared.grain,
     )
 
@@ -102,7 +121,10 @@ def people_in(
     found: dict[tuple[int | None, str | None], Person] = {}
     for person_table in PERSON_TABLES:
         rows = run_sql(
-            conn, "privacy/select_people.sql", identifiers=person_table.identifiers, first_day=first_day,
+            conn,
+            "privacy/select_people.sql",
+            identifiers=person_table.identifiers,
+            first_day=first_day,
             last_day=last_day,
         )
         for user_id, login in rows:
@@ -139,7 +161,10 @@ def erase_rows(
         sql = "privacy/anonymize_person_rows.sql" if person_table.anonymize else "privacy/delete_person_rows.sql"
         removed[person_table.name] = len(run_sql(conn, sql, identifiers=person_table.identifiers, **who))
     quarantined = run_sql(
-        conn, "privacy/delete_person_quarantine.sql", pattern=person.report_line_pattern(), first_day=first_day,
+        conn,
+        "privacy/delete_person_quarantine.sql",
+        pattern=person.report_line_pattern(),
+        first_day=first_day,
         last_day=last_day,
     )
     removed["raw.quarantine"] = len(quarantined)
@@ -148,9 +173,7 @@ def erase_rows(
     return Erased({name: count for name, count in removed.items() if count}, frozenset(days), frozenset(record_days))
 
 
-def record_erased_days(
-    conn: duckdb.DuckDBPyConnection, erased: Iterable[Erased], *, on_ingest: bool
-) -> None:
+def record_erased_days(conn: duckdb.DuckDBPyConnection, erased: Iterable[Erased], *, on_ingest: bool) -> None:
     """Record in core.erased_user_days how many people left each scope day's user-level records
     (never whom), inside the caller's transaction: the aggregate report still counts them.
 
@@ -162,13 +185,21 @@ def record_erased_days(
             people[scope_day] = people.get(scope_day, 0) + 1
     for (scope, scope_name, day), count in sorted(people.items()):
         run_sql(
-            conn, "privacy/record_erased_user_days.sql", scope=scope, scope_name=scope_name, day=day, people=count,
+            conn,
+            "privacy/record_erased_user_days.sql",
+            scope=scope,
+            scope_name=scope_name,
+            day=day,
+            people=count,
             on_ingest=on_ingest,
         )
 
 
 def archive_files(
-    conn: duckdb.DuckDBPyConnection, *, first_day: date = FIRST_DAY, last_day: date = LAST_DAY,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    first_day: date = FIRST_DAY,
+    last_day: date = LAST_DAY,
     fetched_at: Iterable[object] = (),
 ) -> list[tuple[str, str]]:
     """(archive path, sha256) of the raw files of user-level reports overlapping these days
@@ -176,18 +207,34 @@ def archive_files(
     return [
         (path, sha)
         for path, sha in run_sql(
-            conn, "privacy/select_person_archive_files.sql", first_day=first_day, last_day=last_day,
+            conn,
+            "privacy/select_person_archive_files.sql",
+            first_day=first_day,
+            last_day=last_day,
             fetched_at=list(fetched_at) or None,
         )
     ]
 
 
 def record_rewrite(
-    conn: duckdb.DuckDBPyConnection, *, previous: tuple[str, str], path: str, sha256: str, size: int,
-    lines_removed: int, reason: str,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    previous: tuple[str, str],
+    path: str,
+    sha256: str,
+    size: int,
+    lines_removed: int,
+    reason: str,
 ) -> None:
     """Point raw.report_files and raw.quarantine at an archive file written again; record its lineage."""
     run_sql(
-        conn, "privacy/record_archive_rewrite.sql", previous_path=previous[0], previous_checksum=previous[1],
-        path=path, checksum=sha256, size=size, lines_removed=lines_removed, reason=reason,
+        conn,
+        "privacy/record_archive_rewrite.sql",
+        previous_path=previous[0],
+        previous_checksum=previous[1],
+        path=path,
+        checksum=sha256,
+        size=size,
+        lines_removed=lines_removed,
+        reason=reason,
     )

@@ -31,10 +31,18 @@ def erase_from_text(conn: duckdb.DuckDBPyConnection, person: Person) -> dict[str
 
 # Per table of deliveries: its candidates, how those naming the person go, how the others' text changes.
 _DELIVERY_TABLES = (
-    ("events.webhook_deliveries", "privacy/select_person_deliveries.sql", "privacy/delete_person_deliveries.sql",
-     "privacy/update_delivery_payloads.sql"),
-    ("events.webhook_quarantine", "privacy/select_person_delivery_quarantine.sql",
-     "privacy/delete_person_delivery_quarantine.sql", "privacy/update_delivery_quarantine_texts.sql"),
+    (
+        "events.webhook_deliveries",
+        "privacy/select_person_deliveries.sql",
+        "privacy/delete_person_deliveries.sql",
+        "privacy/update_delivery_payloads.sql",
+    ),
+    (
+        "events.webhook_quarantine",
+        "privacy/select_person_delivery_quarantine.sql",
+        "privacy/delete_person_delivery_quarantine.sql",
+        "privacy/update_delivery_quarantine_texts.sql",
+    ),
 )
 
 
@@ -71,5 +79,10 @@ def _redact_texts(conn: duckdb.DuckDBPyConnection, person: Person) -> None:
                 continue
             if declared.partition is not None:
                 run_sql(conn, "privacy/mark_text_rows.sql", identifiers=identifiers, rowids=list(changed))
-            run_sql(conn, "privacy/update_texts.sql", identifiers=identifiers, rowids=list(changed),
-                    texts=list(changed.values()))
+            run_sql(
+                conn,
+                "privacy/update_texts.sql",
+                identifiers=identifiers,
+                rowids=list(changed),
+                texts=list(changed.values()),
+            )

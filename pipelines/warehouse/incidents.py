@@ -47,17 +47,37 @@ class Incident:
 
 INCIDENTS: tuple[Incident, ...] = (
     Incident(
-        "app-reported-as-cli-2026-09", date(2026, 9, 1), date(2026, 9, 30), True, _BOTH,
-        ("daily_active_assistant_app_users", "used_assistant_app", "daily_active_cli_users", "used_cli",
-         "totals_by_cli"),
+        "app-reported-as-cli-2026-09",
+        date(2026, 9, 1),
+        date(2026, 9, 30),
+        True,
+        _BOTH,
+        (
+            "daily_active_assistant_app_users",
+            "used_assistant_app",
+            "daily_active_cli_users",
+            "used_cli",
+            "totals_by_cli",
+        ),
         "desktop-app activity was reported as CLI activity: app users too low, CLI users too high",
         "The service's changelog (2026): desktop-app activity was reported as CLI in September; app users "
         "read about 78% low and CLI users about 42% high until it was corrected.",
     ),
     Incident(
-        "ide-agent-sessions-via-sdk-2026-10", date(2026, 10, 6), date(2026, 11, 30), True, _BOTH,
-        ("used_agent", "monthly_active_agent_users", "used_vscode_agent", "daily_active_vscode_agent_users",
-         "daily_active_cli_users", "used_cli", "totals_by_cli"),
+        "ide-agent-sessions-via-sdk-2026-10",
+        date(2026, 10, 6),
+        date(2026, 11, 30),
+        True,
+        _BOTH,
+        (
+            "used_agent",
+            "monthly_active_agent_users",
+            "used_vscode_agent",
+            "daily_active_vscode_agent_users",
+            "daily_active_cli_users",
+            "used_cli",
+            "totals_by_cli",
+        ),
         "IDE agent sessions that moved to the service's SDK were missing or counted as CLI until the IDE updated",
         "The service's changelog of 2026-10-06: agent sessions of IDEs that moved to its SDK were missing or "
         "counted as CLI until the IDE was updated; fixed in VS Code 1.139.0, in the other IDEs by about November.",
@@ -71,8 +91,10 @@ def refresh_incidents(conn: duckdb.DuckDBPyConnection) -> bool:
     ids = [incident.incident_id for incident in INCIDENTS]
     if len(set(ids)) != len(ids):
         raise ValueError(f"incident ids must differ: {sorted(i for i in ids if ids.count(i) > 1)} declared twice")
-    held = [(*row[:4], tuple(row[4]), tuple(row[5]), *row[6:])
-            for row in run_sql(conn, "warehouse/select_service_incidents.sql")]
+    held = [
+        (*row[:4], tuple(row[4]), tuple(row[5]), *row[6:])
+        for row in run_sql(conn, "warehouse/select_service_incidents.sql")
+    ]
     if held == declared:
         return False
     conn.execute("BEGIN TRANSACTION")

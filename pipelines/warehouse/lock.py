@@ -20,7 +20,11 @@ import duckdb
 from pipelines.warehouse.sql import connect, first_meaningful_line
 
 __all__ = [
-    "WarehouseLocked", "WarehouseUnavailable", "connect_for_reading", "connect_for_writing", "is_lock_error",
+    "WarehouseLocked",
+    "WarehouseUnavailable",
+    "connect_for_reading",
+    "connect_for_writing",
+    "is_lock_error",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -129,7 +133,10 @@ def _connect(
             if said_at is None or clock() - said_at >= _SAY_EVERY:
                 _LOG.warning(
                     "waiting for the warehouse: %s holds %s for writing (waited %.0f s, giving up after %g s)",
-                    holder, path, waited, wait,
+                    holder,
+                    path,
+                    waited,
+                    wait,
                 )
                 said_at = clock()
             sleep(min(_POLL, max(wait - waited, 0.01)))

@@ -75,8 +75,11 @@ def _declared_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
     for t in TABLES:
         if t.name in have:
             continue
-        run_sql(conn, "migrations/create_declared_table.sql",
-                identifiers={"table": t.name, "columns": table_ddl(t.name, t.grain)})
+        run_sql(
+            conn,
+            "migrations/create_declared_table.sql",
+            identifiers={"table": t.name, "columns": table_ddl(t.name, t.grain)},
+        )
         created.append(f"table {t.name}")
     return created
 
@@ -98,9 +101,12 @@ def _declared_columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
             conn.execute("BEGIN TRANSACTION")
             try:
                 run_sql(
-                    conn, "migrations/add_declared_column.sql",
+                    conn,
+                    "migrations/add_declared_column.sql",
                     identifiers={"schema": schema, "table": table, "column": column, "type": kind},
-                    table_name=f"{schema}.{table}", column_name=column, data_type=kind,
+                    table_name=f"{schema}.{table}",
+                    column_name=column,
+                    data_type=kind,
                 )
                 conn.execute("COMMIT")
             except BaseException:

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from pipelines.service.people import LOGIN_TOKEN, payload_people
 
 __all__ = [
-    "PLACEHOLDER", "Forgotten", "Person", "person_hashes", "redact_document", "redact_text", "screen_payload",
+    "PLACEHOLDER",
+    "Forgotten",
+    "Person",
+    "person_hashes",
+    "redact_document",
+    "redact_text",
+    "screen_payload",
 ]
 
 PLACEHOLDER = "[erased]"
@@ -150,15 +156,19 @@ class Forgotten:
     def names_line(self, body: bytes) -> bool:
         """True when a listing's body (or any JSON text) names or @mentions an erased person."""
         text = body.decode(errors="replace")
-        return self._names(_LISTING_CANDIDATE, text, _LISTING_LOGINS) or self._mentions(text) or _names_no_reply(
-            text, self
+        return (
+            self._names(_LISTING_CANDIDATE, text, _LISTING_LOGINS)
+            or self._mentions(text)
+            or _names_no_reply(text, self)
         )
 
     def suspects(self, text: str) -> bool:
         """Whether a payload may name or mention an erased person: no parse unless a value's hash
         matches (or an escape could hide a spelling from this scan)."""
         return (
-            "\\u" in text or self._names(_PAYLOAD_CANDIDATE, text, _PAYLOAD_LOGINS) or self._mentions(text)
+            "\\u" in text
+            or self._names(_PAYLOAD_CANDIDATE, text, _PAYLOAD_LOGINS)
+            or self._mentions(text)
             or _names_no_reply(text, self)
         )
 
@@ -240,8 +250,10 @@ def redact_document(node: object, who: Who) -> object:
         return [redact_document(item, who) for item in node]
     if isinstance(node, dict):
         named = "id" in node
-        return {key: _redact_member(key, value, who) if named else redact_document(value, who)
-                for key, value in node.items()}
+        return {
+            key: _redact_member(key, value, who) if named else redact_document(value, who)
+            for key, value in node.items()
+        }
     return node
 
 

@@ -148,8 +148,10 @@ def open_warehouse(path: Path, *, write: bool) -> Iterator[duckdb.DuckDBPyConnec
 def _open_failure(path: Path, exc: duckdb.Error) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if _LOCKED.search(str(exc)):
-        return (f"another process holds the warehouse open for writing (a running metrics-etl or dagster): "
-                f"retry when that run ends ({path.resolve()}: {text})")
+        return (
+            f"another process holds the warehouse open for writing (a running metrics-etl or dagster): "
+            f"retry when that run ends ({path.resolve()}: {text})"
+        )
     return f"cannot open the warehouse {path.resolve()}: {text}"
 
 

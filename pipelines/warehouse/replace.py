@@ -143,8 +143,12 @@ class ReportLanding:
 
     def _days(self) -> dict[str, Any]:
         report = self._report
-        return {"scope": report.ref.scope, "scope_name": report.ref.scope_name,
-                "start_day": report.start_day, "end_day": report.end_day}
+        return {
+            "scope": report.ref.scope,
+            "scope_name": report.ref.scope_name,
+            "start_day": report.start_day,
+            "end_day": report.end_day,
+        }
 
     def _replace_carried(self, carried: CarriedReport) -> None:
         """Delete what the carried report's kind replaces over the report's days, land its rows,
@@ -157,16 +161,26 @@ class ReportLanding:
             if frame is not None and frame.height:
                 _land(self._conn, table(name), frame.to_arrow())
         run_sql(self._conn, "warehouse/keep_cleared_quarantine.sql", **params)
-        run_sql(self._conn, "warehouse/mark_lake_changes.sql",
-                tables=[t.name for t in tables(writer=level, partitioned=True)],
-                start_day=self._report.start_day, end_day=self._report.end_day)
+        run_sql(
+            self._conn,
+            "warehouse/mark_lake_changes.sql",
+            tables=[t.name for t in tables(writer=level, partitioned=True)],
+            start_day=self._report.start_day,
+            end_day=self._report.end_day,
+        )
 
     def record_rejected_keys(self, keys: pl.DataFrame, *, file_index: int) -> None:
         """Record the keys (day, user_id, `_line`) of a batch's records a rule refused: lines of
         those keys too, though nothing of them landed."""
         if keys.height:
-            _run_on_batch(self._conn, "warehouse/insert_rejected_keys.sql", keys.to_arrow(), identifiers={},
-                          file_index=file_index, level=self._report.ref.level)
+            _run_on_batch(
+                self._conn,
+                "warehouse/insert_rejected_keys.sql",
+                keys.to_arrow(),
+                identifiers={},
+                file_index=file_index,
+                level=self._report.ref.level,
+            )
 
     def repeated_keys(self) -> list[tuple[Any, ...]]:
         """(day, user_id, file_index, line_number, rejected, orphaned) of every line of a key the
@@ -185,8 +199,13 @@ class ReportLanding:
         for t in _replaced(self._report.ref.level):
             if t.landing in ("keyed", "days"):
                 columns = ", ".join(c for c in t.grain if c in _LANDED_KEYS)
-                _run_on_batch(self._conn, "warehouse/withdraw_keys.sql", batch,
-                              identifiers={"table": t.name, "keys": columns}, **params)
+                _run_on_batch(
+                    self._conn,
+                    "warehouse/withdraw_keys.sql",
+                    batch,
+                    identifiers={"table": t.name, "keys": columns},
+                    **params,
+                )
         _run_on_batch(self._conn, "warehouse/forget_withdrawn_keys.sql", batch, identifiers={})
 
     def discard_file(self, *, file_index: int) -> None:
@@ -201,8 +220,13 @@ class ReportLanding:
         for t in _replaced(self._report.ref.level):
             if t.landing in ("keyed", "days"):
                 keys = ", ".join(c for c in t.grain if c in _LANDED_KEYS)
-                run_sql(self._conn, "warehouse/delete_landed_file.sql", identifiers={"table": t.name, "keys": keys},
-                        file_index=file_index, **params)
+                run_sql(
+                    self._conn,
+                    "warehouse/delete_landed_file.sql",
+                    identifiers={"table": t.name, "keys": keys},
+                    file_index=file_index,
+                    **params,
+                )
         run_sql(self._conn, "warehouse/forget_landed_file.sql", file_index=file_index)
 
 
@@ -220,8 +244,9 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
         ref = report.ref
-        refresh_rollups(conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day,
-                        end_day=report.end_day)
+        refresh_rollups(
+            conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day, end_day=report.end_day
+        )
         run_sql(
             conn,
             "warehouse/mark_lake_changes.sql",

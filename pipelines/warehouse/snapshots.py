@@ -28,8 +28,12 @@ class SnapshotFrameError(ValueError):
 
 
 def replace_snapshot_day(
-    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame],
-    listings: pl.DataFrame | None = None, drift: pl.DataFrame | None = None,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    day: date,
+    frames: Mapping[str, pl.DataFrame],
+    listings: pl.DataFrame | None = None,
+    drift: pl.DataFrame | None = None,
 ) -> dict[str, int]:
     """Replace `day` in every snapshot table with `frames` (table name → rows), and, when given,
     the day's seat listings' `raw.report_files` rows with `listings` and their `raw.field_drift`
@@ -45,8 +49,11 @@ def replace_snapshot_day(
         ("replace_day", frames[table], {"table": f"snapshots.{table}"}, {}) for table in SNAPSHOT_TABLES
     ]
     listing = {"level": LISTING_LEVEL, "kind": LISTING_KIND}
-    steps += [(sql, frame, {}, listing) for sql, frame in (("replace_seat_listing_files_day", listings),
-                                                           ("replace_seat_drift_day", drift)) if frame is not None]
+    steps += [
+        (sql, frame, {}, listing)
+        for sql, frame in (("replace_seat_listing_files_day", listings), ("replace_seat_drift_day", drift))
+        if frame is not None
+    ]
     conn.begin()
     try:
         for sql, frame, identifiers, params in steps:
@@ -66,7 +73,11 @@ def replace_snapshot_day(
 
 
 def refresh_snapshot_repositories(
-    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame], names: Collection[str],
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    day: date,
+    frames: Mapping[str, pl.DataFrame],
+    names: Collection[str],
 ) -> None:
     """Replace, in `day`'s snapshot, the rows of the repositories `names` (as named) and of those
     `frames` hold (by id: a renamed one too) with `frames` (REPOSITORY_TABLES: table name → rows);
@@ -98,8 +109,7 @@ def repositories_named_since(conn: duckdb.DuckDBPyConnection, *, since: datetime
 def day_rows(conn: duckdb.DuckDBPyConnection, *, day: date) -> dict[str, int]:
     """Rows each snapshot table holds for `day`."""
     return {
-        table: run_sql(conn, "snapshots/count_day_rows.sql", identifiers={"table": f"snapshots.{table}"},
-                       day=day)[0][0]
+        table: run_sql(conn, "snapshots/count_day_rows.sql", identifiers={"table": f"snapshots.{table}"}, day=day)[0][0]
         for table in SNAPSHOT_TABLES
     }
 

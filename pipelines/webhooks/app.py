@@ -69,9 +69,10 @@ class ReceiverConfig:
     def __post_init__(self) -> None:
         if self.max_body_memory_bytes < self.max_body_bytes:
             raise WebhookConfigError("--max-body-memory-bytes must be at least --max-body-bytes")
-        if min(self.header_timeout, self.body_timeout, self.refusal_log_interval) <= 0 or min(
-            self.max_connections, self.max_waiting_per_client
-        ) < 1:
+        if (
+            min(self.header_timeout, self.body_timeout, self.refusal_log_interval) <= 0
+            or min(self.max_connections, self.max_waiting_per_client) < 1
+        ):
             raise WebhookConfigError(
                 "timeouts, the log interval, --max-connections and --max-waiting-per-client must be positive"
             )
@@ -80,9 +81,7 @@ class ReceiverConfig:
     def from_settings(cls, settings: Settings, **limits: Any) -> ReceiverConfig:
         if settings.webhook_secret is None:
             raise WebhookConfigError("WEBHOOK_SECRET is not set: the receiver cannot verify deliveries")
-        return cls(
-            secret=settings.webhook_secret.reveal().encode(), spool_dir=settings.webhook_spool_dir, **limits
-        )
+        return cls(secret=settings.webhook_secret.reveal().encode(), spool_dir=settings.webhook_spool_dir, **limits)
 
     def guard(self) -> Guard:
         return Guard(

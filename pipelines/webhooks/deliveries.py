@@ -61,7 +61,12 @@ class DeliveryLine:
     def log(self, status: int) -> None:
         _log.info(
             "delivery id=%s event=%s outcome=%s status=%d bytes=%d ms=%.1f",
-            self.id, self.event, self.outcome, status, self.body_bytes, (time.perf_counter() - self.started) * 1000,
+            self.id,
+            self.event,
+            self.outcome,
+            status,
+            self.body_bytes,
+            (time.perf_counter() - self.started) * 1000,
         )
 
 

@@ -141,9 +141,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.answer_unread = True
         self._guard.slots.unread(self)
         if self._unread_deadline is None:
-            self._unread_deadline = self.loop.call_later(
-                self._guard.header_timeout, self._refuse, ANSWER_NOT_READ, b""
-            )
+            self._unread_deadline = self.loop.call_later(self._guard.header_timeout, self._refuse, ANSWER_NOT_READ, b"")
 
     def resume_writing(self) -> None:
         super().resume_writing()

@@ -163,9 +163,7 @@ def prune_spool(conn: duckdb.DuckDBPyConnection, spool_dir: Path) -> list[str]:
     return pruned
 
 
-def _batches(
-    spool_dir: Path, offsets: dict[str, int], batch_size: int
-) -> Iterator[tuple[str, list[SpooledRecord]]]:
+def _batches(spool_dir: Path, offsets: dict[str, int], batch_size: int) -> Iterator[tuple[str, list[SpooledRecord]]]:
     """Runs of records in spool order: at most `batch_size` of them and `_MAX_BATCH_BYTES` of
     payload, or one record larger than that alone."""
     for segment in segments(spool_dir):
@@ -247,8 +245,11 @@ def _quarantine(conn: duckdb.DuckDBPyConnection, segment: str, item: _Item, erro
         conn.begin()
         try:
             rows = run_sql(
-                conn, "webhooks/quarantine_webhook_delivery.sql",
-                segment=segment, offset=item.spooled.end_offset, reason=reason,
+                conn,
+                "webhooks/quarantine_webhook_delivery.sql",
+                segment=segment,
+                offset=item.spooled.end_offset,
+                reason=reason,
             )
             conn.commit()
         except BaseException:

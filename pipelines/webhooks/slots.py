@@ -13,9 +13,14 @@ import contextlib
 from typing import Protocol
 
 __all__ = [
-    "BODY_CLOSED_AT_CAP", "BODY_CLOSED_FOR_MEMORY", "UNREAD_CLOSED_AT_CAP", "WAITING_CLOSED_AT_CAP",
+    "BODY_CLOSED_AT_CAP",
+    "BODY_CLOSED_FOR_MEMORY",
+    "UNREAD_CLOSED_AT_CAP",
+    "WAITING_CLOSED_AT_CAP",
     "WAITING_CLOSED_PER_CLIENT",
-    "BodyBudget", "Connection", "Slots",
+    "BodyBudget",
+    "Connection",
+    "Slots",
 ]
 
 WAITING_CLOSED_AT_CAP = "waiting connection (no complete request head) closed to make room at the connection limit"

@@ -104,8 +104,19 @@ def postgres_server() -> Iterator[Postgres | None]:
     started = time.monotonic()
     try:
         # Password authentication, so the password really travels through DAGSTER_PG_PASSWORD.
-        pg(str(bindir / "initdb"), "-D", str(data), "-U", server.user, "--auth=scram-sha-256",
-           f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C", "--no-sync")
+        pg(
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            server.user,
+            "--auth=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
         with (data / "postgresql.conf").open("a") as conf:
             conf.write(
                 f"listen_addresses = '127.0.0.1'\nport = {server.port}\nunix_socket_directories = '{root}'\n"

@@ -166,7 +166,10 @@ def start_emulator(*, workdir: Path, seed: int, extra: tuple[str, ...] = ()) -> 
     handle = log.open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "emulator", "--credentials-out", str(creds_path), "--seed", str(seed), *extra],
-        cwd=workdir, stdout=subprocess.PIPE, stderr=handle, text=True,
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=handle,
+        text=True,
     )
     handle.close()
     assert process.stdout is not None
@@ -215,7 +218,11 @@ def start_cli(args: list[str], *, env: Mapping[str, str], cwd: Path, log: Path) 
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "pipelines.cli", *args],
-            cwd=cwd, env=dict(env), stdout=handle, stderr=subprocess.STDOUT, text=True,
+            cwd=cwd,
+            env=dict(env),
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
     finally:
         handle.close()
@@ -312,7 +319,8 @@ def deliver_webhooks(emulator: Emulator, place: Emulated, *, env: Mapping[str, s
     receiver = start_cli(
         ["webhooks", "serve", "--port", str(port)],
         env={**env, "WEBHOOK_SECRET": emulator.credentials["webhook_secret"], "WEBHOOK_SPOOL_DIR": str(spool)},
-        cwd=place.root, log=log,
+        cwd=place.root,
+        log=log,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -323,15 +331,22 @@ def deliver_webhooks(emulator: Emulator, place: Emulated, *, env: Mapping[str, s
                     break
             except httpx.TransportError:
                 time.sleep(0.1)
-        httpx.post(f"{emulator.base_url}/_emulator/hooks", json={
-            "url": f"{url}/webhooks", "content_type": "json", "events": ["*"],
-            "secret": emulator.credentials["webhook_secret"],
-        }).raise_for_status()
+        httpx.post(
+            f"{emulator.base_url}/_emulator/hooks",
+            json={
+                "url": f"{url}/webhooks",
+                "content_type": "json",
+                "events": ["*"],
+                "secret": emulator.credentials["webhook_secret"],
+            },
+        ).raise_for_status()
         headers = {"Authorization": f"token {emulator.credentials['token']}"}
         repo = httpx.get(f"{emulator.base_url}/orgs/{emulator.credentials['org']}/repos", headers=headers).json()[0]
         for n in range(issues):
             httpx.post(
-                f"{emulator.base_url}/repos/{repo['full_name']}/issues", headers=headers, json={"title": f"chaos {n}"},
+                f"{emulator.base_url}/repos/{repo['full_name']}/issues",
+                headers=headers,
+                json={"title": f"chaos {n}"},
             ).raise_for_status()
         held = 0
         deadline = time.monotonic() + 60

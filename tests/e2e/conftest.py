@@ -60,8 +60,11 @@ def reference(tmp_path_factory: pytest.TempPathFactory, window: Window):
         code, output = run_cli(window.run_args, env=env, cwd=place.root, log=root / "run.log")
         assert code == 0, output
         yield Reference(
-            emulator=emulator, place=place, window=window,
-            prints=fingerprints(place.warehouse, raw_dir=place.raw_dir), log=output,
+            emulator=emulator,
+            place=place,
+            window=window,
+            prints=fingerprints(place.warehouse, raw_dir=place.raw_dir),
+            log=output,
         )
     finally:
         stop(emulator.process)

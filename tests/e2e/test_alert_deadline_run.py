@@ -27,16 +27,25 @@ def test_a_failed_run_alerting_an_endpoint_dripping_its_answer_ends_after_one_de
     with running_emulator(config) as emu, slow_peer("drip", interval=5.0) as peer:
         done = subprocess.run(
             [CLI, "run", "--day", day.isoformat(), "--no-latest", "--no-snapshots"],
-            env=_env(tmp_path, **environ_for(emu), METRICS_ALERTS=peer.url, METRICS_START_DAY=(
-                day - timedelta(days=3)).isoformat()),
-            cwd=tmp_path, capture_output=True, text=True, timeout=KILLED_AT,
+            env=_env(
+                tmp_path,
+                **environ_for(emu),
+                METRICS_ALERTS=peer.url,
+                METRICS_START_DAY=(day - timedelta(days=3)).isoformat(),
+            ),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=KILLED_AT,
         )
         connections = peer.connections
     assert done.returncode == 1, done.stderr[-3000:]
     lines = done.stderr.strip().splitlines()
     timeout = AlertConfig().timeout
-    assert f"alert to webhook 127.0.0.1: sent; no answer within {timeout:g} s: it may have arrived, not sent again" \
+    assert (
+        f"alert to webhook 127.0.0.1: sent; no answer within {timeout:g} s: it may have arrived, not sent again"
         in lines
+    )
     assert lines[-1].startswith("metrics-etl run: ") and "Traceback" not in done.stderr
     assert connections == 1  # one exchange, one deadline: the command's later alerts were kept instead
     kept = json.loads((tmp_path / "dagster" / OUTBOX_NAME).read_text())["alerts"]

@@ -164,15 +164,18 @@ def test_a_refetch_in_a_moved_home_removes_the_file_it_replaced(tmp_path, emu): 
 
 @pytest.mark.parametrize("after", [2.0, 4.5])
 def test_a_run_killed_at_any_moment_leaves_no_file_without_its_row_once_the_day_is_fetched_again(
-    tmp_path, emu, after  # noqa: F811
+    tmp_path,
+    emu,  # noqa: F811
+    after,
 ):
     home = _home(tmp_path)
     env = _env(home, emu)
     _cli(env, home, *RUN)
     for attempt in range(2):
         log = (home / f"killed-{attempt}.log").open("w")
-        process = subprocess.Popen([CLI, *RUN], env=env, cwd=home, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [CLI, *RUN], env=env, cwd=home, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         time.sleep(after)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)  # the run and its own children (Dagster's steps)

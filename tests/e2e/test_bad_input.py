@@ -46,7 +46,8 @@ def good_lines() -> list[str]:
         creds = emu.credentials
         meta = httpx.get(
             f"{emu.base_url}/orgs/{creds['org']}/assistant/metrics/reports/users-1-day",
-            params={"day": DAY.isoformat()}, headers={"Authorization": f"token {creds['token']}"},
+            params={"day": DAY.isoformat()},
+            headers={"Authorization": f"token {creds['token']}"},
         ).json()
         return [line for link in meta["download_links"] for line in httpx.get(link).text.splitlines()]
 
@@ -118,7 +119,8 @@ def _serve_bytes(tmp_path: Path, data: bytes) -> tuple[Emulator, Path]:
     served = tmp_path / "served.ndjson"
     served.write_bytes(data)
     emu = start_emulator(
-        workdir=tmp_path / "emulator", seed=7,
+        workdir=tmp_path / "emulator",
+        seed=7,
         extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
     )
     return emu, served
@@ -224,7 +226,8 @@ def sixty_user_lines() -> list[str]:
         creds = emu.credentials
         meta = httpx.get(
             f"{emu.base_url}/orgs/{creds['org']}/assistant/metrics/reports/users-1-day",
-            params={"day": DAY.isoformat()}, headers={"Authorization": f"token {creds['token']}"},
+            params={"day": DAY.isoformat()},
+            headers={"Authorization": f"token {creds['token']}"},
         ).json()
         return [line for link in meta["download_links"] for line in httpx.get(link).text.splitlines()]
 
@@ -232,12 +235,19 @@ def sixty_user_lines() -> list[str]:
 def _run_served(tmp_path: Path, lines: list[str]) -> tuple[int, str, Path]:
     served = tmp_path / "served.ndjson"
     served.write_text("".join(line + "\n" for line in lines))
-    emu = start_emulator(workdir=tmp_path / "emulator", seed=7,
-                         extra=("--users", "60", "--report-file", str(served), "--report-file-day", DAY.isoformat()))
+    emu = start_emulator(
+        workdir=tmp_path / "emulator",
+        seed=7,
+        extra=("--users", "60", "--report-file", str(served), "--report-file-day", DAY.isoformat()),
+    )
     try:
         place = Emulated(tmp_path / "pipeline")
-        code, output = run_cli(_run_args(), env=pipeline_env(emu, place, first_day=DAY.isoformat()), cwd=place.root,
-                               log=tmp_path / "run.log")
+        code, output = run_cli(
+            _run_args(),
+            env=pipeline_env(emu, place, first_day=DAY.isoformat()),
+            cwd=place.root,
+            log=tmp_path / "run.log",
+        )
     finally:
         stop(emu.process)
     return code, output, place.warehouse
@@ -249,17 +259,18 @@ def test_a_first_line_served_twice_lands_every_user_once_and_the_run_passes(sixt
     assert code == 0, output
     assert "Traceback" not in output
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        users = conn.execute("SELECT count(*), count(DISTINCT user_id) FROM core.user_daily_totals "
-                             "WHERE scope = 'organization'").fetchone()
-        files = conn.execute("SELECT sum(repeated_lines), sum(quarantined) FROM raw.report_files "
-                             "WHERE scope = 'organization' AND level = 'user'").fetchone()
+        users = conn.execute(
+            "SELECT count(*), count(DISTINCT user_id) FROM core.user_daily_totals WHERE scope = 'organization'"
+        ).fetchone()
+        files = conn.execute(
+            "SELECT sum(repeated_lines), sum(quarantined) FROM raw.report_files "
+            "WHERE scope = 'organization' AND level = 'user'"
+        ).fetchone()
     assert users == (60, 60)
     assert files == (1, 0)
 
 
-def test_two_different_lines_of_one_user_are_quarantined_by_line_number_and_the_others_land(
-    sixty_user_lines, tmp_path
-):
+def test_two_different_lines_of_one_user_are_quarantined_by_line_number_and_the_others_land(sixty_user_lines, tmp_path):
     first = json.loads(sixty_user_lines[0])
     changed = dict(first, code_generation_activity_count=int(first.get("code_generation_activity_count") or 0) + 3)
     lines = [*sixty_user_lines[:6], json.dumps(changed), *sixty_user_lines[6:]]
@@ -272,8 +283,10 @@ def test_two_different_lines_of_one_user_are_quarantined_by_line_number_and_the_
     assert str(first["user_id"]) not in line and first["user_login"] not in line
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'").fetchone()
-        mine = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization' AND user_id = ?",
-                            [first["user_id"]])
+        mine = conn.execute(
+            "SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization' AND user_id = ?",
+            [first["user_id"]],
+        )
         assert mine.fetchone() == (0,)
     assert users == (59,)
 
@@ -295,8 +308,12 @@ def _ingest_in_child() -> None:
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
     migrate(conn)
     with ServiceClient(config=settings.service_config()) as client:
-        ingest_report(client=client, ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
-                      conn=conn, raw_dir=Path(work) / "raw")
+        ingest_report(
+            client=client,
+            ref=ReportRef("organization", org, "1-day", "user", date.fromisoformat(day)),
+            conn=conn,
+            raw_dir=Path(work) / "raw",
+        )
     quarantined = conn.execute(
         "SELECT line_number, reason, length(line_text) FROM raw.quarantine ORDER BY 1"
     ).fetchall()
@@ -321,15 +338,27 @@ def test_200_mb_lines_are_quarantined_while_memory_stays_bounded(good_lines: lis
             out.write(blob)
         out.write(b"\n" + good_lines[3].encode() + b"\n")
     emu = start_emulator(
-        workdir=tmp_path / "emulator", seed=7,
+        workdir=tmp_path / "emulator",
+        seed=7,
         extra=(*USERS, "--report-file", str(served), "--report-file-day", DAY.isoformat()),
     )
     try:
         creds = emu.credentials
         child = subprocess.run(
-            [sys.executable, "-c", "from tests.e2e.test_bad_input import _ingest_in_child; _ingest_in_child()",
-             creds["base_url"], creds["token"], creds["org"], creds["dialect"], DAY.isoformat(), str(tmp_path)],
-            capture_output=True, text=True, timeout=240,
+            [
+                sys.executable,
+                "-c",
+                "from tests.e2e.test_bad_input import _ingest_in_child; _ingest_in_child()",
+                creds["base_url"],
+                creds["token"],
+                creds["org"],
+                creds["dialect"],
+                DAY.isoformat(),
+                str(tmp_path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=240,
         )
     finally:
         stop(emu.process)
@@ -395,10 +424,16 @@ def test_a_graphql_errors_answer_raises_naming_the_endpoint_and_the_message(emul
 @pytest.mark.parametrize(
     ("case", "override", "expected"),
     [
-        ("unknown API version", {"SERVICE_API_VERSION": "1999-01-01"},
-         ["400", "Unsupported API version '1999-01-01'", "Check SERVICE_API_VERSION"]),
-        ("token without permission", {"SERVICE_TOKEN": "limited_token"},
-         ["403", "/assistant/metrics/reports/", "metrics permission"]),
+        (
+            "unknown API version",
+            {"SERVICE_API_VERSION": "1999-01-01"},
+            ["400", "Unsupported API version '1999-01-01'", "Check SERVICE_API_VERSION"],
+        ),
+        (
+            "token without permission",
+            {"SERVICE_TOKEN": "limited_token"},
+            ["403", "/assistant/metrics/reports/", "metrics permission"],
+        ),
     ],
 )
 def test_a_refused_request_fails_the_run_in_one_line_naming_url_and_remedy(

@@ -72,7 +72,9 @@ def test_chaotic_runs_killed_at_random_land_what_a_clean_run_lands(
     failures: list[str] = []
     try:
         env = pipeline_env(
-            emulator, place, first_day=reference.window.first,
+            emulator,
+            place,
+            first_day=reference.window.first,
             SERVICE_RATE_LIMIT_MAX_WAIT=str(RATE_LIMIT_RESET_SECONDS * 4),
         )
         completed = False
@@ -186,14 +188,17 @@ def test_the_secret_scan_finds_a_planted_token_key_line_and_link_signature(tmp_p
         conn.execute("INSERT INTO raw.t VALUES (?, ?)", ['{"k": "MIIEkeyline"}', ["a", "svc_planted_token"]])
     found = secret_findings(
         secrets={"token": "svc_planted_token", "private key line 1": "MIIEkeyline"},
-        files=[log, tmp_path / "raw"], warehouses=[warehouse],
+        files=[log, tmp_path / "raw"],
+        warehouses=[warehouse],
     )
-    assert sorted(found) == sorted([
-        f"token in {log}",
-        f"a link signature in {archive}",
-        "private key line 1 in warehouse.duckdb:raw.t.payload",
-        "token in warehouse.duckdb:raw.t.tags",
-    ])
+    assert sorted(found) == sorted(
+        [
+            f"token in {log}",
+            f"a link signature in {archive}",
+            "private key line 1 in warehouse.duckdb:raw.t.payload",
+            "token in warehouse.duckdb:raw.t.tags",
+        ]
+    )
 
 
 def test_fingerprints_tell_a_doubled_a_lost_and_a_changed_row(tmp_path: Path):

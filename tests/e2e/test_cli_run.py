@@ -35,7 +35,11 @@ def test_run_lands_a_range_with_progress_and_a_summary(tmp_path):
     with running_emulator(EmulatorConfig(seed=21, users=12, repos=2, issues_per_repo=3)) as emu:
         done = subprocess.run(
             [CLI, "run", "--from", first.isoformat(), "--to", last.isoformat()],
-            env=_env(tmp_path, **environ_for(emu)), cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            env=_env(tmp_path, **environ_for(emu)),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{first} .. {last} … ok" in done.stdout
@@ -131,7 +135,10 @@ def test_several_organizations_and_enterprises_each_land_on_their_own(tmp_path):
         orgs = conn.execute("SELECT DISTINCT org_login FROM snapshots.org_members ORDER BY 1").fetchall()
         owners = conn.execute("SELECT DISTINCT owner_login FROM snapshots.repositories ORDER BY 1").fetchall()
     assert [(scope, name) for scope, name, _ in landed] == [
-        ("enterprise", "acme-corp"), ("enterprise", "initech"), ("organization", "acme"), ("organization", "globex"),
+        ("enterprise", "acme-corp"),
+        ("enterprise", "initech"),
+        ("organization", "acme"),
+        ("organization", "globex"),
     ]
     assert all(rows > 0 for _, _, rows in landed)
     assert orgs == owners == [("acme",), ("globex",)]
@@ -160,8 +167,16 @@ def test_a_full_disk_under_the_warehouse_is_named_in_the_failure_line(tmp_path):
         first = _utc_today() - timedelta(days=12)
         with running_emulator(EmulatorConfig(seed=26, users=300, repos=1)) as emu:
             env = _env(tmp_path, **environ_for(emu), WAREHOUSE_PATH=str(mount / "w.duckdb"))
-            done = _run(env, tmp_path, "--from", first.isoformat(), "--to", (first + timedelta(days=6)).isoformat(),
-                        "--no-latest", "--no-snapshots")
+            done = _run(
+                env,
+                tmp_path,
+                "--from",
+                first.isoformat(),
+                "--to",
+                (first + timedelta(days=6)).isoformat(),
+                "--no-latest",
+                "--no-snapshots",
+            )
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
     assert done.returncode == 1

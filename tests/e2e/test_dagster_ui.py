@@ -106,8 +106,9 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def _cli(env: dict[str, str], cwd: Path, *args: str) -> str:
-    done = subprocess.run([str(BIN / "metrics-etl"), *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(
+        [str(BIN / "metrics-etl"), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done.stdout
 
@@ -138,8 +139,10 @@ def _wait_for_the_code_location(ui: Ui, server: subprocess.Popen[bytes], log: Pa
         assert server.poll() is None, f"the webserver ended: {log.read_text()[-3000:]}"
         assert time.monotonic() < deadline, f"not up after {START_SECONDS}s: {log.read_text()[-3000:]}"
         try:
-            entries = ui.ask("{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus "
-                             "locationOrLoadError { __typename ... on PythonError { message } } } } } }")
+            entries = ui.ask(
+                "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus "
+                "locationOrLoadError { __typename ... on PythonError { message } } } } } }"
+            )
         except OSError:
             time.sleep(1)
             continue
@@ -158,7 +161,12 @@ def webserver(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.
     with log.open("w") as out:
         server = subprocess.Popen(
             [str(BIN / "dagster-webserver"), "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
-            cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         yield f"http://127.0.0.1:{port}", server
@@ -194,8 +202,9 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ui]:
 def test_the_overview_timeline_places_every_command_line_run_in_the_code_location(ui: Ui) -> None:
     assert sorted(set(ui.cli_runs.values())) == sorted(JOBS)
     since = (datetime.now(UTC) - timedelta(hours=6)).timestamp()
-    data = ui.ask(TIMELINE, completedFilter={"statuses": ["SUCCESS", "FAILURE", "CANCELED"], "updatedAfter": since},
-                  limit=500)
+    data = ui.ask(
+        TIMELINE, completedFilter={"statuses": ["SUCCESS", "FAILURE", "CANCELED"], "updatedAfter": since}, limit=500
+    )
     shown = {run["id"]: run for run in data["completed"]["results"]}
     assert set(ui.cli_runs) <= set(shown), "runs the Overview does not list"
     for run_id in ui.cli_runs:

@@ -68,10 +68,14 @@ def test_a_failed_run_names_its_run_and_its_log_file_both_of_which_exist(emu, tm
 def _hold_warehouse(path: Path) -> subprocess.Popen[str]:
     """Another process writing: it holds DuckDB's lock on the file until it is killed."""
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(600)",
-         str(path)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(600)",
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     return holder

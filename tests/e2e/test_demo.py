@@ -16,10 +16,20 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
     deployment = tmp_path / "deployment"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
     # A deployment configured in the same shell: the demo must not touch it.
-    env |= {"XDG_DATA_HOME": str(tmp_path / "share"), "METRICS_HOME": str(deployment),
-            "DAGSTER_HOME": str(deployment / "dagster"), "WAREHOUSE_PATH": str(deployment / "w.duckdb")}
-    done = subprocess.run([CLI, "demo", "--days", "3", "--users", "20", "--repos", "2"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
+    env |= {
+        "XDG_DATA_HOME": str(tmp_path / "share"),
+        "METRICS_HOME": str(deployment),
+        "DAGSTER_HOME": str(deployment / "dagster"),
+        "WAREHOUSE_PATH": str(deployment / "w.duckdb"),
+    }
+    done = subprocess.run(
+        [CLI, "demo", "--days", "3", "--users", "20", "--repos", "2"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     home = tmp_path / "share" / "metrics-etl-demo"
     assert not deployment.exists(), "the demo touched the deployment's home"

@@ -104,7 +104,8 @@ def _agent_users(home: Path, user_id: int) -> tuple[dict[tuple[object, ...], int
         ).fetchall()
         theirs = conn.execute(
             "SELECT DISTINCT scope, scope_name, day, agent_id FROM core.agent_activity"
-            " WHERE level = 'user' AND user_id = ?", [user_id],
+            " WHERE level = 'user' AND user_id = ?",
+            [user_id],
         ).fetchall()
     return {row[:4]: row[4] for row in users}, set(theirs)
 
@@ -185,14 +186,16 @@ def _reconciliation(path: Path, first: date, last: date) -> tuple[dict[tuple[obj
     with duckdb.connect(str(path), read_only=True) as conn:
         rows = conn.execute(
             "SELECT scope, scope_name, day, measure, difference, difference_share, status, reason"
-            " FROM bi.reconciliation WHERE comparison = 'aggregate vs users' AND day BETWEEN ? AND ?", [first, last],
+            " FROM bi.reconciliation WHERE comparison = 'aggregate vs users' AND day BETWEEN ? AND ?",
+            [first, last],
         ).fetchall()
         (outcome,) = run_checks(conn, [UNRECONCILED], start_day=first, end_day=last)
     return {row[:4]: row[4:] for row in rows}, outcome.failures
 
 
 def test_after_forget_the_days_the_person_was_on_are_explained_in_the_reconciliation_and_stay_so_on_refetch(
-    tmp_path, emu,
+    tmp_path,
+    emu,
 ):
     """Issue 42: the aggregate report still counts an erased person, so each final day they were on
     showed an 'unexplained' difference and reconciliation_holds warned for ever. Now the erasure
@@ -212,8 +215,11 @@ def test_after_forget_the_days_the_person_was_on_are_explained_in_the_reconcilia
             "SELECT user_login, user_id FROM core.user_daily_totals GROUP BY ALL"
             " ORDER BY sum(user_initiated_interaction_count) DESC, user_id LIMIT 1"
         ).fetchone()
-        theirs = set(conn.execute(
-            "SELECT scope, scope_name, day FROM core.user_daily_totals WHERE user_id = ?", [user_id]).fetchall())
+        theirs = set(
+            conn.execute(
+                "SELECT scope, scope_name, day FROM core.user_daily_totals WHERE user_id = ?", [user_id]
+            ).fetchall()
+        )
     before, failures_before = _reconciliation(serving, first, later)
     assert failures_before == 0 and "unexplained" not in {status for _, _, status, _ in before.values()}
 
@@ -230,20 +236,28 @@ def test_after_forget_the_days_the_person_was_on_are_explained_in_the_reconcilia
         assert all(ERASED_REASON in reason for _, _, _, reason in differing.values())
         # Days they were not on keep their status and reason.
         assert {key: row for key, row in after.items() if key[:3] not in theirs} == {
-            key: row for key, row in before.items() if key[:3] not in theirs}
+            key: row for key, row in before.items() if key[:3] not in theirs
+        }
 
     # The same days again and one more: the service still reports the person, whom ingest drops.
     _cli(env, home, "run", "--from", first.isoformat(), "--to", later.isoformat(), *fetch)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        counted = dict(((s, n, d), people) for s, n, d, people in conn.execute(
-            "SELECT scope, scope_name, day, people_erased FROM core.erased_user_days").fetchall())
+        counted = dict(
+            ((s, n, d), people)
+            for s, n, d, people in conn.execute(
+                "SELECT scope, scope_name, day, people_erased FROM core.erased_user_days"
+            ).fetchall()
+        )
         dropped = conn.execute("SELECT count(*) FROM meta.archive_lineage WHERE reason = 'ingest'").fetchone()[0]
         # The scope days of `later` whose user report ingest wrote again without the person.
-        dropped_later = set(conn.execute(
-            "SELECT DISTINCT f.scope, f.scope_name, f.report_start_day FROM meta.archive_lineage AS l"
-            " JOIN raw.report_files AS f USING (archive_path) WHERE l.reason = 'ingest' AND f.level = 'user'"
-            " AND f.report_start_day = ? AND f.report_end_day = ?", [later, later],
-        ).fetchall())
+        dropped_later = set(
+            conn.execute(
+                "SELECT DISTINCT f.scope, f.scope_name, f.report_start_day FROM meta.archive_lineage AS l"
+                " JOIN raw.report_files AS f USING (archive_path) WHERE l.reason = 'ingest' AND f.level = 'user'"
+                " AND f.report_start_day = ? AND f.report_end_day = ?",
+                [later, later],
+            ).fetchall()
+        )
     assert dropped > 0
     assert {key: counted[key] for key in theirs} == dict.fromkeys(theirs, 1)  # never counted twice
     assert set(counted) - theirs == dropped_later
@@ -251,10 +265,14 @@ def test_after_forget_the_days_the_person_was_on_are_explained_in_the_reconcilia
         again, failures = _reconciliation(path, first, later)
         assert failures == 0, path
         erased_days = set(counted)
-        again_differing = [(status, reason) for key, (difference, _, status, reason) in again.items()
-                           if key[:3] in erased_days and difference]
-        assert again_differing and all(status == "explained" and ERASED_REASON in reason
-                                       for status, reason in again_differing)
+        again_differing = [
+            (status, reason)
+            for key, (difference, _, status, reason) in again.items()
+            if key[:3] in erased_days and difference
+        ]
+        assert again_differing and all(
+            status == "explained" and ERASED_REASON in reason for status, reason in again_differing
+        )
 
 
 def test_forget_without_the_key_says_what_to_set_in_one_line(tmp_path, emu):
@@ -277,8 +295,9 @@ def test_retention_removes_exactly_the_expired_days(tmp_path, emu):
     _cli(_env(home, emu, METRICS_RETENTION_DAYS="7"), home, "publish")
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         user_days = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.user_daily_totals").fetchall()}
-        user_detail = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.breakdowns WHERE level = 'user'")
-                       .fetchall()}
+        user_detail = {
+            row[0] for row in conn.execute("SELECT DISTINCT day FROM core.breakdowns WHERE level = 'user'").fetchall()
+        }
         aggregate_days = {row[0] for row in conn.execute("SELECT DISTINCT day FROM core.daily_totals").fetchall()}
         files = conn.execute("SELECT archive_path, report_end_day FROM raw.report_files").fetchall()
         erased = conn.execute("SELECT count(*) FROM core.erased_user_days").fetchone()[0]
@@ -335,7 +354,8 @@ def test_forget_keeps_other_peoples_events_sharing_the_persons_id_and_replaces_t
             org = emu.credentials["org"]
             repo = client.get_json(path=f"/orgs/{org}/repos")[0]["full_name"]
             login, user_id = next(
-                (m["login"], m["id"]) for m in client.get_json(path=f"/orgs/{org}/members")
+                (m["login"], m["id"])
+                for m in client.get_json(path=f"/orgs/{org}/members")
                 if m["login"].startswith("dev-") and m["login"] != author
             )
             # An issue someone else wrote, mentioning the person: the service serves it in every snapshot.
@@ -346,14 +366,31 @@ def test_forget_keeps_other_peoples_events_sharing_the_persons_id_and_replaces_t
         person = {"login": login, "id": user_id, "type": "User"}
         repository = {"id": user_id, "full_name": repo, "owner": {"login": "acme", "id": 2, "type": "Organization"}}
         push = {"ref": "refs/heads/main", "repository": repository, "pusher": {"name": author}, "sender": other}
-        issue = {"id": user_id, "number": 77, "title": f"{login}, please look", "user": other,
-                 "body": f"as discussed with @{login.title()}; not @{login}0"}
-        _spool(home / "spool", 1, [
-            ("push-1", "push", push),
-            ("issue-1", "issues", {"action": "opened", "issue": issue, "repository": repository, "sender": other}),
-            ("theirs-1", "issues", {"action": "opened", "issue": {"id": 5, "user": person}, "repository": repository,
-                                    "sender": person}),
-        ])
+        issue = {
+            "id": user_id,
+            "number": 77,
+            "title": f"{login}, please look",
+            "user": other,
+            "body": f"as discussed with @{login.title()}; not @{login}0",
+        }
+        _spool(
+            home / "spool",
+            1,
+            [
+                ("push-1", "push", push),
+                ("issue-1", "issues", {"action": "opened", "issue": issue, "repository": repository, "sender": other}),
+                (
+                    "theirs-1",
+                    "issues",
+                    {
+                        "action": "opened",
+                        "issue": {"id": 5, "user": person},
+                        "repository": repository,
+                        "sender": person,
+                    },
+                ),
+            ],
+        )
         _cli(env, home, "webhooks", "load")
         assert sorted(_deliveries(home)) == ["issue-1", "push-1", "theirs-1"]
         pattern = _person_pattern(login)
@@ -365,20 +402,36 @@ def test_forget_keeps_other_peoples_events_sharing_the_persons_id_and_replaces_t
         assert sorted(kept) == ["issue-1", "push-1"], "the person's own delivery goes, the others' stay"
         assert kept["push-1"] == push
         assert kept["issue-1"]["issue"] == issue | {
-            "title": "[erased], please look", "body": f"as discussed with @[erased]; not @{login}0",
+            "title": "[erased], please look",
+            "body": f"as discussed with @[erased]; not @{login}0",
         }
         assert _titles(home) == {"as discussed with @[erased]"}
         assert _scan(home, pattern) == []
 
         # Later deliveries for that repository land; one mentioning the person lands with the placeholder.
-        _spool(home / "spool", 2, [
-            ("push-2", "push", push | {"ref": "refs/heads/topic"}),
-            # A landing holds only the login's hash: it tests @mentions, not every word of a text.
-            ("issue-2", "issues", {"action": "edited", "repository": repository, "sender": other,
-                                   "issue": issue | {"title": "later", "body": f"cc @{login.upper()}"}}),
-            ("theirs-2", "push", {"ref": "refs/heads/x", "repository": repository, "pusher": {"name": login},
-                                  "sender": other}),
-        ])
+        _spool(
+            home / "spool",
+            2,
+            [
+                ("push-2", "push", push | {"ref": "refs/heads/topic"}),
+                # A landing holds only the login's hash: it tests @mentions, not every word of a text.
+                (
+                    "issue-2",
+                    "issues",
+                    {
+                        "action": "edited",
+                        "repository": repository,
+                        "sender": other,
+                        "issue": issue | {"title": "later", "body": f"cc @{login.upper()}"},
+                    },
+                ),
+                (
+                    "theirs-2",
+                    "push",
+                    {"ref": "refs/heads/x", "repository": repository, "pusher": {"name": login}, "sender": other},
+                ),
+            ],
+        )
         said = _cli(env, home, "webhooks", "load")
         kept = _deliveries(home)
         assert sorted(kept) == ["issue-1", "issue-2", "push-1", "push-2"], said
@@ -393,11 +446,17 @@ def test_forget_keeps_other_peoples_events_sharing_the_persons_id_and_replaces_t
 def _report_line(day: date, user_id: object, login: str, interactions: int) -> str:
     # The organization's own id: a record naming another entity would be quarantined as foreign.
     org_id = ReportData(seed=5, users=5, org="acme", enterprise="acme-corp", first_day=day).organization_id
-    return json.dumps({
-        "user_id": user_id, "user_login": login, "day": day.isoformat(), "organization_id": org_id,
-        "user_initiated_interaction_count": interactions, "code_generation_activity_count": 2,
-        "code_acceptance_activity_count": 1,
-    })
+    return json.dumps(
+        {
+            "user_id": user_id,
+            "user_login": login,
+            "day": day.isoformat(),
+            "organization_id": org_id,
+            "user_initiated_interaction_count": interactions,
+            "code_generation_activity_count": 2,
+            "code_acceptance_activity_count": 1,
+        }
+    )
 
 
 def test_a_failed_check_names_no_person_in_logs_alerts_dagster_or_the_failure_line(tmp_path):
@@ -409,8 +468,10 @@ def test_a_failed_check_names_no_person_in_logs_alerts_dagster_or_the_failure_li
     day = datetime.now(UTC).date() - timedelta(days=6)
     report = tmp_path / "users.ndjson"
     lines = [
-        _report_line(day, 1000022, "dev-00022", 3), _report_line(day, 1000022, "dev-00022", 4),
-        _report_line(day, "1000023", "dev-00023", 1), _report_line(day, 1000024, "dev-00024", 2),
+        _report_line(day, 1000022, "dev-00022", 3),
+        _report_line(day, 1000022, "dev-00022", 4),
+        _report_line(day, "1000023", "dev-00023", 1),
+        _report_line(day, 1000024, "dev-00024", 2),
     ]
     report.write_text("".join(line + "\n" for line in lines))
     home = tmp_path / "home"
@@ -419,8 +480,12 @@ def test_a_failed_check_names_no_person_in_logs_alerts_dagster_or_the_failure_li
     with running_emulator(config) as emu, webhook_server() as hook:
         env = _env(home, emu, METRICS_ALERTS=hook.url, METRICS_START_DAY=(day - timedelta(days=3)).isoformat())
         done = subprocess.run(
-            [CLI, "run", "--day", day.isoformat(), "--no-latest", "--no-snapshots"], env=env, cwd=home,
-            capture_output=True, text=True, timeout=900,
+            [CLI, "run", "--day", day.isoformat(), "--no-latest", "--no-snapshots"],
+            env=env,
+            cwd=home,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-3000:]
         assert hook.texts, "the failed run was told to the channel"
@@ -452,21 +517,53 @@ def test_forget_erases_a_co_author_address_and_an_untyped_user_and_keeps_objects
     other = {"login": "dev-00001", "id": 1000001, "type": "User"}
     person = {"login": login, "id": user_id, "type": "User"}
     co_author = f"fix\n\nCo-authored-by: Dev <{user_id}+{login}@users.noreply.example.com>"
-    repository = {"id": user_id, "name": login, "full_name": f"acme/{login}",
-                  "owner": {"login": "acme", "id": 2, "type": "Organization"}}
-    push = {"ref": "refs/heads/main", "repository": repository, "pusher": {"name": "dev-00001"}, "sender": other,
-            "commits": [{"message": co_author, "author": {"name": "D", "username": "dev-00001"}}]}
-    team = {"action": "added", "sender": other, "member": other,
-            "team": {"id": user_id, "name": login.upper(), "slug": login}}
-    issue = {"action": "labeled", "sender": other, "repository": repository, "label": {"id": user_id, "name": login},
-             "issue": {"id": user_id, "number": 3, "user": other, "body": f"cc @acme/{login}, thanks @{login}"}}
+    repository = {
+        "id": user_id,
+        "name": login,
+        "full_name": f"acme/{login}",
+        "owner": {"login": "acme", "id": 2, "type": "Organization"},
+    }
+    push = {
+        "ref": "refs/heads/main",
+        "repository": repository,
+        "pusher": {"name": "dev-00001"},
+        "sender": other,
+        "commits": [{"message": co_author, "author": {"name": "D", "username": "dev-00001"}}],
+    }
+    team = {
+        "action": "added",
+        "sender": other,
+        "member": other,
+        "team": {"id": user_id, "name": login.upper(), "slug": login},
+    }
+    issue = {
+        "action": "labeled",
+        "sender": other,
+        "repository": repository,
+        "label": {"id": user_id, "name": login},
+        "issue": {"id": user_id, "number": 3, "user": other, "body": f"cc @acme/{login}, thanks @{login}"},
+    }
     untyped = {"action": "created", "sender": other, "discussion": {"id": 9, "user": {"login": login, "id": user_id}}}
-    _spool(home / "spool", 1, [
-        ("push-1", "push", push), ("team-1", "membership", team), ("issue-1", "issues", issue),
-        ("untyped-1", "discussion", untyped),
-        ("theirs-1", "issues", {"action": "opened", "issue": {"id": 5, "user": person}, "sender": person,
-                                "repository": {"id": 4, "full_name": "acme/r"}}),
-    ])
+    _spool(
+        home / "spool",
+        1,
+        [
+            ("push-1", "push", push),
+            ("team-1", "membership", team),
+            ("issue-1", "issues", issue),
+            ("untyped-1", "discussion", untyped),
+            (
+                "theirs-1",
+                "issues",
+                {
+                    "action": "opened",
+                    "issue": {"id": 5, "user": person},
+                    "sender": person,
+                    "repository": {"id": 4, "full_name": "acme/r"},
+                },
+            ),
+        ],
+    )
     said = _cli(env, home, "webhooks", "load")
     assert sorted(_deliveries(home)) == ["issue-1", "push-1", "team-1", "theirs-1", "untyped-1"], said
     # The person's id as a whole number inside a no-reply address, or their login as a mention.
@@ -483,10 +580,15 @@ def test_forget_erases_a_co_author_address_and_an_untyped_user_and_keeps_objects
     assert _scan(home, named) == []
 
     # Later deliveries: the same attacks land the same way; the person's own untyped record does not.
-    _spool(home / "spool", 2, [
-        ("push-2", "push", push | {"ref": "refs/heads/topic"}), ("team-2", "membership", team),
-        ("untyped-2", "discussion", untyped),
-    ])
+    _spool(
+        home / "spool",
+        2,
+        [
+            ("push-2", "push", push | {"ref": "refs/heads/topic"}),
+            ("team-2", "membership", team),
+            ("untyped-2", "discussion", untyped),
+        ],
+    )
     _cli(env, home, "webhooks", "load")
     kept = _deliveries(home)
     assert sorted(kept) == ["issue-1", "push-1", "push-2", "team-1", "team-2"]
@@ -509,8 +611,21 @@ def test_forget_of_something_no_login_or_id_is_spelled_like_says_so_in_one_line_
     home.mkdir()
     env = _env(home, emu)
     # A warehouse to erase from.
-    _spool(home / "spool", 1, [("push-1", "push", {"ref": "x", "repository": {"id": 4, "full_name": "acme/r"},
-                                                   "sender": {"login": "dev-00001", "id": 1000001, "type": "User"}})])
+    _spool(
+        home / "spool",
+        1,
+        [
+            (
+                "push-1",
+                "push",
+                {
+                    "ref": "x",
+                    "repository": {"id": 4, "full_name": "acme/r"},
+                    "sender": {"login": "dev-00001", "id": 1000001, "type": "User"},
+                },
+            )
+        ],
+    )
     _cli(env, home, "webhooks", "load")
     done = subprocess.run([CLI, "forget", who], env=env, cwd=home, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
@@ -530,10 +645,18 @@ def test_forget_replaces_the_login_in_the_columns_a_delivery_lands_from_its_payl
     env = _env(home, emu)
     login = "dev-00018"
     other = {"login": "dev-00001", "id": 1000001, "type": "User"}
-    push = {"ref": "refs/heads/main", "repository": {"id": 4, "full_name": f"{login}/tools", "owner": {"id": 3}},
-            "pusher": {"name": "dev-00001"}, "sender": other}
-    issue = {"action": f"@{login}", "repository": {"id": 5, "full_name": "acme/r"}, "sender": other,
-             "issue": {"id": 6, "user": other, "title": "t"}}
+    push = {
+        "ref": "refs/heads/main",
+        "repository": {"id": 4, "full_name": f"{login}/tools", "owner": {"id": 3}},
+        "pusher": {"name": "dev-00001"},
+        "sender": other,
+    }
+    issue = {
+        "action": f"@{login}",
+        "repository": {"id": 5, "full_name": "acme/r"},
+        "sender": other,
+        "issue": {"id": 6, "user": other, "title": "t"},
+    }
     _spool(home / "spool", 1, [("push-1", "push", push), ("issue-1", "issues", issue)])
     _cli(env, home, "webhooks", "load")
     pattern = _person_pattern(login)
@@ -558,8 +681,10 @@ def test_forget_by_id_finds_a_person_whose_every_line_was_quarantined_even_with_
     day = datetime.now(UTC).date() - timedelta(days=6)
     report = tmp_path / "users.ndjson"
     lines = [
-        _report_line(day, 1000022, "dev-00022", 3), _report_line(day, 1000022, "dev-00022", 4),
-        _report_line(day, "1000023", "dev-00023", 1), _report_line(day, 1000024, "dev-00024", 2),
+        _report_line(day, 1000022, "dev-00022", 3),
+        _report_line(day, 1000022, "dev-00022", 4),
+        _report_line(day, "1000023", "dev-00023", 1),
+        _report_line(day, 1000024, "dev-00024", 2),
     ]
     report.write_text("".join(line + "\n" for line in lines))
     home = tmp_path / "home"
@@ -572,9 +697,22 @@ def test_forget_by_id_finds_a_person_whose_every_line_was_quarantined_even_with_
         subprocess.run(fetch, env=env, cwd=home, capture_output=True, text=True, timeout=900, check=False)
         # A delivery of someone else mentioning the first of them: only the quarantine knows its login.
         other = {"login": "dev-00024", "id": 1000024, "type": "User"}
-        _spool(home / "spool", 1, [("issue-1", "issues", {
-            "action": "opened", "repository": {"id": 4, "full_name": "acme/r"}, "sender": other,
-            "issue": {"id": 6, "user": other, "title": "ask @dev-00022"}})])
+        _spool(
+            home / "spool",
+            1,
+            [
+                (
+                    "issue-1",
+                    "issues",
+                    {
+                        "action": "opened",
+                        "repository": {"id": 4, "full_name": "acme/r"},
+                        "sender": other,
+                        "issue": {"id": 6, "user": other, "title": "ask @dev-00022"},
+                    },
+                )
+            ],
+        )
         _cli(env, home, "webhooks", "load")
         assert _scan(home, people)
 

@@ -81,8 +81,13 @@ def test_a_stop_signal_ends_dagster_dev_and_the_emulator_within_seconds_and_remo
     log = tmp_path / "dev.log"
     with log.open("w") as out:
         script = subprocess.Popen(
-            [str(REPO / "scripts" / "dev.sh")], cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            [str(REPO / "scripts" / "dev.sh")],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
         )
     try:

@@ -72,8 +72,10 @@ def guide_blocks(text: str) -> list[Block]:
         lines = body.splitlines()
         head = lines[0] if lines else ""
         who = {
-            "# as root": "root", "# as metrics-etl": "metrics-etl",
-            "# in /etc/metrics-etl/env": "env", "# on your own machine": "elsewhere",
+            "# as root": "root",
+            "# as metrics-etl": "metrics-etl",
+            "# in /etc/metrics-etl/env": "env",
+            "# on your own machine": "elsewhere",
         }.get(head)
         assert who, f"{GUIDE} block {number} does not start with who runs it: {head!r}"
         skip = lines[1].removeprefix(_NOT_RUN).strip() if len(lines) > 1 and lines[1].startswith(_NOT_RUN) else None
@@ -116,8 +118,13 @@ def _bash(host: Host, block: Block, script: str, env: dict[str, str]) -> str:
     with log.open("w") as out:
         try:
             done = subprocess.run(
-                ["bash", "-e", "-o", "pipefail", "-c", script], cwd=host.root, env=env,
-                stdout=out, stderr=subprocess.STDOUT, timeout=_BLOCK_TIMEOUT, start_new_session=True,
+                ["bash", "-e", "-o", "pipefail", "-c", script],
+                cwd=host.root,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=_BLOCK_TIMEOUT,
+                start_new_session=True,
             )
         except subprocess.TimeoutExpired:
             tail = log.read_text()[-3000:]
@@ -185,7 +192,11 @@ def start_unit(host: Host, name: str) -> None:
     env |= dict(pair.split("=", 1) for pair in shlex.split(service.get("Environment", "")))
     with (host.logs / f"{name}.log").open("a") as out:
         host.units[name] = subprocess.Popen(
-            argv, cwd=service["WorkingDirectory"], env=env, stdout=out, stderr=subprocess.STDOUT,
+            argv,
+            cwd=service["WorkingDirectory"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
 
@@ -364,7 +375,8 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     # availability sensor the daemon runs requests nothing while the test looks.
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     emu = start_emulator(
-        workdir=tmp_path_factory.mktemp("emulator"), seed=19,
+        workdir=tmp_path_factory.mktemp("emulator"),
+        seed=19,
         extra=("--today", yesterday, "--users", "12", "--repos", "2", "--issues-per-repo", "2"),
     )
     try:
@@ -384,7 +396,9 @@ def test_the_operations_guide_runs_from_a_fresh_clone(postgres: Postgres, emulat
     for guide_path in _MAPPED:
         (root / guide_path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
     host = Host(
-        root=root, base_env=base_env | {"REPO_URL": f"file://{ROOT}"}, logs=tmp_path,
+        root=root,
+        base_env=base_env | {"REPO_URL": f"file://{ROOT}"},
+        logs=tmp_path,
         fills={
             "SERVICE_ORG": creds["org"],
             "SERVICE_TOKEN": creds["token"],
@@ -395,9 +409,11 @@ def test_the_operations_guide_runs_from_a_fresh_clone(postgres: Postgres, emulat
     )
     # The service is the emulator; PostgreSQL is this test's server, with the guide's role and database.
     overrides = {
-        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_GRAPHQL_URL": creds["graphql_url"],
+        "SERVICE_BASE_URL": creds["base_url"],
+        "SERVICE_GRAPHQL_URL": creds["graphql_url"],
         "SERVICE_DIALECT": creds["dialect"],
-        "DAGSTER_PG_HOST": pg_env["DAGSTER_PG_HOST"], "DAGSTER_PG_PORT": pg_env["DAGSTER_PG_PORT"],
+        "DAGSTER_PG_HOST": pg_env["DAGSTER_PG_HOST"],
+        "DAGSTER_PG_PORT": pg_env["DAGSTER_PG_PORT"],
     }
     started = time.monotonic()
     skipped = []

@@ -19,13 +19,14 @@ def _older(conn: duckdb.DuckDBPyConnection, what: str) -> None:
         conn.execute("DROP VIEW bi.service_incident_days")
         return
     ((sql,),) = conn.execute(
-        "SELECT sql FROM duckdb_views() WHERE schema_name = 'bi' AND view_name = 'team_usage_periods'").fetchall()
-    conn.execute(sql.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1)
-                 .replace("AS third_party_agent_users", "AS agent_users"))
+        "SELECT sql FROM duckdb_views() WHERE schema_name = 'bi' AND view_name = 'team_usage_periods'"
+    ).fetchall()
+    conn.execute(
+        sql.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1).replace("AS third_party_agent_users", "AS agent_users")
+    )
 
 
-@pytest.mark.parametrize(("what", "named"), [("view", "service_incident_days"),
-                                             ("column", "third_party_agent_users")])
+@pytest.mark.parametrize(("what", "named"), [("view", "service_incident_days"), ("column", "third_party_agent_users")])
 def test_report_on_a_serving_database_from_before_an_upgrade_says_to_publish_again(
     tmp_path: Path, what: str, named: str
 ) -> None:
@@ -33,10 +34,20 @@ def test_report_on_a_serving_database_from_before_an_upgrade_says_to_publish_aga
     build_warehouse(serving)
     with duckdb.connect(str(serving)) as conn:
         _older(conn, what)
-    env = {**os.environ, "METRICS_HOME": str(tmp_path), "SERVING_PATH": str(serving),
-           "WAREHOUSE_PATH": str(tmp_path / "absent.duckdb")}
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "report"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "METRICS_HOME": str(tmp_path),
+        "SERVING_PATH": str(serving),
+        "WAREHOUSE_PATH": str(tmp_path / "absent.duckdb"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "report"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     (line,) = done.stderr.strip().splitlines()

@@ -40,8 +40,12 @@ def tiered(tmp_path_factory):
 
 
 def _cli(*args: str, serving: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "METRICS_HOME": str(cwd), "SERVING_PATH": str(serving),
-           "WAREHOUSE_PATH": str(cwd / "absent.duckdb")}
+    env = {
+        **os.environ,
+        "METRICS_HOME": str(cwd),
+        "SERVING_PATH": str(serving),
+        "WAREHOUSE_PATH": str(cwd / "absent.duckdb"),
+    }
     return subprocess.run(
         [sys.executable, "-m", "pipelines.cli", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
     )
@@ -100,8 +104,12 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
     periods = re.search(r"Period over period(.*?)</section>", dom, re.S).group(1)
     last_28_days = periods.split("</table>")[0]
     # Day counts of the period: 28 reported, 25 with agent data, 3 provisional, 22 compared.
-    for count in ("25 with agent data", "3 provisional", "compared on 22 final days",
-                  "previous period: 25 final days with agent data"):
+    for count in (
+        "25 with agent data",
+        "3 provisional",
+        "compared on 22 final days",
+        "previous period: 25 final days with agent data",
+    ):
         assert count in last_28_days, count
     rows = re.findall(r'<tr class="period-row" data-agent-id="([^"]+)">(.*?)</tr>', last_28_days, re.S)
     assert sorted(agent for agent, _ in rows) == sorted(NAMES)
@@ -118,23 +126,31 @@ def test_chromium_renders_adoption_charts_period_table_coverage_and_top_level_ac
 
     # Teams (extension): each team's last 28 days, user 101 in both teams.
     teams = re.search(r"<h2>Teams of organization acme</h2>(.*?)</section>", dom, re.S).group(1)
-    team_rows = dict(re.findall(r'<tr class="team-row" data-team-id="\d+"><td[^>]*>([^<]+)</td><td[^>]*>(\d+)</td>',
-                                teams))
+    team_rows = dict(
+        re.findall(r'<tr class="team-row" data-team-id="\d+"><td[^>]*>([^<]+)</td><td[^>]*>(\d+)</td>', teams)
+    )
     assert team_rows == {"platform": "3", "web": "4"}
     assert "Alpha" in teams
 
     # Agent surfaces: the example query's answer, the known agents among them, in one measure.
     surfaces = re.search(r"<h2>Agent surfaces</h2>(.*?)</section>", dom, re.S).group(1)
-    shown = [(scope, surface) for surface, scope in
-             re.findall(r'<tr class="surface-row"><td[^>]*>([^<]+)</td><td[^>]*>([^<]+)</td>', surfaces)]
+    shown = [
+        (scope, surface)
+        for surface, scope in re.findall(
+            r'<tr class="surface-row"><td[^>]*>([^<]+)</td><td[^>]*>([^<]+)</td>', surfaces
+        )
+    ]
     with duckdb.connect(str(serving), read_only=True) as conn:
         expected = conn.execute((ROOT / "sql/queries/select_agent_surfaces_in_use.sql").read_text()).fetchall()
     assert shown == [(f"{scope} {name}", surface) for scope, name, surface, *_ in expected] and shown
 
     # Repositories: named as the snapshot names them (by id), the unsnapshotted one by the report.
     repositories = re.search(r"<h2>Repositories</h2>(.*?)</section>", dom, re.S).group(1)
-    repos = re.findall(r'<tr class="repository-row"><td[^>]*>([^<]+)</td><td[^>]*>([^<]+)</td>'
-                       r'<td[^>]*>(\d+)</td>', repositories)
+    repos = re.findall(
+        r'<tr class="repository-row"><td[^>]*>([^<]+)</td><td[^>]*>([^<]+)</td>'
+        r"<td[^>]*>(\d+)</td>",
+        repositories,
+    )
     assert repos == [("acme/atlas", "public", "10"), ("acme/beacon", "private", "4")]
 
 
@@ -145,8 +161,10 @@ def test_chromium_renders_a_window_over_60_days_as_weekly_charts(tmp_path):
     first = LAST_DAY - timedelta(days=DAYS - 1)
     with duckdb.connect(str(serving)) as conn:  # 35 more days before the 56: a 91-day window
         for table in ("core.daily_totals", "core.user_daily_totals", "core.agent_activity"):
-            conn.execute(f"INSERT INTO {table} SELECT * REPLACE (day - 35 AS day) FROM {table} WHERE day < ?",
-                         [first + timedelta(days=35)])
+            conn.execute(
+                f"INSERT INTO {table} SELECT * REPLACE (day - 35 AS day) FROM {table} WHERE day < ?",
+                [first + timedelta(days=35)],
+            )
     out = tmp_path / "page.html"
     assert _cli("report", "--out", str(out), serving=serving, cwd=tmp_path).returncode == 0
     dom = _dump_dom(out, tmp_path / "chromium-profile")
@@ -233,8 +251,15 @@ def _layout_at(page: Path, width: int, profile: Path) -> dict[str, object]:
         f'srcdoc="{html.escape(page.read_text())}" onload="{html.escape(_LAYOUT_PROBE)}"></iframe></body></html>'
     )
     shot = page.with_name(f"page-{width}.png")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}-shot",
-             f"--screenshot={shot}", f"--window-size={max(width, 500)},900"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}-shot",
+        f"--screenshot={shot}",
+        f"--window-size={max(width, 500)},900",
+    ]
     done = subprocess.run([_CHROMIUM, *flags, host.as_uri()], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and shot.stat().st_size > 10_000, done.stderr[-2000:]
     dom = _dump_dom(host, profile, window="1500,1000")
@@ -322,9 +347,7 @@ def test_an_aggregate_tier_page_without_the_tier_says_what_to_run_in_one_line(se
     assert not (tmp_path / "wide.html").exists()
 
 
-def test_rewriting_pages_removes_one_it_cannot_write_again_and_finds_the_homes_page_without_a_record(
-    serving, tmp_path
-):
+def test_rewriting_pages_removes_one_it_cannot_write_again_and_finds_the_homes_page_without_a_record(serving, tmp_path):
     from pipelines.bi import BiSources
     from pipelines.page import PAGES_RECORD, rewrite_pages, write_page
 

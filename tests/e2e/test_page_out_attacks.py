@@ -80,8 +80,13 @@ def _one_line(done: subprocess.CompletedProcess[str]) -> str:
 def test_a_page_is_never_written_over_a_file_the_pipeline_keeps_and_nothing_is_lost(landed):
     home, env = landed
     kept = {name: (home / name).read_bytes() for name in ("warehouse.duckdb", "serving.duckdb")}
-    for out in (home / "warehouse.duckdb", home / "serving.duckdb", home / "lake" / "page.html",
-                home / "aggregate" / "serving-aggregate.duckdb", home / "raw" / "page.html"):
+    for out in (
+        home / "warehouse.duckdb",
+        home / "serving.duckdb",
+        home / "lake" / "page.html",
+        home / "aggregate" / "serving-aggregate.duckdb",
+        home / "raw" / "page.html",
+    ):
         line = _one_line(_run(env, home, "report", "--tier", "aggregate", "--out", str(out)))
         assert "which the pipeline keeps: write the page elsewhere" in line, line
     assert {name: (home / name).read_bytes() for name in kept} == kept
@@ -126,8 +131,10 @@ def test_forget_in_a_moved_home_writes_its_own_pages_again_at_their_tier_and_no_
 def test_export_is_never_written_over_a_file_the_pipeline_keeps_nor_into_a_tier_without_names(landed):
     home, env = landed
     kept = (home / "warehouse.duckdb").read_bytes()
-    for out, why in ((home / "warehouse.duckdb", "which the pipeline keeps"),
-                     (home / "aggregate" / "seats.csv", "the full tier names people")):
+    for out, why in (
+        (home / "warehouse.duckdb", "which the pipeline keeps"),
+        (home / "aggregate" / "seats.csv", "the full tier names people"),
+    ):
         line = _one_line(_run(env, home, "export", "--view", "inactive_seats", "--out", str(out)))
         assert why in line, line
     assert (home / "warehouse.duckdb").read_bytes() == kept

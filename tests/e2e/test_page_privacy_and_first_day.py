@@ -82,8 +82,10 @@ def test_the_aggregate_tier_page_names_nobody_and_the_full_one_lists_unused_seat
     assert _named(wide, logins) == set()
     # Read from the aggregate tier alone: its teams as it shows them, a hidden one without a figure.
     with duckdb.connect(str(home / "aggregate" / "serving-aggregate.duckdb"), read_only=True) as conn:
-        teams = conn.execute("SELECT team_slug, suppressed, members, active_users FROM aggregate.team_periods"
-                             " WHERE period_index = 0 AND scope = 'organization'").fetchall()
+        teams = conn.execute(
+            "SELECT team_slug, suppressed, members, active_users FROM aggregate.team_periods"
+            " WHERE period_index = 0 AND scope = 'organization'"
+        ).fetchall()
     assert any(hidden for _, hidden, _, _ in teams) and any(not hidden for _, hidden, _, _ in teams)
     shown = dict(re.findall(r'<tr class="team-row"><td[^>]*>([^<]+)</td>(.*?)</tr>', wide, re.S))
     assert set(shown) == {slug for slug, *_ in teams}
@@ -101,8 +103,14 @@ def test_the_aggregate_tier_page_names_nobody_and_the_full_one_lists_unused_seat
 
 def test_a_page_tier_that_does_not_exist_is_one_line_naming_the_setting(first_day_home):
     home, env = first_day_home
-    done = subprocess.run([CLI, "report"], env={**env, "METRICS_PAGE_TIER": "public"}, cwd=home,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [CLI, "report"],
+        env={**env, "METRICS_PAGE_TIER": "public"},
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == [next(line for line in done.stderr.splitlines() if line.strip())]
     assert "METRICS_PAGE_TIER must be full or aggregate, not 'public'" in done.stderr

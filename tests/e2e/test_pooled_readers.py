@@ -48,7 +48,10 @@ def _run(env: dict[str, str], cwd: Path, first: date, last: date, log: Path) -> 
     with log.open("wb") as out:
         return subprocess.Popen(
             [CLI, "run", "--from", first.isoformat(), "--to", last.isoformat(), "--no-latest", "--no-snapshots"],
-            env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
@@ -76,8 +79,11 @@ def test_a_held_connection_and_a_pooled_engine_see_the_next_run_s_days_and_never
         _wait(_run(env, place.root, first, later_first - timedelta(days=1), log), log)
 
         engine = create_engine(
-            f"duckdb:///{serving.resolve()}", connect_args={"read_only": True},
-            poolclass=QueuePool, pool_size=2, max_overflow=0,
+            f"duckdb:///{serving.resolve()}",
+            connect_args={"read_only": True},
+            poolclass=QueuePool,
+            pool_size=2,
+            max_overflow=0,
         )
         stack.callback(engine.dispose)
         # Both pooled connections are opened now and go back to the pool, which keeps them open.

@@ -43,7 +43,8 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     # run the daemon starts is the spool sensor's.
     yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     emu = start_emulator(
-        workdir=tmp_path_factory.mktemp("emulator"), seed=31,
+        workdir=tmp_path_factory.mktemp("emulator"),
+        seed=31,
         extra=("--today", yesterday, "--users", "12", "--repos", "2", "--issues-per-repo", "2"),
     )
     try:
@@ -55,12 +56,17 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
 def _environment(emulator: Emulator, home: Path, dagster_home: Path, pg_env: dict[str, str]) -> dict[str, str]:
     """A deployment's environment: the service, the data home, the instance and its database."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WEBHOOK_", "DAGSTER_", "METRICS_"))}
-    return env | environ_for(emulator) | pg_env | {
-        "METRICS_HOME": str(home),
-        "DAGSTER_HOME": str(dagster_home),
-        "WEBHOOK_SPOOL_DIR": str(home / "spool"),
-        "PYTHONUNBUFFERED": "1",
-    }
+    return (
+        env
+        | environ_for(emulator)
+        | pg_env
+        | {
+            "METRICS_HOME": str(home),
+            "DAGSTER_HOME": str(dagster_home),
+            "WEBHOOK_SPOOL_DIR": str(home / "spool"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
 
 
 def _dagster_home(path: Path) -> Path:
@@ -152,7 +158,11 @@ def test_the_daemon_evaluates_the_spool_sensor_and_runs_its_request(postgres, em
         with daemon_log.open("w") as out:
             daemon = subprocess.Popen(
                 [str(DAEMON), "run", "-w", "workspace.yaml"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             ticked = run = None
@@ -197,7 +207,8 @@ def test_the_daemon_sends_a_failed_run_to_the_alert_channel(postgres, emulator, 
     (home / "warehouse-is-a-directory").mkdir(parents=True)
     with webhook_server() as hook:
         env = _environment(emulator, home, dagster_home, pg_env) | {
-            "METRICS_AUTOMATION": "on", "METRICS_ALERTS": hook.url,
+            "METRICS_AUTOMATION": "on",
+            "METRICS_ALERTS": hook.url,
             "WAREHOUSE_PATH": str(home / "warehouse-is-a-directory"),
         }
         for name, value in pg_env.items():
@@ -211,7 +222,11 @@ def test_the_daemon_sends_a_failed_run_to_the_alert_channel(postgres, emulator, 
             with daemon_log.open("w") as out:
                 daemon = subprocess.Popen(
                     [str(DAEMON), "run", "-w", "workspace.yaml"],
-                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                    cwd=ROOT,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
                 )
             try:
                 deadline = time.monotonic() + DAEMON_WAIT

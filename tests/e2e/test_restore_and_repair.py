@@ -70,8 +70,10 @@ def test_a_damaged_partition_fails_reads_in_one_line_until_a_publish_writes_it_a
     month = f"month={DAYS[1].replace(day=1)}"
     damaged = (home / "lake" / "current").resolve() / "core.daily_totals" / month / "data.parquet"
     damaged.write_bytes(b"PAR1 not any more")
-    for args in (["report", "--out", str(tmp_path / "r.html")],
-                 ["export", "--view", "assistant_activity_daily", "--format", "csv", "--out", str(tmp_path / "x.csv")]):
+    for args in (
+        ["report", "--out", str(tmp_path / "r.html")],
+        ["export", "--view", "assistant_activity_daily", "--format", "csv", "--out", str(tmp_path / "x.csv")],
+    ):
         failed = _cli(env, *args)
         assert failed.returncode == 1, failed.stdout
         (line,) = failed.stderr.strip().splitlines()

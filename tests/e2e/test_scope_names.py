@@ -38,7 +38,9 @@ def test_one_organization_lands_under_one_name_whatever_case_the_setting_uses(tm
             done = subprocess.run(
                 [CLI, "run", "--day", day.isoformat(), "--no-latest"],
                 env=env | environ_for(emu, SERVICE_ORG=org, SERVICE_ENTERPRISE=enterprise),
-                capture_output=True, text=True, timeout=600,
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
             assert done.returncode == 0, done.stderr[-3000:]
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:

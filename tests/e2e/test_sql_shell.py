@@ -17,10 +17,19 @@ CLI = str(Path(sys.executable).parent / "metrics-etl")
 
 
 def _cli(home: Path, temp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_",
-                                                                         "DAGSTER_", "SERVING_", "LAKE_"))}
-    return subprocess.run([CLI, "--home", str(home), *args], env={**environ, "TMPDIR": str(temp), **env},
-                          cwd=temp, capture_output=True, text=True, timeout=600)
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_", "SERVING_", "LAKE_"))
+    }
+    return subprocess.run(
+        [CLI, "--home", str(home), *args],
+        env={**environ, "TMPDIR": str(temp), **env},
+        cwd=temp,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +54,10 @@ def _files(*roots: Path) -> dict[str, tuple[int, int, str]]:
     return found
 
 
-FIGURES = ("SELECT (SELECT count(*) FROM core.user_daily_totals) AS users, "
-           "(SELECT sum(daily_active_users) FROM core.daily_totals) AS active")
+FIGURES = (
+    "SELECT (SELECT count(*) FROM core.user_daily_totals) AS users, "
+    "(SELECT sum(daily_active_users) FROM core.daily_totals) AS active"
+)
 
 
 def test_the_issue_s_attacks_change_no_file_and_no_figure(demo: tuple[Path, Path]) -> None:
@@ -77,11 +88,18 @@ def test_the_issue_s_attacks_change_no_file_and_no_figure(demo: tuple[Path, Path
 
 def test_pivot_without_in_on_a_bi_view_prints_its_rows(demo: tuple[Path, Path]) -> None:
     home, temp = demo
-    pivot = ("PIVOT (SELECT scope, day, daily_active_users FROM core.daily_totals) ON scope "
-             "USING sum(daily_active_users)")
+    pivot = (
+        "PIVOT (SELECT scope, day, daily_active_users FROM core.daily_totals) ON scope USING sum(daily_active_users)"
+    )
     done = _cli(home, temp, "sql", "--format", "csv", f"{pivot} ORDER BY day")
-    expected = _cli(home, temp, "sql", "--format", "csv",
-                    "SELECT DISTINCT day FROM core.daily_totals WHERE day IS NOT NULL ORDER BY day")
+    expected = _cli(
+        home,
+        temp,
+        "sql",
+        "--format",
+        "csv",
+        "SELECT DISTINCT day FROM core.daily_totals WHERE day IS NOT NULL ORDER BY day",
+    )
     assert done.returncode == 0, done.stderr
     header, *rows = done.stdout.splitlines()
     assert header.startswith("day,") and "organization" in header

@@ -17,8 +17,9 @@ CLI = str(Path(sys.executable).parent / "metrics-etl")
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
-    return subprocess.run([CLI, "--home", str(home), *args], env=env, cwd=_existing(home), capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [CLI, "--home", str(home), *args], env=env, cwd=_existing(home), capture_output=True, text=True, timeout=600
+    )
 
 
 def _existing(path: Path) -> Path:

@@ -22,8 +22,11 @@ def _zone_on_another_day() -> str:
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "DAGSTER_"))}
-    env |= {"METRICS_HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "share"),
-            "TZ": _zone_on_another_day()}
+    env |= {
+        "METRICS_HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "share"),
+        "TZ": _zone_on_another_day(),
+    }
     return env | extra
 
 
@@ -36,8 +39,14 @@ def test_the_zone_differs_from_utc_today():
 def test_the_default_run_takes_utc_yesterday_and_todays_utc_snapshot(tmp_path):
     today = datetime.now(UTC).date()
     with running_emulator(EmulatorConfig(seed=31, users=6, repos=1, issues_per_repo=2, history_days=30)) as emu:
-        done = subprocess.run([CLI, "run"], env=_env(tmp_path, **environ_for(emu)), cwd=tmp_path,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [CLI, "run"],
+            env=_env(tmp_path, **environ_for(emu)),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"snapshot {today}" in done.stdout, done.stdout[-2000:]
     with duckdb.connect(str(tmp_path / "home" / "warehouse.duckdb"), read_only=True) as conn:
@@ -50,7 +59,13 @@ def test_the_default_run_takes_utc_yesterday_and_todays_utc_snapshot(tmp_path):
 
 def test_the_demo_ends_its_window_on_utc_yesterday(tmp_path):
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
-    done = subprocess.run([CLI, "demo", "--days", "2", "--users", "12", "--repos", "1"], env=_env(tmp_path),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [CLI, "demo", "--days", "2", "--users", "12", "--repos", "1"],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"usage reports, {yesterday - timedelta(days=1)} to {yesterday} (2 days)" in done.stdout, done.stdout[:2000]

@@ -34,8 +34,11 @@ def test_spark_over_the_lake_gives_bi_agent_usage_periods_last_28_days(tmp_path)
     with running_emulator(EmulatorConfig(seed=41, users=40, repos=1, issues_per_repo=2)) as emu:
         done = subprocess.run(
             [CLI, "run", "--from", first.isoformat(), "--to", last.isoformat(), "--no-latest", "--no-snapshots"],
-            env=pipeline_env(emu, place, first_day=first.isoformat()), cwd=place.root,
-            capture_output=True, text=True, timeout=1000,
+            env=pipeline_env(emu, place, first_day=first.isoformat()),
+            cwd=place.root,
+            capture_output=True,
+            text=True,
+            timeout=1000,
         )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 

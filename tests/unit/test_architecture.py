@@ -121,8 +121,9 @@ def _import_graph() -> dict[str, set[str]]:
                     anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*anchor, base] if base else anchor)
                 # `from package import module` imports the module; `from module import name`, the module.
-                targets.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                               for alias in node.names)
+                targets.update(
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+                )
             elif isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
         graph[name] = {target for target in targets if target in modules and target != name}

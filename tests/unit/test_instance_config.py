@@ -43,7 +43,8 @@ def test_deploy_dagster_yaml_is_the_packaged_template() -> None:
 def test_every_storage_is_postgres_behind_the_queue(instance_ref: InstanceRef) -> None:
     assert instance_ref.storage_data is not None
     assert (instance_ref.storage_data.module_name, instance_ref.storage_data.class_name) == (
-        "dagster_postgres", "DagsterPostgresStorage",
+        "dagster_postgres",
+        "DagsterPostgresStorage",
     )
     assert instance_ref.run_coordinator_data is not None
     assert instance_ref.run_coordinator_data.class_name == "QueuedRunCoordinator"
@@ -62,7 +63,11 @@ def test_the_connection_comes_from_the_environment_with_an_installed_driver(inst
     assert resolved.success, resolved.errors
     url = sqlalchemy.make_url(pg_url_from_config(resolved.value))
     assert (url.host, url.port, url.username, url.password, url.database) == (
-        "db.internal", 6543, "dagster", "p@ss:word/1", "metrics",
+        "db.internal",
+        6543,
+        "dagster",
+        "p@ss:word/1",
+        "metrics",
     )
     # Building the engine imports the driver the URL names (it does not connect).
     assert sqlalchemy.create_engine(url).dialect.driver == "psycopg2"

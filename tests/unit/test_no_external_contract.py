@@ -23,7 +23,10 @@ _CITATION = re.compile(
 def _repository_files() -> list[Path]:
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return [ROOT / name for name in listed.split("\0") if name and (ROOT / name).is_file()]
 
@@ -46,8 +49,15 @@ def test_no_file_cites_a_specification_outside_the_repository() -> None:
 
 
 def test_the_citation_pattern_finds_each_form_an_outside_citation_took() -> None:
-    for line in ("rules (spec 2.1)", "Spec 4.1: the policy", "spec section 6", "the spec's names",
-                 "`spec/platform-api.md`", "a clone with ../shared beside it", "Path('/work/shared/x')"):
+    for line in (
+        "rules (spec 2.1)",
+        "Spec 4.1: the policy",
+        "spec section 6",
+        "the spec's names",
+        "`spec/platform-api.md`",
+        "a clone with ../shared beside it",
+        "Path('/work/shared/x')",
+    ):
         assert _CITATION.search(line), line
     for line in ("a spec per check", "the reader's column spec", "docs/service-contract.md §2"):
         assert not _CITATION.search(line), line

@@ -1,6 +1,5 @@
 """`metrics-etl run`: the one-line failure (the real cause, never DuckDB's caret line) and the run log."""
 
-
 import dagster as dg
 import duckdb
 import pytest
@@ -21,7 +20,7 @@ def test_a_duckdb_binder_error_shows_its_first_line_not_the_caret_marker():
     with duckdb.connect() as conn, pytest.raises(duckdb.Error) as caught:
         conn.execute("SELECT * FROM raw.report_files")
     text = describe_error(_info(caught.value))
-    assert text.startswith("CatalogException: Catalog Error: Table with name \"raw.report_files\" does not exist")
+    assert text.startswith('CatalogException: Catalog Error: Table with name "raw.report_files" does not exist')
     assert "^" not in text and "See also" not in text
 
 

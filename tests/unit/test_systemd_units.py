@@ -119,6 +119,8 @@ def test_systemd_analyze_verifies_the_units(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     done = subprocess.run(
         ["systemd-analyze", "verify", *(str(tmp_path / name) for name in NAMES)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0 and done.stderr.strip() == "", done.stderr

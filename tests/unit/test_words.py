@@ -45,7 +45,8 @@ def test_a_rate_change_is_called_only_where_its_interval_excludes_no_change_and_
     with _change_rule() as conn:
         call, low, high = conn.execute(
             "SELECT bi.change_call($1, $2, $3, $4, $5, $6), bi.change_low($1, $2, $3, $4, $5, $6), "
-            "bi.change_high($1, $2, $3, $4, $5, $6)", args
+            "bi.change_high($1, $2, $3, $4, $5, $6)",
+            args,
         ).fetchone()
     said = rate_change(call, sum(now) / len(now), sum(before) / len(before), low=low, high=high)
     if low is not None and high is not None and sum(now) and sum(before):
@@ -60,8 +61,10 @@ def test_a_rate_change_is_called_only_where_its_interval_excludes_no_change_and_
     [
         (("grown", 31.0, 22.1, -0.1, 0.2), "31.0 a day against 22.1 before: grown 40% (95% interval -10% to +20%)"),
         (("shrunk", 10.0, 20.0, -0.7, -0.3), "10.0 a day against 20.0 before: shrunk 50% (95% interval -70% to -30%)"),
-        (("steady", 25.6, 24.9, -0.27, 0.32),
-         "25.6 a day against 24.9 before: steady (+3%, within the day-to-day noise: 95% interval -27% to +32%)"),
+        (
+            ("steady", 25.6, 24.9, -0.27, 0.32),
+            "25.6 a day against 24.9 before: steady (+3%, within the day-to-day noise: 95% interval -27% to +32%)",
+        ),
         (("new", 4.0, 0.0, None, None), "new: 4.0 a day, none before"),
         (("gone", 0.0, 3.0, None, None), "0.0 a day against 3.0 before: gone"),
         ((None, 4.0, None, None, None), "no comparison"),

@@ -17,7 +17,9 @@ def build_audit_automation(automation: Automation) -> dg.ScheduleDefinition:
     """The weekly audit schedule, on or off by default as `automation` says."""
 
     @dg.schedule(
-        job_name=AUDIT_JOB, cron_schedule="0 3 * * 0", execution_timezone="UTC",
+        job_name=AUDIT_JOB,
+        cron_schedule="0 3 * * 0",
+        execution_timezone="UTC",
         default_status=automation.schedule_status,
         description="Sunday 03:00 UTC, before the daily runs: every usage check over the whole history.",
     )

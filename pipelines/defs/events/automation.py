@@ -34,7 +34,9 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
     """The spool and refresh sensors, on or off by default as `automation` says."""
 
     @dg.sensor(
-        job=events_job, minimum_interval_seconds=30, default_status=automation.sensor_status,
+        job=events_job,
+        minimum_interval_seconds=30,
+        default_status=automation.sensor_status,
         description="Every 30 seconds: loads new webhook deliveries when the spool has grown.",
     )
     def webhook_spool_sensor(
@@ -49,11 +51,14 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         fingerprint = hashlib.sha256(repr(sizes).encode()).hexdigest()[:16]
         if not sizes or fingerprint == context.cursor:
             return dg.SkipReason("no new deliveries in the spool")
-        return dg.SensorResult(run_requests=[dg.RunRequest(run_key=fingerprint, asset_selection=[DELIVERIES])],
-                               cursor=fingerprint)
+        return dg.SensorResult(
+            run_requests=[dg.RunRequest(run_key=fingerprint, asset_selection=[DELIVERIES])], cursor=fingerprint
+        )
 
     @dg.sensor(
-        jobs=[snapshots_job, publish_job], minimum_interval_seconds=30, default_status=automation.sensor_status,
+        jobs=[snapshots_job, publish_job],
+        minimum_interval_seconds=30,
+        default_status=automation.sensor_status,
         description="After deliveries land: the repositories they name are taken again in today's snapshot, "
         "then published; when they name none, published alone. One run for all loads since the last tick.",
     )
@@ -81,18 +86,26 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
             add_snapshot_day(instance, today)
             instants = [since for metadata in naming if isinstance(since := metadata.get(LOADED_SINCE), str)]
             # A load recorded before loads told their instant: the whole day is taken again.
-            config = refresh_run_config(min(instants, key=datetime.fromisoformat)) if len(instants) == len(
-                naming) else {}
-            return dg.SensorResult(cursor=cursor, run_requests=[dg.RunRequest(
-                run_key=f"refresh-{cursor}", job_name=SNAPSHOT_JOB, partition_key=today.isoformat(),
-                run_config=config,
-            )])
+            config = (
+                refresh_run_config(min(instants, key=datetime.fromisoformat)) if len(instants) == len(naming) else {}
+            )
+            return dg.SensorResult(
+                cursor=cursor,
+                run_requests=[
+                    dg.RunRequest(
+                        run_key=f"refresh-{cursor}",
+                        job_name=SNAPSHOT_JOB,
+                        partition_key=today.isoformat(),
+                        run_config=config,
+                    )
+                ],
+            )
         published = dg.AssetRecordsFilter(asset_key=SERVING, after_storage_id=newest)
         if instance.fetch_materializations(published, limit=1).records:
-            return dg.SensorResult(skip_reason="the loads named no repository and were published since",
-                                   cursor=cursor)
-        return dg.SensorResult(cursor=cursor, run_requests=[dg.RunRequest(run_key=f"publish-{cursor}",
-                                                                          job_name=PUBLISH_JOB)])
+            return dg.SensorResult(skip_reason="the loads named no repository and were published since", cursor=cursor)
+        return dg.SensorResult(
+            cursor=cursor, run_requests=[dg.RunRequest(run_key=f"publish-{cursor}", job_name=PUBLISH_JOB)]
+        )
 
     return [webhook_spool_sensor, snapshot_refresh_sensor]
 

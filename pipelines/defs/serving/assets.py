@@ -45,7 +45,10 @@ def serving_copy(
             if retention.line():
                 context.log.info(retention.line())
         result = publish(
-            conn, lake=Path(storage.lake_path), serving=Path(storage.serving_path), full=config.full,
+            conn,
+            lake=Path(storage.lake_path),
+            serving=Path(storage.serving_path),
+            full=config.full,
             k=storage.aggregate_k,
         )
         if storage.pseudonym_key:

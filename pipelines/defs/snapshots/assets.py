@@ -53,8 +53,11 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
         can_subset=False,
     )
     def snapshots_daily(
-        context: dg.AssetExecutionContext, config: SnapshotConfig, service: ServiceResource,
-        warehouse: WarehouseResource, storage: StorageResource,
+        context: dg.AssetExecutionContext,
+        config: SnapshotConfig,
+        service: ServiceResource,
+        warehouse: WarehouseResource,
+        storage: StorageResource,
     ) -> Iterator[dg.MaterializeResult[None] | dg.AssetCheckResult]:
         """The service's current state, recorded as today's snapshot (re-running today replaces it),
         without the people `metrics-etl forget` erased; a refresh takes again only the repositories
@@ -73,14 +76,16 @@ def build_snapshot_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.As
             refresh = None
             if config.deliveries_loaded_since:
                 since = datetime.fromisoformat(config.deliveries_loaded_since)
-                refresh = refresh_snapshot(client, conn, settings=snapshot_settings, day=day, since=since,
-                                           forgotten=forgotten)
+                refresh = refresh_snapshot(
+                    client, conn, settings=snapshot_settings, day=day, since=since, forgotten=forgotten
+                )
             if refresh is not None:
                 yield from _refreshed(context, refresh, day_rows(conn, day=day), day=day)
                 yield from check_results(SNAPSHOT_CHECKS, run_checks(conn, SNAPSHOT_CHECKS))
                 return
-            result = run_snapshot(client, conn, settings=snapshot_settings, day=day, forgotten=forgotten,
-                                  raw_dir=storage.raw_path)
+            result = run_snapshot(
+                client, conn, settings=snapshot_settings, day=day, forgotten=forgotten, raw_dir=storage.raw_path
+            )
             for warning in result.warnings:
                 context.log.warning(
                     "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message
@@ -119,12 +124,14 @@ def _refreshed(
     were taken again (never which: a name may be a login)."""
     result = refresh.result
     for warning in result.warnings if result else ():
-        context.log.warning("skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status,
-                            warning.message)
+        context.log.warning(
+            "skipped %s (%s): %s %s", warning.repository, warning.endpoint, warning.status, warning.message
+        )
     context.log.info("refreshed %d repositories named by webhook deliveries", len(refresh.repositories))
     for table in SNAPSHOT_TABLES:
         metadata: dict[str, Any] = {
-            "dagster/row_count": dg.MetadataValue.int(rows[table]), "snapshot_day": day.isoformat(),
+            "dagster/row_count": dg.MetadataValue.int(rows[table]),
+            "snapshot_day": day.isoformat(),
         }
         if table == "repositories":
             metadata["refreshed_repositories"] = len(refresh.repositories)

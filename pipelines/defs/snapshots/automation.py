@@ -20,7 +20,9 @@ def build_snapshot_automation(automation: Automation) -> dg.ScheduleDefinition:
     """The daily snapshot schedule, on or off by default as `automation` says."""
 
     @dg.schedule(
-        job_name=SNAPSHOT_JOB, cron_schedule="0 5 * * *", execution_timezone="UTC",
+        job_name=SNAPSHOT_JOB,
+        cron_schedule="0 5 * * *",
+        execution_timezone="UTC",
         default_status=automation.schedule_status,
         description="05:00 UTC: today's snapshot of repositories, counts, issues, members and seats.",
     )

@@ -162,7 +162,11 @@ def ingest_all(
                 landed += result.available
                 landed_text = f"{counted(result.files, 'file')}, {counted(result.bytes, 'byte')}"
                 context.log.info(
-                    "%s %s %s %s: %s", ref.scope, ref.scope_name, ref.level, ref.day or "latest",
+                    "%s %s %s %s: %s",
+                    ref.scope,
+                    ref.scope_name,
+                    ref.level,
+                    ref.day or "latest",
                     landed_text if result.available else "not available yet",
                 )
             if not landed:

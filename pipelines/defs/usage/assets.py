@@ -70,9 +70,7 @@ def _materializations(
         "days_covered": dg.MetadataValue.int(len(days)),
         "first_day": days[0].isoformat() if days else None,
         "last_day": days[-1].isoformat() if days else None,
-        "not_available": dg.MetadataValue.json(
-            unavailable_lines(tally.not_available, today=utc_today())
-        ),
+        "not_available": dg.MetadataValue.json(unavailable_lines(tally.not_available, today=utc_today())),
     }
     for t in USAGE_TABLES:
         metadata: dict[str, Any] = {
@@ -124,7 +122,11 @@ def _run(
         yield from _materializations(conn, tally, service_metadata)
         available_day = utc_today() - timedelta(days=1)
         outcomes = run_checks(
-            conn, RUN_CHECKS, since=started, start_day=min(days), end_day=max(days),
+            conn,
+            RUN_CHECKS,
+            since=started,
+            start_day=min(days),
+            end_day=max(days),
             available_day=available_day.isoformat(),
         )
     yield from check_results(REPORT_CHECKS, tally.checks)
@@ -169,7 +171,10 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
         settings = service.settings()
         with service.client() as client, warehouse.get_connection() as conn:
             tally = ingest_all(
-                context, client=client, conn=conn, raw_dir=storage.raw_path,
+                context,
+                client=client,
+                conn=conn,
+                raw_dir=storage.raw_path,
                 refs=report_refs(settings, kind="28-day", days=[None], client=client),
                 pseudonym_key=storage.pseudonym_key,
             )
@@ -186,9 +191,7 @@ def build_usage_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asset
                 "quarantined_lines": dg.MetadataValue.int(tally.quarantined),
                 "repeated_lines": dg.MetadataValue.int(tally.repeated),
                 "agents_seen": dg.MetadataValue.int(len(tally.agents)),
-                "not_available": dg.MetadataValue.json(
-                    unavailable_lines(tally.not_available, today=utc_today())
-                ),
+                "not_available": dg.MetadataValue.json(unavailable_lines(tally.not_available, today=utc_today())),
                 **metadata,
             },
             data_version=dg.DataVersion(report_range),

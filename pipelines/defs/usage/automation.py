@@ -40,7 +40,9 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
     """The usage schedules and sensor, on or off by default as `automation` says."""
 
     @dg.schedule(
-        job_name=DAILY_JOB, cron_schedule="0 6 * * *", execution_timezone="UTC",
+        job_name=DAILY_JOB,
+        cron_schedule="0 6 * * *",
+        execution_timezone="UTC",
         default_status=automation.schedule_status,
         description="06:00 UTC: yesterday's 1-day reports and the trailing days that may still change "
         "(METRICS_TRAILING_DAYS).",
@@ -52,7 +54,9 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
             yield dg.RunRequest(run_key=f"{day}@{scheduled}", partition_key=day.isoformat())
 
     @dg.schedule(
-        job_name=LATEST_JOB, cron_schedule="30 6 * * *", execution_timezone="UTC",
+        job_name=LATEST_JOB,
+        cron_schedule="30 6 * * *",
+        execution_timezone="UTC",
         default_status=automation.schedule_status,
         description="06:30 UTC: the latest 28-day reports, after the daily run.",
     )
@@ -61,7 +65,9 @@ def build_usage_automation(automation: Automation) -> tuple[list[dg.ScheduleDefi
         return dg.RunRequest(run_key=context.scheduled_execution_time.date().isoformat())
 
     @dg.sensor(
-        job_name=DAILY_JOB, minimum_interval_seconds=900, default_status=automation.sensor_status,
+        job_name=DAILY_JOB,
+        minimum_interval_seconds=900,
+        default_status=automation.sensor_status,
         description="Every 15 minutes: asks whether the next day's report exists and requests its run once.",
     )
     def report_availability_sensor(

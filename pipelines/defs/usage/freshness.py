@@ -35,5 +35,7 @@ def build_freshness_sensor(automation: Automation) -> dg.SensorDefinition:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.SupersessionWarning)
         return dg.build_sensor_for_freshness_checks(
-            freshness_checks=FRESHNESS_CHECKS, minimum_interval_seconds=300, default_status=automation.sensor_status,
+            freshness_checks=FRESHNESS_CHECKS,
+            minimum_interval_seconds=300,
+            default_status=automation.sensor_status,
         )

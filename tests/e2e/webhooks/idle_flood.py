@@ -23,8 +23,9 @@ _FORGED_HEAD = (
 _TRICKLE_EVERY = 5.0
 
 
-async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, stop_at: float,
-                  forged: bool) -> bytes | None:
+async def _answer(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, stop_at: float, forged: bool
+) -> bytes | None:
     """What the receiver sent before closing, or None if the connection was still held at the end."""
     if forged:
         writer.write(_FORGED_HEAD)
@@ -39,8 +40,9 @@ async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, st
     return None
 
 
-async def _hold(port: int, stop_at: float, renew: bool, forged: bool, tally: dict[str, int],
-                opened: asyncio.Event, total: int) -> None:
+async def _hold(
+    port: int, stop_at: float, renew: bool, forged: bool, tally: dict[str, int], opened: asyncio.Event, total: int
+) -> None:
     first = True
     while time.monotonic() < stop_at:
         try:

@@ -91,8 +91,10 @@ async def _large_body(port: int, size: int, piece: bytes, *, chunked: bool = Fal
     """Sends an unsigned body of `size` bytes; the answer, and whether the receiver took it all."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     framing = b"transfer-encoding: chunked" if chunked else b"content-length: %d" % size
-    writer.write(b"POST /webhooks HTTP/1.1\r\nhost: x\r\nx-service-event: issues\r\n"
-                 b"x-service-delivery: big\r\nx-hub-signature-256: sha256=00\r\n%s\r\n\r\n" % framing)
+    writer.write(
+        b"POST /webhooks HTTP/1.1\r\nhost: x\r\nx-service-event: issues\r\n"
+        b"x-service-delivery: big\r\nx-hub-signature-256: sha256=00\r\n%s\r\n\r\n" % framing
+    )
     sent_all = False
     try:
         for _ in range(size // len(piece)):
@@ -157,8 +159,10 @@ IDLE_FLOOD = 1100  # the issue's count: over the default cap of 1,000
 IDLE_DELIVERY_BOUND_S = 1.0  # the issue's bound for a signed delivery beside them
 # Either limit alone must keep room: the per-client one (on loopback every client is 127.0.0.1),
 # and the cap's, with the per-client one out of the way.
-_LIMITS = [pytest.param((), id="default limits"),
-           pytest.param(("--max-waiting-per-client", "100000"), id="the cap alone")]
+_LIMITS = [
+    pytest.param((), id="default limits"),
+    pytest.param(("--max-waiting-per-client", "100000"), id="the cap alone"),
+]
 
 
 @contextlib.contextmanager
@@ -169,9 +173,19 @@ def _idle_flood(
     every connection is made."""
     port = receiver.url.rsplit(":", 1)[1]
     flood = subprocess.Popen(
-        [sys.executable, "-m", "tests.e2e.webhooks.idle_flood", port, str(IDLE_FLOOD), str(seconds),
-         *(["--renew"] if renew else []), *(["--forged-bodies"] if forged else [])],
-        cwd=Path(__file__).resolve().parents[3], stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.e2e.webhooks.idle_flood",
+            port,
+            str(IDLE_FLOOD),
+            str(seconds),
+            *(["--renew"] if renew else []),
+            *(["--forged-bodies"] if forged else []),
+        ],
+        cwd=Path(__file__).resolve().parents[3],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert flood.stdout is not None and flood.stdout.readline().strip() == "open"
@@ -204,8 +218,10 @@ def test_idle_connections_renewed_the_moment_they_close_never_keep_a_delivery_ou
         assert flood.stdout is not None
         flood_report = flood.stdout.readline().split()
     worst = max(seconds for _, seconds in timed)
-    print(f"renewed idle flood ({limits or 'default'}): {len(timed)} deliveries, slowest {worst:.3f} s, "
-          f"flood {' '.join(flood_report)}")
+    print(
+        f"renewed idle flood ({limits or 'default'}): {len(timed)} deliveries, slowest {worst:.3f} s, "
+        f"flood {' '.join(flood_report)}"
+    )
     assert [status for status, _ in timed] == [200] * rounds
     assert worst < IDLE_DELIVERY_BOUND_S
     assert int(flood_report[flood_report.index("reopened") + 1]) > 0, "the flood did renew its connections"
@@ -225,8 +241,10 @@ def test_1100_forged_signed_heads_trickling_their_bodies_leave_a_signed_delivery
         # the flood's bodies hold their slots (a delivery then gets 503, and its sender retries).
         time.sleep(slots._JUDGED_AFTER + 0.5)
         timed = [deliver_timed(receiver.url, f"real-beside-forged-{n}") for n in range(5)]
-    print(f"1,100 forged bodies ({'renewed' if renew else 'held'}): deliveries "
-          f"{[f'{status} in {seconds:.3f} s' for status, seconds in timed]}")
+    print(
+        f"1,100 forged bodies ({'renewed' if renew else 'held'}): deliveries "
+        f"{[f'{status} in {seconds:.3f} s' for status, seconds in timed]}"
+    )
     assert [status for status, _ in timed] == [200] * 5
     assert max(seconds for _, seconds in timed) < IDLE_DELIVERY_BOUND_S
     assert sum(_refused_counts(receiver.output, "body still arriving closed to make room")) >= 1

@@ -49,8 +49,10 @@ def test_300_deliveries_of_50_kb_and_one_of_24_mb_load_in_one_run_within_the_sta
     spool = tmp_path / "spool"
     small, large = push_payload(50_000), push_payload(24_000_000)
     ids = [f"small-{n}" for n in range(150)] + ["large"] + [f"small-{n}" for n in range(150, 300)]
-    with running_receiver(config=ReceiverConfig(secret=SECRET, spool_dir=spool)) as url, \
-            httpx.Client(base_url=url) as client:
+    with (
+        running_receiver(config=ReceiverConfig(secret=SECRET, spool_dir=spool)) as url,
+        httpx.Client(base_url=url) as client,
+    ):
         assert {_deliver(client, large if i == "large" else small, i) for i in ids} == {200}
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WEBHOOK_", "WAREHOUSE_", "SERVING_", "LAKE_"))}
@@ -72,6 +74,9 @@ def test_300_deliveries_of_50_kb_and_one_of_24_mb_load_in_one_run_within_the_sta
     assert peak_mb < RSS_BOUND_MB
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT count(*) FROM events.webhook_quarantine").fetchone() == (0,)
-        landed = dict(conn.execute("SELECT delivery_id, length(CAST(payload AS VARCHAR)) "
-                                   "FROM events.webhook_deliveries").fetchall())
+        landed = dict(
+            conn.execute(
+                "SELECT delivery_id, length(CAST(payload AS VARCHAR)) FROM events.webhook_deliveries"
+            ).fetchall()
+        )
     assert landed == {i: len(large if i == "large" else small) for i in ids}

@@ -220,8 +220,9 @@ def _kept_one(tmp_path: Path) -> Outbox:
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda path: path.write_text('{"version": 1, "alerts": [{"id": 1, "since": 2, "targets": 3, "title": 4, '
-                                     '"lines": 5, "link": {"x": 1}}]}'),
+        lambda path: path.write_text(
+            '{"version": 1, "alerts": [{"id": 1, "since": 2, "targets": 3, "title": 4, "lines": 5, "link": {"x": 1}}]}'
+        ),
         lambda path: path.write_text('{"version": 1, "alerts": {"id": "x"}}'),
         lambda path: path.write_text("[1, 2, 3]"),
         lambda path: path.write_bytes(b"\xff\xfe not utf-8"),
@@ -345,9 +346,7 @@ def test_a_webhook_that_never_reads_a_large_alert_costs_one_deadline_and_keeps_i
     # 8 MB: more than the kernel's buffers on both sides hold, so it cannot go out whole unread.
     with _peer(never_reads) as (port, _):
         started = time.monotonic()
-        (delivery,) = deliver(
-            _config(_url(port)), _alert("x" * (8 << 20)), outbox=Outbox(tmp_path / OUTBOX_NAME)
-        )
+        (delivery,) = deliver(_config(_url(port)), _alert("x" * (8 << 20)), outbox=Outbox(tmp_path / OUTBOX_NAME))
         seconds = time.monotonic() - started
     assert seconds < DEADLINE + SLACK
     assert (delivery.arrived, delivery.sent, delivery.kept) == (False, False, True)

@@ -216,8 +216,10 @@ def test_a_failed_run_alerting_a_silent_endpoint_spends_one_deadline_and_a_senso
         lines = [record.getMessage() for record in caplog.records]
         assert lines == [
             f"alert to webhook 127.0.0.1: sent; no answer within {timeout:g} s: it may have arrived, not sent again",
-            *["alert not delivered to webhook 127.0.0.1: not tried: it did not take an earlier alert just now, kept "
-              "and tried again by the next run or sensor tick; check METRICS_ALERTS (metrics-etl alerts test)"]
+            *[
+                "alert not delivered to webhook 127.0.0.1: not tried: it did not take an earlier alert just now, kept "
+                "and tried again by the next run or sensor tick; check METRICS_ALERTS (metrics-etl alerts test)"
+            ]
             * len(kept),
         ]
         assert HOOK_KEY not in outbox.read_text()
@@ -249,9 +251,7 @@ def test_an_endless_refusal_body_is_read_only_as_far_as_its_reason_and_the_alert
 def test_alerts_kept_by_many_at_once_are_all_kept(tmp_path):
     """A run and the daemon's sensor keep alerts at the same moment: none overwrites another's."""
     path = tmp_path / "outbox.json"
-    threads = [
-        threading.Thread(target=Outbox(path).keep, args=(_alert(f"cause {n}"), ["k"])) for n in range(20)
-    ]
+    threads = [threading.Thread(target=Outbox(path).keep, args=(_alert(f"cause {n}"), ["k"])) for n in range(20)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -289,10 +289,12 @@ def test_a_run_and_the_daemon_sending_kept_alerts_at_once_send_each_once(tmp_pat
 
 
 @settings(max_examples=40, deadline=None)
-@given(steps=st.lists(
-    st.tuples(st.sampled_from(["keep", "flush"]), st.sets(st.sampled_from(["a", "b", "c"]), min_size=1)),
-    max_size=12,
-))
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(["keep", "flush"]), st.sets(st.sampled_from(["a", "b", "c"]), min_size=1)),
+        max_size=12,
+    )
+)
 def test_the_outbox_keeps_exactly_what_has_not_reached_each_target_in_order(steps, tmp_path_factory):
     """Whatever the order of alerts kept and of sends reaching some targets: each alert is sent
     to a target at most once, in the order kept, and the file holds exactly the rest."""

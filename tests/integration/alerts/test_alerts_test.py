@@ -74,14 +74,17 @@ def test_a_bad_target_is_one_line_naming_its_place_never_its_text(tmp_path):
 
 
 def test_settings_and_their_repr_hide_every_key_of_the_targets():
-    settings = Settings.from_env(environ={
-        "METRICS_ALERTS": f"https://hooks.slack.com/services/{HOOK_KEY},"
-                          f"smtps://alerts:{SMTP_PASSWORD}@mail.example.org?to=ops@example.org",
-    })
+    settings = Settings.from_env(
+        environ={
+            "METRICS_ALERTS": f"https://hooks.slack.com/services/{HOOK_KEY},"
+            f"smtps://alerts:{SMTP_PASSWORD}@mail.example.org?to=ops@example.org",
+        }
+    )
     text = repr(settings)
     assert HOOK_KEY not in text and SMTP_PASSWORD not in text
     assert [t.label for t in settings.alerts.targets] == [
-        "webhook hooks.slack.com", "e-mail to ops@example.org via mail.example.org:465",
+        "webhook hooks.slack.com",
+        "e-mail to ops@example.org via mail.example.org:465",
     ]
 
 

@@ -23,9 +23,10 @@ def landed_warehouse(
     conn = duckdb.connect(str(path))
     migrate(conn)
     config = EmulatorConfig(seed=seed, users=users, today=TODAY, dialect=dialect)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+    ):
         for ref in refs:
             ingest_report(client=client, ref=ref, conn=conn, raw_dir=Path(path).parent / "raw")
     return conn

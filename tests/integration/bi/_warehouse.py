@@ -27,8 +27,14 @@ USERS = (101, 102, 103, 104, 105, 106)
 TOP_LEVEL = 1_000_000  # top-level user_initiated_interaction_count per day, plus 1000 per day index
 FETCHED = datetime(2026, 4, 1, tzinfo=UTC)
 # Teams (extension): user 101 is on both; every team every day.
-TEAMS_OF = {101: [(1, "platform"), (2, "web")], 102: [(1, "platform")], 103: [(1, "platform")],
-            104: [(2, "web")], 105: [(2, "web")], 106: [(2, "web")]}
+TEAMS_OF = {
+    101: [(1, "platform"), (2, "web")],
+    102: [(1, "platform")],
+    103: [(1, "platform")],
+    104: [(2, "web")],
+    105: [(2, "web")],
+    106: [(2, "web")],
+}
 NAMES = {"a-1": "Alpha", "b-2": "Bravo", "c-3": "Charlie", "d-4": "Delta"}
 # Hand-built rows name their columns: tables gain columns (is_final, …) that such rows leave NULL.
 INSERT_AGENT_ACTIVITY = (
@@ -151,8 +157,14 @@ def build_warehouse(path: Path) -> Expected:
             expected.user_top_level[day] = user_top
         refresh_agent_dimensions(conn, first_day=LAST_DAY - timedelta(days=DAYS - 1), last_day=LAST_DAY)
         conn.execute("CREATE TEMP TABLE touched_teams (team_id BIGINT)")  # as begin_user_teams.sql leaves it
-        run_sql(conn, "warehouse/refresh_team_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME,
-                start_day=LAST_DAY - timedelta(days=DAYS - 1), end_day=LAST_DAY)
+        run_sql(
+            conn,
+            "warehouse/refresh_team_dimensions.sql",
+            scope=SCOPE,
+            scope_name=SCOPE_NAME,
+            start_day=LAST_DAY - timedelta(days=DAYS - 1),
+            end_day=LAST_DAY,
+        )
         _snapshot(conn)
         _seats(conn)
         _customizations_and_phases(conn)
@@ -167,8 +179,15 @@ def refresh_agent_dimensions(conn: duckdb.DuckDBPyConnection, *, first_day: date
     for level in ("aggregate", "user"):
         conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
         conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=SCOPE, scope_name=SCOPE_NAME, level=level,
-                start_day=first_day, end_day=last_day)
+        run_sql(
+            conn,
+            "warehouse/refresh_agent_dimensions.sql",
+            scope=SCOPE,
+            scope_name=SCOPE_NAME,
+            level=level,
+            start_day=first_day,
+            end_day=last_day,
+        )
     refresh_rollups(conn, scope=SCOPE, scope_name=SCOPE_NAME, start_day=first_day, end_day=last_day)
 
 
@@ -182,14 +201,23 @@ def refresh_derived(conn: duckdb.DuckDBPyConnection) -> None:
     for scope, scope_name, level, first_day, last_day in scopes:
         conn.execute("CREATE OR REPLACE TEMP TABLE touched_agents (agent_id VARCHAR)")
         conn.execute("CREATE OR REPLACE TEMP TABLE kept_days (day DATE)")
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", scope=scope, scope_name=scope_name, level=level,
-                start_day=first_day, end_day=last_day)
+        run_sql(
+            conn,
+            "warehouse/refresh_agent_dimensions.sql",
+            scope=scope,
+            scope_name=scope_name,
+            level=level,
+            start_day=first_day,
+            end_day=last_day,
+        )
     rebuild_rollups(conn)
 
 
 CUSTOMIZATIONS = (
-    ("aggregate", None, "skill", "pdf", 9), ("aggregate", None, "skill", "other", 4),
-    ("aggregate", None, "plugin", "docs-kit", 3), ("user", USERS[0], "skill", "pdf", 2),
+    ("aggregate", None, "skill", "pdf", 9),
+    ("aggregate", None, "skill", "other", 4),
+    ("aggregate", None, "plugin", "docs-kit", 3),
+    ("user", USERS[0], "skill", "pdf", 2),
 )
 
 
@@ -254,14 +282,22 @@ def _snapshot(conn: duckdb.DuckDBPyConnection) -> None:
         [snap],
     )
     issues = [  # (id, is_pr, days before the snapshot it was created, days before it was closed)
-        (1, False, 3, None), (2, False, 10, 2), (3, False, 40, None), (4, True, 5, None), (5, True, 60, 1),
+        (1, False, 3, None),
+        (2, False, 10, 2),
+        (3, False, 40, None),
+        (4, True, 5, None),
+        (5, True, 60, 1),
     ]
     for issue_id, is_pr, created, closed in issues:
         conn.execute(
             "INSERT INTO snapshots.issues (snapshot_day, issue_id, repository_id, repository_full_name, number,"
             " is_pull_request, state, labels, created_at, closed_at) VALUES (?, ?, 7, 'acme/atlas', ?, ?, ?, [], ?, ?)",
             [
-                snap, issue_id, issue_id, is_pr, "closed" if closed else "open",
+                snap,
+                issue_id,
+                issue_id,
+                is_pr,
+                "closed" if closed else "open",
                 datetime.combine(snap, datetime.min.time(), UTC) - timedelta(days=created),
                 None if closed is None else datetime.combine(snap, datetime.min.time(), UTC) - timedelta(days=closed),
             ],
@@ -298,13 +334,25 @@ def _seats(conn: duckdb.DuckDBPyConnection) -> None:
             " assigning_team_slug, plan_type, created_at, updated_at, pending_cancellation_date, last_activity_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                day, org, user_id, f"dev-{user_id}", team and team[0], team and team[1], plan,
-                start - created_before, start - created_before, pending,
+                day,
+                org,
+                user_id,
+                f"dev-{user_id}",
+                team and team[0],
+                team and team[1],
+                plan,
+                start - created_before,
+                start - created_before,
+                pending,
                 None if active_before is None else start - active_before,
             ],
         )
-    totals = [(SEAT_DAY, "acme", len(SEATS)), (SEAT_DAY, "globex", 0), (OLDER_SEAT_DAY, "acme", 2),
-              (OLDER_SEAT_DAY, "globex", 1)]
+    totals = [
+        (SEAT_DAY, "acme", len(SEATS)),
+        (SEAT_DAY, "globex", 0),
+        (OLDER_SEAT_DAY, "acme", 2),
+        (OLDER_SEAT_DAY, "globex", 1),
+    ]
     conn.executemany(
         "INSERT INTO snapshots.seat_totals (snapshot_day, org_login, total_seats) VALUES (?, ?, ?)", totals
     )

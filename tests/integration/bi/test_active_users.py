@@ -29,8 +29,10 @@ from tests.integration.ingest.conftest import FAST_RETRY
 TODAY = date(2026, 11, 20)
 # Every 28th day of the emulator's year, each side of the service's two changes, and a
 # provisional day.
-YEAR_DAYS = sorted({date(2025, 11, 1) + timedelta(days=28 * n) for n in range(14)}
-                   | {date(2026, 6, 14), date(2026, 6, 15), date(2026, 7, 27), date(2026, 7, 28), date(2026, 11, 18)})
+YEAR_DAYS = sorted(
+    {date(2025, 11, 1) + timedelta(days=28 * n) for n in range(14)}
+    | {date(2026, 6, 14), date(2026, 6, 15), date(2026, 7, 27), date(2026, 7, 28), date(2026, 11, 18)}
+)
 TELEMETRY_FROM, APP_FROM = date(2026, 6, 15), date(2026, 7, 28)
 ORG, ENT = ("organization", "acme"), ("enterprise", "acme-corp")
 FETCHED = datetime(2026, 11, 20, 6, tzinfo=UTC)
@@ -42,14 +44,16 @@ def year(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyCo
     conn = duckdb.connect(str(path / "w.duckdb"))
     migrate(conn)
     config = EmulatorConfig(seed=11, users=60, today=TODAY, history_days=400)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+    ):
         for scope in (ORG, ENT):
             for day in YEAR_DAYS:
                 for level in ("aggregate", "user"):
-                    ingest_report(client=client, ref=ReportRef(*scope, "1-day", level, day), conn=conn,
-                                  raw_dir=path / "raw")
+                    ingest_report(
+                        client=client, ref=ReportRef(*scope, "1-day", level, day), conn=conn, raw_dir=path / "raw"
+                    )
     yield conn
     conn.close()
 
@@ -119,9 +123,18 @@ def test_the_headline_is_the_service_s_figure_beside_ours_from_user_lines(year: 
 
 # ----- a real DuckDB file, rows by hand: the classes the emulator never serves ----------------
 
-SIGNALS = ("user_initiated_interaction_count", "code_generation_activity_count", "used_chat", "used_agent",
-           "used_cli", "used_assistant_app", "used_assistant_cloud_agent", "used_vscode_agent",
-           "used_assistant_code_review_active", "used_assistant_code_review_passive")
+SIGNALS = (
+    "user_initiated_interaction_count",
+    "code_generation_activity_count",
+    "used_chat",
+    "used_agent",
+    "used_cli",
+    "used_assistant_app",
+    "used_assistant_cloud_agent",
+    "used_vscode_agent",
+    "used_assistant_code_review_active",
+    "used_assistant_code_review_passive",
+)
 # Every signal but a passive code review makes a user active (docs/bi.md, "Active users"); an IDE
 # breakdown entry with no counts is no activity.
 ACTIVE_SIGNALS = frozenset(SIGNALS) - {"used_assistant_code_review_passive"} | {"third_party_agent"}
@@ -152,30 +165,45 @@ def _land(conn: duckdb.DuckDBPyConnection, day: date, users: list[frozenset[str]
             f"{', ?' * len(values)})",
             [*ORG, day, user, f"u{user}", FETCHED, *values.values()],
         )
-        conn.execute(INSERT_USER_TEAM_DAY + " (?, ?, ?, ?, ?, '1', ?, 'seven', ?)",
-                     [*ORG, day, user, f"u{user}", TEAM, FETCHED])
+        conn.execute(
+            INSERT_USER_TEAM_DAY + " (?, ?, ?, ?, ?, '1', ?, 'seven', ?)", [*ORG, day, user, f"u{user}", TEAM, FETCHED]
+        )
         if "third_party_agent" in signals:
-            conn.execute(INSERT_AGENT_ACTIVITY + " (?, ?, 'user', ?, ?, ?, 'x-1', 'X', 2, NULL, ?)",
-                         [*ORG, day, user, f"u{user}", FETCHED])
+            conn.execute(
+                INSERT_AGENT_ACTIVITY + " (?, ?, 'user', ?, ?, ?, 'x-1', 'X', 2, NULL, ?)",
+                [*ORG, day, user, f"u{user}", FETCHED],
+            )
         if "ide_entry" in signals:
-            conn.execute("INSERT INTO core.breakdowns (scope, scope_name, level, day, user_id, kind, ide)"
-                         " VALUES (?, ?, 'user', ?, ?, 'ide', 'vscode')", [*ORG, day, user])
+            conn.execute(
+                "INSERT INTO core.breakdowns (scope, scope_name, level, day, user_id, kind, ide)"
+                " VALUES (?, ?, 'user', ?, ?, 'ide', 'vscode')",
+                [*ORG, day, user],
+            )
     if dau is not None:
-        conn.execute("INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, daily_active_users,"
-                     " agent_breakdown_present, is_final, fetched_at) VALUES (?, ?, ?, '1-day', ?, TRUE, TRUE, ?)",
-                     [*ORG, day, dau, FETCHED])
+        conn.execute(
+            "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, daily_active_users,"
+            " agent_breakdown_present, is_final, fetched_at) VALUES (?, ?, ?, '1-day', ?, TRUE, TRUE, ?)",
+            [*ORG, day, dau, FETCHED],
+        )
     refresh_rollups(conn, scope=ORG[0], scope_name=ORG[1], start_day=day, end_day=day)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.frozensets(st.sampled_from(sorted(set(SIGNALS) | {"third_party_agent", "ide_entry"}))),
-                min_size=1, max_size=8))
-def test_a_member_is_active_on_any_documented_surface(hand: duckdb.DuckDBPyConnection,
-                                                       users: list[frozenset[str]]) -> None:
+@given(
+    st.lists(
+        st.frozensets(st.sampled_from(sorted(set(SIGNALS) | {"third_party_agent", "ide_entry"}))),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_member_is_active_on_any_documented_surface(
+    hand: duckdb.DuckDBPyConnection, users: list[frozenset[str]]
+) -> None:
     _land(hand, DAY, users)
     active = sum(1 for signals in users if signals & ACTIVE_SIGNALS)
-    team = hand.execute("SELECT members, active_users, third_party_agent_users FROM bi.team_usage_daily"
-                        " WHERE day = ?", [DAY]).fetchone()
+    team = hand.execute(
+        "SELECT members, active_users, third_party_agent_users FROM bi.team_usage_daily WHERE day = ?", [DAY]
+    ).fetchone()
     assert team == (len(users), active, sum(1 for s in users if "third_party_agent" in s))
     classes = hand.execute(
         "SELECT user_records, any_surface_active_users, ide_users + app_only_users + cli_only_users"
@@ -194,7 +222,9 @@ def test_a_passive_code_review_alone_makes_no_one_active(hand: duckdb.DuckDBPyCo
 def _active_row(conn: duckdb.DuckDBPyConnection, day: date) -> dict[str, object]:
     cursor = conn.execute(
         "SELECT * FROM bi.reconciliation WHERE day = ? AND comparison = 'aggregate vs users'"
-        " AND measure = 'active_users'", [day])
+        " AND measure = 'active_users'",
+        [day],
+    )
     names = [d[0] for d in cursor.description]
     (row,) = cursor.fetchall()
     return dict(zip(names, row, strict=True))
@@ -208,7 +238,11 @@ def test_cli_only_users_are_ours_not_the_service_s_and_named(hand: duckdb.DuckDB
     _land(hand, day, [IDE, IDE, frozenset({"used_cli", "user_initiated_interaction_count"})], dau=2)
     row = _active_row(hand, day)
     assert (row["difference"], row["cli_only_users"], row["residual_difference"], row["status"]) == (
-        -1, 1, 0, "explained")
+        -1,
+        1,
+        0,
+        "explained",
+    )
     assert "1 user(s) active only in the CLI" in str(row["reason"])
 
 
@@ -237,4 +271,3 @@ def test_silent_lines_before_2026_06_15_explain_nothing(hand: duckdb.DuckDBPyCon
     _land(hand, day, [IDE, frozenset()], dau=2)
     row = _active_row(hand, day)
     assert (row["telemetry_only_users"], row["status"]) == (0, "unexplained")
-

@@ -17,8 +17,10 @@ DAY = TODAY - timedelta(days=8)
 
 @pytest.fixture(scope="module", params=["service", "github"])
 def conn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    refs = [*(ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")),
-            ReportRef("enterprise", "acme-corp", "28-day", "aggregate")]
+    refs = [
+        *(ReportRef("organization", "acme", "1-day", level, DAY) for level in ("aggregate", "user")),
+        ReportRef("enterprise", "acme-corp", "28-day", "aggregate"),
+    ]
     c = landed_warehouse(tmp_path_factory, "phases", seed=75, users=150, dialect=request.param, refs=refs)
     yield c
     c.close()
@@ -28,7 +30,8 @@ def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_to
     assert conn.execute("SELECT count(*) FROM raw.field_drift").fetchone() == (0,)
     phases = conn.execute(
         "SELECT phase_number, phase, engaged_users, avg_user_initiated_interactions, avg_loc_added"
-        " FROM bi.adoption_phases WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
+        " FROM bi.adoption_phases WHERE scope = 'organization' AND day = ? ORDER BY phase_number",
+        [DAY],
     ).fetchall()
     assert [p[0] for p in phases]
     # The emulator's phases hold the users active in an IDE that day (its user lines with an IDE
@@ -37,7 +40,8 @@ def test_phases_land_with_no_drift_and_their_averages_weigh_back_to_the_day_s_to
         "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.user_daily_totals AS u"
         " WHERE scope = 'organization' AND day = ? AND (user_initiated_interaction_count > 0"
         "  OR code_generation_activity_count > 0) AND EXISTS (SELECT 1 FROM core.breakdowns AS b WHERE b.kind = 'ide'"
-        "  AND b.level = 'user' AND b.scope = u.scope AND b.day = u.day AND b.user_id = u.user_id)", [DAY]
+        "  AND b.level = 'user' AND b.scope = u.scope AND b.day = u.day AND b.user_id = u.user_id)",
+        [DAY],
     ).fetchone()
     assert sum(p[2] for p in phases) == engaged
     # Averages per engaged user, rounded to cents by the service: weighed back, the day's totals.
@@ -61,7 +65,8 @@ def test_no_sql_file_builds_a_phase_label_from_its_number():
 def test_the_user_rows_phases_are_beside_the_aggregate_s(conn):
     rows = conn.execute(
         "SELECT phase_number, users_in_user_report FROM bi.adoption_phases"
-        " WHERE scope = 'organization' AND day = ? ORDER BY phase_number", [DAY]
+        " WHERE scope = 'organization' AND day = ? ORDER BY phase_number",
+        [DAY],
     ).fetchall()
     listed = conn.execute(
         "SELECT ai_adoption_phase_phase_number, count(*) FROM core.user_daily_totals WHERE day = ?"

@@ -42,8 +42,12 @@ _NAMING = ("suppressed", "is_final", "team_slug", "agent_name", "period_start", 
 
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    refs = [ReportRef(scope, name, "1-day", level, day) for day in DAYS for level in ("aggregate", "user")
-            for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))]
+    refs = [
+        ReportRef(scope, name, "1-day", level, day)
+        for day in DAYS
+        for level in ("aggregate", "user")
+        for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))
+    ]
     return landed_warehouse(tmp_path_factory, "aggregate", seed=81, users=150, dialect="service", refs=refs)
 
 
@@ -72,9 +76,11 @@ def test_the_tier_names_nobody(landed, tmp_path):
             columns = [row[0] for row in tier.execute(f"DESCRIBE aggregate.{name}").fetchall()]
             assert not [c for c in columns if "user_id" in c or "login" in c]
             values = {
-                value for column in columns
-                for (value,) in tier.execute(f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM aggregate.{name}')
-                .fetchall()
+                value
+                for column in columns
+                for (value,) in tier.execute(
+                    f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM aggregate.{name}'
+                ).fetchall()
             }
             assert not values & {text for person in people for text in person}
 
@@ -119,8 +125,12 @@ def test_a_team_is_shown_by_its_members_active_that_day_not_its_members(landed, 
 def small_labs(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
     """An organization of 8 users whose enterprise adds a second organization of 4, whose reports
     are not fetched: enterprise minus organization is those 4 people's figures."""
-    refs = [ReportRef(scope, name, "1-day", level, day) for day in DAYS for level in ("aggregate", "user")
-            for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))]
+    refs = [
+        ReportRef(scope, name, "1-day", level, day)
+        for day in DAYS
+        for level in ("aggregate", "user")
+        for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))
+    ]
     return landed_warehouse(tmp_path_factory, "small-labs", seed=81, users=8, dialect="service", refs=refs)
 
 
@@ -131,7 +141,8 @@ def test_an_enterprise_minus_its_organization_is_never_fewer_than_k_people(small
     few = small_labs.execute(
         "SELECT count(*) FROM core.daily_totals AS e JOIN core.daily_totals AS o USING (day)"
         " WHERE e.scope = 'enterprise' AND o.scope = 'organization' AND o.daily_active_users >= ?"
-        " AND e.daily_active_users - o.daily_active_users BETWEEN 1 AND ? - 1", [k, k]
+        " AND e.daily_active_users - o.daily_active_users BETWEEN 1 AND ? - 1",
+        [k, k],
     ).fetchone()[0]
     assert few, "the enterprise has days with 1..k-1 active users beside the organization's"
     with _published(small_labs, tmp_path, k=k) as tier:
@@ -144,8 +155,9 @@ def test_an_enterprise_minus_its_organization_is_never_fewer_than_k_people(small
 
 
 def _team_shown(tier: duckdb.DuckDBPyConnection, day: object, team_id: int) -> bool:
-    return tier.execute("SELECT NOT suppressed FROM aggregate.team_daily WHERE day = ? AND team_id = ?",
-                        [day, team_id]).fetchone() == (True,)
+    return tier.execute(
+        "SELECT NOT suppressed FROM aggregate.team_daily WHERE day = ? AND team_id = ?", [day, team_id]
+    ).fetchone() == (True,)
 
 
 def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_are_not_worked_out_again(
@@ -159,7 +171,8 @@ def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_
     with duckdb.connect(str(aggregate_serving(serving)), read_only=True) as tier:
         scope, name, team_id = tier.execute(
             "SELECT scope, scope_name, team_id FROM aggregate.team_daily WHERE day = ? AND active_users >= ? + 1"
-            " ORDER BY active_users, team_id LIMIT 1", [day, k]
+            " ORDER BY active_users, team_id LIMIT 1",
+            [day, k],
         ).fetchone()
     before = json.loads((tmp_path / NESTED / "_sources.json").read_text())["days"]
     # The teams hidden where teams add up to a scope or a team: worked out again for that day only.
@@ -167,8 +180,7 @@ def test_a_team_within_another_is_hidden_when_a_publish_lands_it_and_other_days_
 
     def landed_again() -> None:
         refresh_rollups(landed, scope=scope, scope_name=name, start_day=day, end_day=day)
-        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_team_days"], start_day=day,
-                end_day=day)
+        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_team_days"], start_day=day, end_day=day)
 
     landed.execute(
         "INSERT INTO core.user_team_days BY NAME"
@@ -206,8 +218,11 @@ def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_pa
             assert shown, f"aggregate.{name} shows some rows"
             keys = {row[: len(key)] for row in shown}
             expected = [
-                row for row in landed.execute(f"SELECT {', '.join(key + tuple(figures))} FROM {full} ORDER BY ALL")
-                .fetchall() if row[: len(key)] in keys
+                row
+                for row in landed.execute(
+                    f"SELECT {', '.join(key + tuple(figures))} FROM {full} ORDER BY ALL"
+                ).fetchall()
+                if row[: len(key)] in keys
             ]
             assert shown == expected
         totals = tier.execute(
@@ -220,10 +235,13 @@ def test_figures_equal_the_full_tier_where_nothing_was_suppressed(landed, tmp_pa
     assert totals == landed.execute("SELECT sum(user_initiated_interaction_count) FROM core.daily_totals").fetchone()[0]
     assert periods, "aggregate.scope_periods shows some rows"
     for scope, scope_name, start, end, *figures in periods:
-        assert figures == list(landed.execute(
-            "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.daily_totals"
-            " WHERE scope = ? AND scope_name = ? AND day BETWEEN ? AND ?", [scope, scope_name, start, end],
-        ).fetchone())
+        assert figures == list(
+            landed.execute(
+                "SELECT count(*), sum(user_initiated_interaction_count), sum(loc_added_sum) FROM core.daily_totals"
+                " WHERE scope = ? AND scope_name = ? AND day BETWEEN ? AND ?",
+                [scope, scope_name, start, end],
+            ).fetchone()
+        )
 
 
 def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_nobody(landed, tmp_path):
@@ -244,12 +262,17 @@ def test_the_pseudonymous_tier_keys_each_user_alike_in_every_publish_and_names_n
         database = publish_pseudonymous(landed, serving=serving, key=key)
         with duckdb.connect(str(database), read_only=True) as tier:
             columns = [row[0] for row in tier.execute("DESCRIBE pseudonymous.user_daily").fetchall()]
-            published.append(sorted(tier.execute(
-                "SELECT scope, scope_name, day, pseudonym, user_initiated_interaction_count"
-                " FROM pseudonymous.user_daily"
-            ).fetchall()))
+            published.append(
+                sorted(
+                    tier.execute(
+                        "SELECT scope, scope_name, day, pseudonym, user_initiated_interaction_count"
+                        " FROM pseudonymous.user_daily"
+                    ).fetchall()
+                )
+            )
             values = {
-                value for column in columns
+                value
+                for column in columns
                 for (value,) in tier.execute(
                     f'SELECT DISTINCT CAST("{column}" AS VARCHAR) FROM pseudonymous.user_daily'
                 ).fetchall()
@@ -279,8 +302,9 @@ def test_a_publish_writes_only_the_pseudonymous_days_whose_lake_file_changed(lan
     publish(landed, lake=lake, serving=serving)
     publish_pseudonymous(landed, serving=serving, key=key)
     assert _day_files(serving) == first
-    run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
-            end_day=DAYS[0])
+    run_sql(
+        landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0], end_day=DAYS[0]
+    )
     publish(landed, lake=lake, serving=serving)
     publish_pseudonymous(landed, serving=serving, key=key)
     second = _day_files(serving)
@@ -294,8 +318,13 @@ def test_a_publish_writes_only_the_pseudonymous_days_whose_lake_file_changed(lan
     landed.execute("CREATE TEMP TABLE kept AS SELECT * FROM core.user_daily_totals WHERE day = ?", [DAYS[0]])
     try:
         landed.execute("DELETE FROM core.user_daily_totals WHERE day = ?", [DAYS[0]])
-        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
-                end_day=DAYS[0])
+        run_sql(
+            landed,
+            "warehouse/mark_lake_changes.sql",
+            tables=["core.user_daily_totals"],
+            start_day=DAYS[0],
+            end_day=DAYS[0],
+        )
         publish(landed, lake=lake, serving=serving)
         database = publish_pseudonymous(landed, serving=serving, key=key)
         assert f"day={DAYS[0]}" not in _day_files(serving)
@@ -305,14 +334,20 @@ def test_a_publish_writes_only_the_pseudonymous_days_whose_lake_file_changed(lan
     finally:
         landed.execute("INSERT INTO core.user_daily_totals SELECT * FROM kept")
         landed.execute("DROP TABLE kept")
-        run_sql(landed, "warehouse/mark_lake_changes.sql", tables=["core.user_daily_totals"], start_day=DAYS[0],
-                end_day=DAYS[0])
+        run_sql(
+            landed,
+            "warehouse/mark_lake_changes.sql",
+            tables=["core.user_daily_totals"],
+            start_day=DAYS[0],
+            end_day=DAYS[0],
+        )
 
 
 def test_a_reader_holding_the_aggregate_tier_reads_the_newest_publish_whole(landed, tmp_path):
     serving, lake = tmp_path / "serving.duckdb", tmp_path / "lake"
     publish(landed, lake=lake, serving=serving, k=1, full=True)
     with duckdb.connect(str(aggregate_serving(serving)), read_only=True) as held:
+
         def suppressed() -> set[bool]:
             # One query over every table: they must come from one publish.
             union = " UNION ALL ".join(f"SELECT suppressed FROM aggregate.{name}" for name in AGGREGATE_TABLES)
@@ -356,11 +391,13 @@ def test_on_the_emulators_reports_no_scope_or_team_minus_shown_teams_within_it_l
         " OR coalesce(used_agent, FALSE) OR coalesce(used_chat, FALSE) OR coalesce(used_cli, FALSE)) GROUP BY ALL"
     ).fetchall()
     scopes = {(s, n, d): frozenset(users) for s, n, d, users in active}
-    members = landed.execute("SELECT scope, scope_name, day, team_id, list(user_id) FROM core.user_team_days"
-                             " GROUP BY ALL").fetchall()
+    members = landed.execute(
+        "SELECT scope, scope_name, day, team_id, list(user_id) FROM core.user_team_days GROUP BY ALL"
+    ).fetchall()
     with _published(landed, tmp_path / str(k), k=k) as tier:
-        shown = tier.execute("SELECT scope, scope_name, day, team_id, active_users FROM aggregate.team_daily"
-                             " WHERE NOT suppressed").fetchall()
+        shown = tier.execute(
+            "SELECT scope, scope_name, day, team_id, active_users FROM aggregate.team_daily WHERE NOT suppressed"
+        ).fetchall()
     teams = {(s, n, d, t): frozenset(users) & scopes.get((s, n, d), frozenset()) for s, n, d, t, users in members}
     assert all(len(teams[row[:4]]) == row[4] for row in shown)
     assert shown, "the emulator's teams have days of k or more active members"

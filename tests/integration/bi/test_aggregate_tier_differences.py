@@ -53,8 +53,14 @@ LAST_DAY = date(2026, 11, 20)
 ENTERPRISE = "ent"
 ORGS = ("o0", "o1", "o2")
 AGENTS = ("101", "102")
-SUMS = ("user_initiated_interaction_count", "code_generation_activity_count", "code_acceptance_activity_count",
-        "loc_suggested_to_add_sum", "loc_added_sum", "loc_deleted_sum")
+SUMS = (
+    "user_initiated_interaction_count",
+    "code_generation_activity_count",
+    "code_acceptance_activity_count",
+    "loc_suggested_to_add_sum",
+    "loc_added_sum",
+    "loc_deleted_sum",
+)
 PersonDay = tuple[int, date]
 
 
@@ -99,8 +105,9 @@ def worlds(draw: st.DrawFn) -> World:
     # some worlds' other days straddle the dates the service began counting app-only and
     # server-side-only users.
     offsets = draw(st.sets(st.integers(0, 35), min_size=1, max_size=4))
-    newest = draw(st.sampled_from((LAST_DAY, APP_IN_COUNTS_FROM + timedelta(days=3),
-                                   SERVER_SIDE_FROM + timedelta(days=3))))
+    newest = draw(
+        st.sampled_from((LAST_DAY, APP_IN_COUNTS_FROM + timedelta(days=3), SERVER_SIDE_FROM + timedelta(days=3)))
+    )
     days = tuple(sorted({newest - timedelta(days=n) for n in offsets} | {LAST_DAY}))
     activity: dict[PersonDay, tuple[int, ...]] = {}
     agent: dict[PersonDay, tuple[str, int]] = {}
@@ -206,14 +213,18 @@ def _land(conn: duckdb.DuckDBPyConnection, world: World) -> None:
             for u in sorted(world.scope_users(scope, name)):
                 sums = world.activity.get((u, day), (0,) * len(SUMS))
                 agent_id, starts = world.agent.get((u, day), (None, None))
-                rows.append((scope, name, day, u, *sums, agent_id, starts, world.surface.get((u, day)),
-                             world.counted(u, day)))
-    conn.execute("CREATE OR REPLACE TEMP TABLE w_user_days (scope VARCHAR, scope_name VARCHAR, day DATE,"
-                 " user_id BIGINT, i BIGINT, g BIGINT, a BIGINT, ls BIGINT, la BIGINT, ld BIGINT, agent_id VARCHAR,"
-                 " job_starts BIGINT, kind VARCHAR, counted BOOLEAN)")
+                rows.append(
+                    (scope, name, day, u, *sums, agent_id, starts, world.surface.get((u, day)), world.counted(u, day))
+                )
+    conn.execute(
+        "CREATE OR REPLACE TEMP TABLE w_user_days (scope VARCHAR, scope_name VARCHAR, day DATE,"
+        " user_id BIGINT, i BIGINT, g BIGINT, a BIGINT, ls BIGINT, la BIGINT, ld BIGINT, agent_id VARCHAR,"
+        " job_starts BIGINT, kind VARCHAR, counted BOOLEAN)"
+    )
     conn.executemany("INSERT INTO w_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    conn.execute("CREATE OR REPLACE TEMP TABLE w_members (scope VARCHAR, scope_name VARCHAR, team_id BIGINT,"
-                 " user_id BIGINT)")
+    conn.execute(
+        "CREATE OR REPLACE TEMP TABLE w_members (scope VARCHAR, scope_name VARCHAR, team_id BIGINT, user_id BIGINT)"
+    )
     members = [(s, n, t, u) for (s, n, t), people in world.teams.items() for u in sorted(people)]
     if members:
         conn.executemany("INSERT INTO w_members VALUES (?, ?, ?, ?)", members)
@@ -254,15 +265,17 @@ class Truth:
     def active(self, people: set[int], days: list[date]) -> list[PersonDay]:
         return [(u, d) for d in days for u in sorted(people) if (u, d) in self.w.activity]
 
-    def sums(self, where: tuple[str, tuple[object, ...], object], person_days: list[PersonDay],
-             row: dict[str, Any]) -> Iterator[Figure]:
+    def sums(
+        self, where: tuple[str, tuple[object, ...], object], person_days: list[PersonDay], row: dict[str, Any]
+    ) -> Iterator[Figure]:
         for index, name in enumerate(SUMS):
             if name in row:
                 parts = frozenset(((u, d), self.w.activity[(u, d)][index]) for u, d in person_days)
                 yield Figure(*where, (name,), parts, int(row[name]))
 
-    def count(self, where: tuple[str, tuple[object, ...], object], kind: tuple[object, ...], people: set[int],
-              shown: Any) -> Figure:
+    def count(
+        self, where: tuple[str, tuple[object, ...], object], kind: tuple[object, ...], people: set[int], shown: Any
+    ) -> Figure:
         return Figure(*where, kind, frozenset(((u, None), 1) for u in people), int(shown))
 
     def days_of(self, period: int) -> list[date]:
@@ -283,8 +296,9 @@ class Truth:
 
     def agent_days(self, scope: str, name: str, agent: str, days: list[date]) -> list[tuple[PersonDay, int]]:
         users = self.w.scope_users(scope, name)
-        return [((u, d), starts) for (u, d), (a, starts) in self.w.agent.items()
-                if a == agent and u in users and d in days]
+        return [
+            ((u, d), starts) for (u, d), (a, starts) in self.w.agent.items() if a == agent and u in users and d in days
+        ]
 
 
 def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
@@ -298,8 +312,11 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
         s, n, d = r["scope"], r["scope_name"], r["day"]
         where = ("scope_daily", (s, n), d)
         figures += truth.sums(where, truth.active(truth.w.scope_users(s, n), [d]), r)
-        for column, first in (("daily_active_users", d), ("weekly_active_users", d - timedelta(days=6)),
-                              ("monthly_active_users", d - timedelta(days=27))):
+        for column, first in (
+            ("daily_active_users", d),
+            ("weekly_active_users", d - timedelta(days=6)),
+            ("monthly_active_users", d - timedelta(days=27)),
+        ):
             figures.append(truth.count(where, ("active", first, d), truth.window(s, n, first, d), r[column]))
     for r in rows("scope_periods"):
         s, n, p = r["scope"], r["scope_name"], r["period_index"]
@@ -308,15 +325,19 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
         figures += truth.sums(where, truth.active(truth.w.scope_users(s, n), days), r)
         newest = max(days)
         first = newest - timedelta(days=27)
-        figures.append(truth.count(where, ("active", first, newest), truth.window(s, n, first, newest),
-                                   r["monthly_active_users"]))
+        figures.append(
+            truth.count(where, ("active", first, newest), truth.window(s, n, first, newest), r["monthly_active_users"])
+        )
     for r in rows("team_daily"):
         team = (r["scope"], r["scope_name"], r["team_id"])
         where = ("team_daily", team, r["day"])
         active = truth.members_active(team, [r["day"]])
         figures += truth.sums(where, active, r)
-        figures.append(truth.count(where, ("active", r["day"], r["day"]), truth.members_any_surface(team, [r["day"]]),
-                                   r["active_users"]))
+        figures.append(
+            truth.count(
+                where, ("active", r["day"], r["day"]), truth.members_any_surface(team, [r["day"]]), r["active_users"]
+            )
+        )
     for r in rows("team_periods"):
         team = (r["scope"], r["scope_name"], r["team_id"])
         where = ("team_periods", team, r["period_index"])
@@ -324,8 +345,14 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
         active = truth.members_active(team, days)
         figures += truth.sums(where, active, r)
         # Its distinct active users: a subset of any count over the 28 days up to its newest day.
-        figures.append(truth.count(where, ("active", max(days) - timedelta(days=27), max(days)),
-                                   truth.members_any_surface(team, days), r["active_users"]))
+        figures.append(
+            truth.count(
+                where,
+                ("active", max(days) - timedelta(days=27), max(days)),
+                truth.members_any_surface(team, days),
+                r["active_users"],
+            )
+        )
     for name, grain in (("agent_daily", "day"), ("agent_periods", "period_index")):
         for r in rows(name):
             s, n, agent, at = r["scope"], r["scope_name"], r["agent_id"], r[grain]
@@ -333,10 +360,14 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
             days = [at] if grain == "day" else truth.days_of(at)
             used = truth.agent_days(s, n, agent, days)
             figures.append(Figure(*where, ("agent_job_starts", agent), frozenset(used), int(r["agent_job_starts"])))
-            figures.append(Figure(*where, ("agent_sessions", agent), frozenset((pd, 1) for pd, _ in used),
-                                  int(r["agent_sessions"])))
-            figures.append(truth.count(where, ("agent users", agent, grain, at), {u for (u, _), _ in used},
-                                       r["agent_users"]))
+            figures.append(
+                Figure(
+                    *where, ("agent_sessions", agent), frozenset((pd, 1) for pd, _ in used), int(r["agent_sessions"])
+                )
+            )
+            figures.append(
+                truth.count(where, ("agent users", agent, grain, at), {u for (u, _), _ in used}, r["agent_users"])
+            )
     return figures
 
 
@@ -357,8 +388,11 @@ def _left(whole: Figure, parts: list[Figure]) -> set[int]:
 
 def _attack(world: World, figures: list[Figure]) -> list[str]:
     """Every shown figure, and every difference, that is exactly the figure of 1..k-1 people."""
-    found = [f"{f.where} ({f.kind[0]}) alone: {len(_people(f.parts))} people" for f in figures
-             if 0 < len(_people(f.parts)) < world.k]
+    found = [
+        f"{f.where} ({f.kind[0]}) alone: {len(_people(f.parts))} people"
+        for f in figures
+        if 0 < len(_people(f.parts)) < world.k
+    ]
     for a, b in combinations(figures, 2):
         if a.kind != b.kind:
             continue
@@ -373,11 +407,25 @@ def _attack(world: World, figures: list[Figure]) -> list[str]:
         # organizations is the sum of theirs.
         periods = whole.table.endswith("_periods") and whole.kind[0] in (*SUMS, "agent_job_starts", "agent_sessions")
         enterprise = whole.key[0] == "enterprise" and not whole.table.startswith("team")
-        days = [f for f in figures if periods and f.table == whole.table.replace("_periods", "_daily")
-                and f.key == whole.key and f.kind == whole.kind and _period(f.at) == whole.at]
-        organizations = [f for f in figures if enterprise and f.table == whole.table
-                         and f.key[0] == "organization" and f.key[2:] == whole.key[2:] and f.at == whole.at
-                         and f.kind == whole.kind]
+        days = [
+            f
+            for f in figures
+            if periods
+            and f.table == whole.table.replace("_periods", "_daily")
+            and f.key == whole.key
+            and f.kind == whole.kind
+            and _period(f.at) == whole.at
+        ]
+        organizations = [
+            f
+            for f in figures
+            if enterprise
+            and f.table == whole.table
+            and f.key[0] == "organization"
+            and f.key[2:] == whole.key[2:]
+            and f.at == whole.at
+            and f.kind == whole.kind
+        ]
         for taken in (days, organizations):
             left = _left(whole, taken) if taken else set()
             if 0 < len(left) < world.k:
@@ -389,10 +437,15 @@ def _attack(world: World, figures: list[Figure]) -> list[str]:
 def _minus_teams(world: World, whole: Figure, figures: list[Figure]) -> list[str]:
     """A scope's or a team's figure minus any set of shown teams' figures of the same kind, day or
     period that lie within it and do not overlap (squads splitting an organization, one hidden)."""
-    teams = {"scope_daily": "team_daily", "team_daily": "team_daily", "scope_periods": "team_periods",
-             "team_periods": "team_periods"}.get(whole.table)
-    inside = [f for f in figures if f.table == teams and f.at == whole.at and f.kind == whole.kind
-              and f.parts < whole.parts]
+    teams = {
+        "scope_daily": "team_daily",
+        "team_daily": "team_daily",
+        "scope_periods": "team_periods",
+        "team_periods": "team_periods",
+    }.get(whole.table)
+    inside = [
+        f for f in figures if f.table == teams and f.at == whole.at and f.kind == whole.kind and f.parts < whole.parts
+    ]
     found: list[str] = []
 
     def grow(chosen: list[Figure], taken: frozenset[tuple[tuple[int, date | None], int]], rest: list[Figure]) -> None:
@@ -403,7 +456,7 @@ def _minus_teams(world: World, whole: Figure, figures: list[Figure]) -> list[str
             left = _people(whole.parts - taken - part.parts)
             if 0 < len(left) < world.k:
                 found.append(f"{whole.where} minus {len(now)} teams ({whole.kind[0]}): {len(left)} people")
-            grow(now, taken | part.parts, rest[n + 1:])
+            grow(now, taken | part.parts, rest[n + 1 :])
 
     grow([], frozenset(), inside)
     return found
@@ -427,8 +480,11 @@ def _published_figures(world: World, template: Path, root: Path) -> tuple[list[F
     truth = Truth(world)
     with duckdb.connect(str(aggregate_serving(root / "serving.duckdb")), read_only=True) as tier:
         figures = _figures(tier, truth)
-    wrong = [f"{f.where} {f.kind}: shown {f.value}, is {sum(v for _, v in f.parts)}"
-             for f in figures if f.value != sum(v for _, v in f.parts)]
+    wrong = [
+        f"{f.where} {f.kind}: shown {f.value}, is {sum(v for _, v in f.parts)}"
+        for f in figures
+        if f.value != sum(v for _, v in f.parts)
+    ]
     return figures, wrong
 
 
@@ -461,8 +517,12 @@ def _crossing_teams() -> World:
 
 # Each example lands and publishes a warehouse (about 2.5 s): no shrinking, whose many publishes
 # would take minutes; a failure names every difference it found.
-@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=12,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(world=worlds())
 @example(world=_squads())
 @example(world=_crossing_teams())
@@ -521,10 +581,13 @@ def _telemetry_beside_a_team_period() -> World:
     the organization's 28-day count is the team's period's and that one telemetry-only user."""
     org_of = {u: "o0" for u in range(1, 6)}
     before = LAST_DAY - timedelta(days=5)
-    activity = {**{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 5)},
-                **{(u, before): (u, 2, 1, 1, u, 1) for u in range(1, 5)}}
-    world = World(3, org_of, ("o0",), (before, LAST_DAY), activity, {},
-                  surface={(4, before): "cli", (5, before): "server"})
+    activity = {
+        **{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(1, 5)},
+        **{(u, before): (u, 2, 1, 1, u, 1) for u in range(1, 5)},
+    }
+    world = World(
+        3, org_of, ("o0",), (before, LAST_DAY), activity, {}, surface={(4, before): "cli", (5, before): "server"}
+    )
     world.teams[("organization", "o0", 1001)] = frozenset(range(1, 5))
     return world
 
@@ -536,8 +599,10 @@ def _organization_period_of_a_day_hidden_beside_the_enterprise() -> World:
     enterprise's day minus it one person's figures."""
     org_of = {**{u: "o2" for u in range(5, 9)}, **{u: "o1" for u in range(9, 13)}}
     before = LAST_DAY - timedelta(days=3)
-    activity = {**{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(5, 10)},
-                **{(u, before): (u, 2, 1, 1, u, 1) for u in range(9, 13)}}
+    activity = {
+        **{(u, LAST_DAY): (u, 1, 1, 2, u, 1) for u in range(5, 10)},
+        **{(u, before): (u, 2, 1, 1, u, 1) for u in range(9, 13)},
+    }
     surface = {(u, LAST_DAY): "server" for u in (10, 11, 12)}
     return World(3, org_of, ("o2",), (before, LAST_DAY), activity, {}, surface=surface)
 
@@ -559,8 +624,10 @@ def _team_holds_an_organization_s_count() -> World:
     person (found by CI's draw)."""
     org_of = {**{u: "o2" for u in range(1, 5)}, **{u: "o0" for u in range(5, 11)}}
     # One member's deletions more than the other organization's: the team within neither's sums.
-    activity = {(1, LAST_DAY): (2, 1, 9, 2, 1, 1), **{(u, LAST_DAY): (u, 1, 0, 2, u, 50 if u == 2 else 1)
-                                                      for u in range(2, 11)}}
+    activity = {
+        (1, LAST_DAY): (2, 1, 9, 2, 1, 1),
+        **{(u, LAST_DAY): (u, 1, 0, 2, u, 50 if u == 2 else 1) for u in range(2, 11)},
+    }
     world = World(3, org_of, ("o0", "o2"), (LAST_DAY,), activity, {}, surface={(1, LAST_DAY): "cli"})
     world.teams[("enterprise", ENTERPRISE, 1001)] = frozenset({2, 3, 4, 5})
     return world
@@ -582,19 +649,30 @@ def _team_period_holds_an_organization_s_28_days() -> World:
     return world
 
 
-@pytest.mark.parametrize("world", [
-    pytest.param(_team_holds_an_organization_s_count(), id="enterprise team holding an organization's count"),
-    pytest.param(_team_period_holds_an_organization_s_28_days(),
-                 id="enterprise team period holding an organization's 28-day count"),
-    pytest.param(_telemetry_behind_a_day(), id="telemetry-only users behind a day and its period"),
-    pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
-    pytest.param(_cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"),
-    pytest.param(_telemetry_beside_a_team(), id="organization count minus team count, telemetry-only beside it"),
-    pytest.param(_telemetry_beside_two_organizations(), id="enterprise period minus organizations' periods"),
-    pytest.param(_telemetry_beside_a_team_period(), id="organization 28-day count minus team period's active users"),
-    pytest.param(_organization_period_of_a_day_hidden_beside_the_enterprise(),
-                 id="enterprise day minus an organization period of one hidden day"),
-])
+@pytest.mark.parametrize(
+    "world",
+    [
+        pytest.param(_team_holds_an_organization_s_count(), id="enterprise team holding an organization's count"),
+        pytest.param(
+            _team_period_holds_an_organization_s_28_days(),
+            id="enterprise team period holding an organization's 28-day count",
+        ),
+        pytest.param(_telemetry_behind_a_day(), id="telemetry-only users behind a day and its period"),
+        pytest.param(_telemetry_outside_organization(), id="enterprise minus organization, telemetry-only outside"),
+        pytest.param(
+            _cli_members_hold_an_organization(), id="enterprise team holding an organization of CLI-only users"
+        ),
+        pytest.param(_telemetry_beside_a_team(), id="organization count minus team count, telemetry-only beside it"),
+        pytest.param(_telemetry_beside_two_organizations(), id="enterprise period minus organizations' periods"),
+        pytest.param(
+            _telemetry_beside_a_team_period(), id="organization 28-day count minus team period's active users"
+        ),
+        pytest.param(
+            _organization_period_of_a_day_hidden_beside_the_enterprise(),
+            id="enterprise day minus an organization period of one hidden day",
+        ),
+    ],
+)
 def test_counts_of_other_definitions_leave_no_group_of_fewer_than_k(world, template, tmp_path):
     """The service's active users and the lines' (a team's) are not one definition: neither a
     figure nor a difference a reader takes across them is about 1..k-1 people."""
@@ -610,8 +688,15 @@ def _app_only_before_its_counts() -> World:
     is k, its sums one person's."""
     org_of = {u: "o0" for u in range(1, 4)}
     day = APP_IN_COUNTS_FROM - timedelta(days=8)
-    world = World(3, org_of, ("o0",), (day, LAST_DAY), {(1, day): (4, 2, 1, 6, 5, 1)}, {},
-                  surface={(2, day): "app", (3, day): "app"})
+    world = World(
+        3,
+        org_of,
+        ("o0",),
+        (day, LAST_DAY),
+        {(1, day): (4, 2, 1, 6, 5, 1)},
+        {},
+        surface={(2, day): "app", (3, day): "app"},
+    )
     world.teams[("organization", "o0", 1001)] = frozenset(org_of)
     return world
 

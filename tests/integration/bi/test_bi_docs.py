@@ -30,8 +30,12 @@ def published(tmp_path_factory):
 
 
 def test_the_docs_have_examples_for_each_engine_that_runs_here():
-    assert {b.heading for b in HERE} >= {"DuckDB from Python", "SQLAlchemy (duckdb-engine; Superset and others use it)",
-                                         "Polars", "PyArrow"}
+    assert {b.heading for b in HERE} >= {
+        "DuckDB from Python",
+        "SQLAlchemy (duckdb-engine; Superset and others use it)",
+        "Polars",
+        "PyArrow",
+    }
 
 
 @pytest.mark.parametrize("block", HERE, ids=lambda b: f"line {b.line}: {b.heading}")
@@ -52,9 +56,12 @@ def test_an_example_not_run_here_is_run_by_the_test_it_names(block: Block):
 def test_the_views_table_of_the_bi_docs_lists_every_bi_view_a_migrated_warehouse_has(tmp_path):
     with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
         migrate(conn)
-        views = {name for (name,) in conn.execute(
-            "SELECT 'bi.' || view_name FROM duckdb_views() WHERE schema_name = 'bi'"
-        ).fetchall()}
+        views = {
+            name
+            for (name,) in conn.execute(
+                "SELECT 'bi.' || view_name FROM duckdb_views() WHERE schema_name = 'bi'"
+            ).fetchall()
+        }
     listed = re.findall(r"^\| `(bi\.\w+)`", (REPO / "docs" / "bi.md").read_text(), re.M)
     assert len(listed) == len(set(listed)), "a view is listed twice"
     assert set(listed) == views and views

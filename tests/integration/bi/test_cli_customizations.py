@@ -28,15 +28,25 @@ def test_every_category_lands_with_no_drift(conn):
 
 
 def test_the_view_s_users_are_the_user_rows_naming_it_and_its_counts_the_aggregate_s(conn):
-    view = {(c, n): (count, users, distinct) for c, n, count, users, distinct in conn.execute(
-        "SELECT category, name, interaction_count, users, distinct_in_scope FROM bi.cli_customizations_daily"
-    ).fetchall()}
-    users = dict(((c, n), u) for c, n, u in conn.execute(
-        "SELECT category, name, count(DISTINCT user_id) FROM core.cli_customizations WHERE level = 'user' GROUP BY ALL"
-    ).fetchall())
-    top = dict(((c, n), k) for c, n, k in conn.execute(
-        "SELECT category, name, interaction_count FROM core.cli_customizations WHERE level = 'aggregate'"
-    ).fetchall())
+    view = {
+        (c, n): (count, users, distinct)
+        for c, n, count, users, distinct in conn.execute(
+            "SELECT category, name, interaction_count, users, distinct_in_scope FROM bi.cli_customizations_daily"
+        ).fetchall()
+    }
+    users = dict(
+        ((c, n), u)
+        for c, n, u in conn.execute(
+            "SELECT category, name, count(DISTINCT user_id) FROM core.cli_customizations"
+            " WHERE level = 'user' GROUP BY ALL"
+        ).fetchall()
+    )
+    top = dict(
+        ((c, n), k)
+        for c, n, k in conn.execute(
+            "SELECT category, name, interaction_count FROM core.cli_customizations WHERE level = 'aggregate'"
+        ).fetchall()
+    )
     assert {key: row[1] for key, row in view.items() if row[1]} == users
     assert {key: row[0] for key, row in view.items() if row[0] is not None} == top
     # The scope's top five are at most five a category, and the distinct count covers them.

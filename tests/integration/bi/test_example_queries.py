@@ -43,7 +43,8 @@ def test_changes_between_periods_name_each_agent_s_direction(conn):
 def test_renamed_agents_show_every_label_beside_the_latest(conn):
     rows = _run(conn, SQL_DIR / "queries" / "select_renamed_agents.sql")
     assert [(r["agent_id"], r["latest_name"], r["label"]) for r in rows] == [
-        ("a-1", NAMES["a-1"], "Alpha (beta)"), ("a-1", NAMES["a-1"], "Alpha"),
+        ("a-1", NAMES["a-1"], "Alpha (beta)"),
+        ("a-1", NAMES["a-1"], "Alpha"),
     ]
 
 
@@ -68,5 +69,7 @@ def test_seats_unused_30_days_are_the_seats_held_a_month_without_activity_longes
     rows = _run(conn, SQL_DIR / "queries" / "select_seats_unused_30_days.sql")
     # dev-105 was assigned 5 days ago and never used: not 30 days yet.
     assert [(r["login"], r["days_inactive"], r["never_active"], r["assigned_through"]) for r in rows] == [
-        ("dev-104", 100, True, "(direct)"), ("dev-103", 45, False, "(direct)"), ("dev-106", 31, False, "platform"),
+        ("dev-104", 100, True, "(direct)"),
+        ("dev-103", 45, False, "(direct)"),
+        ("dev-106", 31, False, "platform"),
     ]

@@ -36,13 +36,15 @@ def conn(tmp_path_factory: pytest.TempPathFactory):
     warehouse = duckdb.connect(str(path / "w.duckdb"))
     migrate(warehouse)
     config = EmulatorConfig(seed=23, users=60, today=TODAY, history_days=125)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+    ):
         for day in DAYS:
             for level in ("aggregate", "user"):
-                ingest_report(client=client, ref=ReportRef(*ORG, "1-day", level, day), conn=warehouse,
-                              raw_dir=path / "raw")
+                ingest_report(
+                    client=client, ref=ReportRef(*ORG, "1-day", level, day), conn=warehouse, raw_dir=path / "raw"
+                )
     yield warehouse
     warehouse.close()
 
@@ -53,15 +55,21 @@ def _mean(conn: duckdb.DuckDBPyConnection, column: str, days: list[date]) -> flo
 
 
 def _incidents(conn: duckdb.DuckDBPyConnection, days: list[date]) -> set[str]:
-    return {i for (i,) in conn.execute(
-        "SELECT DISTINCT incident_id FROM bi.service_incident_days WHERE scope = 'organization' AND day IN "
-        "(SELECT unnest(?::DATE[]))", [days]).fetchall()}
+    return {
+        i
+        for (i,) in conn.execute(
+            "SELECT DISTINCT incident_id FROM bi.service_incident_days WHERE scope = 'organization' AND day IN "
+            "(SELECT unnest(?::DATE[]))",
+            [days],
+        ).fetchall()
+    }
 
 
 def test_on_the_emulator_the_days_of_the_september_incident_show_app_users_down_and_cli_users_up(conn) -> None:
     assert _incidents(conn, SEPTEMBER) == {"app-reported-as-cli-2026-09"} and not _incidents(conn, BEFORE_SEPTEMBER)
     assert _mean(conn, "daily_active_assistant_app_users", SEPTEMBER) < 0.5 * _mean(
-        conn, "daily_active_assistant_app_users", BEFORE_SEPTEMBER)
+        conn, "daily_active_assistant_app_users", BEFORE_SEPTEMBER
+    )
     assert _mean(conn, "daily_active_cli_users", SEPTEMBER) > _mean(conn, "daily_active_cli_users", BEFORE_SEPTEMBER)
 
 

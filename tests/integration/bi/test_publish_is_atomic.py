@@ -79,20 +79,28 @@ def _set(conn: duckdb.DuckDBPyConnection, day: date, generation: int) -> None:
     values = {"day": day, "g": generation}
     conn.execute(
         "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present, "
-        "user_initiated_interaction_count) VALUES ('organization', 'acme', $day, '1-day', true, $g)", values,
+        "user_initiated_interaction_count) VALUES ('organization', 'acme', $day, '1-day', true, $g)",
+        values,
     )
     conn.execute(
         "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, agent_breakdown_present, "
         "user_initiated_interaction_count) SELECT 'organization', 'acme', $day, '1-day', u, true, $g "
-        f"FROM range({USERS}) AS r(u)", values,
+        f"FROM range({USERS}) AS r(u)",
+        values,
     )
     conn.execute(
         "INSERT INTO core.agent_activity (scope, scope_name, level, day, agent_id, agent_name, fetched_at, "
         "agent_job_starts) SELECT 'organization', 'acme', 'aggregate', $day, CAST(a AS VARCHAR), 'A' || a, "
-        f"TIMESTAMPTZ '2026-11-20 06:00:00+00', $g FROM range({AGENTS}) AS r(a)", values,
+        f"TIMESTAMPTZ '2026-11-20 06:00:00+00', $g FROM range({AGENTS}) AS r(a)",
+        values,
     )
-    run_sql(conn, "warehouse/mark_lake_changes.sql", tables=["core.daily_totals", "core.user_daily_totals",
-            "core.agent_activity"], start_day=day, end_day=day)
+    run_sql(
+        conn,
+        "warehouse/mark_lake_changes.sql",
+        tables=["core.daily_totals", "core.user_daily_totals", "core.agent_activity"],
+        start_day=day,
+        end_day=day,
+    )
 
 
 @pytest.mark.timeout(600)  # 50 publishes on a shared 2-core machine
@@ -108,7 +116,9 @@ def test_a_reader_holding_one_connection_never_sees_half_of_any_of_50_publishes(
         publish(conn, lake=lake, serving=serving)
         reader = subprocess.Popen(
             [sys.executable, "-c", READER, str(serving), str(stop), POLL, str(MAX_POLLS)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             assert reader.stdout is not None and reader.stdout.readline().strip() == "ready"

@@ -185,8 +185,12 @@ def test_over_loopback_every_difference_between_reports_has_a_reason(tmp_path):
                     ref = ReportRef(scope, name, "1-day", level, day)
                     ingest_report(client=client, ref=ref, conn=warehouse, raw_dir=tmp_path / "raw")
             for day in days[2:]:  # late data: the aggregate grew since the user report was fetched
-                ingest_report(client=client, ref=ReportRef(scope, name, "1-day", "aggregate", day), conn=warehouse,
-                              raw_dir=tmp_path / "raw")
+                ingest_report(
+                    client=client,
+                    ref=ReportRef(scope, name, "1-day", "aggregate", day),
+                    conn=warehouse,
+                    raw_dir=tmp_path / "raw",
+                )
     rows = warehouse.execute(
         "SELECT day, comparison, measure, is_final, difference, status, reason FROM bi.reconciliation"
     ).fetchall()

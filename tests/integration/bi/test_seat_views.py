@@ -82,7 +82,10 @@ def test_inactive_seats_are_the_newest_day_s_seats_without_activity_in_30_days(c
     never = {r["user_id"]: (r["last_activity_at"], r["created_at"]) for r in rows if r["last_activity_at"] is None}
     assert never == {104: (None, START - timedelta(days=100)), 105: (None, START - timedelta(days=5))}
     assert {r["user_id"]: (r["assigning_team_id"], r["assigning_team_slug"]) for r in rows} == {
-        103: (None, None), 104: (None, None), 105: (2, "web"), 106: (1, "platform"),
+        103: (None, None),
+        104: (None, None),
+        105: (2, "web"),
+        106: (1, "platform"),
     }
 
 
@@ -95,10 +98,12 @@ def test_inactive_seats_agree_with_seat_utilization_s_inactive_30d(conn):
 
 
 def test_the_seat_views_are_marked_as_extensions(conn):
-    comments = dict(conn.execute(
-        "SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'bi'"
-        " AND view_name IN ('seat_utilization', 'inactive_seats')"
-    ).fetchall())
+    comments = dict(
+        conn.execute(
+            "SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'bi'"
+            " AND view_name IN ('seat_utilization', 'inactive_seats')"
+        ).fetchall()
+    )
     assert len(comments) == 2 and all(c.startswith("Extension.") for c in comments.values())
 
 
@@ -109,10 +114,12 @@ def test_the_seat_views_measure_days_in_utc_whatever_the_session_time_zone(tmp_p
     for zone in ("UTC", "Pacific/Kiritimati", "America/Denver"):
         with duckdb.connect(str(path), read_only=True) as conn:
             conn.execute(f"SET TimeZone = '{zone}'")  # a constant of this test, not a value from input
-            answers.append((
-                conn.execute("SELECT * FROM bi.seat_utilization ORDER BY ALL").fetchall(),
-                conn.execute("SELECT user_id, days_inactive FROM bi.inactive_seats ORDER BY ALL").fetchall(),
-            ))
+            answers.append(
+                (
+                    conn.execute("SELECT * FROM bi.seat_utilization ORDER BY ALL").fetchall(),
+                    conn.execute("SELECT user_id, days_inactive FROM bi.inactive_seats ORDER BY ALL").fetchall(),
+                )
+            )
     assert answers[1] == answers[0] and answers[2] == answers[0]
 
 

@@ -27,12 +27,19 @@ from tests.integration.ingest.conftest import FAST_RETRY
 TODAY = date(2026, 11, 20)
 APP_AS_CLI = "app-reported-as-cli-2026-09"
 SDK = "ide-agent-sessions-via-sdk-2026-10"
-MARKED = {date(2026, 9, 1): APP_AS_CLI, date(2026, 9, 30): APP_AS_CLI, date(2026, 10, 6): SDK,
-          date(2026, 11, 10): SDK}
+MARKED = {date(2026, 9, 1): APP_AS_CLI, date(2026, 9, 30): APP_AS_CLI, date(2026, 10, 6): SDK, date(2026, 11, 10): SDK}
 UNMARKED = (date(2026, 8, 31), date(2026, 10, 1), date(2026, 10, 5))
 SCOPES = (("organization", "acme"), ("enterprise", "acme-corp"))
-OUTAGE = Incident("test-outage", date(2026, 8, 31), date(2026, 8, 31), False, ("organization",),
-                  ("daily_active_users",), "a day the test declares broken", "Said in a test <b>only</b>.")
+OUTAGE = Incident(
+    "test-outage",
+    date(2026, 8, 31),
+    date(2026, 8, 31),
+    False,
+    ("organization",),
+    ("daily_active_users",),
+    "a day the test declares broken",
+    "Said in a test <b>only</b>.",
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +48,16 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[duckdb.Du
     conn = duckdb.connect(str(path / "w.duckdb"))
     migrate(conn)
     config = EmulatorConfig(seed=3, users=20, today=TODAY, history_days=120)
-    with running_emulator(config) as emu, ServiceClient(
-        config=settings_for(emu).service_config(), retry=FAST_RETRY
-    ) as client:
+    with (
+        running_emulator(config) as emu,
+        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
+    ):
         for scope in SCOPES:
             for day in (*MARKED, *UNMARKED):
                 for level in ("aggregate", "user"):
-                    ingest_report(client=client, ref=ReportRef(*scope, "1-day", level, day), conn=conn,
-                                  raw_dir=path / "raw")
+                    ingest_report(
+                        client=client, ref=ReportRef(*scope, "1-day", level, day), conn=conn, raw_dir=path / "raw"
+                    )
     yield conn, path
     conn.close()
 
@@ -113,11 +122,14 @@ def test_a_changed_declaration_replaces_the_held_incident(landed, monkeypatch: p
     assert ("enterprise", date(2026, 8, 31)) not in _marked(conn)
 
 
-@pytest.mark.parametrize(("change", "says"), [
-    ({"first_day": date(2026, 10, 1), "last_day": date(2026, 9, 1)}, "is after"),
-    ({"scopes": ("organisation",)}, "scopes"),
-    ({"measures": ("daily_active_user",)}, "daily_active_user"),
-])
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"first_day": date(2026, 10, 1), "last_day": date(2026, 9, 1)}, "is after"),
+        ({"scopes": ("organisation",)}, "scopes"),
+        ({"measures": ("daily_active_user",)}, "daily_active_user"),
+    ],
+)
 def test_an_incident_that_would_mark_nothing_is_refused_where_it_is_declared(change, says) -> None:
     with pytest.raises(ValueError, match=says):
         dataclasses.replace(OUTAGE, **change)
@@ -148,22 +160,33 @@ _DAY = st.sampled_from(WINDOW)
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    declared=st.lists(st.tuples(_DAY, _DAY, st.sampled_from([("organization",), ("enterprise",),
-                                                               ("organization", "enterprise")])), max_size=3),
+    declared=st.lists(
+        st.tuples(_DAY, _DAY, st.sampled_from([("organization",), ("enterprise",), ("organization", "enterprise")])),
+        max_size=3,
+    ),
     landed=st.sets(st.tuples(st.sampled_from(["organization", "enterprise"]), _DAY), max_size=12),
 )
 def test_a_landed_day_is_marked_exactly_by_the_incidents_covering_its_scope_and_day(
     small: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch, declared, landed
 ) -> None:
-    made = tuple(dataclasses.replace(OUTAGE, incident_id=f"i{n}", first_day=min(a, b), last_day=max(a, b),
-                                     scopes=scopes) for n, (a, b, scopes) in enumerate(declared))
+    made = tuple(
+        dataclasses.replace(OUTAGE, incident_id=f"i{n}", first_day=min(a, b), last_day=max(a, b), scopes=scopes)
+        for n, (a, b, scopes) in enumerate(declared)
+    )
     monkeypatch.setattr(incidents, "INCIDENTS", made)
     small.execute("DELETE FROM core.daily_totals")
     for scope, day in landed:
-        small.execute("INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
-                      " VALUES (?, 'x', ?, '1-day', FALSE)", [scope, day])
+        small.execute(
+            "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
+            " VALUES (?, 'x', ?, '1-day', FALSE)",
+            [scope, day],
+        )
     migrate(small)
-    expected = {(scope, day, i.incident_id) for scope, day in landed for i in made
-                if i.first_day <= day <= i.last_day and scope in i.scopes}
+    expected = {
+        (scope, day, i.incident_id)
+        for scope, day in landed
+        for i in made
+        if i.first_day <= day <= i.last_day and scope in i.scopes
+    }
     got = set(small.execute("SELECT scope, day, incident_id FROM bi.service_incident_days").fetchall())
     assert got == expected

@@ -92,7 +92,8 @@ def test_activity_goes_to_the_team_the_user_was_on_that_day(conn: duckdb.DuckDBP
         conn,
         "SELECT day, team_id, members, reported_users, user_initiated_interaction_count, third_party_agent_users"
         " FROM bi.team_usage_daily WHERE day IN (?, ?) ORDER BY day, team_id",
-        DAYS[0], DAYS[2],
+        DAYS[0],
+        DAYS[2],
     )
     assert rows == [
         (DAYS[0], 10, 4, 4, sum(_interactions(u, 0) for u in (1, 2, 3, 4)), 1),  # the mover, before
@@ -115,7 +116,8 @@ def test_a_team_is_shown_with_its_latest_slug_and_the_slug_of_the_day(conn: duck
 
 def test_a_28_day_user_row_is_never_joined_to_a_membership(conn: duckdb.DuckDBPyConnection) -> None:
     assert _rows(
-        conn, "SELECT members, reported_users, user_initiated_interaction_count FROM bi.team_usage_daily WHERE day = ?",
+        conn,
+        "SELECT members, reported_users, user_initiated_interaction_count FROM bi.team_usage_daily WHERE day = ?",
         D5,
     ) == [(1, 0, 0)]
 
@@ -131,8 +133,11 @@ def test_period_users_are_distinct_over_the_period_with_each_days_team(conn: duc
         (10, 4, 4, 1, 1, None),  # user 4's agent days were with team 10 first; day 5's user 2: a member only
         (20, 4, 4, 2, 0, None),
     ]
-    assert _rows(conn, "SELECT DISTINCT compared_days, previous_compared_days, comparable FROM bi.team_usage_periods"
-                 " WHERE period_index = 0") == [(5, 1, False)]
+    assert _rows(
+        conn,
+        "SELECT DISTINCT compared_days, previous_compared_days, comparable FROM bi.team_usage_periods"
+        " WHERE period_index = 0",
+    ) == [(5, 1, False)]
     assert _rows(conn, "SELECT team_id, change FROM bi.team_usage_periods WHERE period_index = 1") == [(10, None)]
 
 

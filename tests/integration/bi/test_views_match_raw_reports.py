@@ -72,7 +72,9 @@ class _Raw:
                 self.carried[(scope, day)] = agents is not None
                 gen, acc = record["code_generation_activity_count"], record["code_acceptance_activity_count"]
                 self.top_level[(scope, day)] = (
-                    record["user_initiated_interaction_count"], record["daily_active_users"], acc / gen if gen else None
+                    record["user_initiated_interaction_count"],
+                    record["daily_active_users"],
+                    acc / gen if gen else None,
                 )
                 for entry in agents or ():
                     key = (scope, day, entry["agent_id"])
@@ -116,10 +118,16 @@ def built(emulator, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp, dg.instance_for_test() as instance:
         for name, value in env.items():
             mp.setenv(name, value)
-        result = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
-            instance=instance,
-            tags={"dagster/asset_partition_range_start": first.isoformat(),
-                  "dagster/asset_partition_range_end": last.isoformat()},
+        result = (
+            build_definitions(Settings.from_env())
+            .resolve_job_def("usage_daily_job")
+            .execute_in_process(
+                instance=instance,
+                tags={
+                    "dagster/asset_partition_range_start": first.isoformat(),
+                    "dagster/asset_partition_range_end": last.isoformat(),
+                },
+            )
         )
         assert result.success
         days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
@@ -142,10 +150,7 @@ def test_daily_agent_usage_matches_the_raw_reports(built):
         for r in rows
     }
     keys = set(raw.job_starts) | set(raw.users)
-    want = {
-        k: (raw.job_starts.get(k, 0), raw.sessions.get(k, 0), len(raw.users.get(k, ())))
-        for k in keys
-    }
+    want = {k: (raw.job_starts.get(k, 0), raw.sessions.get(k, 0), len(raw.users.get(k, ()))) for k in keys}
     assert got == want
     assert {r["agent_id"]: r["agent_name"] for r in rows} == {a: name for a, (_, name) in raw.names.items()}
 
@@ -211,14 +216,19 @@ def test_a_reader_holding_the_serving_database_sees_the_next_run_and_never_block
         monkeypatch.setenv(name, value)
     serving = env["SERVING_PATH"]
     reader = subprocess.Popen(
-        [sys.executable, "-c", _READER, serving], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-c", _READER, serving],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
         before = int(reader.stdout.readline())
         extra = days[0] - timedelta(days=1)
-        result = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
-            instance=built["instance"], partition_key=extra.isoformat()
+        result = (
+            build_definitions(Settings.from_env())
+            .resolve_job_def("usage_daily_job")
+            .execute_in_process(instance=built["instance"], partition_key=extra.isoformat())
         )
         assert result.success
         out, err = reader.communicate("go\n", timeout=60)

@@ -77,9 +77,7 @@ def test_no_view_column_holds_a_sum_of_the_two_interaction_measures(known):
 
 def test_no_view_has_a_user_level_session_column(known):
     conn, _ = known
-    columns = conn.execute(
-        "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'"
-    ).fetchall()
+    columns = conn.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'bi'").fetchall()
     sessions = [(t, c) for t, c in columns if "session" in c]
     assert sessions, "the aggregate session measure should be there"
     assert not [(t, c) for t, c in sessions if re.search("user", c)]
@@ -141,11 +139,21 @@ def test_a_missing_day_is_a_calendar_row_without_report(tmp_path):
             conn.execute(f"DELETE FROM {table} WHERE day = ?", [missing])
         refresh_derived(conn)
         row = _rows(conn, "SELECT * FROM bi.report_coverage WHERE day = ?", missing)
-    assert row == [{
-        "scope": "organization", "scope_name": "acme", "day": missing, "aggregate_report": False,
-        "aggregate_agent_array": None, "user_report": False, "user_records": None, "users_with_agent_array": None,
-        "agent_job_starts": None, "is_final": None, "status": "no report",
-    }]
+    assert row == [
+        {
+            "scope": "organization",
+            "scope_name": "acme",
+            "day": missing,
+            "aggregate_report": False,
+            "aggregate_agent_array": None,
+            "user_report": False,
+            "user_records": None,
+            "users_with_agent_array": None,
+            "agent_job_starts": None,
+            "is_final": None,
+            "status": "no report",
+        }
+    ]
 
 
 def test_periods_compare_each_agent_with_the_previous_28_days(known):
@@ -278,14 +286,21 @@ def test_gap_days_and_provisional_days_never_dilute_the_rate_a_change_is_called_
             days[offset] = (100, True)
     row = _periods_of(tmp_path, days)
     assert (row["report_days"], row["agent_data_days"], row["provisional_days"], row["compared_days"]) == (
-        28, 24, 3, 21
+        28,
+        24,
+        3,
+        21,
     )
     assert row["agent_job_starts"] == 21 * 100 + 3 * 20
     assert (row["job_starts_per_day"], row["previous_job_starts_per_day"]) == (100, 90)
     assert row["change"] == "grown" and row["comparable"]
     assert abs(row["job_starts_per_day_change"] - (10 / 9 - 1)) < 1e-9
-    assert 0 < row["job_starts_per_day_change_low"] < row["job_starts_per_day_change"] < row[
-        "job_starts_per_day_change_high"]
+    assert (
+        0
+        < row["job_starts_per_day_change_low"]
+        < row["job_starts_per_day_change"]
+        < row["job_starts_per_day_change_high"]
+    )
 
 
 def test_a_flat_rate_with_day_to_day_noise_is_steady_not_a_change(tmp_path):

@@ -47,7 +47,10 @@ def _failure_sensor_tick(defs: dg.Definitions, instance: dg.DagsterInstance, run
         e.dagster_event for e in instance.all_logs(run_id) if e.dagster_event and e.dagster_event.is_run_failure
     )
     context = dg.build_run_status_sensor_context(
-        sensor_name="run_failure_alert_sensor", dagster_event=failure, dagster_instance=instance, dagster_run=run,
+        sensor_name="run_failure_alert_sensor",
+        dagster_event=failure,
+        dagster_instance=instance,
+        dagster_run=run,
     ).for_run_failure()
     defs.resolve_sensor_def("run_failure_alert_sensor")(context)
 
@@ -109,7 +112,9 @@ def test_a_stale_day_and_a_warning_turning_on_then_off_are_each_told_once(channe
     with running_emulator(config) as emu, dg.instance_for_test() as instance:
         creds = emu.credentials
         for name, value in {
-            "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
+            "SERVICE_BASE_URL": creds["base_url"],
+            "SERVICE_TOKEN": creds["token"],
+            "SERVICE_ORG": creds["org"],
             "METRICS_HOME": str(tmp_path),
             "METRICS_START_DAY": (datetime.now(UTC).date() - timedelta(days=20)).isoformat(),
         }.items():
@@ -143,5 +148,5 @@ def test_a_stale_day_and_a_warning_turning_on_then_off_are_each_told_once(channe
         assert job.execute_in_process(instance=instance, partition_key=day).success
         cursor = _warning_tick(defs, instance, cursor)
         _warning_tick(defs, instance, cursor)
-        after = _arrived(channels)[len(told):]
+        after = _arrived(channels)[len(told) :]
     assert [t.split("\n", 1)[0] for t in after] == ["metrics-etl: fields_are_declared on raw/field_drift cleared"]

@@ -30,7 +30,9 @@ def _tick(service: ServiceResource, cursor: str | None):
 def test_sensor_fires_once_when_a_new_day_becomes_available(emulator, pipeline_env):
     creds = emulator.credentials
     service = ServiceResource(
-        base_url=creds["base_url"], token=creds["token"], orgs=[creds["org"]],
+        base_url=creds["base_url"],
+        token=creds["token"],
+        orgs=[creds["org"]],
         etag_cache=pipeline_env["SERVICE_ETAG_CACHE"],
     )
     today = datetime.now(UTC).date()

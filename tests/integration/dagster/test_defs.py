@@ -34,7 +34,8 @@ PUBLISH = "serving/warehouse_copy"
 # and again by the weekly audit over the whole history (never blocking).
 CATALOG_CHECKS = {
     check
-    for key, t in TABLE_ASSETS.items() if t.counters
+    for key, t in TABLE_ASSETS.items()
+    if t.counters
     for name in ("grain_is_unique", "counts_are_non_negative")
     for check in ((key, name, True), (key, AUDIT_PREFIX + name, False))
 }
@@ -76,7 +77,11 @@ CHECKS = CATALOG_CHECKS | {
     for check in ((asset, name, blocking), *([(asset, AUDIT_PREFIX + name, False)] if audited else []))
 }
 JOBS = {
-    "usage_daily_job", "usage_latest_job", "snapshots_job", "webhook_events_job", "warehouse_audit_job",
+    "usage_daily_job",
+    "usage_latest_job",
+    "snapshots_job",
+    "webhook_events_job",
+    "warehouse_audit_job",
     "serving_publish_job",
 }
 SCHEDULES = {
@@ -141,7 +146,10 @@ def test_a_table_added_to_the_catalog_with_an_asset_is_materialized_upstream_of_
     added = {"core.gained_usage_table": "usage", "snapshots.gained_snapshot_table": "snapshots"}
     done = subprocess.run(
         [sys.executable, "-c", _GROW_THE_CATALOG, *(f"{name.replace('.', ':')}:{g}" for name, g in added.items())],
-        cwd=ROOT, capture_output=True, text=True, timeout=240,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     graph = json.loads(done.stdout.strip().splitlines()[-1])
@@ -179,7 +187,10 @@ def test_the_lazy_entry_point_builds_the_same_graph_from_the_environment(pipelin
 def test_dagster_validates_the_workspace():
     done = subprocess.run(
         [str(Path(sys.executable).parent / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "passed validation" in done.stderr + done.stdout

@@ -25,10 +25,15 @@ DRIFT = RecordDrift(undeclared_field="totals_by_future_widget", mistyped_every=3
 def _env(emu, tmp_path, monkeypatch):
     creds = emu.credentials
     env = {
-        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
-        "SERVICE_DIALECT": creds["dialect"], "WAREHOUSE_PATH": str(tmp_path / "warehouse.duckdb"),
-        "RAW_DIR": str(tmp_path / "raw"), "SERVICE_ETAG_CACHE": str(tmp_path / "http-cache.sqlite3"),
-        "SERVING_PATH": str(tmp_path / "serving.duckdb"), "LAKE_PATH": str(tmp_path / "lake"),
+        "SERVICE_BASE_URL": creds["base_url"],
+        "SERVICE_TOKEN": creds["token"],
+        "SERVICE_ORG": creds["org"],
+        "SERVICE_DIALECT": creds["dialect"],
+        "WAREHOUSE_PATH": str(tmp_path / "warehouse.duckdb"),
+        "RAW_DIR": str(tmp_path / "raw"),
+        "SERVICE_ETAG_CACHE": str(tmp_path / "http-cache.sqlite3"),
+        "SERVING_PATH": str(tmp_path / "serving.duckdb"),
+        "LAKE_PATH": str(tmp_path / "lake"),
         "METRICS_START_DAY": (datetime.now(UTC).date() - timedelta(days=20)).isoformat(),
     }
     for name, value in env.items():
@@ -40,8 +45,11 @@ def _run_day(instance: dg.DagsterInstance) -> dict[str, dg.AssetCheckEvaluation]
     job = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job")
     result = job.execute_in_process(instance=instance, partition_key=DAY)
     assert result.success
-    return {e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
-            for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+    return {
+        e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+    }
 
 
 @pytest.mark.parametrize("dialect", ["service", "github"])
@@ -58,16 +66,19 @@ def test_drift_lands_every_line_is_counted_and_named_then_clears_once_declared(d
             ).fetchone()[0]
             mistyped = conn.execute(
                 "SELECT count(*) FROM core.user_daily_totals WHERE day = ? AND used_agent IS NULL"
-                " AND json_extract(extra, '$.used_agent') IS NOT NULL", [DAY]
+                " AND json_extract(extra, '$.used_agent') IS NOT NULL",
+                [DAY],
             ).fetchone()[0]
             drift = dict(
-                ((path, kind), records) for path, kind, records in conn.execute(
+                ((path, kind), records)
+                for path, kind, records in conn.execute(
                     "SELECT path, drift, sum(records) FROM raw.field_drift WHERE level = 'user' GROUP BY ALL"
                 ).fetchall()
             )
         with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as bi:
             shares = dict(
-                ((path, kind), share) for path, kind, share in bi.execute(
+                ((path, kind), share)
+                for path, kind, share in bi.execute(
                     "SELECT path, drift, share FROM bi.field_drift WHERE level = 'user'"
                 ).fetchall()
             )

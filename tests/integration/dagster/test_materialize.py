@@ -27,7 +27,8 @@ def _user_lines(creds: dict, day: str) -> int:
     headers = {"Authorization": f"token {creds['token']}", "X-Service-Api-Version": "2026-03-10"}
     meta = httpx.get(
         f"{creds['base_url']}/orgs/{creds['org']}/assistant/metrics/reports/users-1-day",
-        params={"day": day}, headers=headers,
+        params={"day": day},
+        headers=headers,
     ).json()
     return sum(httpx.get(link).text.count("\n") for link in meta["download_links"])
 
@@ -42,9 +43,9 @@ def test_partition_range_lands_every_scope_day_and_user(emulator, pipeline_env, 
         per_scope = dict(
             conn.execute("SELECT scope, count(DISTINCT day) FROM core.daily_totals GROUP BY scope").fetchall()
         )
-        org_users = conn.execute(
-            "SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'"
-        ).fetchone()[0]
+        org_users = conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE scope = 'organization'").fetchone()[
+            0
+        ]
         files = conn.execute("SELECT count(*) FROM raw.report_files").fetchone()[0]
     assert per_scope == {"organization": 4, "enterprise": 4}
     expected_users = sum(
@@ -66,9 +67,12 @@ def test_rerunning_a_partition_changes_nothing(emulator, pipeline_env, instance)
     for _ in range(2):
         assert job.execute_in_process(instance=instance, tags=_range_tags(start, end)).success
         with duckdb.connect(pipeline_env["WAREHOUSE_PATH"], read_only=True) as conn:
-            snapshots.append(conn.execute(
-                "SELECT count(*), sum(user_initiated_interaction_count) FROM core.user_daily_totals"
-            ).fetchall() + conn.execute("SELECT count(*), sum(agent_job_starts) FROM core.agent_activity").fetchall())
+            snapshots.append(
+                conn.execute(
+                    "SELECT count(*), sum(user_initiated_interaction_count) FROM core.user_daily_totals"
+                ).fetchall()
+                + conn.execute("SELECT count(*), sum(agent_job_starts) FROM core.agent_activity").fetchall()
+            )
     assert snapshots[0] == snapshots[1]
 
 
@@ -80,9 +84,13 @@ def _serve_report_file(tmp_path: Path, monkeypatch, *, day: date, lines: list[st
     emu = running_emulator(EmulatorConfig(seed=5, users=5, repos=1, report_file=report, report_file_day=day))
     creds = emu.__enter__().credentials
     for name, value in {
-        "SERVICE_BASE_URL": creds["base_url"], "SERVICE_TOKEN": creds["token"], "SERVICE_ORG": creds["org"],
-        "WAREHOUSE_PATH": str(tmp_path / "w.duckdb"), "RAW_DIR": str(tmp_path / "raw"),
-        "SERVICE_ETAG_CACHE": str(tmp_path / "etag.sqlite3"), "SERVING_PATH": str(tmp_path / "serving.duckdb"),
+        "SERVICE_BASE_URL": creds["base_url"],
+        "SERVICE_TOKEN": creds["token"],
+        "SERVICE_ORG": creds["org"],
+        "WAREHOUSE_PATH": str(tmp_path / "w.duckdb"),
+        "RAW_DIR": str(tmp_path / "raw"),
+        "SERVICE_ETAG_CACHE": str(tmp_path / "etag.sqlite3"),
+        "SERVING_PATH": str(tmp_path / "serving.duckdb"),
         "LAKE_PATH": str(tmp_path / "lake"),
         "METRICS_START_DAY": (day - timedelta(days=3)).isoformat(),
     }.items():
@@ -140,9 +148,12 @@ def test_a_report_with_two_different_lines_of_one_user_lands_the_rest_and_publis
     day = date.today() - timedelta(days=6)
     emu = _serve_report_file(tmp_path, monkeypatch, day=day, lines=[_user_record(day, 7, 3), _user_record(day, 8, 4)])
     try:
-        assert build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
-            instance=instance, partition_key=day.isoformat()
-        ).success
+        assert (
+            build_definitions(Settings.from_env())
+            .resolve_job_def("usage_daily_job")
+            .execute_in_process(instance=instance, partition_key=day.isoformat())
+            .success
+        )
     finally:
         emu.__exit__(None, None, None)
     published = (tmp_path / "serving.duckdb").stat().st_mtime_ns
@@ -150,11 +161,17 @@ def test_a_report_with_two_different_lines_of_one_user_lands_the_rest_and_publis
     # The day fetched again: user 7 on two lines with different figures, user 8 gone, user 9 new.
     # The pair is quarantined (it broke the grain check and rolled the whole day back before),
     # the rest lands, and the blocking quarantine check keeps the publish at the last good state.
-    emu = _serve_report_file(tmp_path, monkeypatch, day=day,
-                             lines=[_user_record(day, 7, 30), _user_record(day, 7, 31), _user_record(day, 9, 5)])
+    emu = _serve_report_file(
+        tmp_path,
+        monkeypatch,
+        day=day,
+        lines=[_user_record(day, 7, 30), _user_record(day, 7, 31), _user_record(day, 9, 5)],
+    )
     try:
-        again = build_definitions(Settings.from_env()).resolve_job_def("usage_daily_job").execute_in_process(
-            instance=instance, partition_key=day.isoformat(), raise_on_error=False
+        again = (
+            build_definitions(Settings.from_env())
+            .resolve_job_def("usage_daily_job")
+            .execute_in_process(instance=instance, partition_key=day.isoformat(), raise_on_error=False)
         )
     finally:
         emu.__exit__(None, None, None)

@@ -31,31 +31,49 @@ def conn(tmp_path):
     connection.close()
 
 
-def _land(conn, *, seats: dict[str, int], totals: dict[str, int], warnings=(),
-          enterprise_grants: tuple[tuple[int, str], ...] = (), enterprise_totals: dict[str, int] | None = None,
-          unassigned: dict[str, int] | None = None) -> None:
+def _land(
+    conn,
+    *,
+    seats: dict[str, int],
+    totals: dict[str, int],
+    warnings=(),
+    enterprise_grants: tuple[tuple[int, str], ...] = (),
+    enterprise_totals: dict[str, int] | None = None,
+    unassigned: dict[str, int] | None = None,
+) -> None:
     repo = {"id": 1, "full_name": "acme/api", "name": "api", "owner": {"login": "acme", "id": 9}}
     seat_rows = [
-        seats_tf.seats_frame(records=[{"assignee": {"id": i}} for i in range(n)]
-                             + [{"assignee": None}] * (unassigned or {}).get(org, 0), day=DAY, org=org)
+        seats_tf.seats_frame(
+            records=[{"assignee": {"id": i}} for i in range(n)] + [{"assignee": None}] * (unassigned or {}).get(org, 0),
+            day=DAY,
+            org=org,
+        )
         for org, n in seats.items()
     ]
     enterprise = seats_tf.enterprise_seats_frame(
         records=[{"assignee": {"id": i}, "organization": {"login": org}} for i, org in enterprise_grants]
         + [{"assignee": None}] * (unassigned or {}).get("acme-corp", 0),
-        day=DAY, enterprise="acme-corp")
-    replace_snapshot_day(conn, day=DAY, frames={
-        "repositories": tf.repositories_frame(records=[repo], day=DAY),
-        "repository_stats": tf.repository_stats_frame(nodes=[(1, "acme/api", {})], day=DAY),
-        "issues": tf.issues_frame(records=[], day=DAY, repository_id=1, repository_full_name="acme/api"),
-        "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme"),
-        "seats": pl.concat([seats_tf.seats_frame(records=[], day=DAY, org="").seats, *(r.seats for r in seat_rows)]),
-        "seat_totals": seats_tf.seat_totals_frame(totals=totals, day=DAY),
-        "enterprise_seats": enterprise.seats,
-        "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals=enterprise_totals or {}, day=DAY),
-        "unassigned_seats": pl.concat([enterprise.unassigned, *(r.unassigned for r in seat_rows)]),
-        "warnings": tf.warnings_frame(warnings=list(warnings), day=DAY),
-    })
+        day=DAY,
+        enterprise="acme-corp",
+    )
+    replace_snapshot_day(
+        conn,
+        day=DAY,
+        frames={
+            "repositories": tf.repositories_frame(records=[repo], day=DAY),
+            "repository_stats": tf.repository_stats_frame(nodes=[(1, "acme/api", {})], day=DAY),
+            "issues": tf.issues_frame(records=[], day=DAY, repository_id=1, repository_full_name="acme/api"),
+            "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme"),
+            "seats": pl.concat(
+                [seats_tf.seats_frame(records=[], day=DAY, org="").seats, *(r.seats for r in seat_rows)]
+            ),
+            "seat_totals": seats_tf.seat_totals_frame(totals=totals, day=DAY),
+            "enterprise_seats": enterprise.seats,
+            "enterprise_seat_totals": seats_tf.enterprise_seat_totals_frame(totals=enterprise_totals or {}, day=DAY),
+            "unassigned_seats": pl.concat([enterprise.unassigned, *(r.unassigned for r in seat_rows)]),
+            "warnings": tf.warnings_frame(warnings=list(warnings), day=DAY),
+        },
+    )
 
 
 def _outcome(conn, name: str):
@@ -69,8 +87,14 @@ def test_seat_snapshot_complete_passes_when_every_org_holds_its_total(conn):
 
 
 def test_unassigned_seats_count_toward_the_total_of_their_listing(conn):
-    _land(conn, seats={"acme": 3}, totals={"acme": 5}, unassigned={"acme": 2, "acme-corp": 1},
-          enterprise_grants=((1, "acme"),), enterprise_totals={"acme-corp": 2})
+    _land(
+        conn,
+        seats={"acme": 3},
+        totals={"acme": 5},
+        unassigned={"acme": 2, "acme-corp": 1},
+        enterprise_grants=((1, "acme"),),
+        enterprise_totals={"acme-corp": 2},
+    )
     assert _outcome(conn, "seat_snapshot_complete").passed
     assert _outcome(conn, "enterprise_seat_snapshot_complete").passed
 
@@ -125,14 +149,20 @@ def test_the_snapshots_job_materializes_seats_with_total_seats_and_passes_the_ch
     job = defs.resolve_job_def("snapshots_job")
     result = job.execute_in_process(instance=instance, partition_key=today.isoformat())
     assert result.success
-    (seats,) = [m for m in result.asset_materializations_for_node("snapshots_daily")
-                if m.asset_key == dg.AssetKey(["snapshots", "seats"])]
+    (seats,) = [
+        m
+        for m in result.asset_materializations_for_node("snapshots_daily")
+        if m.asset_key == dg.AssetKey(["snapshots", "seats"])
+    ]
     users = 25  # the dagster conftest's emulator
     assert seats.metadata["dagster/row_count"].value == users
     assert seats.metadata["total_seats"].value == users
     assert check_results(result)["snapshots/seats:seat_snapshot_complete"] is True
-    (enterprise,) = [m for m in result.asset_materializations_for_node("snapshots_daily")
-                     if m.asset_key == dg.AssetKey(["snapshots", "enterprise_seats"])]
+    (enterprise,) = [
+        m
+        for m in result.asset_materializations_for_node("snapshots_daily")
+        if m.asset_key == dg.AssetKey(["snapshots", "enterprise_seats"])
+    ]
     assert enterprise.metadata["total_seats"].value < enterprise.metadata["dagster/row_count"].value
     assert check_results(result)["snapshots/enterprise_seats:enterprise_seat_snapshot_complete"] is True
 
@@ -160,20 +190,25 @@ def test_a_seat_that_cannot_land_warns_with_its_count_and_the_snapshot_is_publis
     assert checks["snapshots/enterprise_seats:enterprise_seats_landed"] is False
     warned = {
         e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data
-        for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
         and e.asset_check_evaluation_data.check_name.endswith("seats_landed")
     }
     assert warned["seats_landed"].severity == dg.AssetCheckSeverity.WARN
     assert warned["seats_landed"].metadata["failures"].value == 1
     detail = warned["seats_landed"].metadata["detail"].value
     assert detail == f"{emu.credentials['org']} {today}: 1 of 7 seats left out"
-    assert re.fullmatch(rf"{emu.credentials['enterprise']} {today}: up to 1 of \d+ seat holders left out",
-                        warned["enterprise_seats_landed"].metadata["detail"].value)
+    assert re.fullmatch(
+        rf"{emu.credentials['enterprise']} {today}: up to 1 of \d+ seat holders left out",
+        warned["enterprise_seats_landed"].metadata["detail"].value,
+    )
     assert "unlandable" not in detail and "18446744073709551616" not in detail
     published_assets = {e.asset_key for e in result.get_asset_materialization_events()}
     assert dg.AssetKey(["serving", "warehouse_copy"]) in published_assets
     with duckdb.connect(pipeline_env["SERVING_PATH"], read_only=True) as bi:
-        published = {table: bi.execute(f"SELECT count(*) FROM snapshots.{table}").fetchone()[0]
-                     for table in ("repositories", "issues", "org_members", "seats")}
+        published = {
+            table: bi.execute(f"SELECT count(*) FROM snapshots.{table}").fetchone()[0]
+            for table in ("repositories", "issues", "org_members", "seats")
+        }
     assert published["repositories"] == 2 and published["issues"] > 0 and published["org_members"] > 0
     assert published["seats"] == 6

@@ -42,8 +42,9 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
     spool = Path(pipeline_env["WEBHOOK_SPOOL_DIR"])
     config = ReceiverConfig(secret=creds["webhook_secret"].encode(), spool_dir=spool)
     with running_receiver(config=config) as receiver_url:
-        emulator.add_hook(url=f"{receiver_url}/webhooks", secret=creds["webhook_secret"],
-                          events=("issues", "pull_request"))
+        emulator.add_hook(
+            url=f"{receiver_url}/webhooks", secret=creds["webhook_secret"], events=("issues", "pull_request")
+        )
         settings = Settings(base_url=creds["base_url"], token=Secret(creds["token"]), etag_cache=None)
         before = len(emulator.stats()["deliveries"])
         with ServiceClient(config=settings.service_config()) as client:
@@ -67,8 +68,9 @@ def test_created_issues_land_as_deliveries_and_refresh_the_snapshot(emulator, pi
         (refresh,) = snapshot_refresh_sensor(context).run_requests
     assert (refresh.job_name, refresh.partition_key) == ("snapshots_job", today)
     assert repo["full_name"] not in repr((refresh.run_config, refresh.tags)), "a name may be a login"
-    assert snapshot_job.execute_in_process(instance=instance, partition_key=today,
-                                           run_config=refresh.run_config).success
+    assert snapshot_job.execute_in_process(
+        instance=instance, partition_key=today, run_config=refresh.run_config
+    ).success
 
     with duckdb.connect(pipeline_env["SERVING_PATH"], read_only=True) as conn:
         events = conn.execute(

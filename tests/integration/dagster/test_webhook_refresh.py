@@ -94,8 +94,9 @@ def _tick(sensor, instance, defs, cursor: str | None = None) -> tuple[list[dg.Ru
     """One evaluation as the daemon makes it: the run requests, whatever form the sensor gives
     them in, and the cursor it leaves."""
     storage = defs.resources["storage"]
-    with dg.build_sensor_context(instance=instance, cursor=cursor, repository_def=defs.get_repository_def(),
-                                 resources={"storage": storage}) as context:
+    with dg.build_sensor_context(
+        instance=instance, cursor=cursor, repository_def=defs.get_repository_def(), resources={"storage": storage}
+    ) as context:
         result = sensor(context)
         if isinstance(result, dg.SensorResult):
             return list(result.run_requests or ()), result.cursor if result.cursor is not None else context.cursor
@@ -108,8 +109,11 @@ def _tick(sensor, instance, defs, cursor: str | None = None) -> tuple[list[dg.Ru
 def _run(defs, instance, request: dg.RunRequest, job_name: str) -> None:
     job = defs.resolve_job_def(request.job_name or job_name)
     assert job.execute_in_process(
-        instance=instance, partition_key=request.partition_key, run_config=request.run_config,
-        asset_selection=request.asset_selection, tags=request.tags,
+        instance=instance,
+        partition_key=request.partition_key,
+        run_config=request.run_config,
+        asset_selection=request.asset_selection,
+        tags=request.tags,
     ).success
 
 
@@ -149,16 +153,20 @@ def _lake_versions(pipeline_env) -> int:
 def _take_today(defs, instance) -> str:
     today = datetime.now(UTC).date()
     add_snapshot_day(instance, today)
-    assert defs.resolve_job_def("snapshots_job").execute_in_process(
-        instance=instance, partition_key=today.isoformat()
-    ).success
+    assert (
+        defs.resolve_job_def("snapshots_job")
+        .execute_in_process(instance=instance, partition_key=today.isoformat())
+        .success
+    )
     return today.isoformat()
 
 
 def _rows(pipeline_env, repo: str) -> dict[str, list[tuple]]:
     with duckdb.connect(pipeline_env["WAREHOUSE_PATH"], read_only=True) as conn:
-        return {table: sorted(conn.execute(query, {"repo": repo} if "$repo" in query else {}).fetchall())
-                for table, query in _OTHER_ROWS.items()}
+        return {
+            table: sorted(conn.execute(query, {"repo": repo} if "$repo" in query else {}).fetchall())
+            for table, query in _OTHER_ROWS.items()
+        }
 
 
 def test_a_delivery_refresh_fetches_only_the_repositories_named_and_keeps_the_other_rows_of_the_day(
@@ -179,10 +187,19 @@ def test_a_delivery_refresh_fetches_only_the_repositories_named_and_keeps_the_ot
         # A delivery naming a repository of no configured organization: nothing of it is fetched.
         body = b'{"action": "opened", "repository": {"full_name": "elsewhere/widgets"}}'
         secret = emulator.credentials["webhook_secret"].encode()
-        assert httpx.post(f"{receiver}/webhooks", content=body, headers={
-            "content-type": "application/json", "x-service-event": "issues", "x-service-delivery": "elsewhere-1",
-            "x-hub-signature-256": sign(secret=secret, body=body),
-        }).status_code == 200
+        assert (
+            httpx.post(
+                f"{receiver}/webhooks",
+                content=body,
+                headers={
+                    "content-type": "application/json",
+                    "x-service-event": "issues",
+                    "x-service-delivery": "elsewhere-1",
+                    "x-hub-signature-256": sign(secret=secret, body=body),
+                },
+            ).status_code
+            == 200
+        )
     served_before = _paths(emulator)
     (refresh,) = _after_the_burst(defs, instance)
     served = _paths(emulator) - served_before
@@ -197,15 +214,17 @@ def test_a_delivery_refresh_fetches_only_the_repositories_named_and_keeps_the_ot
             "SELECT title FROM snapshots.issues WHERE snapshot_day = ? AND repository_full_name = ? AND number = ?",
             [today, named, number],
         ).fetchall()
-        taken = conn.execute("SELECT * FROM snapshots.issues WHERE repository_full_name = ? ORDER BY issue_id",
-                             [named]).fetchall()
+        taken = conn.execute(
+            "SELECT * FROM snapshots.issues WHERE repository_full_name = ? ORDER BY issue_id", [named]
+        ).fetchall()
     assert opened == [("agent rollout feedback",)], "the issue opened since the day was taken"
 
     # The same refresh again: the same rows (a refresh is idempotent).
     _run(defs, instance, refresh, "")
     with duckdb.connect(pipeline_env["WAREHOUSE_PATH"], read_only=True) as conn:
-        again = conn.execute("SELECT * FROM snapshots.issues WHERE repository_full_name = ? ORDER BY issue_id",
-                             [named]).fetchall()
+        again = conn.execute(
+            "SELECT * FROM snapshots.issues WHERE repository_full_name = ? ORDER BY issue_id", [named]
+        ).fetchall()
     assert again == taken and _rows(pipeline_env, named) == before
 
 

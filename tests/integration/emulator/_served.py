@@ -32,8 +32,11 @@ class Served:
         if meta.status_code in (204, 404):
             return []
         assert meta.status_code == 200, (report, day, meta.text)
-        return [json.loads(line) for link in meta.json()["download_links"]
-                for line in httpx.get(link, timeout=30).content.splitlines()]
+        return [
+            json.loads(line)
+            for link in meta.json()["download_links"]
+            for line in httpx.get(link, timeout=30).content.splitlines()
+        ]
 
     def aggregate(self, scope: str, day: date) -> dict[str, Any]:
         [record] = self.report(scope, f"{scope}-1-day", day)
@@ -42,10 +45,17 @@ class Served:
 
 @contextmanager
 def served(*, dialect: str, seed: int, users: int, today: date, history_days: int) -> Iterator[Served]:
-    config = EmulatorConfig(seed=seed, users=users, repos=4, today=today, dialect=dialect,
-                            history_days=history_days, rate_limit=1_000_000)
-    data = ReportData(seed=seed, users=users, org="acme", enterprise="acme-corp",
-                      first_day=today - timedelta(days=history_days), dialect=dialect)
+    config = EmulatorConfig(
+        seed=seed, users=users, repos=4, today=today, dialect=dialect, history_days=history_days, rate_limit=1_000_000
+    )
+    data = ReportData(
+        seed=seed,
+        users=users,
+        org="acme",
+        enterprise="acme-corp",
+        first_day=today - timedelta(days=history_days),
+        dialect=dialect,
+    )
     with running_emulator(config) as emu:
         auth = {"Authorization": f"Bearer {emu.credentials['token']}"}
         with httpx.Client(base_url=emu.base_url, timeout=30, headers=auth) as client:

@@ -40,8 +40,12 @@ def test_cli_only_users_count_as_cli_users_and_not_as_daily_active_users(dialect
                 seen += len(cli_only)
                 # The service's IDE-based count: lines with activity, but not the CLI-only ones,
                 # and the users it confirmed active server-side (their lines show nothing).
-                active = [line for line in lines if line not in cli_only
-                          and (line["user_initiated_interaction_count"] or line["code_generation_activity_count"])]
+                active = [
+                    line
+                    for line in lines
+                    if line not in cli_only
+                    and (line["user_initiated_interaction_count"] or line["code_generation_activity_count"])
+                ]
                 server_side = s.data.server_side_only(scope=scope, day=day)
                 assert aggregate["daily_active_users"] == len(active) + len(server_side), (scope, day)
                 assert aggregate["daily_active_cli_users"] == sum(line["used_cli"] for line in lines)
@@ -49,5 +53,6 @@ def test_cli_only_users_count_as_cli_users_and_not_as_daily_active_users(dialect
                     assert aggregate[field] == sum(line[field] for line in lines), field
                 for member in ("session_count", "request_count", "prompt_count"):
                     assert aggregate.get("totals_by_cli", {}).get(member, 0) == sum(
-                        line["totals_by_cli"][member] for line in lines if "totals_by_cli" in line)
+                        line["totals_by_cli"][member] for line in lines if "totals_by_cli" in line
+                    )
     assert seen >= len(DAYS)

@@ -25,12 +25,14 @@ SERVER_SIDE_FROM, APP_ONLY_FROM, PLAN_MODE_FROM = date(2026, 6, 15), date(2026, 
 
 @pytest.fixture(scope="module", params=["service", "github"])
 def year(request: pytest.FixtureRequest) -> Iterator[tuple[RunningEmulator, httpx.Client, str]]:
-    config = EmulatorConfig(seed=43, users=24, repos=6, today=TODAY, dialect=request.param, history_days=YEAR,
-                            rate_limit=1_000_000)
+    config = EmulatorConfig(
+        seed=43, users=24, repos=6, today=TODAY, dialect=request.param, history_days=YEAR, rate_limit=1_000_000
+    )
     with running_emulator(config) as emu:
         product = wire_for(request.param).product
-        with httpx.Client(base_url=emu.base_url, timeout=30,
-                          headers={"Authorization": f"Bearer {emu.credentials['token']}"}) as client:
+        with httpx.Client(
+            base_url=emu.base_url, timeout=30, headers={"Authorization": f"Bearer {emu.credentials['token']}"}
+        ) as client:
             yield emu, client, product
 
 
@@ -39,8 +41,11 @@ def _report(client: httpx.Client, path: str, day: date) -> list[dict[str, Any]]:
     if meta.status_code in (204, 404):  # a day the report does not exist (repos-1-day before its GA)
         return []
     assert meta.status_code == 200, (path, day, meta.text)
-    return [json.loads(line) for link in meta.json()["download_links"]
-            for line in httpx.get(link, timeout=30).content.splitlines()]
+    return [
+        json.loads(line)
+        for link in meta.json()["download_links"]
+        for line in httpx.get(link, timeout=30).content.splitlines()
+    ]
 
 
 def _at(value: Any, segments: list[str], name: Any) -> Iterator[Any]:
@@ -87,11 +92,18 @@ def test_user_lines_have_the_documented_shapes_on_every_side_of_the_service_s_ch
     CLI-only users with one copilot_cli entry, outside the IDE-based daily_active_users."""
     emu, client, product = year
     name = wire_for(emu.state.config.dialect).record_name
-    [enterprise] = _report(client, f"/enterprises/acme-corp/{product}/metrics/reports/enterprise-1-day",
-                           TODAY - timedelta(days=5))
+    [enterprise] = _report(
+        client, f"/enterprises/acme-corp/{product}/metrics/reports/enterprise-1-day", TODAY - timedelta(days=5)
+    )
     enterprise_id = enterprise["enterprise_id"]
-    seen = {"server_side": set(), "app_only": set(), "cli_only": set(), "plan": set(), "review_null": 0,
-            "review_set": 0}
+    seen = {
+        "server_side": set(),
+        "app_only": set(),
+        "cli_only": set(),
+        "plan": set(),
+        "review_null": 0,
+        "review_set": 0,
+    }
     for back in range(1, YEAR + 1, 7):
         day = TODAY - timedelta(days=back)
         lines = _users(client, product, day)
@@ -106,7 +118,12 @@ def test_user_lines_have_the_documented_shapes_on_every_side_of_the_service_s_ch
             features = {e["feature"] for e in line["totals_by_feature"]}
             assert not any("user_initiated_interaction_count" in e for e in line["totals_by_language_feature"])
             assert not {e["feature"] for e in line["totals_by_model_feature"]} & {
-                "code_completion", "others", "unknown", "copilot_app", "copilot_cli"}
+                "code_completion",
+                "others",
+                "unknown",
+                "copilot_app",
+                "copilot_cli",
+            }
             if "chat_panel_plan_mode" in features:
                 seen["plan"].add(day)
             if line["totals_by_feature"] and not line["totals_by_ide"]:  # the desktop app or the CLI only

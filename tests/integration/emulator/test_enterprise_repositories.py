@@ -27,8 +27,11 @@ def test_an_enterprise_repository_line_is_the_repository_s_own_figures(dialect: 
             org_pulls = s.aggregate("organization", day)["pull_requests"]
             ent_pulls = s.aggregate("enterprise", day)["pull_requests"]
             for count in (s.name(c) for c in (*COUNTS, "total_created_by_assistant", "total_assistant_suggestions")):
-                assert ent_pulls[count] >= org_pulls[count] == sum(
-                    line["pull_requests"][count] for line in organization.values()), (day, count)
+                assert (
+                    ent_pulls[count]
+                    >= org_pulls[count]
+                    == sum(line["pull_requests"][count] for line in organization.values())
+                ), (day, count)
             by_type = s.name("assistant_suggestions_by_comment_type")
             suggestions = s.name("total_assistant_suggestions")
             assert sum(t[suggestions] for t in ent_pulls[by_type]) == ent_pulls[suggestions]

@@ -38,27 +38,38 @@ def test_admin_endpoints_are_never_faulted(fresh):
 
 
 def test_faults_parse_from_the_cli_form():
-    assert parse_fault_spec("error_rate=0.1,drop_rate=0.05,slow_ms=20") == \
-        FaultSpec(error_rate=0.1, drop_rate=0.05, slow_ms=20)
+    assert parse_fault_spec("error_rate=0.1,drop_rate=0.05,slow_ms=20") == FaultSpec(
+        error_rate=0.1, drop_rate=0.05, slow_ms=20
+    )
 
 
 def test_github_dialect_uses_public_wire_names():
     config = EmulatorConfig(seed=2, users=4, repos=1, today=TODAY, dialect="github")
     with running_emulator(config) as emu:
-        headers = {"Authorization": f"Bearer {emu.credentials['token']}",
-                   "Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
-        meta = httpx.get(emu.base_url + "/orgs/acme/copilot/metrics/reports/organization-28-day/latest",
-                         headers=headers)
+        headers = {
+            "Authorization": f"Bearer {emu.credentials['token']}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+        }
+        meta = httpx.get(
+            emu.base_url + "/orgs/acme/copilot/metrics/reports/organization-28-day/latest", headers=headers
+        )
         assert meta.status_code == 200 and meta.headers["x-github-media-type"].startswith("github.v3")
-        assert httpx.get(emu.base_url + "/orgs/acme/assistant/metrics/reports/organization-28-day/latest",
-                         headers=headers).status_code == 404
+        assert (
+            httpx.get(
+                emu.base_url + "/orgs/acme/assistant/metrics/reports/organization-28-day/latest", headers=headers
+            ).status_code
+            == 404
+        )
 
 
 def test_clock_moves_the_newest_available_day(fresh):
     later = date(2026, 12, 1)
     fresh.set_today(later)
-    meta = httpx.get(fresh.base_url + "/orgs/acme/assistant/metrics/reports/organization-28-day/latest",
-                     headers={"Authorization": f"token {fresh.credentials['token']}"}).json()
+    meta = httpx.get(
+        fresh.base_url + "/orgs/acme/assistant/metrics/reports/organization-28-day/latest",
+        headers={"Authorization": f"token {fresh.credentials['token']}"},
+    ).json()
     assert meta["report_end_day"] == "2026-11-30"
 
 
@@ -66,9 +77,23 @@ def test_clock_moves_the_newest_available_day(fresh):
 def emulator_process(tmp_path) -> Iterator[tuple[str, dict]]:
     creds = tmp_path / "creds.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "emulator", "--seed", "5", "--users", "6", "--repos", "2",
-         "--credentials-out", str(creds)],
-        stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+        [
+            sys.executable,
+            "-m",
+            "emulator",
+            "--seed",
+            "5",
+            "--users",
+            "6",
+            "--repos",
+            "2",
+            "--credentials-out",
+            str(creds),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.getcwd(),
+    )
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
@@ -91,7 +116,10 @@ def test_the_emulator_stops_on_sigterm_even_when_its_parent_ignored_it(tmp_path)
 
     process = subprocess.Popen(
         [sys.executable, "-m", "emulator", "--seed", "5", "--users", "3", "--repos", "1"],
-        stdout=subprocess.PIPE, text=True, preexec_fn=ignore_both)
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=ignore_both,
+    )
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
@@ -111,10 +139,15 @@ def test_newcomer_fetches_a_report_like_with_curl(emulator_process):
     assert os.stat(key_path).st_mode & 0o777 == 0o600
     with open(key_path) as key_file:
         assert key_file.read().startswith("-----BEGIN RSA PRIVATE KEY-----")
-    meta = httpx.get(f"{base_url}/orgs/{creds['org']}/assistant/metrics/reports/organization-28-day/latest",
-                     headers={"Authorization": f"Bearer {creds['token']}",
-                              "Accept": "application/vnd.service+json",
-                              "X-Service-Api-Version": "2026-03-10"}, follow_redirects=True)
+    meta = httpx.get(
+        f"{base_url}/orgs/{creds['org']}/assistant/metrics/reports/organization-28-day/latest",
+        headers={
+            "Authorization": f"Bearer {creds['token']}",
+            "Accept": "application/vnd.service+json",
+            "X-Service-Api-Version": "2026-03-10",
+        },
+        follow_redirects=True,
+    )
     assert meta.status_code == 200
     ndjson = httpx.get(meta.json()["download_links"][0])
     record = json.loads(ndjson.text.splitlines()[0])
@@ -132,7 +165,6 @@ def test_content_creation_burst_hits_the_secondary_limit():
         running_emulator(EmulatorConfig(seed=4, users=3, repos=1, today=TODAY)) as emu,
         httpx.Client(base_url=emu.base_url, headers={"Authorization": f"token {emu.credentials['token']}"}) as client,
     ):
-        statuses = [client.post("/repos/acme/atlas/issues", json={"title": f"t{i}"}).status_code
-                    for i in range(81)]
+        statuses = [client.post("/repos/acme/atlas/issues", json={"title": f"t{i}"}).status_code for i in range(81)]
     assert statuses[:80] == [201] * 80
     assert statuses[80] == 403

@@ -27,8 +27,9 @@ AUTHORS = """query($n: String!) { repository(owner: "acme", name: $n) {
 
 @pytest.fixture(params=["service", "github"])
 def emu(request) -> Iterator[RunningEmulator]:
-    with running_emulator(EmulatorConfig(seed=3, users=4, repos=3, issues_per_repo=2,
-                                         dialect=request.param)) as running:
+    with running_emulator(
+        EmulatorConfig(seed=3, users=4, repos=3, issues_per_repo=2, dialect=request.param)
+    ) as running:
         yield running
 
 
@@ -53,12 +54,14 @@ def test_a_missing_repository_in_a_batch_is_null_with_a_not_found_error_while_th
     assert response.status_code == 200
     body = response.json()
     assert body["data"] == {"r0": {"name": "atlas"}, "r1": None, "r2": {"name": "beacon"}}
-    assert body["errors"] == [{
-        "type": "NOT_FOUND",
-        "path": ["r1"],
-        "locations": [{"line": 3, "column": 3}],
-        "message": "Could not resolve to a Repository with the name 'acme/ghost'.",
-    }]
+    assert body["errors"] == [
+        {
+            "type": "NOT_FOUND",
+            "path": ["r1"],
+            "locations": [{"line": 3, "column": 3}],
+            "message": "Could not resolve to a Repository with the name 'acme/ghost'.",
+        }
+    ]
 
 
 def test_a_deleted_repository_answers_404_on_rest_and_not_found_in_graphql(emu):
@@ -77,11 +80,14 @@ def test_a_deleted_repository_answers_404_on_rest_and_not_found_in_graphql(emu):
 
 def test_authors_are_actors_a_user_or_an_apps_bot_told_apart_by_inline_fragments(emu):
     with _client(emu, _installation_token(emu)) as installation:
-        opened = installation.post("/repos/acme/atlas/pulls",
-                                   json={"title": "Bump deps", "head": "deps", "base": "main"})
+        opened = installation.post(
+            "/repos/acme/atlas/pulls", json={"title": "Bump deps", "head": "deps", "base": "main"}
+        )
     assert opened.status_code == 201
     assert (opened.json()["user"]["login"], opened.json()["user"]["type"]) == (
-        f"app-{emu.credentials['app_id']}[bot]", "Bot")
+        f"app-{emu.credentials['app_id']}[bot]",
+        "Bot",
+    )
 
     with _client(emu, emu.credentials["token"]) as owner:
         body = owner.post("/graphql", json={"query": AUTHORS, "variables": {"n": "atlas"}}).json()
@@ -94,4 +100,3 @@ def test_authors_are_actors_a_user_or_an_apps_bot_told_apart_by_inline_fragments
     bot_login = f"app-{emu.credentials['app_id']}"
     bots = [n["author"] for n in repo["pullRequests"]["nodes"] if n["number"] == opened.json()["number"]]
     assert bots == [{"login": bot_login, "id": f"BOT_{emu.credentials['app_id']}"}]
-

@@ -74,5 +74,6 @@ def test_unknown_limit_answers_are_refused_by_the_admin_endpoint(calm):
 
 
 def test_limit_answers_parse_from_the_cli_form():
-    assert parse_fault_spec("omit_rate_limit_reset=true,secondary_limit_kind=abuse,limit_status=429") == \
-        FaultSpec(omit_rate_limit_reset=True, secondary_limit_kind="abuse", limit_status=429)
+    assert parse_fault_spec("omit_rate_limit_reset=true,secondary_limit_kind=abuse,limit_status=429") == FaultSpec(
+        omit_rate_limit_reset=True, secondary_limit_kind="abuse", limit_status=429
+    )

@@ -62,8 +62,10 @@ def test_day_without_report_answers_204_for_organization_and_404_for_enterprise(
 
 
 def test_unknown_org_and_report_answer_404_with_message(owner):
-    for path in ("/orgs/nope/assistant/metrics/reports/organization-28-day/latest",
-                 "/orgs/acme/assistant/metrics/reports/bogus-report"):
+    for path in (
+        "/orgs/nope/assistant/metrics/reports/organization-28-day/latest",
+        "/orgs/acme/assistant/metrics/reports/bogus-report",
+    ):
         response = owner.get(path)
         assert response.status_code == 404 and "message" in response.json()
 
@@ -129,11 +131,15 @@ def test_pre_generated_file_is_served_in_line_aligned_parts(tmp_path):
     lines = [json.dumps({"user_login": f"u{i}", "day": day.isoformat(), "n": i}) + "\n" for i in range(25)]
     path = tmp_path / "users.ndjson"
     path.write_text("".join(lines))
-    config = EmulatorConfig(seed=3, users=5, repos=1, today=TODAY, report_file=path,
-                            report_file_day=day, user_lines_per_file=10)
+    config = EmulatorConfig(
+        seed=3, users=5, repos=1, today=TODAY, report_file=path, report_file_day=day, user_lines_per_file=10
+    )
     with running_emulator(config) as emu:
-        meta = httpx.get(emu.base_url + USERS_1, params={"day": day.isoformat()},
-                         headers={"Authorization": f"token {emu.credentials['token']}"}).json()
+        meta = httpx.get(
+            emu.base_url + USERS_1,
+            params={"day": day.isoformat()},
+            headers={"Authorization": f"token {emu.credentials['token']}"},
+        ).json()
         assert len(meta["download_links"]) == 3
         served = b"".join(httpx.get(link).content for link in meta["download_links"])
     assert served == path.read_bytes()

@@ -48,8 +48,7 @@ def test_issue_pages_follow_link_headers_to_an_empty_page(owner):
     while url:
         response = owner.get(url)
         seen += response.json()
-        url = httpx.Response(200, headers={"link": response.headers.get("link", "")}).links.get(
-            "next", {}).get("url")
+        url = httpx.Response(200, headers={"link": response.headers.get("link", "")}).links.get("next", {}).get("url")
     assert len(seen) == 30 and len({i["number"] for i in seen}) == 30
     assert owner.get("/repos/acme/atlas/issues", params={"state": "all", "page": 99}).json() == []
     assert any("pull_request" in i for i in seen) and any("pull_request" not in i for i in seen)
@@ -88,9 +87,14 @@ def test_graphql_aliased_repositories_and_connections(owner):
     assert data["a"]["mentionableUsers"]["totalCount"] == 40
     assert data["viewer"]["login"] == "acme-admin" and data["rateLimit"]["cost"] == 1
     cursor = data["a"]["issues"]["pageInfo"]["endCursor"]
-    after = owner.post("/graphql", json={"query": '{ repository(owner: "acme", name: "atlas") '
-                                         f'{{ issues(first: 3, after: "{cursor}", states: [OPEN], orderBy: '
-                                         '{field: CREATED_AT, direction: DESC}) { nodes { number } } } }'}).json()
+    after = owner.post(
+        "/graphql",
+        json={
+            "query": '{ repository(owner: "acme", name: "atlas") '
+            f'{{ issues(first: 3, after: "{cursor}", states: [OPEN], orderBy: '
+            "{field: CREATED_AT, direction: DESC}) { nodes { number } } } }"
+        },
+    ).json()
     first_numbers = {n["number"] for n in data["a"]["issues"]["nodes"]}
     assert not first_numbers & {n["number"] for n in after["data"]["repository"]["issues"]["nodes"]}
 
@@ -112,11 +116,11 @@ def test_graphql_too_many_repositories_answers_502(fresh):
     fresh.set_faults(FaultSpec(graphql_max_aliases=2))
     headers = {"Authorization": f"bearer {fresh.credentials['token']}"}
     aliases = " ".join(f'r{i}: repository(owner: "acme", name: "atlas") {{ name }}' for i in range(3))
-    assert httpx.post(fresh.base_url + "/graphql", headers=headers,
-                      json={"query": f"{{ {aliases} }}"}).status_code == 502
+    assert (
+        httpx.post(fresh.base_url + "/graphql", headers=headers, json={"query": f"{{ {aliases} }}"}).status_code == 502
+    )
     two = " ".join(f'r{i}: repository(owner: "acme", name: "atlas") {{ name }}' for i in range(2))
-    assert httpx.post(fresh.base_url + "/graphql", headers=headers,
-                      json={"query": f"{{ {two} }}"}).status_code == 200
+    assert httpx.post(fresh.base_url + "/graphql", headers=headers, json={"query": f"{{ {two} }}"}).status_code == 200
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -156,8 +160,7 @@ def test_creations_deliver_signed_events(fresh, receiver):
     url = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
     fresh.add_hook(url=url, secret="s3cret", content_type="json")
     fresh.add_hook(url=url, secret="other", content_type="form", events=("issues",))
-    client = httpx.Client(base_url=fresh.base_url,
-                          headers={"Authorization": f"token {fresh.credentials['token']}"})
+    client = httpx.Client(base_url=fresh.base_url, headers={"Authorization": f"token {fresh.credentials['token']}"})
     issue = client.post("/repos/acme/atlas/issues", json={"title": "t", "body": "b", "labels": ["bug"]})
     pull = client.post("/repos/acme/atlas/pulls", json={"title": "p", "head": "f", "base": "main", "body": ""})
     repo = client.post("/user/repos", json={"name": "fresh-repo", "auto_init": True})

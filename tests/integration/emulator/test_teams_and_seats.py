@@ -17,10 +17,22 @@ from emulator import EmulatorConfig, FaultSpec, RunningEmulator, running_emulato
 
 from .conftest import TODAY
 
-TEAM_FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
-               "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"}}
-SEAT_FIELDS = {"assignee", "organization", "assigning_team", "created_at", "updated_at", "pending_cancellation_date",
-               "last_activity_at", "last_activity_editor", "last_authenticated_at", "plan_type"}
+TEAM_FIELDS = {
+    "organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
+    "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"},
+}
+SEAT_FIELDS = {
+    "assignee",
+    "organization",
+    "assigning_team",
+    "created_at",
+    "updated_at",
+    "pending_cancellation_date",
+    "last_activity_at",
+    "last_activity_editor",
+    "last_authenticated_at",
+    "plan_type",
+}
 HISTORY_DAYS = 60
 
 
@@ -45,19 +57,28 @@ class Served:
 
 def _headers(dialect: str, token: str) -> dict[str, str]:
     if dialect == "github":
-        return {"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": "2022-11-28"}
-    return {"Authorization": f"token {token}", "Accept": "application/vnd.service+json",
-            "X-Service-Api-Version": "2026-03-10"}
+        return {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+        }
+    return {
+        "Authorization": f"token {token}",
+        "Accept": "application/vnd.service+json",
+        "X-Service-Api-Version": "2026-03-10",
+    }
 
 
 @pytest.fixture(scope="module", params=["service", "github"])
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     dialect = request.param
-    config = EmulatorConfig(seed=7, users=40, repos=1, issues_per_repo=1, today=TODAY, dialect=dialect,
-                            user_lines_per_file=25)
-    with running_emulator(config) as emu, httpx.Client(
-            base_url=emu.base_url, headers=_headers(dialect, emu.credentials["token"]), timeout=30) as client:
+    config = EmulatorConfig(
+        seed=7, users=40, repos=1, issues_per_repo=1, today=TODAY, dialect=dialect, user_lines_per_file=25
+    )
+    with (
+        running_emulator(config) as emu,
+        httpx.Client(base_url=emu.base_url, headers=_headers(dialect, emu.credentials["token"]), timeout=30) as client,
+    ):
         yield Served(emu, client, "copilot" if dialect == "github" else "assistant")
 
 
@@ -114,8 +135,11 @@ def test_user_teams_report_downloads_as_ndjson_with_the_contract_fields(served: 
 @pytest.mark.parametrize("scope", ["organization", "enterprise"])
 def test_user_teams_report_is_not_available_when_users_1_day_is_not(served: Served, scope: str) -> None:
     not_yet = 204 if scope == "organization" else 404
-    for day, status in ((TODAY, not_yet), (TODAY + timedelta(days=3), not_yet),
-                        (TODAY - timedelta(days=HISTORY_DAYS + 1), 404)):
+    for day, status in (
+        (TODAY, not_yet),
+        (TODAY + timedelta(days=3), not_yet),
+        (TODAY - timedelta(days=HISTORY_DAYS + 1), 404),
+    ):
         for name in ("users-1-day", "user-teams-1-day"):
             response = served.client.get(f"{served.reports(scope)}/{name}", params={"day": day.isoformat()})
             assert response.status_code == status, (name, day)
@@ -129,16 +153,18 @@ def test_user_teams_report_is_not_available_when_users_1_day_is_not(served: Serv
     served.emu.set_policy(scope=scope, name=name, enabled=False)
     try:
         for report in ("users-1-day", "user-teams-1-day"):
-            response = served.client.get(f"{served.reports(scope)}/{report}",
-                                         params={"day": (TODAY - timedelta(days=5)).isoformat()})
+            response = served.client.get(
+                f"{served.reports(scope)}/{report}", params={"day": (TODAY - timedelta(days=5)).isoformat()}
+            )
             assert response.status_code == 403 and "policy" in response.json()["message"]
     finally:
         served.emu.set_policy(scope=scope, name=name, enabled=True)
 
 
 def test_user_teams_downloads_take_faults_like_other_downloads(served: Served) -> None:
-    meta = served.client.get(f"{served.reports('organization')}/user-teams-1-day",
-                             params={"day": (TODAY - timedelta(days=6)).isoformat()}).json()
+    meta = served.client.get(
+        f"{served.reports('organization')}/user-teams-1-day", params={"day": (TODAY - timedelta(days=6)).isoformat()}
+    ).json()
     link = meta["download_links"][0]
     served.emu.set_faults(FaultSpec(truncate_rate=1.0))
     try:
@@ -203,15 +229,23 @@ def test_last_activity_agrees_with_the_user_level_reports(served: Served) -> Non
             continue
         assert datetime.fromisoformat(seat["last_activity_at"]).date().isoformat() == record["day"]
         [ide] = record["totals_by_ide"]
-        assert seat["last_activity_editor"] == "/".join((
-            ide["ide"], ide["last_known_ide_version"]["ide_version"],
-            ide["last_known_plugin_version"]["plugin"], ide["last_known_plugin_version"]["plugin_version"]))
+        assert seat["last_activity_editor"] == "/".join(
+            (
+                ide["ide"],
+                ide["last_known_ide_version"]["ide_version"],
+                ide["last_known_plugin_version"]["plugin"],
+                ide["last_known_plugin_version"]["plugin_version"],
+            )
+        )
 
 
 def test_inactive_never_active_and_pending_seats_exist(served: Served) -> None:
     _, seats, _ = _all_seats(served, 100)
-    active_days = {s["assignee"]["login"]: datetime.fromisoformat(s["last_activity_at"]).date()
-                   for s in seats if s["last_activity_at"]}
+    active_days = {
+        s["assignee"]["login"]: datetime.fromisoformat(s["last_activity_at"]).date()
+        for s in seats
+        if s["last_activity_at"]
+    }
     assert any((TODAY - day).days > 30 for day in active_days.values())
     never = [s for s in seats if s["last_activity_at"] is None]
     assert never and all(s["last_activity_editor"] is None for s in never)
@@ -220,8 +254,7 @@ def test_inactive_never_active_and_pending_seats_exist(served: Served) -> None:
 
 
 def test_seats_refuse_the_limited_token_and_unknown_orgs(served: Served) -> None:
-    limited = _headers("github" if served.product == "copilot" else "service",
-                       served.emu.credentials["limited_token"])
+    limited = _headers("github" if served.product == "copilot" else "service", served.emu.credentials["limited_token"])
     response = httpx.get(served.emu.base_url + served.seats, headers=limited)
     assert response.status_code == 403 and response.json()["message"]
     unknown = served.client.get(served.seats.replace("/orgs/acme/", "/orgs/nope/"))
@@ -242,16 +275,21 @@ def test_enterprise_seats_page_by_entry_and_count_each_user_once(served: Served,
 
 def test_enterprise_seats_are_one_per_granting_organization_or_enterprise_team(served: Served) -> None:
     _, seats, _ = _all_seats(served, 100, path=served.enterprise_seats)
-    grants = [(s["assignee"]["id"], (s["organization"] or {}).get("login"), (s["assigning_team"] or {}).get("id"))
-              for s in seats]
+    grants = [
+        (s["assignee"]["id"], (s["organization"] or {}).get("login"), (s["assigning_team"] or {}).get("id"))
+        for s in seats
+    ]
     assert len(set(grants)) == len(grants)
     for seat in seats:
         assert set(seat) == SEAT_FIELDS
     by_user: dict[int, list[dict]] = {}
     for seat in seats:
         by_user.setdefault(seat["assignee"]["id"], []).append(seat)
-    two_orgs = [u for u, mine in by_user.items()
-                if {(s["organization"] or {}).get("login") for s in mine} >= {"acme", "acme-labs"}]
+    two_orgs = [
+        u
+        for u, mine in by_user.items()
+        if {(s["organization"] or {}).get("login") for s in mine} >= {"acme", "acme-labs"}
+    ]
     assert two_orgs
     by_team = [s for s in seats if s["organization"] is None]
     assert by_team and all(s["assigning_team"]["type"] == "enterprise" for s in by_team)
@@ -268,8 +306,7 @@ def test_enterprise_seats_answer_304_to_their_etag_and_refuse_like_the_organizat
     first = served.client.get(served.enterprise_seats)
     again = served.client.get(served.enterprise_seats, headers={"If-None-Match": first.headers["etag"]})
     assert first.status_code == 200 and again.status_code == 304
-    limited = _headers("github" if served.product == "copilot" else "service",
-                       served.emu.credentials["limited_token"])
+    limited = _headers("github" if served.product == "copilot" else "service", served.emu.credentials["limited_token"])
     refused = httpx.get(served.emu.base_url + served.enterprise_seats, headers=limited)
     assert refused.status_code == 403 and "enterprise owner" in refused.json()["message"]
     unknown = served.client.get(served.enterprise_seats.replace("acme-corp", "nope"))

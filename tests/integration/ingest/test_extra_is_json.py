@@ -58,8 +58,12 @@ def _warehouse_values(warehouse: Path) -> tuple[list[str], list[tuple[str, float
             if column == "extra":
                 extras += [r[0] for r in conn.execute(f"SELECT extra FROM {name} WHERE extra IS NOT NULL").fetchall()]
             else:
-                bad += [(f"{name}.{column}", r[0]) for r in conn.execute(
-                    f"SELECT {column} FROM {name} WHERE isinf({column}) OR isnan({column})").fetchall()]
+                bad += [
+                    (f"{name}.{column}", r[0])
+                    for r in conn.execute(
+                        f"SELECT {column} FROM {name} WHERE isinf({column}) OR isnan({column})"
+                    ).fetchall()
+                ]
     return extras, bad
 
 
@@ -69,9 +73,10 @@ def test_extra_holds_only_strict_json_and_no_double_holds_an_infinity(tmp_path: 
     served = _served_lines(kind.served_level, dialect)
     literals = _LITERALS[kind.served_level]
     # The first line that carries every field fed a literal.
-    at = next(i for i, line in enumerate(served)
-              if all(re.search(rf'"{f}":(-?[0-9]|null)', line.decode()) for f in literals))
-    lines = [*served[:at], _with_literals(served[at], literals), *served[at + 1:]]
+    at = next(
+        i for i, line in enumerate(served) if all(re.search(rf'"{f}":(-?[0-9]|null)', line.decode()) for f in literals)
+    )
+    lines = [*served[:at], _with_literals(served[at], literals), *served[at + 1 :]]
     landed = _ingest(tmp_path, "literals", lines, kind, dialect)
     assert landed.result.quarantined == 0  # the line lands: only its values out of range are set aside
 

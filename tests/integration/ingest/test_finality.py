@@ -39,7 +39,8 @@ def test_late_data_grows_a_provisional_day_between_two_fetches(client, conn, tmp
         ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "raw")
     fetches = conn.execute(
         "SELECT fetched_at, is_final, records, user_initiated_interaction_count, active_users, agent_job_starts"
-        " FROM raw.report_fetches WHERE level = ? AND day = ? ORDER BY fetched_at", [level, YESTERDAY]
+        " FROM raw.report_fetches WHERE level = ? AND day = ? ORDER BY fetched_at",
+        [level, YESTERDAY],
     ).fetchall()
     assert len(fetches) == 2
     (first_at, first_final, *_, first_count, _, _), (second_at, second_final, *_, second_count, _, _) = fetches
@@ -59,20 +60,20 @@ def test_late_data_grows_a_provisional_day_between_two_fetches(client, conn, tmp
 
     drift = conn.execute(
         "SELECT fetches, provisional_fetches, first_value, last_value, change, is_final FROM bi.report_drift"
-        " WHERE level = ? AND day = ? AND measure = 'user_initiated_interaction_count'", [level, YESTERDAY]
+        " WHERE level = ? AND day = ? AND measure = 'user_initiated_interaction_count'",
+        [level, YESTERDAY],
     ).fetchone()
     assert drift == (2, 2, first_count, second_count, second_count - first_count, False)
 
     # Three full UTC days after the day ended, the day is final and has stopped growing.
     emu.state.set_today(YESTERDAY + timedelta(days=4))
     ingest_report(client=client, ref=ref, conn=conn, raw_dir=tmp_path / "raw")
-    final = conn.execute(
-        f"SELECT sum(user_initiated_interaction_count), bool_and(is_final) FROM {table}"
-    ).fetchone()
+    final = conn.execute(f"SELECT sum(user_initiated_interaction_count), bool_and(is_final) FROM {table}").fetchone()
     assert final[1] is True and final[0] >= second_count
     drift = conn.execute(
         "SELECT fetches, provisional_fetches, last_value, is_final FROM bi.report_drift"
-        " WHERE level = ? AND day = ? AND measure = 'user_initiated_interaction_count'", [level, YESTERDAY]
+        " WHERE level = ? AND day = ? AND measure = 'user_initiated_interaction_count'",
+        [level, YESTERDAY],
     ).fetchone()
     assert drift == (3, 2, final[0], True)
 

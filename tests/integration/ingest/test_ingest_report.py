@@ -163,8 +163,9 @@ def _named(conn) -> set[str]:
     return {path for (path,) in conn.execute("SELECT archive_path FROM raw.report_files").fetchall()}
 
 
-def test_a_refetch_that_fails_keeps_the_files_the_rows_name_and_one_that_lands_removes_them(emu, client, conn,
-                                                                                             tmp_path):
+def test_a_refetch_that_fails_keeps_the_files_the_rows_name_and_one_that_lands_removes_them(
+    emu, client, conn, tmp_path
+):
     ref = ReportRef("organization", "acme", "1-day", "user", YESTERDAY)  # grows on every fetch
     raw_dir = tmp_path / "raw"
     ingest_report(client=client, ref=ref, conn=conn, raw_dir=raw_dir)

@@ -67,8 +67,14 @@ def conn(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 
 def _data(dialect: str) -> ReportData:
     config = EmulatorConfig(dialect=dialect, **_CONFIG)
-    return ReportData(seed=config.seed, users=config.users, org=config.org, enterprise=config.enterprise,
-                      first_day=TODAY - timedelta(days=config.history_days), dialect=dialect)
+    return ReportData(
+        seed=config.seed,
+        users=config.users,
+        org=config.org,
+        enterprise=config.enterprise,
+        first_day=TODAY - timedelta(days=config.history_days),
+        dialect=dialect,
+    )
 
 
 def _dicts(conn, query: str, params: list | None = None) -> list[dict]:
@@ -80,8 +86,12 @@ def _dicts(conn, query: str, params: list | None = None) -> list[dict]:
 @pytest.mark.parametrize("dialect", ["service", "github"])
 def test_public_aggregate_fields_land_in_typed_columns(conn, tmp_path, dialect):
     with running_emulator(EmulatorConfig(dialect=dialect, **_CONFIG)) as emu, _client(emu) as client:
-        ingest_report(client=client, ref=ReportRef("enterprise", "acme-corp", "1-day", "aggregate", FINAL_DAY),
-                      conn=conn, raw_dir=tmp_path / "raw")
+        ingest_report(
+            client=client,
+            ref=ReportRef("enterprise", "acme-corp", "1-day", "aggregate", FINAL_DAY),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
     record = _data(dialect).aggregate_record(scope="enterprise", day=FINAL_DAY, completeness=1.0)
     (row,) = _dicts(conn, "SELECT * FROM core.daily_totals")
     name = "copilot" if dialect == "github" else "assistant"
@@ -106,11 +116,20 @@ def test_public_aggregate_fields_land_in_typed_columns(conn, tmp_path, dialect):
 @pytest.mark.parametrize("dialect", ["service", "github"])
 def test_public_user_fields_and_versions_land_in_typed_columns(conn, tmp_path, dialect):
     with running_emulator(EmulatorConfig(dialect=dialect, **_CONFIG)) as emu, _client(emu) as client:
-        ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", FINAL_DAY),
-                      conn=conn, raw_dir=tmp_path / "raw")
+        ingest_report(
+            client=client,
+            ref=ReportRef("organization", "acme", "1-day", "user", FINAL_DAY),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
     data = _data(dialect)
-    lines = data.user_lines(scope="organization", days=[FINAL_DAY], completeness_for=lambda _: 1.0,
-                            start=0, stop=data.user_count(scope="organization"))
+    lines = data.user_lines(
+        scope="organization",
+        days=[FINAL_DAY],
+        completeness_for=lambda _: 1.0,
+        start=0,
+        stop=data.user_count(scope="organization"),
+    )
     records = {r["user_id"]: r for r in map(json.loads, lines)}
     rows = {r["user_id"]: r for r in _dicts(conn, "SELECT * FROM core.user_daily_totals")}
     assert rows.keys() == records.keys()
@@ -153,10 +172,16 @@ def test_public_user_fields_and_versions_land_in_typed_columns(conn, tmp_path, d
 def test_internal_fields_stay_in_extra_and_views_read_typed_columns_without_gaps(conn, tmp_path, dialect):
     with running_emulator(EmulatorConfig(dialect=dialect, **_CONFIG)) as emu, _client(emu) as client:
         for level in ("aggregate", "user"):
-            ingest_report(client=client, ref=ReportRef("organization", "acme", "28-day", level, None),
-                          conn=conn, raw_dir=tmp_path / "raw")
-    for table, fields in (("core.daily_totals", ("etl_id", "day_partition")),
-                          ("core.user_daily_totals", ("day_partition", "entity_id_partition"))):
+            ingest_report(
+                client=client,
+                ref=ReportRef("organization", "acme", "28-day", level, None),
+                conn=conn,
+                raw_dir=tmp_path / "raw",
+            )
+    for table, fields in (
+        ("core.daily_totals", ("etl_id", "day_partition")),
+        ("core.user_daily_totals", ("day_partition", "entity_id_partition")),
+    ):
         columns = {r[0] for r in conn.execute(f"DESCRIBE {table}").fetchall()}
         for field in fields:
             assert field not in columns
@@ -178,21 +203,34 @@ def test_second_enterprise_in_a_28_day_file_is_quarantined_and_the_next_daily_ru
     config = EmulatorConfig(dialect=dialect, second_enterprise_in_28_day=True, **_CONFIG)
     own_id = _data(dialect).enterprise_id
     with running_emulator(config) as emu, _client(emu) as client:
-        first = ingest_report(client=client, ref=ReportRef("enterprise", "acme-corp", "28-day", "aggregate", None),
-                              conn=conn, raw_dir=tmp_path / "raw")
+        first = ingest_report(
+            client=client,
+            ref=ReportRef("enterprise", "acme-corp", "28-day", "aggregate", None),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
         assert first.quarantined == 1
         (line, reason, path) = conn.execute("SELECT line_number, reason, archive_path FROM raw.quarantine").fetchone()
         assert line == 2 and path.endswith(".ndjson.zst")
         assert f"is not enterprise acme-corp's (enterprise_id {own_id})" in reason and reason.startswith(
             "enterprise_id "
         )
-        assert conn.execute("SELECT count(*), count(DISTINCT day), min(enterprise_id), max(enterprise_id) "
-                            "FROM core.daily_totals").fetchone() == (28, 28, own_id, own_id)
+        assert conn.execute(
+            "SELECT count(*), count(DISTINCT day), min(enterprise_id), max(enterprise_id) FROM core.daily_totals"
+        ).fetchone() == (28, 28, own_id, own_id)
         # The daily run and a second 28-day run (the id now comes from the warehouse) keep the grain.
-        ingest_report(client=client, ref=ReportRef("enterprise", "acme-corp", "1-day", "aggregate", YESTERDAY),
-                      conn=conn, raw_dir=tmp_path / "raw")
-        again = ingest_report(client=client, ref=ReportRef("enterprise", "acme-corp", "28-day", "aggregate", None),
-                              conn=conn, raw_dir=tmp_path / "raw")
+        ingest_report(
+            client=client,
+            ref=ReportRef("enterprise", "acme-corp", "1-day", "aggregate", YESTERDAY),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
+        again = ingest_report(
+            client=client,
+            ref=ReportRef("enterprise", "acme-corp", "28-day", "aggregate", None),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
         assert again.quarantined == 1
     grains = [check for check in REPORT_CHECKS if check.name == "grain_is_unique"]
     assert [

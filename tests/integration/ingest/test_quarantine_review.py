@@ -35,8 +35,9 @@ def _served(tmp_path: Path, name: str, *, broken: dict[int, bytes]) -> Path:
 
 def _ingest(served: Path, warehouse: Path, raw_dir: Path) -> int:
     """One fetch of the report from an emulator serving `served`; its count of quarantined lines."""
-    config = EmulatorConfig(seed=3, users=30, today=TODAY, report_file=served, report_file_day=YESTERDAY,
-                            user_lines_per_file=12)
+    config = EmulatorConfig(
+        seed=3, users=30, today=TODAY, report_file=served, report_file_day=YESTERDAY, user_lines_per_file=12
+    )
     with (
         running_emulator(config) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,

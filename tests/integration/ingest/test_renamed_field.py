@@ -25,8 +25,13 @@ def test_a_renamed_field_lands_in_one_column_with_no_gap_day(dialect, tmp_path, 
     # As a release would declare it: `used_chat` was sent as `used_chat_v0` until the rename.
     monkeypatch.setitem(schema.FORMER_NAMES, dialect, {**schema.FORMER_NAMES[dialect], "used_chat": ("used_chat_v0",)})
     wire_of.cache_clear()
-    config = EmulatorConfig(seed=61, users=60, today=TODAY, dialect=dialect,
-                            record_drift=RecordDrift(renamed=(("used_chat", "used_chat_v0"),)))
+    config = EmulatorConfig(
+        seed=61,
+        users=60,
+        today=TODAY,
+        dialect=dialect,
+        record_drift=RecordDrift(renamed=(("used_chat", "used_chat_v0"),)),
+    )
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
     try:
@@ -35,15 +40,24 @@ def test_a_renamed_field_lands_in_one_column_with_no_gap_day(dialect, tmp_path, 
             for day in (BEFORE, AFTER):
                 if day == AFTER:  # the service renamed the field between the two days
                     emu.state.config = replace(emu.state.config, record_drift=RecordDrift())
-                result = ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", day),
-                                       conn=conn, raw_dir=tmp_path / "raw")
+                result = ingest_report(
+                    client=client,
+                    ref=ReportRef("organization", "acme", "1-day", "user", day),
+                    conn=conn,
+                    raw_dir=tmp_path / "raw",
+                )
                 drift |= result.drift
-        per_day = dict(conn.execute(
-            "SELECT day, count(*) FILTER (WHERE used_chat) FROM core.user_daily_totals GROUP BY day"
-        ).fetchall())
-        columns = {row[0] for row in conn.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'user_daily_totals'"
-        ).fetchall()}
+        per_day = dict(
+            conn.execute(
+                "SELECT day, count(*) FILTER (WHERE used_chat) FROM core.user_daily_totals GROUP BY day"
+            ).fetchall()
+        )
+        columns = {
+            row[0]
+            for row in conn.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = 'user_daily_totals'"
+            ).fetchall()
+        }
     finally:
         conn.close()
         monkeypatch.undo()

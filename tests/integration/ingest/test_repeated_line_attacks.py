@@ -56,8 +56,9 @@ def test_a_refused_line_of_a_key_keeps_the_keys_other_line_out_too(tmp_path, dia
     assert [(f, n) for f, n, _ in quarantined] == [(0, 1), (0, 7)]
     reasons = dict(((f, n), r) for f, n, r in quarantined)
     assert reasons[0, 7] == "negative count"  # the refused line keeps its own reason
-    assert reasons[0, 1].startswith(f"lines 1 and 7 of file 0 hold one user's record of {first['day']} "
-                                    "with different figures")
+    assert reasons[0, 1].startswith(
+        f"lines 1 and 7 of file 0 hold one user's record of {first['day']} with different figures"
+    )
     assert str(first["user_id"]) not in reasons[0, 1] and first["user_login"] not in reasons[0, 1]
     assert landed.result.quarantined == 2 and landed.result.repeated == 0
     files = "SELECT sum(records), sum(quarantined), sum(repeated_lines) FROM raw.report_files WHERE level = 'user'"
@@ -73,9 +74,12 @@ def test_two_refused_lines_of_a_key_and_a_copy_of_each_other_land_nothing_more(t
     lines = [*user_lines[:2], refused, *user_lines[3:], refused]
     landed = _ingest(tmp_path, "refused-twice", lines, USER, dialect)
     assert _one(landed.warehouse, "SELECT file_index, line_number, reason FROM raw.quarantine ORDER BY ALL") == [
-        (0, 3, "negative count"), (2, 7, "negative count")]
+        (0, 3, "negative count"),
+        (2, 7, "negative count"),
+    ]
     assert _landed_users(landed.warehouse) == sorted(
-        json.loads(line)["user_id"] for i, line in enumerate(user_lines) if i != 2)
+        json.loads(line)["user_id"] for i, line in enumerate(user_lines) if i != 2
+    )
 
 
 def test_a_member_named_twice_in_one_object_is_read_last_wins_by_the_comparison_too(tmp_path, dialect, user_lines):
@@ -114,8 +118,10 @@ def test_a_refused_carried_line_of_a_key_keeps_the_keys_other_line_out_too(tmp_p
         assert _one(landed.warehouse, f"SELECT count(*) FROM {table} WHERE {where}") == [(0,)], table
     others = _one(landed.warehouse, f"SELECT count(*) FROM {kind.tables[0]}")[0][0]
     assert others == len({kind.key(json.loads(line)) for line in served}) - 1
-    quarantined = _one(landed.warehouse, "SELECT line_number, reason FROM raw.quarantine "
-                                         f"WHERE level = '{kind.served_level}' ORDER BY 1")
+    quarantined = _one(
+        landed.warehouse,
+        f"SELECT line_number, reason FROM raw.quarantine WHERE level = '{kind.served_level}' ORDER BY 1",
+    )
     assert [n for n, _ in quarantined] == [1, 3]
     assert quarantined[0][1].startswith("lines 1 and 3 of file 0 hold one ")
     assert "with different figures" not in quarantined[1][1]  # the refused line keeps its own reason
@@ -144,8 +150,9 @@ def test_a_days_record_in_a_wrapper_and_the_same_record_alone_land_once(tmp_path
         assert _rows(landed.warehouse, table) == _rows(clean.warehouse, table), table
 
     changed = {**aggregate_record, "daily_active_users": int(aggregate_record["daily_active_users"] or 0) + 3}
-    conflict = _ingest(tmp_path, "wrapped-conflict", [_wrapper(aggregate_record), _wrapper(changed)],
-                       AGGREGATE, dialect)
+    conflict = _ingest(
+        tmp_path, "wrapped-conflict", [_wrapper(aggregate_record), _wrapper(changed)], AGGREGATE, dialect
+    )
     assert conflict.result.quarantined == 2
     assert _one(conflict.warehouse, "SELECT count(*) FROM core.daily_totals") == [(0,)]
 

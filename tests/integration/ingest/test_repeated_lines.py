@@ -38,11 +38,25 @@ class Kind:
     tables: tuple[str, ...]  # the tables a line of it lands in
 
 
-USER = Kind("user", "user", lambda r: (r["day"], r["user_id"]),
-            ("core.user_daily_totals", "core.breakdowns", "core.agent_activity", "core.cli_customizations"))
-AGGREGATE = Kind("aggregate", "aggregate", lambda r: (r["day"],),
-                 ("core.daily_totals", "core.breakdowns", "core.agent_activity", "core.adoption_phases",
-                  "core.comment_types", "core.cli_customizations"))
+USER = Kind(
+    "user",
+    "user",
+    lambda r: (r["day"], r["user_id"]),
+    ("core.user_daily_totals", "core.breakdowns", "core.agent_activity", "core.cli_customizations"),
+)
+AGGREGATE = Kind(
+    "aggregate",
+    "aggregate",
+    lambda r: (r["day"],),
+    (
+        "core.daily_totals",
+        "core.breakdowns",
+        "core.agent_activity",
+        "core.adoption_phases",
+        "core.comment_types",
+        "core.cli_customizations",
+    ),
+)
 
 
 def _ref(level: str) -> ReportRef:
@@ -50,8 +64,14 @@ def _ref(level: str) -> ReportRef:
 
 
 def _config(dialect: str, **more: object) -> EmulatorConfig:
-    return EmulatorConfig(seed=3, users=USERS, today=TODAY, dialect=dialect, user_lines_per_file=12,  # type: ignore[arg-type]
-                          **more)  # type: ignore[arg-type]
+    return EmulatorConfig(
+        seed=3,
+        users=USERS,
+        today=TODAY,
+        dialect=dialect,
+        user_lines_per_file=12,  # type: ignore[arg-type]
+        **more,
+    )  # type: ignore[arg-type]
 
 
 def _served_lines(level: str, dialect: str) -> list[bytes]:
@@ -118,8 +138,9 @@ def _respaced(line: bytes) -> bytes:
     return json.dumps(dict(reversed(list(record.items())))).encode()
 
 
-def test_a_user_line_repeated_byte_for_byte_lands_once_and_is_counted(tmp_path, dialect, user_lines, monkeypatch,
-                                                                       capsys):
+def test_a_user_line_repeated_byte_for_byte_lands_once_and_is_counted(
+    tmp_path, dialect, user_lines, monkeypatch, capsys
+):
     clean = _ingest(tmp_path, "clean", user_lines, USER, dialect)
     repeated = _ingest(tmp_path, "repeated", [user_lines[0], *user_lines], USER, dialect)
 
@@ -169,8 +190,9 @@ def test_two_different_user_lines_of_one_key_are_quarantined_by_line_number_and_
     assert users == sorted(json.loads(line)["user_id"] for line in user_lines[1:])  # every other user landed
     for table in USER.tables:
         assert _one(landed.warehouse, f"SELECT count(*) FROM {table} WHERE user_id = {first['user_id']}") == [(0,)]
-    quarantined = _one(landed.warehouse, "SELECT file_index, line_number, reason, line_text FROM raw.quarantine "
-                                         "ORDER BY ALL")
+    quarantined = _one(
+        landed.warehouse, "SELECT file_index, line_number, reason, line_text FROM raw.quarantine ORDER BY ALL"
+    )
     assert [(f, n) for f, n, _, _ in quarantined] == [(0, 1), (0, 7)]
     for _, _, reason, text in quarantined:
         assert reason.startswith(f"lines 1 and 7 of file 0 hold one user's record of {DAY} with different figures")
@@ -190,8 +212,9 @@ def test_two_different_user_lines_of_one_key_are_quarantined_by_line_number_and_
     assert again.result.quarantined == 2
     assert main(["quarantine", "list"]) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1] == "0 open lines"
-    assert _one(landed.warehouse, f"SELECT count(*) FROM core.user_daily_totals WHERE user_id = {first['user_id']}") \
-        == [(0,)]
+    assert _one(
+        landed.warehouse, f"SELECT count(*) FROM core.user_daily_totals WHERE user_id = {first['user_id']}"
+    ) == [(0,)]
 
 
 def test_a_copy_then_a_different_line_quarantines_all_three(tmp_path, dialect, user_lines):
@@ -218,13 +241,18 @@ def test_an_aggregate_line_repeated_lands_once_and_two_different_ones_land_neith
         assert _rows(conflict.warehouse, table) == [], table
     reasons = _one(conflict.warehouse, "SELECT line_number, reason FROM raw.quarantine ORDER BY 1")
     assert [n for n, _ in reasons] == [1, 2]
-    assert all(r.startswith(f"lines 1 and 2 of file 0 hold the record of {DAY} with different figures")
-               for _, r in reasons)
+    assert all(
+        r.startswith(f"lines 1 and 2 of file 0 hold the record of {DAY} with different figures") for _, r in reasons
+    )
 
 
 TEAMS = Kind("user-teams", "user", lambda r: (r["user_id"], r["team_id"]), ("core.user_team_days",))
-REPOS = Kind("repos", "aggregate", lambda r: (r["repo_id"],),
-             ("core.repository_days", "core.repository_review_times", "core.repository_comment_types"))
+REPOS = Kind(
+    "repos",
+    "aggregate",
+    lambda r: (r["repo_id"],),
+    ("core.repository_days", "core.repository_review_times", "core.repository_comment_types"),
+)
 
 
 def _changed_carried(line: bytes) -> bytes:
@@ -249,18 +277,23 @@ def test_carried_reports_land_a_repeated_line_once_and_quarantine_different_line
     files = f"SELECT sum(repeated_lines), sum(quarantined) FROM raw.report_files WHERE level = '{kind.served_level}'"
     assert _one(repeated.warehouse, files) == [(1, 0)]
 
-    conflict = _ingest(tmp_path, "conflict", [served[0], served[1], _changed_carried(served[0]), *served[2:]],
-                       kind, dialect)
+    conflict = _ingest(
+        tmp_path, "conflict", [served[0], served[1], _changed_carried(served[0]), *served[2:]], kind, dialect
+    )
     first = kind.key(json.loads(served[0]))
-    key_columns = " AND ".join(f"{c} = {v}" for c, v in zip(("user_id", "team_id") if kind is TEAMS else ("repo_id",),
-                                                                 first, strict=True))
+    key_columns = " AND ".join(
+        f"{c} = {v}" for c, v in zip(("user_id", "team_id") if kind is TEAMS else ("repo_id",), first, strict=True)
+    )
     for table in kind.tables:
         assert _one(conflict.warehouse, f"SELECT count(*) FROM {table} WHERE {key_columns}") == [(0,)], table
         others = _one(conflict.warehouse, f"SELECT count(*) FROM {table}")[0][0]
         assert others == len(_rows(clean.warehouse, table)) - len(
-            _one(clean.warehouse, f"SELECT * FROM {table} WHERE {key_columns}")), table
-    quarantined = _one(conflict.warehouse, "SELECT line_number, reason FROM raw.quarantine "
-                                           f"WHERE level = '{kind.served_level}' ORDER BY 1")
+            _one(clean.warehouse, f"SELECT * FROM {table} WHERE {key_columns}")
+        ), table
+    quarantined = _one(
+        conflict.warehouse,
+        f"SELECT line_number, reason FROM raw.quarantine WHERE level = '{kind.served_level}' ORDER BY 1",
+    )
     assert [n for n, _ in quarantined] == [1, 3]
     for _, reason in quarantined:
         assert reason.startswith("lines 1 and 3 of file 0 hold one ") and "with different figures" in reason
@@ -274,14 +307,18 @@ def test_a_record_listing_one_entry_twice_is_quarantined_and_the_rest_lands(tmp_
     at = next(i for i, line in enumerate(user_lines) if json.loads(line).get("totals_by_ide"))
     record = json.loads(user_lines[at])
     record["totals_by_ide"] = [*record["totals_by_ide"], record["totals_by_ide"][0]]
-    lines = [*user_lines[:at], json.dumps(record).encode(), *user_lines[at + 1:]]
+    lines = [*user_lines[:at], json.dumps(record).encode(), *user_lines[at + 1 :]]
     landed = _ingest(tmp_path, "entries", lines, USER, dialect)
 
     assert landed.result.quarantined == 1
-    (quarantined,) = _one(landed.warehouse,
-                          "SELECT file_index, line_number, reason FROM raw.quarantine WHERE level = 'user'")
+    (quarantined,) = _one(
+        landed.warehouse, "SELECT file_index, line_number, reason FROM raw.quarantine WHERE level = 'user'"
+    )
     # 12 lines a file (`_config`): the line's file and its number in it.
-    assert quarantined == (at // 12, at % 12 + 1,
-                           "one ide breakdown entry is listed twice in the record, which did not land")
+    assert quarantined == (
+        at // 12,
+        at % 12 + 1,
+        "one ide breakdown entry is listed twice in the record, which did not land",
+    )
     users = [row[0] for row in _one(landed.warehouse, "SELECT user_id FROM core.user_daily_totals ORDER BY 1")]
     assert users == sorted(json.loads(line)["user_id"] for i, line in enumerate(user_lines) if i != at)

@@ -49,8 +49,9 @@ def _fits(conn: duckdb.DuckDBPyConnection, scope: str, name: str, day: date) -> 
 @pytest.mark.parametrize("dialect", ["service", "github"])
 @pytest.mark.parametrize(("scope", "name"), [("organization", "acme"), ("enterprise", "acme-corp")])
 def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: str, name: str, tmp_path: Path) -> None:
-    config = EmulatorConfig(seed=11, users=30, today=TODAY, dialect=dialect, repos_from=REPOS_FROM,
-                            review_times_from=REVIEW_TIMES_FROM)
+    config = EmulatorConfig(
+        seed=11, users=30, today=TODAY, dialect=dialect, repos_from=REPOS_FROM, review_times_from=REVIEW_TIMES_FROM
+    )
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
     product = "copilot" if dialect == "github" else "assistant"
@@ -58,16 +59,22 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
         running_emulator(config) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
     ):
-        served = {
-            day: _served(client, ReportRef(scope, name, "1-day", "repos", day)) for day in DAYS[1:]
-        }
+        served = {day: _served(client, ReportRef(scope, name, "1-day", "repos", day)) for day in DAYS[1:]}
         results = {
-            day: ingest_report(client=client, ref=ReportRef(scope, name, "1-day", "aggregate", day), conn=conn,
-                               raw_dir=tmp_path / "raw")
+            day: ingest_report(
+                client=client,
+                ref=ReportRef(scope, name, "1-day", "aggregate", day),
+                conn=conn,
+                raw_dir=tmp_path / "raw",
+            )
             for day in DAYS
         }
-        again = ingest_report(client=client, ref=ReportRef(scope, name, "1-day", "aggregate", DAYS[-1]), conn=conn,
-                              raw_dir=tmp_path / "raw")
+        again = ingest_report(
+            client=client,
+            ref=ReportRef(scope, name, "1-day", "aggregate", DAYS[-1]),
+            conn=conn,
+            raw_dir=tmp_path / "raw",
+        )
 
     # A day before the report existed (204/404): the aggregate lands, no repository, no failure.
     before = results[DAYS[0]]
@@ -84,27 +91,48 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
         ).fetchall()
         pulls = [line["pull_requests"] for line in lines]
         assert sorted(landed) == sorted(
-            (line["repo_id"], line["repo_owner_name"], line["repo_name"], line["repo_visibility"],
-             p["total_created"], p[f"total_created_by_{product}"])  # type: ignore[index]
+            (
+                line["repo_id"],
+                line["repo_owner_name"],
+                line["repo_name"],
+                line["repo_visibility"],
+                p["total_created"],
+                p[f"total_created_by_{product}"],
+            )  # type: ignore[index]
             for line, p in zip(lines, pulls, strict=True)
         )
         assert results[day].carried[REPOS_1_DAY] == len(lines)
         comments = conn.execute(
             "SELECT repo_id, comment_type, total_assistant_suggestions, total_assistant_applied_suggestions"
-            " FROM core.repository_comment_types WHERE day = ?", [day]).fetchall()
+            " FROM core.repository_comment_types WHERE day = ?",
+            [day],
+        ).fetchall()
         assert sorted(comments) == sorted(
-            (line["repo_id"], c["comment_type"], c[f"total_{product}_suggestions"],
-             c[f"total_{product}_applied_suggestions"])
+            (
+                line["repo_id"],
+                c["comment_type"],
+                c[f"total_{product}_suggestions"],
+                c[f"total_{product}_applied_suggestions"],
+            )
             for line, p in zip(lines, pulls, strict=True)
             for c in p[f"{product}_suggestions_by_comment_type"]  # type: ignore[index]
         )
         times = conn.execute(
             "SELECT repo_id, authored_by, reviewed_by, total_merged, median_minutes_ready_to_first_review,"
-            " p90_minutes_final_review_to_merge FROM core.repository_review_times WHERE day = ?", [day]).fetchall()
+            " p90_minutes_final_review_to_merge FROM core.repository_review_times WHERE day = ?",
+            [day],
+        ).fetchall()
         assert sorted(times) == sorted(
-            (line["repo_id"], t["authored_by"], t["reviewed_by"], t["total_merged"],
-             t["median_minutes_ready_to_first_review"], t["p90_minutes_final_review_to_merge"])
-            for line in lines for t in line.get("pull_request_review_times", [])  # type: ignore[attr-defined]
+            (
+                line["repo_id"],
+                t["authored_by"],
+                t["reviewed_by"],
+                t["total_merged"],
+                t["median_minutes_ready_to_first_review"],
+                t["p90_minutes_final_review_to_merge"],
+            )
+            for line in lines
+            for t in line.get("pull_request_review_times", [])  # type: ignore[attr-defined]
         )
         # Before review times existed the field is absent: no rows, never zeros. After, a
         # repository without a qualifying merge has an empty array: no rows either.
@@ -119,7 +147,8 @@ def test_repositories_land_with_the_days_aggregate_record(dialect: str, scope: s
         (rows,) = conn.execute(f"SELECT count(*) FROM core.{table} WHERE day = ?", [DAYS[-1]]).fetchone() or (0,)
         (distinct,) = conn.execute(
             f"SELECT count(*) FROM (SELECT DISTINCT * EXCLUDE (fetched_at, is_final) FROM core.{table} WHERE day = ?)",
-            [DAYS[-1]]).fetchone() or (0,)
+            [DAYS[-1]],
+        ).fetchone() or (0,)
         assert rows == distinct and rows > 0, table
     files = conn.execute(
         "SELECT count(*) FROM raw.report_files WHERE level = 'repos' AND report_start_day = ?", [DAYS[-1]]

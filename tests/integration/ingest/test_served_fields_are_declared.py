@@ -19,10 +19,15 @@ DAYS = [TODAY - timedelta(days=n) for n in range(10, 4, -1)]  # six final days, 
 RENAMED_ON = DAYS[3]
 # Declared for the records of a level, but a day may legitimately carry none (no merged pull
 # request that day has no median).
-_MAY_BE_NULL = {"pull_requests_median_minutes_to_merge_assistant_authored",
-                "pull_requests_median_minutes_to_merge_assistant_reviewed"}
-_CLOUD = ("daily_active_assistant_cloud_agent_users", "weekly_active_assistant_cloud_agent_users",
-          "monthly_active_assistant_cloud_agent_users")
+_MAY_BE_NULL = {
+    "pull_requests_median_minutes_to_merge_assistant_authored",
+    "pull_requests_median_minutes_to_merge_assistant_reviewed",
+}
+_CLOUD = (
+    "daily_active_assistant_cloud_agent_users",
+    "weekly_active_assistant_cloud_agent_users",
+    "monthly_active_assistant_cloud_agent_users",
+)
 
 
 def _land(emu, conn, tmp_path: Path, refs: list[ReportRef]) -> None:
@@ -35,9 +40,12 @@ def _land(emu, conn, tmp_path: Path, refs: list[ReportRef]) -> None:
 def test_every_served_field_lands_typed_and_every_declared_field_has_a_value(conn, tmp_path, dialect):
     config = EmulatorConfig(seed=71, users=80, today=TODAY, dialect=dialect, user_lines_per_file=500)
     with running_emulator(config) as emu:
-        refs = [ReportRef(scope, name, "1-day", level, day)
-                for day in DAYS for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))
-                for level in ("aggregate", "user")]
+        refs = [
+            ReportRef(scope, name, "1-day", level, day)
+            for day in DAYS
+            for scope, name in (("organization", "acme"), ("enterprise", "acme-corp"))
+            for level in ("aggregate", "user")
+        ]
         _land(emu, conn, tmp_path, [*refs, ReportRef("enterprise", "acme-corp", "28-day", "aggregate")])
     drift = conn.execute("SELECT DISTINCT path, drift FROM raw.field_drift").fetchall()
     assert drift == [], "served but not declared (or not in the declared type)"
@@ -53,8 +61,9 @@ def test_every_served_field_lands_typed_and_every_declared_field_has_a_value(con
 def test_the_cloud_agent_columns_go_on_across_the_rename_day(conn, tmp_path, dialect):
     config = EmulatorConfig(seed=72, users=80, today=TODAY, dialect=dialect, cloud_agent_from=RENAMED_ON)
     with running_emulator(config) as emu:
-        refs = [ReportRef("organization", "acme", "1-day", level, day)
-                for day in DAYS for level in ("aggregate", "user")]
+        refs = [
+            ReportRef("organization", "acme", "1-day", level, day) for day in DAYS for level in ("aggregate", "user")
+        ]
         _land(emu, conn, tmp_path, [*refs, ReportRef("enterprise", "acme-corp", "28-day", "aggregate")])
     for scope in ("organization", "enterprise"):
         rows = conn.execute(
@@ -63,14 +72,14 @@ def test_the_cloud_agent_columns_go_on_across_the_rename_day(conn, tmp_path, dia
         ).fetchall()
         assert [row[0] for row in rows] == DAYS, scope
         assert all(value is not None for row in rows for value in row[1:]), (scope, rows)
-    users = dict(conn.execute(
-        "SELECT day, count(used_assistant_cloud_agent) FROM core.user_daily_totals GROUP BY day"
-    ).fetchall())
+    users = dict(
+        conn.execute(
+            "SELECT day, count(used_assistant_cloud_agent) FROM core.user_daily_totals GROUP BY day"
+        ).fetchall()
+    )
     assert all(users[day] > 0 for day in DAYS)
     assert conn.execute("SELECT count(*) FROM raw.field_drift").fetchone() == (0,)
-    (wire,) = conn.execute(
-        "SELECT count(*) FROM raw.report_files WHERE report_kind = '28-day'"
-    ).fetchone()
+    (wire,) = conn.execute("SELECT count(*) FROM raw.report_files WHERE report_kind = '28-day'").fetchone()
     assert wire >= 1  # the 28-day report spanned the rename
 
 
@@ -80,12 +89,21 @@ def test_the_app_and_vscode_agent_objects_of_users_add_up_to_the_aggregate_s(con
     totals_by_copilot_app in the same columns), and a day's users add up to its aggregate."""
     config = EmulatorConfig(seed=73, users=120, today=TODAY, dialect=dialect)
     with running_emulator(config) as emu:
-        _land(emu, conn, tmp_path, [ReportRef("organization", "acme", "1-day", level, DAYS[0])
-                                    for level in ("aggregate", "user")])
-    counts = ("totals_by_assistant_app_session_count", "totals_by_assistant_app_request_count",
-              "totals_by_assistant_app_prompt_count", "totals_by_assistant_app_token_usage_output_tokens_sum",
-              "totals_by_assistant_app_token_usage_prompt_tokens_sum", "totals_by_vscode_agent_session_count",
-              "totals_by_vscode_agent_total_user_messages")
+        _land(
+            emu,
+            conn,
+            tmp_path,
+            [ReportRef("organization", "acme", "1-day", level, DAYS[0]) for level in ("aggregate", "user")],
+        )
+    counts = (
+        "totals_by_assistant_app_session_count",
+        "totals_by_assistant_app_request_count",
+        "totals_by_assistant_app_prompt_count",
+        "totals_by_assistant_app_token_usage_output_tokens_sum",
+        "totals_by_assistant_app_token_usage_prompt_tokens_sum",
+        "totals_by_vscode_agent_session_count",
+        "totals_by_vscode_agent_total_user_messages",
+    )
     users = conn.execute(f"SELECT {', '.join(f'sum({c})' for c in counts)} FROM core.user_daily_totals").fetchone()
     aggregate = conn.execute(f"SELECT {', '.join(counts)} FROM core.daily_totals").fetchone()
     assert users == aggregate and all(n > 0 for n in aggregate)

@@ -35,8 +35,12 @@ def test_memberships_land_with_the_days_user_rows_and_team_views_follow_them(dia
     config = EmulatorConfig(seed=11, users=USERS, today=TODAY, dialect=dialect, history_days=HISTORY_DAYS)
     first_day = TODAY - timedelta(HISTORY_DAYS)
     data = ReportData(seed=11, users=USERS, org="acme", enterprise="acme-corp", first_day=first_day)
-    days = [data.pilot_listed_from - timedelta(1), data.pilot_listed_from, data.team_move_day - timedelta(1),
-            data.team_move_day]
+    days = [
+        data.pilot_listed_from - timedelta(1),
+        data.pilot_listed_from,
+        data.team_move_day - timedelta(1),
+        data.team_move_day,
+    ]
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     migrate(conn)
     with (
@@ -45,12 +49,16 @@ def test_memberships_land_with_the_days_user_rows_and_team_views_follow_them(dia
     ):
         for day in days:
             result = ingest_report(
-                client=client, ref=ReportRef("organization", "acme", "1-day", "user", day), conn=conn,
+                client=client,
+                ref=ReportRef("organization", "acme", "1-day", "user", day),
+                conn=conn,
                 raw_dir=tmp_path / "raw",
             )
             assert result.carried[USER_TEAMS_1_DAY] == len(_landed(conn, day))
         again = ingest_report(  # a re-run replaces the day, memberships included
-            client=client, ref=ReportRef("organization", "acme", "1-day", "user", days[0]), conn=conn,
+            client=client,
+            ref=ReportRef("organization", "acme", "1-day", "user", days[0]),
+            conn=conn,
             raw_dir=tmp_path / "raw",
         )
 
@@ -101,13 +109,17 @@ def test_a_28_day_user_report_never_replaces_a_day_landed_with_its_memberships(
     emu, client: ServiceClient, conn: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:
     day = TODAY - timedelta(days=5)
-    ingest_report(client=client, ref=ReportRef("organization", "acme", "1-day", "user", day), conn=conn,
-                  raw_dir=tmp_path / "raw")
-    ingest_report(client=client, ref=ReportRef("organization", "acme", "28-day", "user"), conn=conn,
-                  raw_dir=tmp_path / "raw")
-    kinds = dict(conn.execute(
-        "SELECT day, min(report_kind) || '/' || max(report_kind) FROM core.user_daily_totals GROUP BY day"
-    ).fetchall())
+    ingest_report(
+        client=client, ref=ReportRef("organization", "acme", "1-day", "user", day), conn=conn, raw_dir=tmp_path / "raw"
+    )
+    ingest_report(
+        client=client, ref=ReportRef("organization", "acme", "28-day", "user"), conn=conn, raw_dir=tmp_path / "raw"
+    )
+    kinds = dict(
+        conn.execute(
+            "SELECT day, min(report_kind) || '/' || max(report_kind) FROM core.user_daily_totals GROUP BY day"
+        ).fetchall()
+    )
     assert kinds[day] == "1-day/1-day"
     assert {k for d, k in kinds.items() if d != day} == {"28-day/28-day"}
     assert len(kinds) == 28

@@ -40,8 +40,16 @@ class FakeClock:
 @pytest.fixture(scope="package")
 def emu() -> Iterator[RunningEmulator]:
     with running_emulator(
-        EmulatorConfig(seed=3, users=8, repos=3, issues_per_repo=9, today=TODAY, user_lines_per_file=50,
-                       org="acme,globex", enterprise="acme-corp,initech")
+        EmulatorConfig(
+            seed=3,
+            users=8,
+            repos=3,
+            issues_per_repo=9,
+            today=TODAY,
+            user_lines_per_file=50,
+            org="acme,globex",
+            enterprise="acme-corp,initech",
+        )
     ) as running:
         yield running
 

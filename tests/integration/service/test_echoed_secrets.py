@@ -96,7 +96,12 @@ class _Echo(BaseHTTPRequestHandler):
         self._answer(status, json.dumps(body).encode(), extra=extra or {})
 
     def _answer(
-        self, status: int, body: bytes, *, reason: str | None = None, kind: str = "application/json",
+        self,
+        status: int,
+        body: bytes,
+        *,
+        reason: str | None = None,
+        kind: str = "application/json",
         extra: dict[str, str] | None = None,
     ) -> None:
         self.send_response(status, reason)
@@ -180,8 +185,11 @@ def test_a_token_endpoint_that_echoes_the_request_shows_neither_client_secret_no
     exc = _raised(
         AuthenticationFailed,
         lambda: oauth_login(
-            oauth_url=echo.url, client_id="Iv1.echo", client_secret=Secret(client_secret),
-            token_file=tmp_path / "token", open_browser=browser,
+            oauth_url=echo.url,
+            client_id="Iv1.echo",
+            client_secret=Secret(client_secret),
+            token_file=tmp_path / "token",
+            open_browser=browser,
         ),
     )
     assert any(client_secret in sent and echo.code in sent for sent in echo.received)

@@ -20,7 +20,7 @@ def test_a_query_with_typed_variables_returns_its_data(emu, tmp_path, clock) -> 
 
 
 def test_every_error_message_is_carried(emu, tmp_path, clock) -> None:
-    query = "query { repository(owner: \"acme\", name: \"x\") { nope alsoNope } }"
+    query = 'query { repository(owner: "acme", name: "x") { nope alsoNope } }'
     with (
         ServiceClient(config=config_for(emu, tmp_path), clock=clock, sleep=clock.sleep) as client,
         pytest.raises(GraphQLError) as info,

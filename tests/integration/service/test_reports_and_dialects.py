@@ -36,8 +36,9 @@ def test_every_declared_report_kind_is_served_at_its_path_in_each_dialect(dialec
     # The paths come from the declarations alone (pipelines/service/kinds.py): a kind whose
     # declared name the service does not serve fails here, under the dialect that misses it.
     day = TODAY - timedelta(days=5)
-    with ServiceClient(config=settings_for(dialect_emu, tmp_path).service_config(), clock=clock,
-                       sleep=clock.sleep) as client:
+    with ServiceClient(
+        config=settings_for(dialect_emu, tmp_path).service_config(), clock=clock, sleep=clock.sleep
+    ) as client:
         for scope, name in (("organization", "acme"), ("enterprise", "acme-corp")):
             for declared in REPORT_KINDS:
                 ref = ReportRef(scope, name, declared.kind, declared.level, day if declared.kind == "1-day" else None)

@@ -167,13 +167,9 @@ def test_posts_create_repository_issue_and_pull_request_that_the_snapshot_sees(e
 
     settings = SnapshotSettings(orgs=(emu.credentials["org"],), repositories=(repo["full_name"],))
     run_snapshot(client, warehouse, settings=settings, day=DAY)
-    rows = warehouse.execute(
-        "SELECT number, is_pull_request, labels FROM snapshots.issues ORDER BY number"
-    ).fetchall()
+    rows = warehouse.execute("SELECT number, is_pull_request, labels FROM snapshots.issues ORDER BY number").fetchall()
     assert rows == [(1, False, ["bug", "triage"]), (2, True, [])]
-    assert warehouse.execute("SELECT visibility, private FROM snapshots.repositories").fetchall() == [
-        ("private", True)
-    ]
+    assert warehouse.execute("SELECT visibility, private FROM snapshots.repositories").fetchall() == [("private", True)]
 
 
 @pytest.mark.parametrize(
@@ -204,7 +200,8 @@ def test_renamed_repository_keeps_its_id_and_its_history(emu, make_client, wareh
     assert history == [(DAY, old_name), (next_day, new_name)]
     issues = warehouse.execute(
         "SELECT snapshot_day, count(*), any_value(repository_full_name) FROM snapshots.issues"
-        " WHERE repository_id = ? GROUP BY 1 ORDER BY 1", [repo_id]
+        " WHERE repository_id = ? GROUP BY 1 ORDER BY 1",
+        [repo_id],
     ).fetchall()
     assert [(day, count) for day, count, _ in issues] == [(DAY, 130), (next_day, 130)]
     assert issues[1][2] == new_name

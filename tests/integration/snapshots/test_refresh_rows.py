@@ -26,29 +26,45 @@ def conn(tmp_path):
     connection.close()
 
 
-def _repository_frames(repos: dict[int, str], *, issues: dict[int, list[int]], title: str = "t",
-                       warnings: tuple[str, ...] = ()) -> dict[str, pl.DataFrame]:
+def _repository_frames(
+    repos: dict[int, str], *, issues: dict[int, list[int]], title: str = "t", warnings: tuple[str, ...] = ()
+) -> dict[str, pl.DataFrame]:
     """The rows of `repos` (id → owner/name) and their issues (repository id → issue ids)."""
-    records = [{"id": i, "full_name": n, "name": n.split("/")[1], "owner": {"login": "acme", "id": 1}}
-               for i, n in repos.items()]
+    records = [
+        {"id": i, "full_name": n, "name": n.split("/")[1], "owner": {"login": "acme", "id": 1}}
+        for i, n in repos.items()
+    ]
     return {
         "repositories": tf.repositories_frame(records=records, day=DAY),
-        "repository_stats": tf.repository_stats_frame(nodes=[(i, n, {"stargazerCount": 3}) for i, n in repos.items()],
-                                                      day=DAY),
-        "issues": tf.concat_frames(frames=[
-            tf.issues_frame(records=[{"id": issue, "number": issue, "title": title, "labels": []} for issue in ids],
-                            day=DAY, repository_id=i, repository_full_name=repos[i])
-            for i, ids in issues.items()
-        ], schema=tf.ISSUES_SCHEMA, key="issue_id"),
+        "repository_stats": tf.repository_stats_frame(
+            nodes=[(i, n, {"stargazerCount": 3}) for i, n in repos.items()], day=DAY
+        ),
+        "issues": tf.concat_frames(
+            frames=[
+                tf.issues_frame(
+                    records=[{"id": issue, "number": issue, "title": title, "labels": []} for issue in ids],
+                    day=DAY,
+                    repository_id=i,
+                    repository_full_name=repos[i],
+                )
+                for i, ids in issues.items()
+            ],
+            schema=tf.ISSUES_SCHEMA,
+            key="issue_id",
+        ),
         "warnings": tf.warnings_frame(
-            warnings=[{"repository": r, "endpoint": "repository", "status": 404, "message": "Not Found"}
-                      for r in warnings], day=DAY),
+            warnings=[
+                {"repository": r, "endpoint": "repository", "status": 404, "message": "Not Found"} for r in warnings
+            ],
+            day=DAY,
+        ),
     }
 
 
 def _whole_day() -> dict[str, pl.DataFrame]:
-    frames = _repository_frames({11: "acme/api", 12: "acme/web", 13: "acme/gone"},
-                                issues={11: [1, 2], 12: [3], 13: [4]}, warnings=("acme/old",))
+    frames = _repository_frames(
+        {11: "acme/api", 12: "acme/web", 13: "acme/gone"}, issues={11: [1, 2], 12: [3], 13: [4]}, warnings=("acme/old",)
+    )
     return frames | {"org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=DAY, org="acme")}
 
 
@@ -81,9 +97,15 @@ def test_a_refresh_replaces_the_named_repositories_rows_and_keeps_the_day_s_othe
 
     assert _others(conn) == kept
     assert _dump(conn, "SELECT repository_id, full_name FROM snapshots.repositories ORDER BY 1") == [
-        (11, "acme/core"), (12, "acme/web")]
+        (11, "acme/core"),
+        (12, "acme/web"),
+    ]
     assert _dump(conn, "SELECT issue_id, repository_full_name, title FROM snapshots.issues ORDER BY 1") == [
-        (1, "acme/core", "new"), (2, "acme/core", "new"), (3, "acme/web", "t"), (9, "acme/core", "new")]
+        (1, "acme/core", "new"),
+        (2, "acme/core", "new"),
+        (3, "acme/web", "t"),
+        (9, "acme/core", "new"),
+    ]
     assert _dump(conn, "SELECT repository FROM snapshots.warnings ORDER BY 1") == [("acme/gone",), ("acme/old",)]
     # The same refresh again: the same day.
     before = {t: _dump(conn, f"SELECT * FROM snapshots.{t} ORDER BY ALL") for t in SNAPSHOT_TABLES}

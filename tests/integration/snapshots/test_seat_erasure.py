@@ -45,8 +45,14 @@ def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_
     home = tmp_path  # the warehouse, the raw archive, the lake, the serving databases, the ETag cache
     org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
     settings = SnapshotSettings(orgs=(org,), enterprises=(enterprise,))
-    places = Places(raw_dir=home / "raw", spool_dir=home / "spool", etag_cache=home / "etag-cache.sqlite3",
-                    lake=home / "lake", serving=home / "serving.duckdb", aggregate_k=5)
+    places = Places(
+        raw_dir=home / "raw",
+        spool_dir=home / "spool",
+        etag_cache=home / "etag-cache.sqlite3",
+        lake=home / "lake",
+        serving=home / "serving.duckdb",
+        aggregate_k=5,
+    )
     conn = duckdb.connect(str(home / "warehouse.duckdb"))
     migrate(conn)
     today = datetime.now(UTC).date()
@@ -59,8 +65,10 @@ def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_
     ).fetchone()
     publish(conn, lake=places.lake, serving=places.serving, k=places.aggregate_k)
     publish_pseudonymous(conn, serving=places.serving, key=KEY)
-    traces = {what: re.compile(rf"(?<![0-9a-z.]){re.escape(value)}(?![0-9a-z])", re.IGNORECASE)
-              for what, value in (("login", login), ("name", name), ("email", email))}
+    traces = {
+        what: re.compile(rf"(?<![0-9a-z.]){re.escape(value)}(?![0-9a-z])", re.IGNORECASE)
+        for what, value in (("login", login), ("name", name), ("email", email))
+    }
 
     anyone = re.compile("|".join(pattern.pattern for pattern in traces.values()), re.IGNORECASE)
 
@@ -87,8 +95,9 @@ def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_
     assert lineage == (2,)  # both listings written again, their new sha256 recorded
 
     # The service still lists them: the next snapshot lands and archives every other seat, not theirs.
-    run_snapshot(make_client(), conn, settings=settings, day=today, raw_dir=places.raw_dir,
-                 forgotten=load_forgotten(conn, KEY))
+    run_snapshot(
+        make_client(), conn, settings=settings, day=today, raw_dir=places.raw_dir, forgotten=load_forgotten(conn, KEY)
+    )
     assert scanned(anyone) == [[]]
     assert len(list(places.raw_dir.rglob("*.zst"))) == 2  # the erased versions replaced, not kept beside
     assert conn.execute("SELECT erased_seats FROM snapshots.seat_totals").fetchall() == [(1,)]
@@ -98,20 +107,21 @@ def test_forget_leaves_no_trace_of_a_seated_persons_login_name_or_email_even_in_
     conn.close()
 
 
-def test_retention_removes_expired_seat_listings_with_the_seat_rows_naming_their_holders(
-    emu, make_client, tmp_path
-):
+def test_retention_removes_expired_seat_listings_with_the_seat_rows_naming_their_holders(emu, make_client, tmp_path):
     org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
     raw = tmp_path / "raw"
     conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     migrate(conn)
     old, kept = date(2026, 10, 1), date(2026, 11, 20)
     for day in (old, kept):
-        run_snapshot(make_client(), conn, settings=SnapshotSettings(orgs=(org,), enterprises=(enterprise,)), day=day,
-                     raw_dir=raw)
-    files = dict(conn.execute(
-        "SELECT report_start_day, list(archive_path) FROM raw.report_files WHERE level = 'seats' GROUP BY ALL"
-    ).fetchall())
+        run_snapshot(
+            make_client(), conn, settings=SnapshotSettings(orgs=(org,), enterprises=(enterprise,)), day=day, raw_dir=raw
+        )
+    files = dict(
+        conn.execute(
+            "SELECT report_start_day, list(archive_path) FROM raw.report_files WHERE level = 'seats' GROUP BY ALL"
+        ).fetchall()
+    )
 
     done = apply_retention(conn, days=30, today=kept + timedelta(days=1))
 
@@ -141,16 +151,28 @@ def test_forget_takes_a_persons_login_out_of_other_seats_text_in_the_archive_and
     org = emu.credentials["org"]
     _MENTIONED["login"] = login = _served(emu, "service")[1][4]["assignee"]["login"]
     settings = settings_for(emu, base_url=changed_service, etag_cache=tmp_path / "etag-cache.sqlite3")
-    places = Places(raw_dir=tmp_path / "raw", spool_dir=tmp_path / "spool", etag_cache=settings.etag_cache,
-                    lake=tmp_path / "lake", serving=tmp_path / "serving.duckdb", aggregate_k=5)
+    places = Places(
+        raw_dir=tmp_path / "raw",
+        spool_dir=tmp_path / "spool",
+        etag_cache=settings.etag_cache,
+        lake=tmp_path / "lake",
+        serving=tmp_path / "serving.duckdb",
+        aggregate_k=5,
+    )
     conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     migrate(conn)
     today = datetime.now(UTC).date()
 
     def snapshot() -> list[dict]:
         with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
-            run_snapshot(client, conn, settings=SnapshotSettings(orgs=(org,)), day=today, raw_dir=places.raw_dir,
-                         forgotten=load_forgotten(conn, KEY))
+            run_snapshot(
+                client,
+                conn,
+                settings=SnapshotSettings(orgs=(org,)),
+                day=today,
+                raw_dir=places.raw_dir,
+                forgotten=load_forgotten(conn, KEY),
+            )
         (path,) = [p for (p,) in conn.execute("SELECT archive_path FROM raw.report_files").fetchall()]
         return read_listing(Path(path), source="").seats
 
@@ -160,8 +182,10 @@ def test_forget_takes_a_persons_login_out_of_other_seats_text_in_the_archive_and
 
     forget(conn, login, key=KEY, places=places)
 
-    for seats in (read_listing(Path(conn.execute("SELECT archive_path FROM raw.report_files").fetchone()[0]),
-                               source="").seats, snapshot()):
+    for seats in (
+        read_listing(Path(conn.execute("SELECT archive_path FROM raw.report_files").fetchone()[0]), source="").seats,
+        snapshot(),
+    ):
         assert len(seats) == USERS - 1
         assert not any(mentioned.search(json.dumps(seat)) for seat in seats)
         teams = [s["assigning_team"] for s in seats if s["assigning_team"]]

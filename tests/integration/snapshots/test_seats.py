@@ -114,8 +114,11 @@ def test_enterprise_seats_land_a_row_per_grant_with_holders_adding_up_to_total_s
         "SELECT DISTINCT granted_through, organization_login IS NULL, assigning_team_type"
         " FROM snapshots.enterprise_seats ORDER BY ALL"
     ).fetchall()
-    assert kinds == [("enterprise_team", True, "enterprise"), ("organization", False, "organization"),
-                     ("organization", False, None)]
+    assert kinds == [
+        ("enterprise_team", True, "enterprise"),
+        ("organization", False, "organization"),
+        ("organization", False, None),
+    ]
     served_grants = sorted(
         (s["assignee"]["id"], (s["organization"] or {}).get("login") or s["assigning_team"]["slug"]) for s in served
     )
@@ -137,8 +140,9 @@ def test_enterprise_seats_land_a_row_per_grant_with_holders_adding_up_to_total_s
 
 def test_a_token_without_billing_permission_lands_the_day_with_a_seats_warning(emu, warehouse, tmp_path):
     org = emu.credentials["org"]
-    settings = replace(settings_for(emu, etag_cache=tmp_path / "cache.sqlite3"),
-                       token=Secret(emu.credentials["limited_token"]))
+    settings = replace(
+        settings_for(emu, etag_cache=tmp_path / "cache.sqlite3"), token=Secret(emu.credentials["limited_token"])
+    )
     with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
         result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY)
 
@@ -155,12 +159,15 @@ def test_a_token_without_billing_permission_lands_the_day_with_a_seats_warning(e
 
 @pytest.mark.parametrize(
     "emulator_config",
-    [EmulatorConfig(seed=7, users=12, repos=2, issues_per_repo=3, dialect=d, unassigned_seats=2)
-     for d in ("service", "github")],
+    [
+        EmulatorConfig(seed=7, users=12, repos=2, issues_per_repo=3, dialect=d, unassigned_seats=2)
+        for d in ("service", "github")
+    ],
     ids=["service", "github"],
 )
-def test_seats_without_an_assignee_land_unassigned_and_count_in_the_totals(emu, make_client, warehouse,
-                                                                          emulator_config):
+def test_seats_without_an_assignee_land_unassigned_and_count_in_the_totals(
+    emu, make_client, warehouse, emulator_config
+):
     """The service documents `assignee` as nullable (a deleted or pending account): the emulator
     serves two such seats at the end of each listing; the snapshot lands whole."""
     org, enterprise = emu.credentials["org"], emu.credentials["enterprise"]
@@ -173,8 +180,12 @@ def test_seats_without_an_assignee_land_unassigned_and_count_in_the_totals(emu, 
     assert warehouse.execute("SELECT count(*) FROM snapshots.seats").fetchall() == [(emulator_config.users,)]
     assert warehouse.execute(
         "SELECT scope, scope_name, seat_number, plan_type FROM snapshots.unassigned_seats ORDER BY ALL"
-    ).fetchall() == [("enterprise", enterprise, 1, "business"), ("enterprise", enterprise, 2, "business"),
-                     ("organization", org, 1, "business"), ("organization", org, 2, "business")]
+    ).fetchall() == [
+        ("enterprise", enterprise, 1, "business"),
+        ("enterprise", enterprise, 2, "business"),
+        ("organization", org, 1, "business"),
+        ("organization", org, 2, "business"),
+    ]
     # The day's other listings landed with them.
     for table in ("repositories", "issues", "org_members", "enterprise_seats"):
         assert warehouse.execute(f"SELECT count(*) FROM snapshots.{table}").fetchone()[0] > 0, table

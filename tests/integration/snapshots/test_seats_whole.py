@@ -33,8 +33,10 @@ DAY = date(2026, 11, 20)
 
 _BOTH_DIALECTS = pytest.mark.parametrize(
     "emulator_config",
-    [EmulatorConfig(seed=7, users=140, repos=1, issues_per_repo=1, dialect=d, unassigned_seats=2)
-     for d in ("service", "github")],
+    [
+        EmulatorConfig(seed=7, users=140, repos=1, issues_per_repo=1, dialect=d, unassigned_seats=2)
+        for d in ("service", "github")
+    ],
     ids=["service", "github"],
 )
 
@@ -56,8 +58,11 @@ def _typed(value: object, dtype: pl.DataType) -> object:
 
 
 def _expected(seat: dict, *, holder: bool = True) -> dict[str, object]:
-    return {column: _typed(_wire(seat, path), dtype) for path, (column, dtype) in SEAT_FIELDS.items()
-            if holder or path[0] != "assignee"}
+    return {
+        column: _typed(_wire(seat, path), dtype)
+        for path, (column, dtype) in SEAT_FIELDS.items()
+        if holder or path[0] != "assignee"
+    }
 
 
 @_BOTH_DIALECTS
@@ -71,13 +76,16 @@ def test_every_documented_seat_field_lands_typed_with_nothing_left_over(
     _, served = _served(emu, emulator_config.dialect, scope=scope)
     table = "seats" if scope == "orgs" else "enterprise_seats"
     landed = warehouse.sql(f"SELECT * FROM snapshots.{table}").pl()
-    by_grant = {(row["user_id"], row["organization_login"], row["assigning_team_id"]): row
-                for row in landed.iter_rows(named=True)}
+    by_grant = {
+        (row["user_id"], row["organization_login"], row["assigning_team_id"]): row
+        for row in landed.iter_rows(named=True)
+    }
     held = [s for s in served if s["assignee"] is not None]
     assert len(by_grant) == len(held)
     for seat in held:
-        row = by_grant[seat["assignee"]["id"], (seat["organization"] or {}).get("login"),
-                       (seat["assigning_team"] or {}).get("id")]
+        row = by_grant[
+            seat["assignee"]["id"], (seat["organization"] or {}).get("login"), (seat["assigning_team"] or {}).get("id")
+        ]
         assert {column: row[column] for _, (column, _) in SEAT_FIELDS.items()} == _expected(seat), seat["assignee"]
         assert row["extra"] is None  # every field the emulator serves is declared
     # The values the service documents are all there: a null name and email, a team's parent or
@@ -99,9 +107,12 @@ def test_a_seat_without_an_assignee_loses_nothing_else(emu, make_client, warehou
     rows = warehouse.sql("SELECT * FROM snapshots.unassigned_seats ORDER BY seat_number").pl()
     assert len(unassigned) == rows.height == 2
     for seat, row in zip(unassigned, rows.iter_rows(named=True), strict=True):
-        assert {column: row[column] for column in row if column in seats_tf.UNASSIGNED_SEATS_SCHEMA
-                and column not in ("snapshot_day", "scope", "scope_name", "seat_number", "extra")} == _expected(
-            seat, holder=False)
+        assert {
+            column: row[column]
+            for column in row
+            if column in seats_tf.UNASSIGNED_SEATS_SCHEMA
+            and column not in ("snapshot_day", "scope", "scope_name", "seat_number", "extra")
+        } == _expected(seat, holder=False)
         assert row["organization_login"] == org and row["organization_id"] and row["created_at"]
 
 
@@ -128,17 +139,14 @@ def _half_a_pair(seat: dict, index: int) -> dict:
     return seat
 
 
-
-
 @pytest.mark.parametrize("changed_service", [_changed], indirect=True)
-def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(
-    emu, changed_service, warehouse, tmp_path
-):
+def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(emu, changed_service, warehouse, tmp_path):
     settings = settings_for(emu, base_url=changed_service, etag_cache=tmp_path / "cache.sqlite3")
     org = emu.credentials["org"]
     with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
-        result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY,
-                              raw_dir=tmp_path / "raw")
+        result = run_snapshot(
+            client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY, raw_dir=tmp_path / "raw"
+        )
     seats = warehouse.sql("SELECT user_id, assigning_team_id, extra FROM snapshots.seats ORDER BY user_id").pl()
     assert seats.height == 140 and result.warnings == ()  # nothing refused
     extras = [json.loads(text) for text in seats["extra"]]
@@ -160,11 +168,11 @@ def test_a_field_the_service_adds_lands_in_extra_and_is_told_as_drift(
     # The serving copy tells it too, as it tells the reports' drift.
     publish(warehouse, lake=tmp_path / "lake", serving=tmp_path / "serving.duckdb")
     with duckdb.connect(str(tmp_path / "serving.duckdb"), read_only=True) as serving:
-        assert serving.execute(
-            "SELECT level, path, drift, records FROM bi.field_drift ORDER BY path").fetchall() == [
+        assert serving.execute("SELECT level, path, drift, records FROM bi.field_drift ORDER BY path").fetchall() == [
             ("seats", "seats[].assignee.pronouns", "undeclared", 140),
             ("seats", "seats[].assigning_team", "mistyped", len(as_text)),
-            ("seats", "seats[].seat_color", "undeclared", 142)]
+            ("seats", "seats[].seat_color", "undeclared", 142),
+        ]
 
 
 @_BOTH_DIALECTS
@@ -180,7 +188,9 @@ def test_each_listing_is_archived_as_a_report_file_and_the_seat_tables_derive_ag
         " records, link FROM raw.report_files WHERE level = 'seats' ORDER BY scope"
     ).pl()
     assert files.select("scope", "scope_name", "report_kind").rows() == [
-        ("enterprise", enterprise, "snapshot"), ("organization", org, "snapshot")]
+        ("enterprise", enterprise, "snapshot"),
+        ("organization", org, "snapshot"),
+    ]
     frames = {}
     for row in files.iter_rows(named=True):
         path = Path(row["archive_path"])
@@ -201,7 +211,8 @@ def test_each_listing_is_archived_as_a_report_file_and_the_seat_tables_derive_ag
             rows = seats_tf.enterprise_seats_frame(records=listing.seats, day=DAY, enterprise=enterprise)
             frames["enterprise_seats"] = rows.seats
             frames["enterprise_seat_totals"] = seats_tf.enterprise_seat_totals_frame(
-                totals={enterprise: listing.total_seats}, day=DAY)
+                totals={enterprise: listing.total_seats}, day=DAY
+            )
         frames.setdefault("unassigned_seats", []).append(rows.unassigned)
     frames["unassigned_seats"] = pl.concat(frames["unassigned_seats"])
     for table, frame in frames.items():
@@ -227,8 +238,9 @@ def test_a_seat_no_text_column_takes_is_left_out_alone_and_kept_escaped_in_the_a
     settings = settings_for(emu, base_url=changed_service, etag_cache=tmp_path / "cache.sqlite3")
     org = emu.credentials["org"]
     with ServiceClient(config=settings.service_config(), retry=FAST_RETRY) as client:
-        result = run_snapshot(client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY,
-                              raw_dir=tmp_path / "raw")
+        result = run_snapshot(
+            client, warehouse, settings=SnapshotSettings(orgs=(org,)), day=DAY, raw_dir=tmp_path / "raw"
+        )
     (warning,) = [w for w in result.warnings if w.endpoint == "seat_records"]
     assert warning.message == f"1 left out: seat 2 of organization '{org}': assignee_name is not text"
     assert warehouse.execute("SELECT count(*), sum(left_out_seats) FROM snapshots.seat_totals").fetchone() == (1, 1)

@@ -23,9 +23,7 @@ def conn(tmp_path):
     connection.close()
 
 
-def _frames(
-    day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2), seat_ids=(5, 6)
-) -> dict[str, pl.DataFrame]:
+def _frames(day: date, *, repo_name: str = "acme/api", issue_ids=(1, 2), seat_ids=(5, 6)) -> dict[str, pl.DataFrame]:
     repo = {"id": 11, "full_name": repo_name, "name": repo_name.split("/")[1], "owner": {"login": "acme", "id": 1}}
     return {
         "repositories": tf.repositories_frame(records=[repo], day=day),
@@ -39,8 +37,11 @@ def _frames(
         "org_members": tf.org_members_frame(records=[{"id": 5, "login": "ann"}], day=day, org="acme"),
         "seats": seats_tf.seats_frame(
             records=[
-                {"assignee": {"id": i, "login": f"u{i}"}, "plan_type": "business",
-                 "last_activity_at": "2026-11-19T10:00:00Z"}
+                {
+                    "assignee": {"id": i, "login": f"u{i}"},
+                    "plan_type": "business",
+                    "last_activity_at": "2026-11-19T10:00:00Z",
+                }
                 for i in seat_ids
             ],
             day=day,
@@ -72,8 +73,16 @@ def test_rerun_of_a_day_replaces_it_and_leaves_identical_tables(conn):
     written = replace_snapshot_day(conn, day=DAY, frames=_frames(DAY))
     assert _dump(conn) == first
     assert written == {
-        "repositories": 1, "repository_stats": 1, "issues": 2, "org_members": 1, "seats": 2, "seat_totals": 1,
-        "enterprise_seats": 4, "enterprise_seat_totals": 1, "unassigned_seats": 1, "warnings": 1,
+        "repositories": 1,
+        "repository_stats": 1,
+        "issues": 2,
+        "org_members": 1,
+        "seats": 2,
+        "seat_totals": 1,
+        "enterprise_seats": 4,
+        "enterprise_seat_totals": 1,
+        "unassigned_seats": 1,
+        "warnings": 1,
     }
     assert conn.execute("SELECT count(*) FROM snapshots.issues WHERE snapshot_day = ?", [OTHER]).fetchone() == (2,)
 

@@ -93,8 +93,11 @@ def test_every_acknowledged_delivery_survives_a_receiver_kill(spool_dir, warehou
     try:
         with httpx.Client(base_url=url) as client:
             body = b'{"action": "closed", "repository": {"full_name": "acme/widgets"}}'
-            headers = {"x-service-event": "issues", "x-service-delivery": "after-restart",
-                       "x-hub-signature-256": sign(secret=SECRET, body=body)}
+            headers = {
+                "x-service-event": "issues",
+                "x-service-delivery": "after-restart",
+                "x-hub-signature-256": sign(secret=SECRET, body=body),
+            }
             assert client.post("/webhooks", content=body, headers=headers).status_code == 200
     finally:
         child.send_signal(signal.SIGTERM)

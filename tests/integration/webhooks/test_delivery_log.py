@@ -112,8 +112,9 @@ def test_the_body_signature_and_secret_never_reach_a_line(client, lines, caplog)
         marker=st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=16, max_size=40),
         signed=st.booleans(),
         # What an HTTP client sends as is (no backslash: the log escapes it).
-        delivery_id=st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="\\"),
-                            min_size=1, max_size=50),
+        delivery_id=st.text(
+            st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="\\"), min_size=1, max_size=50
+        ),
         as_form=st.booleans(),
     )
     def one_delivery(marker: str, signed: bool, delivery_id: str, as_form: bool) -> None:

@@ -37,8 +37,13 @@ def test_emulator_deliveries_land_once_each(dialect, spool_dir, warehouse):
             for content_type in ("json", "form"):
                 httpx.post(
                     f"{emu.base_url}/_emulator/hooks",
-                    json={"url": f"{receiver_url}/webhooks", "content_type": content_type,
-                          "events": ["issues", "pull_request"], "active": True, "secret": creds["webhook_secret"]},
+                    json={
+                        "url": f"{receiver_url}/webhooks",
+                        "content_type": content_type,
+                        "events": ["issues", "pull_request"],
+                        "active": True,
+                        "secret": creds["webhook_secret"],
+                    },
                 ).raise_for_status()
             with ServiceClient(config=settings_for(emu, etag_cache=None).service_config()) as client:
                 repo = client.get_json(path=f"/orgs/{creds['org']}/repos")[0]["full_name"]
@@ -71,8 +76,12 @@ def test_the_emulators_deliveries_name_their_sender_in_declared_fields_and_nobod
         with running_receiver(config=config) as receiver_url:
             httpx.post(
                 f"{emu.base_url}/_emulator/hooks",
-                json={"url": f"{receiver_url}/webhooks", "content_type": "json", "active": True,
-                      "secret": creds["webhook_secret"]},
+                json={
+                    "url": f"{receiver_url}/webhooks",
+                    "content_type": "json",
+                    "active": True,
+                    "secret": creds["webhook_secret"],
+                },
             ).raise_for_status()
             with ServiceClient(config=settings_for(emu, etag_cache=None).service_config()) as client:
                 me = client.get_json(path="/user")
@@ -82,10 +91,15 @@ def test_the_emulators_deliveries_name_their_sender_in_declared_fields_and_nobod
                 client.post_json(path=f"/repos/{repo}/pulls", json={"title": "change", "head": "topic", "base": "main"})
             assert [entry["status"] for entry in _wait_for_deliveries(emu, 3)] == [200] * 3
     key = b"a key"
-    for i, (erased, passed) in enumerate([
-        (Person(me["id"], None), 3), (Person(None, me["login"].upper()), 3), (Person(None, "someone-else"), 0),
-        (Person(created["id"], None), 0), (Person(issue["id"], None), 0),
-    ]):
+    for i, (erased, passed) in enumerate(
+        [
+            (Person(me["id"], None), 3),
+            (Person(None, me["login"].upper()), 3),
+            (Person(None, "someone-else"), 0),
+            (Person(created["id"], None), 0),
+            (Person(issue["id"], None), 0),
+        ]
+    ):
         with duckdb.connect(str(tmp_path / f"w-{i}.duckdb")) as conn:
             migrate(conn)
             forgotten = Forgotten(key, frozenset(person_hashes(key, erased)))

@@ -151,8 +151,11 @@ def _start_bodies(url: str, count: int, *, signed: bool) -> list[socket.socket]:
     started = []
     for _ in range(count):
         sock = _connect(url)
-        sock.sendall(b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n"
-                     + (SIGNED_LOOKING if signed else b"") + b"\r\n{")
+        sock.sendall(
+            b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n"
+            + (SIGNED_LOOKING if signed else b"")
+            + b"\r\n{"
+        )
         started.append(sock)
     return started
 
@@ -175,6 +178,7 @@ def test_when_every_slot_holds_a_request_being_answered_one_more_is_answered_503
     spool = _HeldSpool(directory=spool_dir)
     limited = dataclasses.replace(config, max_connections=4)
     with running_receiver(config=limited, spool=spool) as url, ThreadPoolExecutor(4) as senders:
+
         def send(n: int) -> int:
             with httpx.Client(base_url=url, timeout=WAIT) as client:
                 return deliver(client, ISSUE, delivery_id=f"held-{n}").status_code

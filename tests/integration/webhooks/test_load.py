@@ -107,8 +107,9 @@ def test_a_failure_no_delivery_causes_rolls_back_rows_and_offset_together(spool_
 def test_poisoned_delivery_does_not_block_the_rest(spool_dir, warehouse):
     # A record no batch can insert (its received_at is no time): its batch is split until it
     # fails alone, is set aside with the error, and its position is passed.
-    poison = SpoolRecord(delivery_id="poison", event="issues", received_at="not a time",
-                         payload=json.dumps(_payload("opened")).encode())
+    poison = SpoolRecord(
+        delivery_id="poison", event="issues", received_at="not a time", payload=json.dumps(_payload("opened")).encode()
+    )
     before, after = [_record(i) for i in range(6)], [_record(i) for i in range(6, 12)]
     segment = _write_segment(spool_dir, "0001", [*before, poison, *after])
     result = load_spool(warehouse, spool_dir, batch_size=100)
@@ -130,22 +131,23 @@ def test_poisoned_delivery_does_not_block_the_rest(spool_dir, warehouse):
 
 
 def _pushes(prefix: str, count: int, payload: bytes) -> list[SpoolRecord]:
-    return [SpoolRecord(delivery_id=f"{prefix}-{i}", event="push", received_at="2026-11-22T10:00:00+00:00",
-                        payload=payload) for i in range(count)]
+    return [
+        SpoolRecord(delivery_id=f"{prefix}-{i}", event="push", received_at="2026-11-22T10:00:00+00:00", payload=payload)
+        for i in range(count)
+    ]
 
 
 def test_batches_are_bounded_by_bytes_and_a_larger_delivery_goes_alone(spool_dir, warehouse):
     small = push_payload(50_000)
     per_batch = load._MAX_BATCH_BYTES // len(small)
     large = push_payload(load._MAX_BATCH_BYTES + 1)
-    _write_segment(spool_dir, "0001", [*_pushes("a", per_batch + 1, small), *_pushes("big", 1, large),
-                                       *_pushes("b", 2, small)])
+    _write_segment(
+        spool_dir, "0001", [*_pushes("a", per_batch + 1, small), *_pushes("big", 1, large), *_pushes("b", 2, small)]
+    )
     assert [load_spool(warehouse, spool_dir, max_batches=1).loaded for _ in range(4)] == [per_batch, 1, 1, 2]
 
 
-def test_a_delivery_too_large_for_the_loaders_memory_is_set_aside_and_the_rest_load(
-    spool_dir, warehouse, monkeypatch
-):
+def test_a_delivery_too_large_for_the_loaders_memory_is_set_aside_and_the_rest_load(spool_dir, warehouse, monkeypatch):
     # The loader's bound made small, so that a 12 MB delivery does not fit in it as a 25 MB one
     # of the worst shape does not fit in the real one.
     monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "64MB")
@@ -261,8 +263,9 @@ def test_prune_removes_a_crashed_writers_torn_tail_after_loading_the_rest(spool_
 
 def test_a_payload_the_warehouse_cannot_parse_is_quarantined_not_blocking(spool_dir, warehouse):
     # Python's parser (the receiver's) accepts a lone surrogate escape; DuckDB's JSON does not.
-    odd = SpoolRecord(delivery_id="odd", event="issues", received_at="2026-11-22T10:00:00+00:00",
-                      payload=b'{"title": "\\ud800"}')
+    odd = SpoolRecord(
+        delivery_id="odd", event="issues", received_at="2026-11-22T10:00:00+00:00", payload=b'{"title": "\\ud800"}'
+    )
     _write_segment(spool_dir, "0001", [_record(1), odd, _record(2), odd])
     result = load_spool(warehouse, spool_dir, batch_size=10)
     assert (result.loaded, result.quarantined, result.duplicates) == (2, 1, 1)
@@ -274,8 +277,12 @@ def test_a_payload_the_warehouse_cannot_parse_is_quarantined_not_blocking(spool_
 
 
 def test_a_repository_event_without_a_repository_is_quarantined_with_its_reason(spool_dir, warehouse):
-    bare = SpoolRecord(delivery_id="bare", event="issues", received_at="2026-11-22T10:00:00+00:00",
-                       payload=b'{"action": "opened", "issue": {"number": 9}}')
+    bare = SpoolRecord(
+        delivery_id="bare",
+        event="issues",
+        received_at="2026-11-22T10:00:00+00:00",
+        payload=b'{"action": "opened", "issue": {"number": 9}}',
+    )
     _write_segment(spool_dir, "0001", [_record(1), bare, _record(2)])
     result = load_spool(warehouse, spool_dir, batch_size=10)
     assert (result.loaded, result.quarantined, sorted(result.delivery_ids)) == (2, 1, ["d-1", "d-2"])
@@ -294,8 +301,13 @@ def test_deliveries_naming_an_erased_person_are_passed_and_the_spool_keeps_nothi
         return SpoolRecord(f"d-{i}", "issues", "2026-11-22T10:00:00+00:00", json.dumps(payload).encode())
 
     # The erased person's deliveries in the middle of a batch and at its end, where the position lands.
-    records = [sent_by(1, "dev-00001", 1000001), sent_by(2, "DEV-00014", 9), sent_by(3, "someone", 1000014),
-               sent_by(4, "dev-00002", 1000002), sent_by(5, "dev-00014", 1000014)]
+    records = [
+        sent_by(1, "dev-00001", 1000001),
+        sent_by(2, "DEV-00014", 9),
+        sent_by(3, "someone", 1000014),
+        sent_by(4, "dev-00002", 1000002),
+        sent_by(5, "dev-00014", 1000014),
+    ]
     _write_segment(spool_dir, "0001", records)
     result = load_spool(warehouse, spool_dir, batch_size=3, forgotten=forgotten)
     assert (result.loaded, result.erased, result.duplicates, result.quarantined) == (2, 3, 0, 0)
@@ -320,10 +332,29 @@ def test_other_peoples_deliveries_land_whatever_ids_they_share_with_an_erased_pe
     pusher = {"name": "dev-00002"}
     sent = [
         ("push", {"ref": "refs/heads/main", "repository": repository, "pusher": pusher, "sender": other}),
-        ("issues", {"action": "opened", "issue": {"id": 1000043, "number": 1000043, "title": "as discussed with "
-                    "@Dev-00018, and @dev-000180", "user": other}, "repository": repository, "sender": other}),
-        ("issues", {"action": "opened", "issue": {"id": 3, "number": 3, "user": erased}, "repository": repository,
-                    "sender": erased}),
+        (
+            "issues",
+            {
+                "action": "opened",
+                "issue": {
+                    "id": 1000043,
+                    "number": 1000043,
+                    "title": "as discussed with @Dev-00018, and @dev-000180",
+                    "user": other,
+                },
+                "repository": repository,
+                "sender": other,
+            },
+        ),
+        (
+            "issues",
+            {
+                "action": "opened",
+                "issue": {"id": 3, "number": 3, "user": erased},
+                "repository": repository,
+                "sender": erased,
+            },
+        ),
         ("push", {"ref": "refs/heads/x", "repository": repository, "pusher": pusher, "sender": other}),
     ]
     for i, (event, payload) in enumerate(sent):

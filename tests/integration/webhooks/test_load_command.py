@@ -106,8 +106,14 @@ def test_a_missing_spool_directory_is_one_line_with_exit_1(place):
 def test_a_damaged_segment_fails_the_load_in_one_line_naming_it(place):
     spool = place / "spool"
     spool.mkdir()
-    record = encode_record(SpoolRecord(delivery_id="d-1", event="issues", received_at="2026-11-22T10:00:00+00:00",
-                                       payload=b'{"repository": {"full_name": "acme/widgets"}}'))
+    record = encode_record(
+        SpoolRecord(
+            delivery_id="d-1",
+            event="issues",
+            received_at="2026-11-22T10:00:00+00:00",
+            payload=b'{"repository": {"full_name": "acme/widgets"}}',
+        )
+    )
     damaged = bytearray(record)
     damaged[-3] ^= 0xFF  # a checksum mismatch before the end of the segment is damage, not a torn tail
     (spool / "0001.seg").write_bytes(bytes(damaged) + record)
@@ -123,11 +129,16 @@ def test_out_of_memory_is_one_line_with_advice_for_a_load_and_the_next_load_land
     spool = place / "spool"
     spool.mkdir()
     payload = json.dumps(ISSUE | {"body": "x" * 50_000}).encode()
-    (spool / "0001.seg").write_bytes(b"".join(
-        encode_record(SpoolRecord(delivery_id=f"d-{n}", event="issues", received_at="2026-11-22T10:00:00+00:00",
-                                  payload=payload))
-        for n in range(20)
-    ))
+    (spool / "0001.seg").write_bytes(
+        b"".join(
+            encode_record(
+                SpoolRecord(
+                    delivery_id=f"d-{n}", event="issues", received_at="2026-11-22T10:00:00+00:00", payload=payload
+                )
+            )
+            for n in range(20)
+        )
+    )
     # The loader's bound made too small for even one delivery: DuckDB really runs out of memory.
     bound = load.LOAD_MEMORY_LIMIT
     monkeypatch.setattr(load, "LOAD_MEMORY_LIMIT", "4MB")

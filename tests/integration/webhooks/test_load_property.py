@@ -26,8 +26,12 @@ _segments = st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_
 
 def _record(number: int) -> SpoolRecord:
     payload = {"action": "opened", "repository": {"full_name": f"acme/r{number % 4}"}}
-    return SpoolRecord(delivery_id=f"d-{number}", event="issues", received_at="2026-11-22T10:00:00+00:00",
-                       payload=json.dumps(payload).encode())
+    return SpoolRecord(
+        delivery_id=f"d-{number}",
+        event="issues",
+        received_at="2026-11-22T10:00:00+00:00",
+        payload=json.dumps(payload).encode(),
+    )
 
 
 @settings(max_examples=25, deadline=None)

@@ -213,17 +213,26 @@ def test_secret_never_appears_in_config_repr(config):
 def test_a_signed_delivery_repeating_a_key_is_refused_400_with_the_reason_and_never_spooled(client, spool_dir):
     # Python would keep the last login, DuckDB's JSON the first: the receiver and the warehouse
     # would disagree about who sent it.
-    body = b'{"action": "opened", "repository": {"full_name": "acme/widgets"}, ' \
-           b'"sender": {"login": "dev-00001", "id": 1, "login": "dev-00002"}}'
+    body = (
+        b'{"action": "opened", "repository": {"full_name": "acme/widgets"}, '
+        b'"sender": {"login": "dev-00001", "id": 1, "login": "dev-00002"}}'
+    )
     response = _post(client, body, sign(secret=SECRET, body=body), "dup-1")
     assert (response.status_code, response.json()) == (
-        400, {"message": 'duplicate key "login" at $.sender: send each key once'}
+        400,
+        {"message": 'duplicate key "login" at $.sender: send each key once'},
     )
     form = urlencode({"payload": body.decode()}).encode()
-    response = client.post("/webhooks", content=form, headers={
-        "content-type": "application/x-www-form-urlencoded", "x-service-event": "issues",
-        "x-service-delivery": "dup-2", "x-hub-signature-256": sign(secret=SECRET, body=form),
-    })
+    response = client.post(
+        "/webhooks",
+        content=form,
+        headers={
+            "content-type": "application/x-www-form-urlencoded",
+            "x-service-event": "issues",
+            "x-service-delivery": "dup-2",
+            "x-hub-signature-256": sign(secret=SECRET, body=form),
+        },
+    )
     assert response.status_code == 400 and response.json()["message"].startswith('duplicate key "login" at $.sender')
     assert deliver(client, ISSUE, delivery_id="after").status_code == 200
     assert _spooled_ids(spool_dir) == ["after"]

@@ -138,8 +138,11 @@ def test_clients_asking_one_request_at_a_time_and_never_reading_are_closed_and_a
             # Before, every slot was "being answered" for ever: this one got 503.
             _lands_within_a_second(url, "past-unread-answers")
             assert all(_closed_by_receiver(sock) for sock in flood)
-    kinds = {r.getMessage().split(": ", 2)[2].split(" (one line")[0] for r in caplog.records
-             if r.name == "pipelines.webhooks"}
+    kinds = {
+        r.getMessage().split(": ", 2)[2].split(" (one line")[0]
+        for r in caplog.records
+        if r.name == "pipelines.webhooks"
+    }
     unread = {
         "connection not reading its answers closed to make room at the connection limit",
         "answers not read by the client within the header timeout (closed)",
@@ -165,8 +168,10 @@ def test_head_and_options_floods_and_wrong_signatures_at_full_speed_never_keep_a
     body = b'{"action": "opened", "repository": {"full_name": "acme/widgets"}}'
     forged = (
         b"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-service-event: issues\r\n"
-        b"x-service-delivery: forged\r\nx-hub-signature-256: " + sign(secret=b"wrong", body=body).encode()
-        + b"\r\ncontent-length: %d\r\n\r\n" % len(body) + body
+        b"x-service-delivery: forged\r\nx-hub-signature-256: "
+        + sign(secret=b"wrong", body=body).encode()
+        + b"\r\ncontent-length: %d\r\n\r\n" % len(body)
+        + body
     )
     kinds = [b"HEAD /webhooks HTTP/1.1\r\nhost: x\r\n\r\n", b"OPTIONS /webhooks HTTP/1.1\r\nhost: x\r\n\r\n", forged]
     with running_receiver(config=limited) as url:

@@ -84,11 +84,14 @@ def test_a_period_with_fewer_days_landed_than_it_spans_says_how_many_in_the_head
     text = out.getvalue()
     start = LAST_DAY - timedelta(days=27)
     (headline,) = [line for line in text.splitlines() if line.startswith("headline")]
-    assert headline.startswith(f"headline, organization acme, last 28 days ({start} .. {LAST_DAY}; only 1 of its "
-                               "28 days landed): ")
+    assert headline.startswith(
+        f"headline, organization acme, last 28 days ({start} .. {LAST_DAY}; only 1 of its 28 days landed): "
+    )
     teams = text.split("teams in the last 28 days", 1)[1].splitlines()
-    assert teams[1] == (f"  organization acme: only 1 day of the 28 landed: the figures cover it alone "
-                        f"(`metrics-etl run --from {start}` lands the rest)")
+    assert teams[1] == (
+        f"  organization acme: only 1 day of the 28 landed: the figures cover it alone "
+        f"(`metrics-etl run --from {start}` lands the rest)"
+    )
     assert all("no comparison" in line for line in teams[2:4]), teams
 
 
@@ -106,8 +109,10 @@ def test_each_team_line_shows_the_active_users_a_day_its_verdict_compares(tmp_pa
     assert "landed" not in "\n".join(lines)  # both periods are whole
     for slug, per_day, before, change in expected:
         (line,) = [line for line in lines if f" {slug} " in line]
-        assert line.endswith(f"{per_day:,.1f} active a day against {before:,.1f} before: {change} "
-                             f"({per_day / before - 1:+.0%}, within the day-to-day noise)"), line
+        assert line.endswith(
+            f"{per_day:,.1f} active a day against {before:,.1f} before: {change} "
+            f"({per_day / before - 1:+.0%}, within the day-to-day noise)"
+        ), line
 
 
 def test_the_printed_follow_up_queries_fit_80_columns_and_keep_their_key_columns(tmp_path):
@@ -115,8 +120,10 @@ def test_the_printed_follow_up_queries_fit_80_columns_and_keep_their_key_columns
     warehouse = tmp_path / "w.duckdb"
     build_warehouse(warehouse)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        for query, keys in ((_TEAMS_QUERY, ["scope_name", "team_slug", "members", "active_users", "change"]),
-                            (_INACTIVE_SEATS_QUERY, ["org_login", "login", "days_inactive"])):
+        for query, keys in (
+            (_TEAMS_QUERY, ["scope_name", "team_slug", "members", "active_users", "change"]),
+            (_INACTIVE_SEATS_QUERY, ["org_login", "login", "days_inactive"]),
+        ):
             relation = conn.sql(query)
             assert relation.fetchall(), query
             shown = io.StringIO()

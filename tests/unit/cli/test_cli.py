@@ -147,8 +147,14 @@ def test_dotenv_is_loaded_without_overriding_variables_already_set(
 
 
 def test_the_demo_passes_the_emulator_token_in_an_owner_only_file(runner: CliRunner, tmp_path: Path) -> None:
-    creds = {"base_url": "http://127.0.0.1:9", "graphql_url": "http://127.0.0.1:9/graphql",
-             "oauth_url": "http://127.0.0.1:9", "token": "emulator-token", "org": "acme", "enterprise": "acme-corp"}
+    creds = {
+        "base_url": "http://127.0.0.1:9",
+        "graphql_url": "http://127.0.0.1:9/graphql",
+        "oauth_url": "http://127.0.0.1:9",
+        "token": "emulator-token",
+        "org": "acme",
+        "enterprise": "acme-corp",
+    }
     settings = _demo_settings(creds, home=tmp_path / "demo", first_day=date(2026, 10, 1))
     assert settings.token is None and settings.base_url == "http://127.0.0.1:9"
     assert settings.orgs == ("acme",) and settings.enterprises == ("acme-corp",)
@@ -187,7 +193,7 @@ def test_the_demos_next_steps_run_as_printed_from_the_repository(
     for command in commands:
         words = shlex.split(command)
         assignments = [word for word in words if re.match(r"[A-Z_]+=", word)]
-        program, *args = words[len(assignments):]
+        program, *args = words[len(assignments) :]
         found = shutil.which(program)  # a path is taken from the working directory, a name from PATH
         assert found is not None, f"{command}: {program} is not found from the repository"
         if program == "make":

@@ -60,7 +60,7 @@ def test_a_printed_query_shows_every_column_it_selects_at_an_80_column_terminal(
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
     boxes = _boxes(done.stdout)
     shown = [name for at, (names, _) in enumerate(boxes) for name in names if at == 0 or name not in keys]
-    assert shown == _selected(query) and all(names[:len(keys)] == keys for names, _ in boxes), done.stdout
+    assert shown == _selected(query) and all(names[: len(keys)] == keys for names, _ in boxes), done.stdout
     assert all(rows for _, rows in boxes) and "ORDER BY" in query
     if query != SURFACES:  # the summary's and the demo's fit whole, one table
         assert len(boxes) == 1

@@ -40,8 +40,16 @@ WIDE = (
     "range * 7 AS agent_job_starts, range * 3 AS agent_sessions, range AS agent_users, 24 AS active_days "
     "FROM range(100)"
 )
-WIDE_COLUMNS = ["n", "scope", "scope_name", "agent_name", "agent_job_starts", "agent_sessions", "agent_users",
-                "active_days"]
+WIDE_COLUMNS = [
+    "n",
+    "scope",
+    "scope_name",
+    "agent_name",
+    "agent_job_starts",
+    "agent_sessions",
+    "agent_users",
+    "active_days",
+]
 
 
 def test_piped_every_row_and_column_prints_as_tab_separated_values(
@@ -122,9 +130,7 @@ def test_at_a_narrow_terminal_a_long_answer_shows_its_first_and_last_rows_in_eve
     for _, rows in boxes:
         assert [row[0] for row in rows] == [*map(str, range(20)), "·", *map(str, range(80, 100))]
     assert "100 rows (40 shown), 8 columns in" in done.stdout
-    assert done.stderr.splitlines() == [
-        "(--max-rows shows more rows; piped or with --format csv, every row)"
-    ]
+    assert done.stderr.splitlines() == ["(--max-rows shows more rows; piped or with --format csv, every row)"]
 
 
 _NAME = st.from_regex(r"[a-z][a-z_]{0,20}", fullmatch=True)
@@ -138,8 +144,12 @@ def _answers(draw: st.DrawFn) -> tuple[str, list[str]]:
     numeric = [draw(st.booleans()) for _ in names]
     rows = draw(st.integers(min_value=1, max_value=4))
     values = [
-        "(" + ", ".join(str(draw(st.integers(-10**9, 10**9))) if number
-                        else "'" + draw(_TEXT).replace("'", "''") + "'" for number in numeric) + ")"
+        "("
+        + ", ".join(
+            str(draw(st.integers(-(10**9), 10**9))) if number else "'" + draw(_TEXT).replace("'", "''") + "'"
+            for number in numeric
+        )
+        + ")"
         for _ in range(rows)
     ]
     columns = ", ".join(f'"{name}"' for name in names)
@@ -149,8 +159,13 @@ def _answers(draw: st.DrawFn) -> tuple[str, list[str]]:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(answer=_answers(), columns=st.integers(min_value=30, max_value=160))
 # A key column too wide to leave room for the widest other one was cut in one band, whole in another.
-@example(answer=('SELECT * FROM (VALUES (\'\', \'\', \'\')) AS t("a_____________", "a", "a_________")',
-                 ["a_____________", "a", "a_________"]), columns=30)
+@example(
+    answer=(
+        "SELECT * FROM (VALUES ('', '', '')) AS t(\"a_____________\", \"a\", \"a_________\")",
+        ["a_____________", "a", "a_________"],
+    ),
+    columns=30,
+)
 def test_at_any_terminal_width_a_table_fits_it_and_keeps_every_column(
     runner: CliRunner, monkeypatch: pytest.MonkeyPatch, answer: tuple[str, list[str]], columns: int
 ) -> None:
@@ -163,8 +178,10 @@ def test_at_any_terminal_width_a_table_fits_it_and_keeps_every_column(
     assert max(display_width(line) for line in done.stdout.splitlines()) <= columns, done.stdout
     boxes = _boxes(done.stdout)
     headers = [header for header, _ in boxes]
-    keys = len(headers[0]) if len(headers) == 1 else next(
-        at for at in range(len(headers[0])) if len({tuple(header[at:at + 1]) for header in headers}) > 1
+    keys = (
+        len(headers[0])
+        if len(headers) == 1
+        else next(at for at in range(len(headers[0])) if len({tuple(header[at : at + 1]) for header in headers}) > 1)
     )
     shown = boxes[0][0][:keys] + [name for header, _ in boxes for name in header[keys:]]
     assert len(shown) == len(names)  # no column left out
@@ -197,7 +214,10 @@ def test_csv_prints_a_header_and_every_row(runner: CliRunner) -> None:
     done = runner.invoke(cli, ["sql", "--format", "csv", "SELECT * FROM bi.agents ORDER BY agent_id"])
     assert done.exit_code == 0, done.output
     assert list(csv.reader(io.StringIO(done.stdout))) == [
-        ["agent_id", "agent_name", "job_starts"], ["a-1", "Alpha", "9"], ["b-2", "Bravo", ""], ["c-3", "Charlie", "3"],
+        ["agent_id", "agent_name", "job_starts"],
+        ["a-1", "Alpha", "9"],
+        ["b-2", "Bravo", ""],
+        ["c-3", "Charlie", "3"],
     ]
 
 
@@ -205,7 +225,8 @@ def test_json_prints_one_object_per_row(runner: CliRunner) -> None:
     done = runner.invoke(cli, ["sql", "--format", "json", "SELECT agent_id, job_starts FROM bi.agents ORDER BY 1"])
     assert done.exit_code == 0, done.output
     assert [json.loads(line) for line in done.stdout.splitlines()] == [
-        {"agent_id": "a-1", "job_starts": 9}, {"agent_id": "b-2", "job_starts": None},
+        {"agent_id": "a-1", "job_starts": 9},
+        {"agent_id": "b-2", "job_starts": None},
         {"agent_id": "c-3", "job_starts": 3},
     ]
 
@@ -395,8 +416,15 @@ def test_no_extension_is_installed_or_loaded(runner: CliRunner, home: Path, stat
 
 def test_the_lake_and_the_views_still_answer_under_the_lock(runner: CliRunner, home: Path) -> None:
     lake_file = home / "lake" / "agents.parquet"
-    done = runner.invoke(cli, ["sql", "--format", "csv", f"SELECT count(*) AS n FROM read_parquet('{lake_file}')"
-                                                        " UNION ALL SELECT count(*) FROM bi.agents"])
+    done = runner.invoke(
+        cli,
+        [
+            "sql",
+            "--format",
+            "csv",
+            f"SELECT count(*) AS n FROM read_parquet('{lake_file}') UNION ALL SELECT count(*) FROM bi.agents",
+        ],
+    )
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == ["n", "3", "3"]
 
@@ -407,7 +435,9 @@ def test_show_tables_lists_every_view_by_the_name_a_query_gives_it_bi_first(runn
     done = runner.invoke(cli, ["sql", "--format", "csv", statement])
     assert done.exit_code == 0, done.output
     assert list(csv.reader(io.StringIO(done.stdout))) == [
-        ["name", "what"], ["bi.agents", "Each agent app: its job starts."], ["core.user_daily_totals", ""],
+        ["name", "what"],
+        ["bi.agents", "Each agent app: its job starts."],
+        ["core.user_daily_totals", ""],
     ]
 
 
@@ -425,15 +455,23 @@ def test_show_tables_at_an_80_column_terminal_names_every_view_whole(
     ("query", "hint"),
     [
         ("SELECT * FROM agents", "Table with name agents does not exist! Did you mean bi.agents?"),
-        ("select count(*) from AGENTS a join bi.agents b using (agent_id)",
-         "Table with name AGENTS does not exist! Did you mean bi.agents?"),  # DuckDB's own guess: a pg_ table
-        ("FROM user_daily_totals", "Table with name user_daily_totals does not exist! Did you mean "
-                                   "core.user_daily_totals?"),
+        (
+            "select count(*) from AGENTS a join bi.agents b using (agent_id)",
+            "Table with name AGENTS does not exist! Did you mean bi.agents?",
+        ),  # DuckDB's own guess: a pg_ table
+        (
+            "FROM user_daily_totals",
+            "Table with name user_daily_totals does not exist! Did you mean core.user_daily_totals?",
+        ),
         ("SELECT * FROM bi.agent", "Table with name agent does not exist! Did you mean bi.agents?"),
-        ("SELECT * FROM foo.agents", 'Table with name "foo.agents" does not exist because schema "foo" does not '
-                                     "exist. Did you mean bi.agents?"),
-        ("SELECT * FROM nothing_like_it", "Table with name nothing_like_it does not exist! SHOW TABLES lists "
-                                          "every view"),
+        (
+            "SELECT * FROM foo.agents",
+            'Table with name "foo.agents" does not exist because schema "foo" does not exist. Did you mean bi.agents?',
+        ),
+        (
+            "SELECT * FROM nothing_like_it",
+            "Table with name nothing_like_it does not exist! SHOW TABLES lists every view",
+        ),
     ],
 )
 def test_a_view_named_without_its_schema_gets_one_line_naming_it_with_its_schema(
@@ -445,17 +483,25 @@ def test_a_view_named_without_its_schema_gets_one_line_naming_it_with_its_schema
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(["agents", "user_daily_totals"]).flatmap(
-    lambda name: st.tuples(*(st.sampled_from([c.lower(), c.upper()]) for c in name)).map("".join)))
+@given(
+    name=st.sampled_from(["agents", "user_daily_totals"]).flatmap(
+        lambda name: st.tuples(*(st.sampled_from([c.lower(), c.upper()]) for c in name)).map("".join)
+    )
+)
 def test_any_spelling_of_a_views_name_without_its_schema_is_hinted_with_it(runner: CliRunner, name: str) -> None:
     done = runner.invoke(cli, ["sql", f"SELECT * FROM {name}"])
     schema = "bi" if name.lower() == "agents" else "core"
     assert done.stderr.strip().endswith(f"Did you mean {schema}.{name.lower()}?"), done.stderr
 
 
-@pytest.mark.parametrize("args", [["--format", "csv", "-- the answer\nSELECT 42 AS answer"],
-                                  ["--format", "csv", "--", "-- the answer\nSELECT 42 AS answer"],
-                                  ["--format=csv", "--  the answer \n SELECT 42 AS answer"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--format", "csv", "-- the answer\nSELECT 42 AS answer"],
+        ["--format", "csv", "--", "-- the answer\nSELECT 42 AS answer"],
+        ["--format=csv", "--  the answer \n SELECT 42 AS answer"],
+    ],
+)
 def test_a_query_that_begins_with_a_comment_is_the_query_not_an_option(runner: CliRunner, args: list[str]) -> None:
     done = runner.invoke(cli, ["sql", *args])
     assert done.exit_code == 0, done.output
@@ -465,8 +511,10 @@ def test_a_query_that_begins_with_a_comment_is_the_query_not_an_option(runner: C
 def test_a_mistyped_option_is_still_named_as_no_such_option(runner: CliRunner) -> None:
     done = runner.invoke(cli, ["sql", "--max-row", "5", "SELECT 1"])
     assert done.exit_code == 2
-    assert done.stderr.splitlines() == ["metrics-etl sql: No such option '--max-row'. Did you mean '--max-rows'? "
-                                        "(`metrics-etl sql --help` lists what it takes)"]
+    assert done.stderr.splitlines() == [
+        "metrics-etl sql: No such option '--max-row'. Did you mean '--max-rows'? "
+        "(`metrics-etl sql --help` lists what it takes)"
+    ]
 
 
 def test_a_banded_table_writes_control_characters_as_duckdb_s_table_does_never_raw(

@@ -80,11 +80,23 @@ def test_every_type_duckdb_has_prints_in_every_format(runner: CliRunner) -> None
 
 
 def test_json_numbers_stay_numbers_and_a_double_past_json_is_its_text(runner: CliRunner) -> None:
-    (row,) = _json_lines(runner, "SELECT 1 AS i, 2.5::DOUBLE AS d, 123456789012345678.123::DECIMAL(38, 3) AS m, "
-                                 "170141183460469231731687303715884105727::HUGEINT AS h, 'nan'::DOUBLE AS n, "
-                                 "['inf'::DOUBLE, 1.5] AS l, true AS b, NULL::INTEGER AS z, 'a\"b' AS s")
-    assert row == {"i": 1, "d": 2.5, "m": 123456789012345678.123, "h": 170141183460469231731687303715884105727,
-                   "n": "NaN", "l": ["Infinity", 1.5], "b": True, "z": None, "s": 'a"b'}
+    (row,) = _json_lines(
+        runner,
+        "SELECT 1 AS i, 2.5::DOUBLE AS d, 123456789012345678.123::DECIMAL(38, 3) AS m, "
+        "170141183460469231731687303715884105727::HUGEINT AS h, 'nan'::DOUBLE AS n, "
+        "['inf'::DOUBLE, 1.5] AS l, true AS b, NULL::INTEGER AS z, 'a\"b' AS s",
+    )
+    assert row == {
+        "i": 1,
+        "d": 2.5,
+        "m": 123456789012345678.123,
+        "h": 170141183460469231731687303715884105727,
+        "n": "NaN",
+        "l": ["Infinity", 1.5],
+        "b": True,
+        "z": None,
+        "s": 'a"b',
+    }
 
 
 def test_a_json_line_holds_no_character_a_reader_takes_for_a_line_break(runner: CliRunner) -> None:
@@ -101,8 +113,18 @@ _SCALARS = st.one_of(
     st.integers(min_value=-(2**63), max_value=2**63 - 1).map(lambda n: f"CAST({n} AS BIGINT)"),
     st.integers(min_value=0, max_value=2**128 - 1).map(lambda n: f"CAST({n} AS UHUGEINT)"),
     st.integers(min_value=-5877641, max_value=5881580).map(lambda n: f"(DATE '1970-01-01' + {n})"),
-    st.sampled_from(["'infinity'::DATE", "'-infinity'::TIMESTAMP", "'nan'::DOUBLE", "'-inf'::FLOAT",
-                     "TIME '24:00:00'", "NULL", "'\\x00\\xFF'::BLOB", "INTERVAL 1 MICROSECOND"]),
+    st.sampled_from(
+        [
+            "'infinity'::DATE",
+            "'-infinity'::TIMESTAMP",
+            "'nan'::DOUBLE",
+            "'-inf'::FLOAT",
+            "TIME '24:00:00'",
+            "NULL",
+            "'\\x00\\xFF'::BLOB",
+            "INTERVAL 1 MICROSECOND",
+        ]
+    ),
     st.text(max_size=20).map(lambda text: "'" + text.replace("\x00", "").replace("'", "''") + "'"),
 )
 
@@ -125,8 +147,11 @@ def test_a_statement_that_answers_no_rows_says_so_in_json_too(runner: CliRunner)
 
 @pytest.mark.parametrize(
     ("statement", "line"),
-    [("SET VARIABLE v = 1", "(SET done)"), ("RESET VARIABLE v", "(RESET done)"),
-     ("/* a comment */ set search_path = 'bi'", "(SET done)")],
+    [
+        ("SET VARIABLE v = 1", "(SET done)"),
+        ("RESET VARIABLE v", "(RESET done)"),
+        ("/* a comment */ set search_path = 'bi'", "(SET done)"),
+    ],
 )
 def test_a_statement_that_answers_with_no_rows_says_it_is_done(runner: CliRunner, statement: str, line: str) -> None:
     done = runner.invoke(cli, ["sql", "--format", "csv", statement])

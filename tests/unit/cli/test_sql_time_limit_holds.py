@@ -16,19 +16,32 @@ from pathlib import Path
 import pytest
 
 CLI = str(Path(sys.executable).parent / "metrics-etl")
-LINE = ("metrics-etl sql: the query ran past the SQL shell's time limit of 0.5 s (METRICS_SQL_TIMEOUT): "
-        "narrow it, or raise the limit")
+LINE = (
+    "metrics-etl sql: the query ran past the SQL shell's time limit of 0.5 s (METRICS_SQL_TIMEOUT): "
+    "narrow it, or raise the limit"
+)
 
 
 def _sql(serving: Path, tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_",
-                                                                         "SERVING_", "LAKE_"))}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SERVICE_", "WAREHOUSE_", "METRICS_", "SERVING_", "LAKE_"))
+    }
     temp = tmp_path / "tmp"
     temp.mkdir(exist_ok=True)
-    environ.update(SERVING_PATH=str(serving), LAKE_PATH=str(tmp_path / "lake"), TMPDIR=str(temp),
-                   METRICS_SQL_TIMEOUT="0.5")
-    return subprocess.run([CLI, "sql", "--format", "csv", *args], env=environ, cwd=temp, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    environ.update(
+        SERVING_PATH=str(serving), LAKE_PATH=str(tmp_path / "lake"), TMPDIR=str(temp), METRICS_SQL_TIMEOUT="0.5"
+    )
+    return subprocess.run(
+        [CLI, "sql", "--format", "csv", *args],
+        env=environ,
+        cwd=temp,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize(
@@ -62,8 +75,9 @@ def test_a_shell_ended_by_its_terminal_closing_leaves_no_spill_directory(
     temp.mkdir()
     environ.update(SERVING_PATH=str(serving), LAKE_PATH=str(tmp_path / "lake"), TMPDIR=str(temp))
     # Waiting for its SQL on stdin, as a prompt waits for a line, when the terminal goes away.
-    with subprocess.Popen([CLI, "sql"], env=environ, cwd=temp, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as shell:
+    with subprocess.Popen(
+        [CLI, "sql"], env=environ, cwd=temp, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as shell:
         while not list(temp.iterdir()):
             assert shell.poll() is None, shell.stderr.read() if shell.stderr else ""
             time.sleep(0.05)

@@ -149,7 +149,7 @@ HOSTILE = [
     "PIVOT (SELECT 1 AS x, 2 AS y FROM enable_profiling(format := 'json', save_location := '{lake}/p.json')) "
     "ON x USING count(*)",
     "PIVOT (SELECT 1 AS x, 2 AS y FROM force_checkpoint()) ON x USING count(*)",
-    "WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
+    'WITH c AS (SELECT 1 AS x FROM main."checkpoint"()) PIVOT c ON x',
     "PIVOT (FROM query('SELECT 1 AS x FROM enable_logging(storage := ''file'', storage_path := ''{lake}/l'')')) ON x",
     "EXPLAIN PIVOT (SELECT 1 AS x FROM bi.agents, truncate_duckdb_logs()) ON x",
     "PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
@@ -175,8 +175,13 @@ def _files(root: Path) -> dict[str, tuple[int, int, str]]:
 
 def _spelled(statement: str, home: Path) -> str:
     lake = home / "lake"
-    return statement.format(home=home, lake=lake, lake_file=lake / "agents.parquet", table=lake / LAKE_TABLE,
-                            serving=home / "serving.duckdb")
+    return statement.format(
+        home=home,
+        lake=lake,
+        lake_file=lake / "agents.parquet",
+        table=lake / LAKE_TABLE,
+        serving=home / "serving.duckdb",
+    )
 
 
 def _one_line_or_rows(done: Result) -> None:
@@ -215,13 +220,20 @@ def test_explain_analyze_of_a_write_is_refused_in_one_line_before_it_runs(
     done = runner.invoke(cli, ["sql", _spelled(statement, home)])
     assert done.exit_code == 1 and done.stdout == ""
     (line,) = done.stderr.splitlines()
-    assert line == f"{READ_ONLY}EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs " \
+    assert (
+        line == f"{READ_ONLY}EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs "
         "what it wraps)"
+    )
 
 
 def test_the_lake_table_the_issue_emptied_still_answers_after_every_attack(runner: CliRunner, home: Path) -> None:
-    count = ["sql", "--format", "csv", "SELECT count(*) AS n, max(daily_active_users) AS most FROM "
-             "core.user_daily_totals UNION ALL SELECT count(*), max(job_starts) FROM bi.agents"]
+    count = [
+        "sql",
+        "--format",
+        "csv",
+        "SELECT count(*) AS n, max(daily_active_users) AS most FROM "
+        "core.user_daily_totals UNION ALL SELECT count(*), max(job_starts) FROM bi.agents",
+    ]
     before = runner.invoke(cli, count).stdout
     assert before.splitlines() == ["n,most", "120,6", "3,9"]
     for statement in HOSTILE:
@@ -267,8 +279,10 @@ def test_no_wrapper_around_a_write_changes_a_file(runner: CliRunner, home: Path,
         ("EXPLAIN PIVOT bi.agents ON agent_name USING sum(job_starts)", "explain_key,explain_value"),
         ("CALL pragma_table_info('bi.agents')", "cid,name,type,notnull,dflt_value,pk"),
         ("DESCRIBE bi.agents", "column_name,column_type,null,key,default,extra"),
-        ("SUMMARIZE bi.agents", "column_name,column_type,min,max,approx_unique,avg,std,q25,q50,q75,count,"
-                                "null_percentage"),
+        (
+            "SUMMARIZE bi.agents",
+            "column_name,column_type,min,max,approx_unique,avg,std,q25,q50,q75,count,null_percentage",
+        ),
         ("SELECT * FROM query('SELECT 42 AS answer')", "answer"),
         ("SELECT count(*) AS files FROM glob('{lake}/**/*.parquet')", "files"),
         ("SELECT * FROM generate_series(1, 2) g, unnest([3]) u", "g,u"),
@@ -286,8 +300,9 @@ def test_reads_still_answer_pivot_without_in_among_them(
 
 
 def test_pivot_without_in_prints_its_rows(runner: CliRunner) -> None:
-    done = runner.invoke(cli, ["sql", "--format", "csv",
-                               "PIVOT bi.agents ON agent_name USING sum(job_starts) ORDER BY agent_id"])
+    done = runner.invoke(
+        cli, ["sql", "--format", "csv", "PIVOT bi.agents ON agent_name USING sum(job_starts) ORDER BY agent_id"]
+    )
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == ["agent_id,Alpha,Bravo,Charlie", "a-1,9,,", "b-2,,,", "c-3,,,3"]
 
@@ -384,8 +399,11 @@ def test_spill_goes_to_a_private_temporary_directory_removed_after_never_beside_
     [
         ("METRICS_SQL_TIMEOUT", "0", "METRICS_SQL_TIMEOUT must be above 0"),
         ("METRICS_SQL_TIMEOUT", "soon", "METRICS_SQL_TIMEOUT must be a number of seconds above 0, not 'soon'"),
-        ("METRICS_SQL_MEMORY_LIMIT", "lots",
-         "METRICS_SQL_MEMORY_LIMIT must be a size such as 512MB or 2GiB, not 'lots'"),
+        (
+            "METRICS_SQL_MEMORY_LIMIT",
+            "lots",
+            "METRICS_SQL_MEMORY_LIMIT must be a size such as 512MB or 2GiB, not 'lots'",
+        ),
         ("METRICS_SQL_MEMORY_LIMIT", "0", "METRICS_SQL_MEMORY_LIMIT must be above 0"),
         ("METRICS_SQL_SPILL_LIMIT", "-1GB", "METRICS_SQL_SPILL_LIMIT must be a size such as 512MB or 2GiB, not '-1GB'"),
     ],
@@ -419,32 +437,49 @@ def test_no_temporary_directory_to_spill_into_is_one_line_saying_what_to_set(
         ("CALL checkpoint()", "the table function checkpoint is refused"),
         ("EXPLAIN ANALYZE SELECT * FROM truncate_duckdb_logs()", "the table function truncate_duckdb_logs is refused"),
         ("SET VARIABLE x = (SELECT count(*) FROM checkpoint())", "the table function checkpoint is refused"),
-        ("PIVOT (SELECT 1 AS x, 2 AS y FROM force_checkpoint()) ON x USING count(*)",
-         "the table function force_checkpoint is refused"),
-        ("PIVOT (SELECT 1 AS x FROM enable_profiling(save_location := 'p.json')) ON x",
-         "the table function enable_profiling is refused"),
-        ("WITH c AS (SELECT 1 AS x FROM main.\"checkpoint\"()) PIVOT c ON x",
-         "the table function checkpoint is refused"),
-        ("PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
-         "the table function force_checkpoint is refused"),
+        (
+            "PIVOT (SELECT 1 AS x, 2 AS y FROM force_checkpoint()) ON x USING count(*)",
+            "the table function force_checkpoint is refused",
+        ),
+        (
+            "PIVOT (SELECT 1 AS x FROM enable_profiling(save_location := 'p.json')) ON x",
+            "the table function enable_profiling is refused",
+        ),
+        ('WITH c AS (SELECT 1 AS x FROM main."checkpoint"()) PIVOT c ON x', "the table function checkpoint is refused"),
+        (
+            "PIVOT (SELECT 1 AS x FROM FORCE_CHECKPOINT /* a comment */ ()) ON x",
+            "the table function force_checkpoint is refused",
+        ),
         # DuckDB binds these while it plans (EXPLAIN): they act before any plan could be read.
         ("SELECT * FROM enable_profiling()", "the table function enable_profiling is refused"),
         ("SELECT * FROM disable_logging()", "the table function disable_logging is refused"),
-        ("UNPIVOT (SELECT 1 AS x FROM enable_logging()) ON COLUMNS(*) INTO NAME k VALUE v",
-         "the table function enable_logging is refused"),
+        (
+            "UNPIVOT (SELECT 1 AS x FROM enable_logging()) ON COLUMNS(*) INTO NAME k VALUE v",
+            "the table function enable_logging is refused",
+        ),
         ("SELECT * FROM query('SELECT * FROM enable_profiling()')", "the table function enable_profiling is refused"),
-        ("SELECT * FROM query($$FROM query('FROM force_checkpoint()')$$)",
-         "the table function force_checkpoint is refused"),
-        ("SELECT * FROM query(getvariable('q'))",
-         "query() takes one literal string here: the SQL of any other is bound before it can be judged"),
-        ("SELECT * FROM query('SELECT * FROM enable_' || 'profiling()')",
-         "query() takes one literal string here: the SQL of any other is bound before it can be judged"),
+        (
+            "SELECT * FROM query($$FROM query('FROM force_checkpoint()')$$)",
+            "the table function force_checkpoint is refused",
+        ),
+        (
+            "SELECT * FROM query(getvariable('q'))",
+            "query() takes one literal string here: the SQL of any other is bound before it can be judged",
+        ),
+        (
+            "SELECT * FROM query('SELECT * FROM enable_' || 'profiling()')",
+            "query() takes one literal string here: the SQL of any other is bound before it can be judged",
+        ),
         ("PREPARE p AS SELECT 1", "PREPARE statements are refused"),
         ("CREATE TEMP MACRO m() AS 1", "CREATE statements are refused"),
-        ("PRAGMA version", "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and "
-                           "FROM pragma_table_info('<view>') read"),
-        ("EXPLAIN (ANALYZE) COPY (SELECT 1) TO 'x.csv'",
-         "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps"),
+        (
+            "PRAGMA version",
+            "PRAGMA statements are refused: SHOW TABLES, DESCRIBE <view> and FROM pragma_table_info('<view>') read",
+        ),
+        (
+            "EXPLAIN (ANALYZE) COPY (SELECT 1) TO 'x.csv'",
+            "EXPLAIN takes a query only (SELECT, FROM, WITH, PIVOT, CALL): EXPLAIN ANALYZE runs what it wraps",
+        ),
     ],
 )
 def test_a_refusal_names_what_was_refused(runner: CliRunner, statement: str, reason: str) -> None:

@@ -55,20 +55,25 @@ def history_aggregates(data: ReportData) -> list[dict]:
 
 
 def test_same_arguments_give_same_bytes() -> None:
-    first = b"".join(_data().user_lines(scope="enterprise", days=HISTORY[:3], completeness_for=_final,
-                                        start=0, stop=60))
-    second = b"".join(_data().user_lines(scope="enterprise", days=HISTORY[:3], completeness_for=_final,
-                                         start=0, stop=60))
+    first = b"".join(
+        _data().user_lines(scope="enterprise", days=HISTORY[:3], completeness_for=_final, start=0, stop=60)
+    )
+    second = b"".join(
+        _data().user_lines(scope="enterprise", days=HISTORY[:3], completeness_for=_final, start=0, stop=60)
+    )
     assert first == second
-    assert _data().aggregate_record(scope="enterprise", day=HISTORY[5], completeness=0.7) == \
-        _data().aggregate_record(scope="enterprise", day=HISTORY[5], completeness=0.7)
+    assert _data().aggregate_record(scope="enterprise", day=HISTORY[5], completeness=0.7) == _data().aggregate_record(
+        scope="enterprise", day=HISTORY[5], completeness=0.7
+    )
 
 
 def test_different_seeds_give_different_data() -> None:
-    one = b"".join(_data(seed=1).user_lines(scope="organization", days=HISTORY[:1], completeness_for=_final,
-                                            start=0, stop=40))
-    two = b"".join(_data(seed=2).user_lines(scope="organization", days=HISTORY[:1], completeness_for=_final,
-                                            start=0, stop=40))
+    one = b"".join(
+        _data(seed=1).user_lines(scope="organization", days=HISTORY[:1], completeness_for=_final, start=0, stop=40)
+    )
+    two = b"".join(
+        _data(seed=2).user_lines(scope="organization", days=HISTORY[:1], completeness_for=_final, start=0, stop=40)
+    )
     assert one != two
 
 
@@ -85,15 +90,22 @@ def test_user_ranges_compose_at_any_split_point(split: int, scope: str) -> None:
 
     whole = lines(0, stop)
     for i, day in enumerate(days):
-        per_day = whole[i * stop:(i + 1) * stop]
+        per_day = whole[i * stop : (i + 1) * stop]
         left = list(data.user_lines(scope=scope, days=[day], completeness_for=_final, start=0, stop=split))
         right = list(data.user_lines(scope=scope, days=[day], completeness_for=_final, start=split, stop=stop))
         assert left + right == per_day
 
 
 def test_every_line_is_one_json_object_ending_in_newline(data: ReportData) -> None:
-    lines = list(data.user_lines(scope="enterprise", days=HISTORY[:5], completeness_for=lambda _: 0.6,
-                                 start=0, stop=data.user_count(scope="enterprise")))
+    lines = list(
+        data.user_lines(
+            scope="enterprise",
+            days=HISTORY[:5],
+            completeness_for=lambda _: 0.6,
+            start=0,
+            stop=data.user_count(scope="enterprise"),
+        )
+    )
     assert len(lines) == 5 * data.user_count(scope="enterprise")
     for line in lines:
         assert line.endswith(b"\n") and line.count(b"\n") == 1
@@ -119,11 +131,12 @@ def test_enterprise_holds_the_org_users_plus_a_second_org(data: ReportData) -> N
     assert all("enterprise_id" in r and "organization_id" not in r for r in ent)
     # The organization is in the enterprise: its lines name both, as the service documents.
     assert {(r["organization_id"], r["enterprise_id"]) for r in org} == {(data.organization_id, data.enterprise_id)}
-    assert ent[:len(org)] == [{k: v for k, v in r.items() if k != "organization_id"} for r in org]
+    assert ent[: len(org)] == [{k: v for k, v in r.items() if k != "organization_id"} for r in org]
 
 
-def test_rename_is_visible_across_the_rename_day(data: ReportData, history_records: list[dict],
-                                                 history_aggregates: list[dict]) -> None:
+def test_rename_is_visible_across_the_rename_day(
+    data: ReportData, history_records: list[dict], history_aggregates: list[dict]
+) -> None:
     names: dict[bool, set[str]] = {False: set(), True: set()}
     for record in history_records + history_aggregates:
         after = date.fromisoformat(record["day"]) >= data.rename_day
@@ -135,7 +148,8 @@ def test_rename_is_visible_across_the_rename_day(data: ReportData, history_recor
 
 
 def test_agent_array_is_omitted_not_empty_when_there_is_no_activity(
-        data: ReportData, history_records: list[dict], history_aggregates: list[dict]) -> None:
+    data: ReportData, history_records: list[dict], history_aggregates: list[dict]
+) -> None:
     records = history_records + history_aggregates
     assert any("totals_by_3rd_party_agent" not in r for r in history_records)
     assert any("totals_by_3rd_party_agent" in r for r in history_records)
@@ -148,14 +162,17 @@ def test_agent_array_is_omitted_not_empty_when_there_is_no_activity(
             assert "totals_by_3rd_party_agent" not in record
 
 
-def test_session_count_only_in_aggregate_agent_entries(history_records: list[dict],
-                                                       history_aggregates: list[dict]) -> None:
+def test_session_count_only_in_aggregate_agent_entries(
+    history_records: list[dict], history_aggregates: list[dict]
+) -> None:
     user_entries = [e for r in history_records for e in r.get("totals_by_3rd_party_agent", [])]
     aggregate_entries = [e for r in history_aggregates for e in r.get("totals_by_3rd_party_agent", [])]
     assert user_entries and aggregate_entries
     assert all(set(e) == {"agent_id", "agent_name", "user_initiated_interaction_count"} for e in user_entries)
-    assert all(set(e) == {"agent_id", "agent_name", "user_initiated_interaction_count", "session_count"}
-               for e in aggregate_entries)
+    assert all(
+        set(e) == {"agent_id", "agent_name", "user_initiated_interaction_count", "session_count"}
+        for e in aggregate_entries
+    )
 
 
 def test_agent_ids_are_recognized_numeric_strings_one_entry_each(history_records: list[dict]) -> None:
@@ -182,26 +199,34 @@ def test_aggregate_is_the_sum_of_user_records(data: ReportData, scope: str, c: f
         for r in users:
             for e in r.get("totals_by_3rd_party_agent", []):
                 jobs[e["agent_id"]] = jobs.get(e["agent_id"], 0) + e["user_initiated_interaction_count"]
-        assert {e["agent_id"]: e["user_initiated_interaction_count"]
-                for e in aggregate.get("totals_by_3rd_party_agent", [])} == jobs
+        assert {
+            e["agent_id"]: e["user_initiated_interaction_count"] for e in aggregate.get("totals_by_3rd_party_agent", [])
+        } == jobs
         # The service's daily_active_users is IDE-based: a line active in the CLI alone (no IDE
         # entry, one copilot_cli feature entry) is not counted; daily_active_cli_users counts it.
         cli_only = [r for r in users if not r["totals_by_ide"] and r["used_cli"]]
         assert all({e["feature"] for e in r["totals_by_feature"]} == {"copilot_cli"} for r in cli_only)
         assert aggregate["daily_active_cli_users"] == sum(r["used_cli"] for r in users)
-        active = sum(1 for r in users if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])
-                     and r not in cli_only)
+        active = sum(
+            1
+            for r in users
+            if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"]) and r not in cli_only
+        )
         # Users the service confirmed by its own telemetry only count too; their lines show nothing.
         server_side = data.server_side_only(scope=scope, day=day)
         seen_server_side += len(server_side)
-        assert all(not r["code_generation_activity_count"] and not r["totals_by_ide"]
-                   for r in users if r["user_id"] in server_side)
+        assert all(
+            not r["code_generation_activity_count"] and not r["totals_by_ide"]
+            for r in users
+            if r["user_id"] in server_side
+        )
         assert aggregate["daily_active_users"] == active + len(server_side)
     assert seen_server_side
 
 
-def test_nested_job_starts_differ_from_top_level_interactions(history_records: list[dict],
-                                                              history_aggregates: list[dict]) -> None:
+def test_nested_job_starts_differ_from_top_level_interactions(
+    history_records: list[dict], history_aggregates: list[dict]
+) -> None:
     with_agents = [r for r in history_records + history_aggregates if "totals_by_3rd_party_agent" in r]
     assert with_agents
     for record in with_agents:
@@ -220,8 +245,11 @@ def test_completeness_is_final_after_three_days_and_grows_with_fetches() -> None
 
 
 @settings(max_examples=30, deadline=None)
-@given(low=st.floats(min_value=0.0, max_value=1.0), high=st.floats(min_value=0.0, max_value=1.0),
-       day_index=st.integers(min_value=0, max_value=59))
+@given(
+    low=st.floats(min_value=0.0, max_value=1.0),
+    high=st.floats(min_value=0.0, max_value=1.0),
+    day_index=st.integers(min_value=0, max_value=59),
+)
 def test_counts_are_monotone_in_completeness_and_never_negative(low: float, high: float, day_index: int) -> None:
     low, high = sorted((low, high))
     data = _data(users=12)
@@ -247,14 +275,19 @@ def test_partial_day_has_smaller_counts_than_the_final_day(data: ReportData) -> 
 def test_28_day_wrapper_has_the_report_shape(data: ReportData) -> None:
     end = HISTORY[-1]
     report = data.aggregate_28_day(scope="enterprise", end_day=end, completeness_for=_final)
-    assert set(report) == {"report_start_day", "report_end_day", "enterprise_id", "created_at", "day_totals",
-                           "assistant_feature_engagement"}
+    assert set(report) == {
+        "report_start_day",
+        "report_end_day",
+        "enterprise_id",
+        "created_at",
+        "day_totals",
+        "assistant_feature_engagement",
+    }
     engagement = report["assistant_feature_engagement"]
     assert all(f["engaged_user_count"] <= engagement["active_user_count"] for f in engagement["totals_by_feature"])
     assert report["report_end_day"] == end.isoformat()
     assert report["report_start_day"] == (end - timedelta(days=27)).isoformat()
-    assert [d["day"] for d in report["day_totals"]] == [(end - timedelta(days=27 - i)).isoformat()
-                                                          for i in range(28)]
+    assert [d["day"] for d in report["day_totals"]] == [(end - timedelta(days=27 - i)).isoformat() for i in range(28)]
     # A day of the 28-day report is the day's 1-day record, its phases with their 28-day population.
     day = report["day_totals"][-1]
     populations = [entry.pop("users_in_phase_28d") for entry in day["totals_by_ai_adoption_phase"]]
@@ -265,10 +298,20 @@ def test_28_day_wrapper_has_the_report_shape(data: ReportData) -> None:
 
 def test_aggregate_records_carry_the_real_fields(history_aggregates: list[dict]) -> None:
     record = history_aggregates[20]
-    for field in ("daily_active_users", "weekly_active_users", "monthly_active_users",
-                  "monthly_active_chat_users", "monthly_active_agent_users", "pull_requests",
-                  "totals_by_ide", "totals_by_feature", "totals_by_language_feature",
-                  "totals_by_language_model", "totals_by_model_feature", *COUNT_FIELDS):
+    for field in (
+        "daily_active_users",
+        "weekly_active_users",
+        "monthly_active_users",
+        "monthly_active_chat_users",
+        "monthly_active_agent_users",
+        "pull_requests",
+        "totals_by_ide",
+        "totals_by_feature",
+        "totals_by_language_feature",
+        "totals_by_language_model",
+        "totals_by_model_feature",
+        *COUNT_FIELDS,
+    ):
         assert field in record, field
     assert record["daily_active_users"] <= record["weekly_active_users"] <= record["monthly_active_users"]
     assert {"total_created", "total_merged", "median_minutes_to_merge"} <= set(record["pull_requests"])
@@ -283,7 +326,8 @@ def _sums(entries: list[dict], *, where=lambda e: True) -> list[int]:
 
 @pytest.mark.parametrize("level", ["user", "aggregate"])
 def test_breakdowns_reconcile_with_the_totals_as_the_docs_shape_them(
-        history_records: list[dict], history_aggregates: list[dict], level: str) -> None:
+    history_records: list[dict], history_aggregates: list[dict], level: str
+) -> None:
     """totals_by_feature adds up to the counts; the IDE and language arrays to them without the
     desktop app's and the CLI's entries; the model arrays to the chat features' entries only;
     totals_by_language_feature carries no interaction count."""
@@ -322,8 +366,11 @@ def test_unrecognized_agents_never_appear(history_records: list[dict], history_a
 
 
 def test_several_apps_of_one_agent_are_merged_into_one_entry(data: ReportData) -> None:
-    merged_users = [u for u in range(data.user_count(scope="organization"))
-                    if len({AGENT_APPS[a][1] for a in data._profile(u).apps}) < len(data._profile(u).apps)]
+    merged_users = [
+        u
+        for u in range(data.user_count(scope="organization"))
+        if len({AGENT_APPS[a][1] for a in data._profile(u).apps}) < len(data._profile(u).apps)
+    ]
     assert merged_users
     for record in _records(data, scope="organization", days=HISTORY[:20]):
         ids = [e["agent_id"] for e in record.get("totals_by_3rd_party_agent", [])]
@@ -339,8 +386,9 @@ def test_cli_totals_appear_only_with_cli_use(history_records: list[dict], histor
         assert ("totals_by_cli" in aggregate) == any(r["used_cli"] for r in day_users)
         if "totals_by_cli" in aggregate:
             cli = aggregate["totals_by_cli"]
-            assert cli["request_count"] == sum(r["totals_by_cli"]["request_count"]
-                                               for r in day_users if "totals_by_cli" in r)
+            assert cli["request_count"] == sum(
+                r["totals_by_cli"]["request_count"] for r in day_users if "totals_by_cli" in r
+            )
             assert set(cli["token_usage"]) == {"output_tokens_sum", "prompt_tokens_sum", "avg_tokens_per_request"}
 
 

@@ -16,12 +16,16 @@ DAY = date(2026, 10, 1)
 def test_file_holds_every_user_of_every_day_as_generated(tmp_path: Path) -> None:
     path = write_report_file(tmp_path / "users.ndjson", seed=3, users=30, day=DAY, days=2)
     data = ReportData(seed=3, users=30, org="acme", enterprise="acme-corp", first_day=DAY - timedelta(days=60))
-    expected = b"".join(data.user_lines(scope="organization", days=[DAY, DAY + timedelta(days=1)],
-                                        completeness_for=lambda _: 1.0, start=0, stop=30))
+    expected = b"".join(
+        data.user_lines(
+            scope="organization", days=[DAY, DAY + timedelta(days=1)], completeness_for=lambda _: 1.0, start=0, stop=30
+        )
+    )
     body = path.read_bytes()
     assert body == expected
-    assert [json.loads(line)["day"] for line in body.splitlines()] == [DAY.isoformat()] * 30 + \
-        [(DAY + timedelta(days=1)).isoformat()] * 30
+    assert [json.loads(line)["day"] for line in body.splitlines()] == [DAY.isoformat()] * 30 + [
+        (DAY + timedelta(days=1)).isoformat()
+    ] * 30
 
 
 def test_sidecar_records_parameters_size_lines_and_sha256(tmp_path: Path) -> None:
@@ -65,8 +69,9 @@ def test_many_users_are_written_in_user_chunks_each_with_all_days(tmp_path: Path
     data = ReportData(seed=5, users=users, org="acme", enterprise="acme-corp", first_day=DAY - timedelta(days=60))
 
     def lines(start: int, stop: int) -> bytes:
-        return b"".join(data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0,
-                                        start=start, stop=stop))
+        return b"".join(
+            data.user_lines(scope="organization", days=days, completeness_for=lambda _: 1.0, start=start, stop=stop)
+        )
 
     assert path.read_bytes() == lines(0, 2_000) + lines(2_000, users)
     assert report_file_meta(path)["lines"] == users * 2

@@ -76,17 +76,28 @@ def test_last_activity_is_the_last_active_day_of_the_user_records() -> None:
             continue
         assert seat["last_activity_at"].startswith(record["day"] + "T")
         [ide] = record["totals_by_ide"]
-        assert seat["last_activity_editor"] == "/".join((
-            ide["ide"], ide["last_known_ide_version"]["ide_version"],
-            ide["last_known_plugin_version"]["plugin"], ide["last_known_plugin_version"]["plugin_version"]))
+        assert seat["last_activity_editor"] == "/".join(
+            (
+                ide["ide"],
+                ide["last_known_ide_version"]["ide_version"],
+                ide["last_known_plugin_version"]["plugin"],
+                ide["last_known_plugin_version"]["plugin_version"],
+            )
+        )
 
 
 def test_fast_activity_scan_agrees_with_the_day_flags() -> None:
     data = _data(300)
     last = data.last_active_days(today=TODAY)
     for u in range(300):
-        expected = next((TODAY - timedelta(days=b) for b in range(1, LAST_ACTIVITY_DAYS + 1)
-                         if data._day_flags(TODAY - timedelta(days=b))[0] >> u & 1), None)
+        expected = next(
+            (
+                TODAY - timedelta(days=b)
+                for b in range(1, LAST_ACTIVITY_DAYS + 1)
+                if data._day_flags(TODAY - timedelta(days=b))[0] >> u & 1
+            ),
+            None,
+        )
         assert last[u] == expected, u
 
 
@@ -116,8 +127,9 @@ def test_assigning_team_is_the_squad_of_today_and_seats_follow_the_clock() -> No
             squad = data.teams.squad_of(u, today)
             assert seat["assigning_team"]["id"] == squad.team_id
             assert seat["assigning_team"]["slug"] == squad.slug_on(today, data.rename_day)
-            assert {"id", "node_id", "slug", "name", "description", "privacy", "url", "html_url"} <= \
-                set(seat["assigning_team"])
+            assert {"id", "node_id", "slug", "name", "description", "privacy", "url", "html_url"} <= set(
+                seat["assigning_team"]
+            )
     assert _seats(data) == _seats(data)
     # Lapsed users fall out of the 90-day window as the clock moves on.
     far = FIRST_DAY + timedelta(days=15 + LAST_ACTIVITY_DAYS + 1)

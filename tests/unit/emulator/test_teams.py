@@ -27,8 +27,10 @@ from emulator.teams import (
 FIRST_DAY = date(2026, 9, 1)
 HISTORY = [FIRST_DAY + timedelta(days=i) for i in range(60)]
 SCOPES = ("organization", "enterprise")
-FIELDS = {"organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
-          "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"}}
+FIELDS = {
+    "organization": {"user_id", "user_login", "day", "organization_id", "enterprise_id", "team_id", "slug"},
+    "enterprise": {"user_id", "user_login", "day", "enterprise_id", "team_id", "slug"},
+}
 
 
 def _data(users: int = 40, seed: int = 7) -> ReportData:
@@ -49,8 +51,11 @@ def _user_id(data: ReportData, u: int) -> int:
 
 
 @settings(max_examples=25, deadline=None)
-@given(users=st.integers(min_value=1, max_value=120), day_index=st.integers(min_value=-5, max_value=70),
-       scope=st.sampled_from(SCOPES))
+@given(
+    users=st.integers(min_value=1, max_value=120),
+    day_index=st.integers(min_value=-5, max_value=70),
+    scope=st.sampled_from(SCOPES),
+)
 def test_a_team_under_five_members_is_left_out_of_the_report(users: int, day_index: int, scope: str) -> None:
     data = _data(users=users)
     day = FIRST_DAY + timedelta(days=day_index)
@@ -81,8 +86,10 @@ def test_mover_changes_squad_on_the_move_day(data: ReportData) -> None:
     assert all(s.startswith("squad-") or s == RENAMED_SQUAD_NEW_SLUG for s in (*before.values(), *after.values()))
     # A user who does not move keeps the squad.
     stayer = _user_id(data, 8)
-    assert _teams_of(data, scope="organization", day=HISTORY[0], user_id=stayer).keys() == \
-        _teams_of(data, scope="organization", day=HISTORY[-1], user_id=stayer).keys()
+    assert (
+        _teams_of(data, scope="organization", day=HISTORY[0], user_id=stayer).keys()
+        == _teams_of(data, scope="organization", day=HISTORY[-1], user_id=stayer).keys()
+    )
     # The enterprise moves the same user from one engineering team to the next.
     ent_before = _teams_of(data, scope="enterprise", day=data.team_move_day - timedelta(days=1), user_id=mover)
     ent_after = _teams_of(data, scope="enterprise", day=data.team_move_day, user_id=mover)
@@ -95,7 +102,8 @@ def test_an_organization_s_team_lines_name_its_enterprise_too(data: ReportData) 
     org = [json.loads(line) for line in data.user_teams_lines(scope="organization", day=HISTORY[30])]
     ent = [json.loads(line) for line in data.user_teams_lines(scope="enterprise", day=HISTORY[30])]
     assert org and {(r["organization_id"], r["enterprise_id"]) for r in org} == {
-        (data.organization_id, data.enterprise_id)}
+        (data.organization_id, data.enterprise_id)
+    }
     assert ent and all("organization_id" not in r and r["enterprise_id"] == data.enterprise_id for r in ent)
 
 
@@ -114,24 +122,35 @@ def test_a_user_on_two_teams_has_one_line_per_team(data: ReportData) -> None:
     assert set(Counter(r["user_id"] for r in ent if r["team_id"] != pilot).values()) == {2}
 
 
-@pytest.mark.parametrize(("scope", "old", "new"), [("organization", RENAMED_SQUAD_OLD_SLUG, RENAMED_SQUAD_NEW_SLUG),
-                                                   ("enterprise", RENAMED_ENTERPRISE_OLD_SLUG,
-                                                    RENAMED_ENTERPRISE_NEW_SLUG)])
+@pytest.mark.parametrize(
+    ("scope", "old", "new"),
+    [
+        ("organization", RENAMED_SQUAD_OLD_SLUG, RENAMED_SQUAD_NEW_SLUG),
+        ("enterprise", RENAMED_ENTERPRISE_OLD_SLUG, RENAMED_ENTERPRISE_NEW_SLUG),
+    ],
+)
 def test_slug_change_keeps_the_team_id(data: ReportData, scope: str, old: str, new: str) -> None:
     team_id = data.teams.team(scope, old).team_id
     assert HISTORY[0] < data.rename_day <= HISTORY[-1]
     for day in HISTORY:
-        slugs = {r["slug"] for r in map(json.loads, data.user_teams_lines(scope=scope, day=day))
-                 if r["team_id"] == team_id}
+        slugs = {
+            r["slug"] for r in map(json.loads, data.user_teams_lines(scope=scope, day=day)) if r["team_id"] == team_id
+        }
         assert slugs == ({new} if day >= data.rename_day else {old})
 
 
 @pytest.mark.parametrize("scope", SCOPES)
 def test_every_team_line_user_is_in_that_days_user_level_report(data: ReportData, scope: str) -> None:
     for day in (HISTORY[0], data.rename_day, HISTORY[-1]):
-        users = {(r["user_id"], r["user_login"]): r
-                 for r in map(json.loads, data.user_lines(scope=scope, days=[day], completeness_for=lambda _: 1.0,
-                                                          start=0, stop=data.user_count(scope=scope)))}
+        users = {
+            (r["user_id"], r["user_login"]): r
+            for r in map(
+                json.loads,
+                data.user_lines(
+                    scope=scope, days=[day], completeness_for=lambda _: 1.0, start=0, stop=data.user_count(scope=scope)
+                ),
+            )
+        }
         lines = [json.loads(line) for line in data.user_teams_lines(scope=scope, day=day)]
         assert lines
         id_field = "organization_id" if scope == "organization" else "enterprise_id"
@@ -165,23 +184,39 @@ def test_every_org_user_is_on_exactly_one_squad_every_day(data: ReportData) -> N
 
 def test_teams_are_deterministic_and_follow_the_seed() -> None:
     day = HISTORY[25]
-    assert b"".join(_data().user_teams_lines(scope="enterprise", day=day)) == \
-        b"".join(_data().user_teams_lines(scope="enterprise", day=day))
+    assert b"".join(_data().user_teams_lines(scope="enterprise", day=day)) == b"".join(
+        _data().user_teams_lines(scope="enterprise", day=day)
+    )
     assert _data().team_members(scope="organization", day=day) == _data().team_members(scope="organization", day=day)
     assert all(isinstance(m, TeamMembership) for m in _data().team_members(scope="organization", day=day))
-    assert {t.team_id for t in _data(seed=1).teams.teams("organization")} != \
-        {t.team_id for t in _data(seed=2).teams.teams("organization")}
+    assert {t.team_id for t in _data(seed=1).teams.teams("organization")} != {
+        t.team_id for t in _data(seed=2).teams.teams("organization")
+    }
 
 
 def test_teams_change_no_byte_of_the_user_level_report() -> None:
     def report() -> bytes:
         data = _data()
-        return b"".join(data.user_lines(scope="enterprise", days=HISTORY[18:22], completeness_for=lambda _: 1.0,
-                                        start=0, stop=data.user_count(scope="enterprise")))
+        return b"".join(
+            data.user_lines(
+                scope="enterprise",
+                days=HISTORY[18:22],
+                completeness_for=lambda _: 1.0,
+                start=0,
+                stop=data.user_count(scope="enterprise"),
+            )
+        )
 
     data = _data()
     for day in HISTORY[18:22]:
         list(data.user_teams_lines(scope="enterprise", day=day))
-    after = b"".join(data.user_lines(scope="enterprise", days=HISTORY[18:22], completeness_for=lambda _: 1.0,
-                                     start=0, stop=data.user_count(scope="enterprise")))
+    after = b"".join(
+        data.user_lines(
+            scope="enterprise",
+            days=HISTORY[18:22],
+            completeness_for=lambda _: 1.0,
+            start=0,
+            stop=data.user_count(scope="enterprise"),
+        )
+    )
     assert after == report()

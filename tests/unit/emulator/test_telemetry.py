@@ -21,13 +21,18 @@ DATA = ReportData(seed=5, users=30, org="acme", enterprise="acme-corp", first_da
 
 def _lines(scope: str, day: date, c: float) -> list[dict]:
     size = DATA.user_count(scope=scope)
-    return [json.loads(line) for line in DATA.user_lines(scope=scope, days=[day], completeness_for=lambda _: c,
-                                                         start=0, stop=size)]
+    return [
+        json.loads(line)
+        for line in DATA.user_lines(scope=scope, days=[day], completeness_for=lambda _: c, start=0, stop=size)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
-@given(offset=st.integers(min_value=0, max_value=364), c=st.sampled_from([1.0, 0.9, 0.6]),
-       scope=st.sampled_from(["organization", "enterprise"]))
+@given(
+    offset=st.integers(min_value=0, max_value=364),
+    c=st.sampled_from([1.0, 0.9, 0.6]),
+    scope=st.sampled_from(["organization", "enterprise"]),
+)
 def test_the_aggregate_adds_up_from_the_lines_and_the_server_side_only_users_on_any_day(offset, c, scope):
     day = FIRST_DAY + timedelta(days=offset)
     lines = _lines(scope, day, c)
@@ -36,8 +41,9 @@ def test_the_aggregate_adds_up_from_the_lines_and_the_server_side_only_users_on_
     server_side = DATA.server_side_only(scope=scope, day=day)
     # A line active in the CLI alone (no IDE entry) is outside the service's IDE-based count.
     cli_only = {r["user_id"] for r in lines if not r["totals_by_ide"] and r["used_cli"]}
-    active = {r["user_id"] for r in lines
-              if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])} - cli_only
+    active = {
+        r["user_id"] for r in lines if (r["user_initiated_interaction_count"] or r["code_generation_activity_count"])
+    } - cli_only
     assert aggregate["daily_active_cli_users"] == sum(r["used_cli"] for r in lines)
     # Inside the documented misattribution windows too (emulator/misattribution.py): each surface's
     # users are the lines that say so, whatever the service served in their place.

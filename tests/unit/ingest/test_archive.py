@@ -64,9 +64,13 @@ def test_every_line_is_segmented_once_or_cut_off_as_too_long_however_the_stream_
     expected_lines = lines if trailing_newline or lines[-1] else lines[:-1]
     expected = {
         number: (
-            (f"line too long: {len(line):,} bytes, over the limit of {limit:,} bytes for one line; "
-             "not parsed (the archive keeps it whole)", line.decode())
-            if len(line) > limit else line
+            (
+                f"line too long: {len(line):,} bytes, over the limit of {limit:,} bytes for one line; "
+                "not parsed (the archive keeps it whole)",
+                line.decode(),
+            )
+            if len(line) > limit
+            else line
         )
         for number, line in enumerate(expected_lines, start=1)
     }
@@ -79,7 +83,10 @@ def test_a_long_line_keeps_only_its_first_2000_bytes_while_the_archive_keeps_it_
     body = b'{"a": 1}\n' + long_line + b'\n{"b": 2}\n'
     segments: list[Segment] = []
     archived = archive_stream(
-        iter(_split(body, list(range(1000, len(body), 1 << 20)))), archive_dir=tmp_path, stem="0000", batch_rows=10,
+        iter(_split(body, list(range(1000, len(body), 1 << 20)))),
+        archive_dir=tmp_path,
+        stem="0000",
+        batch_rows=10,
         emit=segments.append,
     )
     assert [(s.first_line, s.lines, s.data) for s in segments if not s.rejects] == [

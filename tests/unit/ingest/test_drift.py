@@ -16,7 +16,7 @@ from tests.unit.transform.synthetic import daily_record
 
 
 def _extra_of(record: dict[str, object], dialect: str = "service") -> dict[str, object]:
-    (frame, rejects), = list(read_lines([json.dumps(record).encode()], first_line=1, batch_rows=10, dialect=dialect))
+    ((frame, rejects),) = list(read_lines([json.dumps(record).encode()], first_line=1, batch_rows=10, dialect=dialect))
     assert rejects == []
     text = frame["_extra"][0]
     return json.loads(text) if text else {}
@@ -38,8 +38,12 @@ def test_an_undeclared_field_is_one_path_and_a_mistyped_member_is_named_by_its_a
 def test_the_service_s_internal_and_28_day_wrapper_fields_are_known_not_drift() -> None:
     record = daily_record(random.Random(5), day=date(2026, 11, 1), user=None)
     record |= {"etl_id": "e-1", "day_partition": "2026-11-01", "entity_id_partition": 3}
-    wrapper = {"report_start_day": "2026-10-05", "report_end_day": "2026-11-01", "created_at": "2026-11-02T06:00:00Z",
-               "day_totals": [record]}
+    wrapper = {
+        "report_start_day": "2026-10-05",
+        "report_end_day": "2026-11-01",
+        "created_at": "2026-11-02T06:00:00Z",
+        "day_totals": [record],
+    }
     assert list(paths(_extra_of(wrapper), "service")) == []
 
 
@@ -51,10 +55,12 @@ def test_github_names_are_the_declared_ones_under_the_github_dialect() -> None:
 
 def test_the_tally_counts_records_per_day_path_and_drift() -> None:
     extra = json.dumps({"totals_by_future_widget": {"widgets": 1}, "used_agent": 1})
-    totals = pl.DataFrame({
-        "day": [date(2026, 11, 1)] * 3 + [date(2026, 11, 2)],
-        "extra": [extra, extra, None, extra],
-    })
+    totals = pl.DataFrame(
+        {
+            "day": [date(2026, 11, 1)] * 3 + [date(2026, 11, 2)],
+            "extra": [extra, extra, None, extra],
+        }
+    )
     tally = DriftTally("service")
     tally.add(totals)
     assert tally.frame().select("day", "path", "drift", "records").rows() == [
@@ -72,15 +78,17 @@ _JSON = st.recursive(
 )
 
 
-@given(seed=st.integers(0, 1000), replaced=st.sampled_from(["used_agent", "loc_added_sum", "ai_credits_used"]),
-       value=_JSON)
+@given(
+    seed=st.integers(0, 1000), replaced=st.sampled_from(["used_agent", "loc_added_sum", "ai_credits_used"]), value=_JSON
+)
 def test_a_declared_field_given_any_json_value_lands_or_is_counted_never_lost(
     seed: int, replaced: str, value: object
 ) -> None:
     record = daily_record(random.Random(seed), day=date(2026, 11, 1), user=7)
     record[replaced] = value
-    (frame, rejects), = list(read_lines([json.dumps(record).encode()], first_line=1, batch_rows=10,
-                                        dialect="service"))
+    ((frame, rejects),) = list(
+        read_lines([json.dumps(record).encode()], first_line=1, batch_rows=10, dialect="service")
+    )
     assert rejects == [] and frame.height == 1
     landed = frame[replaced][0]
     extra = json.loads(frame["_extra"][0]) if frame["_extra"][0] else {}

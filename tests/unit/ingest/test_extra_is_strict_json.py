@@ -22,6 +22,7 @@ _SPECIAL = ("1e400", "-1e400", "NaN", "Infinity", "-Infinity", "1.8e308", "-2E+9
 
 def _strict(text: str) -> object:
     """json.loads as a strict reader: NaN and Infinity refused, and so is a number out of range."""
+
     def refuse(constant: str) -> object:
         raise ValueError(f"{constant} is not JSON")
 
@@ -72,7 +73,7 @@ def test_out_of_range_numbers_and_nan_keep_their_text_in_extra_on_both_paths(pla
         _put(records[index], path, text)
     lines = [_line(r) for r in records]
     data = b"\n".join(lines) + b"\n"
-    (slow, slow_rejects), = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
+    ((slow, slow_rejects),) = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
     pieces = list(read_segment(data, first_line=1, lines=len(lines), batch_rows=10, dialect="service"))
     fast = pl.concat([frame for frame, _ in pieces])
     assert slow_rejects == [] and [r for _, rejects in pieces for r in rejects] == []

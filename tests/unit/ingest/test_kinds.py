@@ -22,8 +22,9 @@ CARRIED = [k for k in REPORT_KINDS if k.carried_by is not None]
 LEVELS = {k.level for k in REPORT_KINDS}
 PERIODS = {k.kind for k in REPORT_KINDS}
 # What a kind's path names it, under either scope: "repos-1-day", "organization-28-day".
-PATH_NAMES = {k.path_name(scope).removesuffix("/latest") for k in REPORT_KINDS
-              for scope in ("organization", "enterprise")}
+PATH_NAMES = {
+    k.path_name(scope).removesuffix("/latest") for k in REPORT_KINDS for scope in ("organization", "enterprise")
+}
 
 
 def _constants(node: ast.AST) -> set[str]:
@@ -62,12 +63,16 @@ def test_no_module_but_the_declarations_names_or_branches_on_a_report_kind() -> 
     assert not broken, "loop over pipelines/service/kinds.py's declarations instead:\n" + "\n".join(broken)
 
 
-@pytest.mark.parametrize("former", [
-    'if ref.level == "user" and ref.kind == "1-day":\n    pass',
-    'carried = {("user", "1-day"): USER_TEAMS, ("aggregate", "1-day"): REPOS}',
-    'if self.level in ("user-teams", "repos") and self.kind != "1-day":\n    pass',
-    'path = "repos-1-day"',
-], ids=["level-and-period", "keyed-by-pair", "carried-level", "path-name"])
+@pytest.mark.parametrize(
+    "former",
+    [
+        'if ref.level == "user" and ref.kind == "1-day":\n    pass',
+        'carried = {("user", "1-day"): USER_TEAMS, ("aggregate", "1-day"): REPOS}',
+        'if self.level in ("user-teams", "repos") and self.kind != "1-day":\n    pass',
+        'path = "repos-1-day"',
+    ],
+    ids=["level-and-period", "keyed-by-pair", "carried-level", "path-name"],
+)
 def test_the_check_finds_the_branches_the_kinds_were_once_added_by(former: str) -> None:
     assert kind_branches(former)
 
@@ -92,13 +97,17 @@ def test_each_carrier_carries_exactly_the_kinds_that_name_it() -> None:
 @pytest.mark.parametrize("dialect", ["service", "github"])
 def test_every_kind_has_a_path_of_its_own_in_each_dialect(dialect: str) -> None:
     for scope, name in (("organization", "acme"), ("enterprise", "corp")):
-        paths = [get_dialect(dialect).report_path(scope=scope, scope_name=name, kind=k.kind, level=k.level)
-                 for k in REPORT_KINDS]
+        paths = [
+            get_dialect(dialect).report_path(scope=scope, scope_name=name, kind=k.kind, level=k.level)
+            for k in REPORT_KINDS
+        ]
         assert len(set(paths)) == len(REPORT_KINDS)
         assert all(p.startswith(f"/{'orgs' if scope == 'organization' else 'enterprises'}/{name}/") for p in paths)
-    assert get_dialect(dialect).report_path(
-        scope="organization", scope_name="acme", kind="1-day", level="repos"
-    ).endswith("/metrics/reports/repos-1-day")
+    assert (
+        get_dialect(dialect)
+        .report_path(scope="organization", scope_name="acme", kind="1-day", level="repos")
+        .endswith("/metrics/reports/repos-1-day")
+    )
 
 
 def test_a_report_is_one_only_of_a_declared_level_and_period() -> None:
@@ -111,4 +120,3 @@ def test_a_report_is_one_only_of_a_declared_level_and_period() -> None:
             else:
                 with pytest.raises(ValueError, match=f"the {level} report is 1-day only"):
                     ReportRef("organization", "acme", period, level, day)  # type: ignore[arg-type]
-

@@ -36,7 +36,7 @@ def _lines(n: int, seed: int = 1) -> list[bytes]:
 def test_fast_path_and_line_path_parse_the_same():
     lines = _lines(30)
     fast = read_fast(b"\n".join(lines) + b"\n", first_line=11, lines=len(lines), dialect="service")
-    (slow, rejects), = list(read_lines(lines, first_line=11, batch_rows=1000, dialect="service"))
+    ((slow, rejects),) = list(read_lines(lines, first_line=11, batch_rows=1000, dialect="service"))
     assert rejects == []
     assert fast["_line"].to_list() == list(range(11, 41))
     assert json.loads(fast["_extra"][2]) == {"etl_id": "e-2"}
@@ -48,7 +48,7 @@ def test_fast_path_and_line_path_parse_the_same():
     [
         (b'{"day": "2026-11-01", "user_id": 9', "malformed JSON"),
         (b'{"day": "2026-11-01", "user_id": "nine"}', "field user_id"),
-        (b'[1, 2]', "expected a JSON object"),
+        (b"[1, 2]", "expected a JSON object"),
     ],
 )
 def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: bytes, reason: str):
@@ -57,7 +57,7 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
     data = b"\n".join(lines)
     with pytest.raises(FastPathRefused):
         read_fast(data, first_line=1, lines=len(lines), dialect="service")
-    (frame, rejects), = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100, dialect="service"))
+    ((frame, rejects),) = list(read_lines(io.BytesIO(data), first_line=1, batch_rows=100, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 3, 5, 6]
     assert [r.line_number for r in rejects] == [4]
     assert reason in rejects[0].reason
@@ -66,7 +66,7 @@ def test_bad_line_is_rejected_with_number_and_reason_and_good_lines_stay(bad: by
 
 def test_a_fraction_where_a_count_belongs_lands_as_null_and_is_kept_in_extra():
     bad = b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": [{"ide": "x", "loc_added_sum": 1.5}]}'
-    (frame, rejects), = list(read_lines([bad], first_line=7, batch_rows=10, dialect="service"))
+    ((frame, rejects),) = list(read_lines([bad], first_line=7, batch_rows=10, dialect="service"))
     assert rejects == []
     assert frame["_line"].to_list() == [7]
     (element,) = frame["totals_by_ide"][0]
@@ -79,10 +79,16 @@ def test_day_totals_wrapper_gives_its_daily_records_and_keeps_its_own_fields():
     days = [daily_record(rng, day=date(2026, 11, d), user=None) for d in (1, 2, 3)]
     for record in days[1:]:
         del record["organization_id"]
-    header = {"report_start_day": "2026-11-01", "report_end_day": "2026-11-03", "organization_id": "4711",
-              "created_at": "2026-11-04T06:00:00Z"}
+    header = {
+        "report_start_day": "2026-11-01",
+        "report_end_day": "2026-11-03",
+        "organization_id": "4711",
+        "created_at": "2026-11-04T06:00:00Z",
+    }
     wrapper = {**header, "day_totals": days}
-    (frame, rejects), = list(read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10, dialect="service"))
+    ((frame, rejects),) = list(
+        read_lines([json.dumps(wrapper).encode()], first_line=1, batch_rows=10, dialect="service")
+    )
     assert rejects == []
     assert frame["day"].to_list() == [date(2026, 11, d) for d in (1, 2, 3)]
     assert frame["organization_id"].to_list() == ["4711"] * 3
@@ -121,7 +127,7 @@ def test_blank_or_whitespace_line_sends_segment_to_the_line_path_so_line_numbers
     assert segment.lines == 4
     with pytest.raises(FastPathRefused, match="blank"):
         read_fast(segment.data, first_line=1, lines=segment.lines, dialect="service")
-    (frame, _), = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10, dialect="service"))
+    ((frame, _),) = list(read_lines(io.BytesIO(segment.data), first_line=1, batch_rows=10, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 4]
     assert line_texts(segment.data, {4}, first_line=1)[4].startswith("{")
 
@@ -149,7 +155,7 @@ def test_a_mistyped_key_is_refused_by_the_fast_path_and_rejected_by_the_line_pat
     data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
         read_fast(data, first_line=1, lines=4, dialect="service")
-    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
+    ((frame, rejects),) = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
     assert frame["_line"].to_list() == [1, 2, 3]
     assert [r.line_number for r in rejects] == [4]
 
@@ -161,15 +167,24 @@ def test_a_mistyped_key_is_refused_by_the_fast_path_and_rejected_by_the_line_pat
         (b'{"day": "2026-11-01", "user_id": 9, "used_agent": 1}', "used_agent", {"used_agent": 1}),
         (b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": 1.5}', "loc_added_sum", {"loc_added_sum": 1.5}),
         (b'{"day": "2026-11-01", "user_id": 9, "loc_added_sum": "7"}', "loc_added_sum", {"loc_added_sum": "7"}),
-        (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}', "ai_credits_used",
-         {"ai_credits_used": "12.5"}),
+        (
+            b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": "12.5"}',
+            "ai_credits_used",
+            {"ai_credits_used": "12.5"},
+        ),
         (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": true}', "ai_credits_used", {"ai_credits_used": True}),
         (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 1e13}', "ai_credits_used", {"ai_credits_used": 1e13}),
-        (b'{"day": "2026-11-01", "user_id": 9, "used_assistant_app": 1}', "used_assistant_app",
-         {"used_assistant_app": 1}),
+        (
+            b'{"day": "2026-11-01", "user_id": 9, "used_assistant_app": 1}',
+            "used_assistant_app",
+            {"used_assistant_app": 1},
+        ),
         (b'{"day": "2026-11-01", "user_id": 9, "pull_requests": "none"}', "pull_requests", {"pull_requests": "none"}),
-        (b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": {"ide": "x"}}', "totals_by_ide",
-         {"totals_by_ide": {"ide": "x"}}),
+        (
+            b'{"day": "2026-11-01", "user_id": 9, "totals_by_ide": {"ide": "x"}}',
+            "totals_by_ide",
+            {"totals_by_ide": {"ide": "x"}},
+        ),
     ],
 )
 def test_a_mistyped_field_outside_the_key_lands_as_null_with_its_raw_value_in_extra(
@@ -178,7 +193,7 @@ def test_a_mistyped_field_outside_the_key_lands_as_null_with_its_raw_value_in_ex
     data = b"\n".join([*_lines(3), bad]) + b"\n"
     with pytest.raises(FastPathRefused):
         read_fast(data, first_line=1, lines=4, dialect="service")
-    (frame, rejects), = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
+    ((frame, rejects),) = list(read_lines(data.splitlines(), first_line=1, batch_rows=100, dialect="service"))
     assert rejects == []
     assert frame["_line"].to_list() == [1, 2, 3, 4]
     assert frame[column][3] is None and frame["user_id"][3] == 9
@@ -186,17 +201,21 @@ def test_a_mistyped_field_outside_the_key_lands_as_null_with_its_raw_value_in_ex
 
 
 def test_an_element_whose_key_is_mistyped_is_kept_whole_in_extra_and_the_others_land():
-    bad = (b'{"day": "2026-11-01", "user_id": 9, "totals_by_3rd_party_agent": ['
-           b'{"agent_id": 7, "user_initiated_interaction_count": 2},'
-           b'{"agent_id": "a-1", "user_initiated_interaction_count": "3"}]}')
-    (frame, rejects), = list(read_lines([bad], first_line=1, batch_rows=10, dialect="service"))
+    bad = (
+        b'{"day": "2026-11-01", "user_id": 9, "totals_by_3rd_party_agent": ['
+        b'{"agent_id": 7, "user_initiated_interaction_count": 2},'
+        b'{"agent_id": "a-1", "user_initiated_interaction_count": "3"}]}'
+    )
+    ((frame, rejects),) = list(read_lines([bad], first_line=1, batch_rows=10, dialect="service"))
     assert rejects == []
     (agent,) = frame["totals_by_3rd_party_agent"][0]
     assert agent["agent_id"] == "a-1" and agent["user_initiated_interaction_count"] is None
-    assert json.loads(frame["_extra"][0]) == {"totals_by_3rd_party_agent": [
-        {"agent_id": 7, "user_initiated_interaction_count": 2},
-        {"agent_id": "a-1", "user_initiated_interaction_count": "3"},
-    ]}
+    assert json.loads(frame["_extra"][0]) == {
+        "totals_by_3rd_party_agent": [
+            {"agent_id": 7, "user_initiated_interaction_count": 2},
+            {"agent_id": "a-1", "user_initiated_interaction_count": "3"},
+        ]
+    }
 
 
 def test_nested_unknown_members_are_kept_alike_by_both_paths_at_any_depth():
@@ -212,7 +231,7 @@ def test_nested_unknown_members_are_kept_alike_by_both_paths_at_any_depth():
     plain = daily_record(rng, day=date(2026, 11, 1), user=None)
     lines = [json.dumps(rec).encode(), json.dumps(plain).encode()]
     fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines), dialect="service")
-    (slow, _), = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
+    ((slow, _),) = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
     expected = {
         "etl_id": "e-1",
         "pull_requests": {"brand_new_count": 2},
@@ -267,7 +286,7 @@ def test_unknown_fields_anywhere_are_kept_alike_by_both_paths(added):
     for index, place, name, value in added:
         _place(records[index], place)[name] = value
     lines = [json.dumps(r).encode() for r in records]
-    (slow, rejects), = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
+    ((slow, rejects),) = list(read_lines(lines, first_line=1, batch_rows=10, dialect="service"))
     assert rejects == []
     try:
         fast = read_fast(b"\n".join(lines) + b"\n", first_line=1, lines=len(lines), dialect="service")
@@ -329,16 +348,18 @@ def test_halving_around_bad_lines_reads_like_the_line_path(bad, trailing_newline
         records, rejects = _read_whole(data, len(lines))
     finally:
         parse.LINE_PATH_LINES = original
-    (expected, expected_rejects), = list(read_lines(lines, first_line=1, batch_rows=10_000, dialect="service"))
+    ((expected, expected_rejects),) = list(read_lines(lines, first_line=1, batch_rows=10_000, dialect="service"))
     assert_frame_equal(records, expected)
     assert rejects == expected_rejects
 
 
 def test_github_names_land_in_canonical_columns_and_credits_round_to_six_decimals_on_both_paths():
-    line = (b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 3.9899999999999998, '
-            b'"used_copilot_code_review_active": true, "pull_requests": {"total_created_by_copilot": 1}}')
+    line = (
+        b'{"day": "2026-11-01", "user_id": 9, "ai_credits_used": 3.9899999999999998, '
+        b'"used_copilot_code_review_active": true, "pull_requests": {"total_created_by_copilot": 1}}'
+    )
     fast = read_fast(line + b"\n", first_line=1, lines=1, dialect="github")
-    (slow, rejects), = list(read_lines([line], first_line=1, batch_rows=10, dialect="github"))
+    ((slow, rejects),) = list(read_lines([line], first_line=1, batch_rows=10, dialect="github"))
     assert rejects == []
     assert_frame_equal(fast.drop("_extra"), slow.drop("_extra"))
     assert str(fast["ai_credits_used"][0]) == "3.990000"

@@ -25,15 +25,21 @@ from tests.unit.ingest.test_snapshots import _REPOS, _SEAT, DAY, _collect, _serv
 
 _HOSTILE = {
     "an id over 64 bits": (_SEAT | {"assignee": {"id": 2**70, "login": "bob"}}, "user_id is not an integer id"),
-    "a team id over 64 bits": (_SEAT | {"assigning_team": {"id": 2**64, "slug": "bob"}},
-                               "assigning_team_id is not an integer id"),
-    "a team id as text": (_SEAT | {"assigning_team": {"id": "7", "slug": "bob"}},
-                          "assigning_team_id is not an integer id"),
+    "a team id over 64 bits": (
+        _SEAT | {"assigning_team": {"id": 2**64, "slug": "bob"}},
+        "assigning_team_id is not an integer id",
+    ),
+    "a team id as text": (
+        _SEAT | {"assigning_team": {"id": "7", "slug": "bob"}},
+        "assigning_team_id is not an integer id",
+    ),
     "an object as the plan": (_SEAT | {"plan_type": {"bob": 1}}, "plan_type is not text"),
     "a list as the editor": (_SEAT | {"last_activity_editor": ["bob"]}, "last_activity_editor is not text"),
     "a number as the login": (_SEAT | {"assignee": {"id": 6, "login": 12}}, "login is not text"),
-    "an organization id over 64 bits": (_SEAT | {"organization": {"login": "acme", "id": 2**70}},
-                                        "organization_id is not an integer id"),
+    "an organization id over 64 bits": (
+        _SEAT | {"organization": {"login": "acme", "id": 2**70}},
+        "organization_id is not an integer id",
+    ),
     "an empty assignee": (_SEAT | {"assignee": {}}, "has an assignee without an integer id"),
     "a string assignee": (_SEAT | {"assignee": "bob"}, "has an assignee without an integer id"),
 }
@@ -59,13 +65,17 @@ def test_a_seat_no_column_can_take_is_left_out_alone_and_the_snapshot_lands(tmp_
         frame = "seats"
         result = _collect(tmp_path, _listing(path, [_SEAT, seat, unassigned]))
     else:
-        path, endpoint, where = "/enterprises/acme-corp/assistant/billing/seats", "enterprise_seat_records", \
-            "enterprise 'acme-corp'"
+        path, endpoint, where = (
+            "/enterprises/acme-corp/assistant/billing/seats",
+            "enterprise_seat_records",
+            "enterprise 'acme-corp'",
+        )
         frame = "enterprise_seats"
         result = _collect(tmp_path, _listing(path, [_SEAT, seat, unassigned]), enterprises=("acme-corp",))
     assert result.frames[frame]["user_id"].to_list() == [5]
-    assert result.frames["unassigned_seats"].filter(
-        result.frames["unassigned_seats"]["scope"] == scope)["seat_number"].to_list() == [1]
+    assert result.frames["unassigned_seats"].filter(result.frames["unassigned_seats"]["scope"] == scope)[
+        "seat_number"
+    ].to_list() == [1]
     (left_out,) = [w for w in result.warnings if w.endpoint == endpoint]
     assert left_out.message.startswith(f"1 left out: seat 1 of {where}") and left_out.message.endswith(why)
     assert "bob" not in left_out.message and "2361183241434822606848" not in left_out.message
@@ -77,8 +87,9 @@ def test_a_seat_no_column_can_take_is_left_out_alone_and_the_snapshot_lands(tmp_
 def test_a_listing_of_only_null_assignees_lands_every_seat_unassigned_and_counted(tmp_path, enterprise):
     seats = [{"assignee": None, "assigning_team": None, "plan_type": "business"}] * 3
     if enterprise:
-        result = _collect(tmp_path, _listing("/enterprises/acme-corp/assistant/billing/seats", seats),
-                          enterprises=("acme-corp",))
+        result = _collect(
+            tmp_path, _listing("/enterprises/acme-corp/assistant/billing/seats", seats), enterprises=("acme-corp",)
+        )
         assert result.frames["enterprise_seats"].height == 0
         assert result.frames["enterprise_seat_totals"]["total_seats"].to_list() == [3]
     else:
@@ -91,18 +102,41 @@ def test_a_listing_of_only_null_assignees_lands_every_seat_unassigned_and_counte
     assert not [w for w in result.warnings if w.status == 200]
 
 
-@pytest.mark.parametrize(("path", "listing", "frame", "key", "endpoint", "why"), [
-    ("/orgs/acme/repos", [*_REPOS, {"id": None, "full_name": "acme/x", "name": "x", "owner": {"login": "acme"}}],
-     "repositories", "repository_id", "repository_records", "repository 2 has a null id"),
-    ("/orgs/acme/members", [{"id": 5, "login": "ann"}, {"id": None, "login": "bob"}, None],
-     "org_members", "member_id", "member_records", "member of acme 1 has a null id"),
-    ("/repos/acme/open/issues", [{"id": 70, "number": 1}, {"id": None, "number": 2, "user": {"login": "bob"}}],
-     "issues", "issue_id", "issue_records", "issue of acme/open 1 has a null id"),
-], ids=["repository", "member", "issue"])
+@pytest.mark.parametrize(
+    ("path", "listing", "frame", "key", "endpoint", "why"),
+    [
+        (
+            "/orgs/acme/repos",
+            [*_REPOS, {"id": None, "full_name": "acme/x", "name": "x", "owner": {"login": "acme"}}],
+            "repositories",
+            "repository_id",
+            "repository_records",
+            "repository 2 has a null id",
+        ),
+        (
+            "/orgs/acme/members",
+            [{"id": 5, "login": "ann"}, {"id": None, "login": "bob"}, None],
+            "org_members",
+            "member_id",
+            "member_records",
+            "member of acme 1 has a null id",
+        ),
+        (
+            "/repos/acme/open/issues",
+            [{"id": 70, "number": 1}, {"id": None, "number": 2, "user": {"login": "bob"}}],
+            "issues",
+            "issue_id",
+            "issue_records",
+            "issue of acme/open 1 has a null id",
+        ),
+    ],
+    ids=["repository", "member", "issue"],
+)
 def test_a_record_with_a_null_id_is_left_out_alone_never_landed_without_its_key(
     tmp_path, path, listing, frame, key, endpoint, why
 ):
     """A repository whose id is null landed as a row without its key; now it is left out alone."""
+
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path == path:
             return httpx.Response(200, json=listing if request.url.params.get("page", "1") == "1" else [])
@@ -126,16 +160,26 @@ def test_a_seat_total_over_64_bits_fails_the_snapshot_in_one_line_naming_the_lis
             return httpx.Response(200, json={**answer.json(), "total_seats": 2**70})
         return answer
 
-    with pytest.raises(SnapshotFailed, match=r"organization 'acme' failed listing its seats: .* answered no "
-                                             r"total_seats count"):
+    with pytest.raises(
+        SnapshotFailed,
+        match=r"organization 'acme' failed listing its seats: .* answered no "
+        r"total_seats count",
+    ):
         _collect(tmp_path, huge)
 
 
 _ORG_PATH, _ENTERPRISE_PATH = "/orgs/acme/assistant/billing/seats", "/enterprises/acme-corp/assistant/billing/seats"
 
 
-def _land(conn: duckdb.DuckDBPyConnection, tmp_path, path: str, seats: list[object], *, total: int | None = None,
-          forgotten: Forgotten | None = None) -> dict[str, CheckOutcome]:
+def _land(
+    conn: duckdb.DuckDBPyConnection,
+    tmp_path,
+    path: str,
+    seats: list[object],
+    *,
+    total: int | None = None,
+    forgotten: Forgotten | None = None,
+) -> dict[str, CheckOutcome]:
     """Snapshot `seats` as the listing at `path` (its total_seats as given, else one per seat) into
     `conn` by the real snapshot path, then run every snapshot check: name → outcome."""
     listing = _listing(path, seats)
@@ -148,10 +192,16 @@ def _land(conn: duckdb.DuckDBPyConnection, tmp_path, path: str, seats: list[obje
 
     config = Settings(base_url="http://127.0.0.1:9", token=Secret("t"), etag_cache=tmp_path / "cache.sqlite3")
     enterprises = ("acme-corp",) if path == _ENTERPRISE_PATH else ()
-    with ServiceClient(config=config.service_config(), transport=httpx.MockTransport(service),
-                       retry=RetryPolicy(max_attempts=1)) as client:
-        run_snapshot(client, conn, settings=SnapshotSettings(orgs=("acme",), enterprises=enterprises), day=DAY,
-                     forgotten=forgotten)
+    with ServiceClient(
+        config=config.service_config(), transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)
+    ) as client:
+        run_snapshot(
+            client,
+            conn,
+            settings=SnapshotSettings(orgs=("acme",), enterprises=enterprises),
+            day=DAY,
+            forgotten=forgotten,
+        )
     return {o.check.name: o for o in run_checks(conn, SNAPSHOT_CHECKS)}
 
 
@@ -172,13 +222,18 @@ def test_a_seat_that_cannot_land_passes_the_blocking_check_and_warns_with_its_co
     seat, _ = _HOSTILE[name]
     unassigned = {"plan_type": "business", "assignee": None, "assigning_team": None}
     path, complete, landed = (
-        (_ORG_PATH, "seat_snapshot_complete", "seats_landed") if scope == "organization"
-        else (_ENTERPRISE_PATH, "enterprise_seat_snapshot_complete", "enterprise_seats_landed"))
+        (_ORG_PATH, "seat_snapshot_complete", "seats_landed")
+        if scope == "organization"
+        else (_ENTERPRISE_PATH, "enterprise_seat_snapshot_complete", "enterprise_seats_landed")
+    )
     outcomes = _land(warehouse, tmp_path, path, [_SEAT, seat, unassigned])
     assert outcomes[complete].passed and outcomes[complete].check.blocking
     assert not outcomes[landed].passed and not outcomes[landed].check.blocking
-    expected = ("acme 2026-11-20: 1 of 3 seats left out" if scope == "organization"
-                else "acme-corp 2026-11-20: up to 1 of 3 seat holders left out")
+    expected = (
+        "acme 2026-11-20: 1 of 3 seats left out"
+        if scope == "organization"
+        else "acme-corp 2026-11-20: up to 1 of 3 seat holders left out"
+    )
     assert (outcomes[landed].failures, outcomes[landed].detail) == (1, expected)
     # It names how many and whose listing, never the seat's value or holder; the repository
     # check is about repositories only.
@@ -218,8 +273,9 @@ def test_an_erased_holder_and_a_seat_that_cannot_land_are_counted_apart(tmp_path
     seat, _ = _HOSTILE["a string assignee"]
     bob = _SEAT | {"assignee": {"id": 6, "login": "bob"}}
     outcomes = _land(warehouse, tmp_path, _ORG_PATH, [_SEAT, seat, bob], forgotten=forgotten)
-    assert warehouse.execute("SELECT total_seats, erased_seats, left_out_seats FROM snapshots.seat_totals"
-                             ).fetchall() == [(3, 1, 1)]
+    assert warehouse.execute(
+        "SELECT total_seats, erased_seats, left_out_seats FROM snapshots.seat_totals"
+    ).fetchall() == [(3, 1, 1)]
     assert outcomes["seat_snapshot_complete"].passed
     assert outcomes["seats_landed"].detail == "acme 2026-11-20: 1 of 3 seats left out"
 
@@ -231,19 +287,27 @@ _UNREADABLE = ("string assignee", "empty assignee")
 
 
 def _seat_of(holder: int, kind: str, grant: int = 0) -> dict[str, object]:
-    seat = _SEAT | {"assignee": {"id": holder, "login": f"u{holder}"},
-                    "organization": {"login": f"org{grant}", "id": grant + 1}}
-    return seat | {
-        "good": {},
-        "no column": {"plan_type": {"x": 1}},
-        "string assignee": {"assignee": f"u{holder}"},
-        "empty assignee": {"assignee": {}},
-    }[kind]
+    seat = _SEAT | {
+        "assignee": {"id": holder, "login": f"u{holder}"},
+        "organization": {"login": f"org{grant}", "id": grant + 1},
+    }
+    return (
+        seat
+        | {
+            "good": {},
+            "no column": {"plan_type": {"x": 1}},
+            "string assignee": {"assignee": f"u{holder}"},
+            "empty assignee": {"assignee": {}},
+        }[kind]
+    )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(holders=st.lists(st.tuples(st.booleans(), st.lists(_GRANT, min_size=1, max_size=3)), max_size=6),
-       unassigned=st.integers(0, 2), enterprise=st.booleans())
+@given(
+    holders=st.lists(st.tuples(st.booleans(), st.lists(_GRANT, min_size=1, max_size=3)), max_size=6),
+    unassigned=st.integers(0, 2),
+    enterprise=st.booleans(),
+)
 def test_any_listing_of_broken_seats_passes_the_blocking_check_and_warns_of_the_holders_missing(
     tmp_path, warehouse, holders, unassigned, enterprise
 ):
@@ -254,12 +318,17 @@ def test_any_listing_of_broken_seats_passes_the_blocking_check_and_warns_of_the_
     without a landed grant, plus each grant whose holder cannot be read (it may be anyone's)."""
     if not enterprise:
         holders = [(huge, grants[:1]) for huge, grants in holders]
-    seats: list[object] = [_seat_of(2**64 + h if huge else h + 10, kind, grant)
-                           for h, (huge, grants) in enumerate(holders) for grant, kind in enumerate(grants)]
+    seats: list[object] = [
+        _seat_of(2**64 + h if huge else h + 10, kind, grant)
+        for h, (huge, grants) in enumerate(holders)
+        for grant, kind in enumerate(grants)
+    ]
     seats += [{"plan_type": "business", "assignee": None}] * unassigned
     path, complete, landed, totals = (
         (_ENTERPRISE_PATH, "enterprise_seat_snapshot_complete", "enterprise_seats_landed", "enterprise_seat_totals")
-        if enterprise else (_ORG_PATH, "seat_snapshot_complete", "seats_landed", "seat_totals"))
+        if enterprise
+        else (_ORG_PATH, "seat_snapshot_complete", "seats_landed", "seat_totals")
+    )
     outcomes = _land(warehouse, tmp_path, path, seats, total=len(holders) + unassigned)
     assert outcomes[complete].passed, outcomes[complete].detail
 

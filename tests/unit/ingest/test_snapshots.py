@@ -56,9 +56,7 @@ def test_repository_refusing_its_issues_is_kept_with_a_warning(tmp_path):
     ) as client:
         result = collect_snapshot(client, settings=SnapshotSettings(orgs=("acme",)), day=DAY)
 
-    assert result.warnings == (
-        SnapshotWarning("acme/locked", "issues", 403, "Resource not accessible by integration"),
-    )
+    assert result.warnings == (SnapshotWarning("acme/locked", "issues", 403, "Resource not accessible by integration"),)
     assert result.frames["repositories"]["repository_id"].to_list() == [1, 2]
     assert result.frames["issues"]["repository_id"].to_list() == [1]
     assert result.frames["repository_stats"]["repository_id"].to_list() == [1, 2]
@@ -194,6 +192,7 @@ def test_any_other_seats_failure_fails_the_snapshot_naming_the_org(tmp_path, sta
 def test_a_seat_without_an_assignee_lands_unassigned_and_a_seat_that_cannot_land_is_left_out_alone(tmp_path):
     """The service documents `assignee` as nullable; a seat whose timestamp is not one (an answer
     the emulator does not give) costs only itself: repositories, issues and members land."""
+
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/billing/seats"):
             page = request.url.params["page"]
@@ -209,7 +208,9 @@ def test_a_seat_without_an_assignee_lands_unassigned_and_a_seat_that_cannot_land
     ]
     (left_out,) = [w for w in result.warnings if w.endpoint == "seat_records"]
     assert left_out == SnapshotWarning(
-        "acme", "seat_records", 200,
+        "acme",
+        "seat_records",
+        200,
         "1 left out: seat 2 of organization 'acme': created_at 'last spring' is not a timestamp",
     )
     assert "bob" not in left_out.message
@@ -220,6 +221,7 @@ def test_a_seat_without_an_assignee_lands_unassigned_and_a_seat_that_cannot_land
 def test_a_record_of_any_listing_that_cannot_land_is_left_out_alone_with_a_warning(tmp_path):
     """A repository without its name, a member without a login, an issue whose number is text: each
     listing's other records land, and so does every other listing of the snapshot."""
+
     def service(request: httpx.Request) -> httpx.Response:
         page = int(request.url.params.get("page", "1"))
         path = request.url.path
@@ -240,10 +242,10 @@ def test_a_record_of_any_listing_that_cannot_land_is_left_out_alone_with_a_warni
     left_out = {(w.repository, w.endpoint): w.message for w in result.warnings if w.status == 200}
     assert left_out == {
         ("acme", "repository_records"): "2 left out: repository 2 has no 'full_name'; "
-                                        "repository 3 is not an object of the listing",
+        "repository 3 is not an object of the listing",
         ("acme", "member_records"): "1 left out: member of acme 1 has no 'login'",
         ("acme/open", "issue_records"): "1 left out: issue of acme/open 1 holds a value its table cannot "
-                                        "(ComputeError)",
+        "(ComputeError)",
     }
     assert not any("bob" in message for message in left_out.values())
 
@@ -261,8 +263,10 @@ def _enterprise_service(status: int, seats: list[dict] | None = None):
 
 
 def test_enterprise_seats_land_one_row_per_grant_with_the_enterprise_s_total(tmp_path):
-    granted = [_SEAT | {"organization": {"login": "acme", "id": 9}},
-               _SEAT | {"organization": None, "assigning_team": {"id": 3, "slug": "eng", "type": "enterprise"}}]
+    granted = [
+        _SEAT | {"organization": {"login": "acme", "id": 9}},
+        _SEAT | {"organization": None, "assigning_team": {"id": 3, "slug": "eng", "type": "enterprise"}},
+    ]
     result = _collect(tmp_path, _enterprise_service(200, granted), enterprises=("ACME-corp",))
     landed = result.frames["enterprise_seats"].select("enterprise", "user_id", "granted_through", "granted_by")
     assert landed.rows() == [("acme-corp", 5, "enterprise_team", "eng"), ("acme-corp", 5, "organization", "acme")]
@@ -287,16 +291,23 @@ def test_a_snapshot_leaves_out_the_erased_people_and_the_etag_cache_keeps_no_lis
     answers = {
         "/orgs/acme/members": [{"id": 5, "login": "Ann"}, bob],
         "/orgs/acme/assistant/billing/seats": {"total_seats": 2, "seats": [_SEAT, {**_SEAT, "assignee": bob}]},
-        "/repos/acme/open/issues": [{"id": 70, "number": 1, "user": {"id": 5, "login": "ann"}},
-                                    {"id": 71, "number": 2, "user": bob}],
+        "/repos/acme/open/issues": [
+            {"id": 70, "number": 1, "user": {"id": 5, "login": "ann"}},
+            {"id": 71, "number": 2, "user": bob},
+        ],
     }
 
     def service(request: httpx.Request) -> httpx.Response:
         answer = answers.get(request.url.path)
         if answer is None:
             return _service(request)
-        body = answer if request.url.params.get("page", "1") == "1" else [] if isinstance(answer, list) else {
-            "total_seats": 2, "seats": []}
+        body = (
+            answer
+            if request.url.params.get("page", "1") == "1"
+            else []
+            if isinstance(answer, list)
+            else {"total_seats": 2, "seats": []}
+        )
         return httpx.Response(200, json=body, headers={"ETag": f'"{request.url}"'})
 
     key = b"a key"
@@ -318,7 +329,8 @@ def test_a_snapshot_leaves_out_the_erased_people_and_the_etag_cache_keeps_no_lis
     assert conn.execute("SELECT login FROM snapshots.org_members").fetchall() == [("bob",)]
     # The issue is the repository's: it stays, without its author.
     assert conn.execute("SELECT issue_id, user_id, user_login FROM snapshots.issues ORDER BY 1").fetchall() == [
-        (70, None, None), (71, 6, "bob"),
+        (70, None, None),
+        (71, 6, "bob"),
     ]
     with sqlite3.connect(cache) as db:
         bodies = [bytes(body) for (body,) in db.execute("SELECT body FROM conditional_cache")]

@@ -24,8 +24,9 @@ def test_a_change_is_coloured_and_worded_by_its_call_alone(call, current, previo
     # The change of a rate a day against the previous one: never "%/day", which reads as compounding.
     assert "/day" not in detail + verdict
     # The tile says it in the run summary's words; a table's cell colours only what the rule called.
-    assert detail == (escape(rate_change(call, current, previous, low=low, high=high)) if call
-                      else "no comparison: too few days")
+    assert detail == (
+        escape(rate_change(call, current, previous, low=low, high=high)) if call else "no comparison: too few days"
+    )
     coloured = re.findall(r'<span class="(up|down|flat)">', verdict)
     assert set(coloured) <= {css}
     if call == "steady" and change.share is not None:

@@ -19,9 +19,17 @@ T1 = datetime(2026, 11, 20, tzinfo=UTC)
 def _land(conn, day: date, agents: dict[str, int]) -> None:
     frame = pl.DataFrame(
         {
-            "scope": "organization", "scope_name": "acme", "level": "aggregate", "day": day,
-            "user_id": None, "user_login": None, "agent_id": list(agents), "agent_name": [f"A{a}" for a in agents],
-            "agent_job_starts": list(agents.values()), "session_count": 1, "fetched_at": T1,
+            "scope": "organization",
+            "scope_name": "acme",
+            "level": "aggregate",
+            "day": day,
+            "user_id": None,
+            "user_login": None,
+            "agent_id": list(agents),
+            "agent_name": [f"A{a}" for a in agents],
+            "agent_job_starts": list(agents.values()),
+            "session_count": 1,
+            "fetched_at": T1,
         },
         schema_overrides={"user_id": pl.Int64(), "user_login": pl.String(), "fetched_at": pl.Datetime("us", "UTC")},
     )
@@ -269,9 +277,12 @@ def test_a_reader_never_opens_a_file_of_another_version(conn, tmp_path):
             if path.parent.name == "day=2026-11-01" or path.parent == old / table:
                 path.write_bytes(b"not parquet")
     with duckdb.connect(str(serving), read_only=True) as bi:
-        views = [name for (name,) in bi.execute(
-            "SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal"
-        ).fetchall()]
+        views = [
+            name
+            for (name,) in bi.execute(
+                "SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal"
+            ).fetchall()
+        ]
         assert len(views) > 40
         for view in views:
             bi.execute(f"SELECT * FROM {view}").fetchall()

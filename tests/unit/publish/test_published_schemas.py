@@ -31,7 +31,10 @@ with duckdb.connect(str(home / "serving.duckdb"), read_only=True) as serving:
 def test_a_table_in_a_schema_the_catalog_gains_is_published_to_the_lake_and_the_serving_database(tmp_path):
     done = subprocess.run(
         [sys.executable, "-c", _PUBLISH_A_GAINED_SCHEMA, str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=240,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[(7,)]"

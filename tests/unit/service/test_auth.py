@@ -9,9 +9,7 @@ BASE = "http://127.0.0.1:9"
 
 def test_app_jwt_has_the_spec_claims(clock, rsa_pem) -> None:
     private, public = rsa_pem
-    auth = AppAuth(
-        app_id="42", private_key=Secret(private), installation_id="7", base_url=BASE, clock=clock
-    )
+    auth = AppAuth(app_id="42", private_key=Secret(private), installation_id="7", base_url=BASE, clock=clock)
     claims = jwt.decode(
         auth.make_jwt(), public, algorithms=["RS256"], options={"verify_exp": False, "verify_iat": False}
     )

@@ -18,7 +18,10 @@ def _client(
     handler, *, clock, tmp_path: Path, dialect: str = "service", auth: TokenAuth | AppAuth | None = None, **kw
 ) -> ServiceClient:
     config = ServiceConfig(
-        base_url=BASE, api_version="2026-03-10", dialect=dialect, etag_cache=tmp_path / "c.sqlite3",
+        base_url=BASE,
+        api_version="2026-03-10",
+        dialect=dialect,
+        etag_cache=tmp_path / "c.sqlite3",
         auth=auth or TokenAuth(token=Secret("tok-xyz")),
     )
     return ServiceClient(config=config, clock=clock, sleep=clock.sleep, transport=httpx.MockTransport(handler), **kw)

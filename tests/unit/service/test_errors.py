@@ -67,8 +67,12 @@ def test_a_rate_limit_without_reset_says_so() -> None:
 def test_errors_and_documentation_url_are_kept_and_shown_on_one_line() -> None:
     details = (ErrorDetail(resource="Issue", field="title", code="missing_field"), ErrorDetail(message="too long"))
     exc = RequestFailed(
-        method="POST", url="http://h/repos/a/b/issues", status=422, message="Validation Failed",
-        documentation_url="https://docs.example/rest/issues", details=details,
+        method="POST",
+        url="http://h/repos/a/b/issues",
+        status=422,
+        message="Validation Failed",
+        documentation_url="https://docs.example/rest/issues",
+        details=details,
     )
     assert exc.details == details and exc.documentation_url == "https://docs.example/rest/issues"
     assert str(exc) == (

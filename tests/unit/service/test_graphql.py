@@ -11,8 +11,12 @@ URL = "https://api.example.test/graphql"
 
 
 def _missing(alias: str) -> dict:
-    return {"type": "NOT_FOUND", "path": [alias], "locations": [{"line": 2, "column": 3}],
-            "message": f"Could not resolve to a Repository with the name 'acme/{alias}'."}
+    return {
+        "type": "NOT_FOUND",
+        "path": [alias],
+        "locations": [{"line": 2, "column": 3}],
+        "message": f"Could not resolve to a Repository with the name 'acme/{alias}'.",
+    }
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=12).filter(any))

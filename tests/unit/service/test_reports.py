@@ -19,7 +19,9 @@ def test_a_report_ref_needs_a_day_exactly_when_it_is_a_1_day_report() -> None:
 
 def test_metadata_repr_hides_its_signed_links() -> None:
     ref = ReportRef(scope="enterprise", scope_name="e", kind="28-day", level="aggregate")
-    meta = ReportMetadata(ref=ref, start_day=date(2026, 1, 1), end_day=date(2026, 1, 28), links=("http://h/f?signature=abc123",))
+    meta = ReportMetadata(
+        ref=ref, start_day=date(2026, 1, 1), end_day=date(2026, 1, 28), links=("http://h/f?signature=abc123",)
+    )
     assert "abc123" not in repr(meta) and "<1 signed>" in repr(meta)
 
 

@@ -31,7 +31,10 @@ def _seat(user_id: int) -> dict:
 
 def _client(handler, tmp_path: Path, *, dialect: str = "service") -> ServiceClient:
     config = ServiceConfig(
-        base_url=BASE, api_version="2026-03-10", dialect=dialect, etag_cache=tmp_path / "c.sqlite3",
+        base_url=BASE,
+        api_version="2026-03-10",
+        dialect=dialect,
+        etag_cache=tmp_path / "c.sqlite3",
         auth=TokenAuth(token=Secret("tok")),
     )
     return ServiceClient(config=config, transport=httpx.MockTransport(handler), retry=RetryPolicy(max_attempts=1))
@@ -107,7 +110,7 @@ def test_list_seats_takes_the_total_from_the_first_page(tmp_path):
         if page == 1:
             link = f'<{BASE}{request.url.path}?page=2&per_page=100>; rel="next"'
             return httpx.Response(200, json={"total_seats": 2, "seats": [_seat(1)]}, headers={"Link": link})
-        return httpx.Response(200, json={"total_seats": 3, "seats": [_seat(2)]}, headers={"Link": "<x>; rel=\"first\""})
+        return httpx.Response(200, json={"total_seats": 3, "seats": [_seat(2)]}, headers={"Link": '<x>; rel="first"'})
 
     with _client(handler, tmp_path) as client:
         listing = list_seats(client, org="acme")

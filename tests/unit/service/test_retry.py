@@ -38,7 +38,10 @@ def _decide(failure, *, attempt=1, max_wait=900.0, repeatable=True, policy=POLIC
     """What the policy's Retrying does once ``failure`` ended attempt number ``attempt``."""
     retried: list[Decision] = []
     retrying = policy.retrying(
-        clock=lambda: NOW, sleep=lambda _: None, max_wait=max_wait, repeatable=lambda _: repeatable,
+        clock=lambda: NOW,
+        sleep=lambda _: None,
+        max_wait=max_wait,
+        repeatable=lambda _: repeatable,
         on_retry=lambda kind, wait: retried.append(Decision(wait=wait, kind=kind)),
     )
     retrying.begin()
@@ -77,8 +80,12 @@ def test_a_usable_retry_after_is_honoured() -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [RateLimited(**COMMON, reset_at=None), RateLimited(**COMMON, reset_at=NOW + 3600),
-     SecondaryRateLimited(**COMMON, retry_after=None), SecondaryRateLimited(**COMMON, retry_after=120.0)],
+    [
+        RateLimited(**COMMON, reset_at=None),
+        RateLimited(**COMMON, reset_at=NOW + 3600),
+        SecondaryRateLimited(**COMMON, retry_after=None),
+        SecondaryRateLimited(**COMMON, retry_after=120.0),
+    ],
 )
 def test_a_limit_wait_beyond_the_cap_gives_up_saying_how_long_and_which_setting(failure) -> None:
     decision = _decide(failure, max_wait=30.0)
@@ -128,7 +135,10 @@ def test_backoff_waits_stay_within_base_and_cap_and_attempts_stop_at_the_maximum
         raise calls[-1]
 
     retrying = policy.retrying(
-        clock=lambda: NOW, sleep=sleeps.append, max_wait=900.0, repeatable=lambda _: True,
+        clock=lambda: NOW,
+        sleep=sleeps.append,
+        max_wait=900.0,
+        repeatable=lambda _: True,
         on_retry=lambda kind, _: kinds.append(kind),
     )
     with pytest.raises(ServiceError) as info:

@@ -53,13 +53,15 @@ def test_a_registered_secret_is_replaced_in_every_text_an_error_holds() -> None:
     register_secrets(Secret(secret))
     echo = f"Authorization: Bearer {secret}"
     failed = RequestFailed(
-        method="GET", url=f"http://h/x?page=1&q={secret}", status=401, message=f"refused {echo}",
-        advice=echo, documentation_url=f"https://docs.example/{secret}",
+        method="GET",
+        url=f"http://h/x?page=1&q={secret}",
+        status=401,
+        message=f"refused {echo}",
+        advice=echo,
+        documentation_url=f"https://docs.example/{secret}",
         details=(ErrorDetail(resource=secret, field=secret, code=secret, message=echo),),
     )
-    graphql = GraphQLNotFound(
-        url="http://h/graphql", messages=(echo,), data={"a": None}, not_found={("a",): echo}
-    )
+    graphql = GraphQLNotFound(url="http://h/graphql", messages=(echo,), data={"a": None}, not_found={("a",): echo})
     errors: list[ServiceError] = [
         failed,
         graphql,
@@ -71,8 +73,15 @@ def test_a_registered_secret_is_replaced_in_every_text_an_error_holds() -> None:
     for exc in errors:
         assert secret not in _everything_shown(exc)
         assert "[redacted]" in str(exc)
-    held = [failed.message, failed.advice, failed.url, failed.documentation_url or "", *map(str, failed.details),
-            *graphql.messages, *graphql.not_found.values()]
+    held = [
+        failed.message,
+        failed.advice,
+        failed.url,
+        failed.documentation_url or "",
+        *map(str, failed.details),
+        *graphql.messages,
+        *graphql.not_found.values(),
+    ]
     assert not [text for text in held if secret in text]
     assert "Bearer [redacted]" in failed.message
 

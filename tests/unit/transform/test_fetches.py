@@ -11,8 +11,13 @@ FETCHED = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
 
 
 def _prov(level: str) -> Provenance:
-    return Provenance(ref=ReportRef("organization", "acme", "28-day", level), start_day=D1, end_day=D2,
-                      fetched_at=FETCHED, dialect="service")
+    return Provenance(
+        ref=ReportRef("organization", "acme", "28-day", level),
+        start_day=D1,
+        end_day=D2,
+        fetched_at=FETCHED,
+        dialect="service",
+    )
 
 
 def _totals(rows: list[tuple[date, int, int, bool]]) -> pl.DataFrame:
@@ -20,24 +25,32 @@ def _totals(rows: list[tuple[date, int, int, bool]]) -> pl.DataFrame:
     return pl.DataFrame(
         {
             "day": [r[0] for r in rows],
-            **{name: [r[1] if name == "user_initiated_interaction_count" else (r[2] if name.startswith("code_gen")
-                                                                              else 1) for r in rows]
-               for name in COUNTERS},
+            **{
+                name: [
+                    r[1] if name == "user_initiated_interaction_count" else (r[2] if name.startswith("code_gen") else 1)
+                    for r in rows
+                ]
+                for name in COUNTERS
+            },
             "agent_breakdown_present": [r[3] for r in rows],
         }
     )
 
 
 def _agents(rows: list[tuple[date, int]]) -> pl.DataFrame:
-    return pl.DataFrame({"day": [r[0] for r in rows], "agent_job_starts": [r[1] for r in rows]},
-                        schema={"day": pl.Date(), "agent_job_starts": pl.Int64()})
+    return pl.DataFrame(
+        {"day": [r[0] for r in rows], "agent_job_starts": [r[1] for r in rows]},
+        schema={"day": pl.Date(), "agent_job_starts": pl.Int64()},
+    )
 
 
 def test_a_fetch_sums_its_files_per_day_and_counts_active_users_as_the_aggregate_does() -> None:
-    file_0 = day_tallies(totals=_totals([(D1, 3, 0, True), (D1, 0, 0, False)]),
-                         agent_activity=_agents([(D1, 5)]), level="user")
-    file_1 = day_tallies(totals=_totals([(D1, 0, 2, True), (D2, 1, 0, False)]),
-                         agent_activity=_agents([(D1, 2)]), level="user")
+    file_0 = day_tallies(
+        totals=_totals([(D1, 3, 0, True), (D1, 0, 0, False)]), agent_activity=_agents([(D1, 5)]), level="user"
+    )
+    file_1 = day_tallies(
+        totals=_totals([(D1, 0, 2, True), (D2, 1, 0, False)]), agent_activity=_agents([(D1, 2)]), level="user"
+    )
     rows = fetch_rows([file_0, file_1], _prov("user"))
     by_day = {r["day"]: r for r in rows.to_dicts()}
     assert by_day[D1]["records"] == 3 and by_day[D1]["agent_array_records"] == 2

@@ -56,9 +56,7 @@ def _records(draw, level: str) -> list[dict]:
 def test_agent_job_starts_sum_to_nested_counts_never_top_level(data, level):
     records = data.draw(_records(level))
     result = transform_records(_parse(records), _ctx(level))
-    nested = sum(
-        e["user_initiated_interaction_count"] for r in records for e in r.get("totals_by_3rd_party_agent", [])
-    )
+    nested = sum(e["user_initiated_interaction_count"] for r in records for e in r.get("totals_by_3rd_party_agent", []))
     top = sum(r["user_initiated_interaction_count"] for r in records)
     assert result.agent_activity["agent_job_starts"].sum() == nested
     assert "user_initiated_interaction_count" not in result.agent_activity.columns

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from pipelines.transform.repeats import ENTRY_KEYS, KeyedLines, conflict_reason, same_json
 
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=8,
@@ -21,6 +24,7 @@ _JSON = st.recursive(
 
 def _respelled(value: object, rng: random.Random) -> bytes:
     """The same value written another way: members shuffled, spacing changed, a CR line end."""
+
     def shuffle(v: object) -> object:
         if isinstance(v, dict):
             items = list(v.items())
@@ -92,7 +96,6 @@ def test_each_key_lands_once_when_its_lines_are_the_same_and_never_when_they_dif
     assert landed == [(key, next(n for n, (k, _) in enumerate(lines, 1) if k == key)) for key in versions]
 
 
-
 @settings(max_examples=200, deadline=None)
 @given(lines=st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 2)), max_size=30))
 def test_a_key_with_a_refused_line_lands_from_none_of_its_lines(lines):
@@ -117,6 +120,7 @@ def test_a_key_with_a_refused_line_lands_from_none_of_its_lines(lines):
         else:
             assert key not in keyed.conflicts  # refused lines alone: each has its own reason
         assert not any(p in places for p in keyed.repeated)
+
 
 def test_a_conflict_reason_names_line_numbers_and_files_never_the_key():
     assert conflict_reason([(0, 7), (0, 1)], "one user's record of 2026-11-20").startswith(

@@ -15,9 +15,11 @@ from pipelines.transform.seat_fields import FURNITURE, SEAT_FIELDS, UNDECLARED
 DAY = date(2026, 11, 20)
 _TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
 _NEW = st.text(alphabet="abcdefghij_", min_size=1, max_size=8).map(lambda name: f"new_{name}")
-_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10) | _TEXT,
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
-                     max_leaves=6)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
 
 
 def _value(dtype: object) -> st.SearchStrategy[object]:
@@ -64,8 +66,13 @@ def test_every_value_of_a_seat_is_in_its_column_or_in_extra_with_its_drift(drawn
         for step in path:
             value = value[step]
         assert (row[column] is None) == (value is None), column
-        if isinstance(value, (int, str)) and column not in ("created_at", "updated_at", "last_activity_at",
-                                                            "last_authenticated_at", "pending_cancellation_date"):
+        if isinstance(value, (int, str)) and column not in (
+            "created_at",
+            "updated_at",
+            "last_activity_at",
+            "last_authenticated_at",
+            "pending_cancellation_date",
+        ):
             assert row[column] == value, column
     extra = json.loads(row["extra"]) if row["extra"] else {}
     for path, value in added.items():
@@ -74,5 +81,6 @@ def test_every_value_of_a_seat_is_in_its_column_or_in_extra_with_its_drift(drawn
             node = node[step]
         assert node == value, path
     assert sorted(path for path, drift, _ in rows.drift if drift == UNDECLARED) == sorted(
-        ".".join(path) for path in added)
+        ".".join(path) for path in added
+    )
     assert "avatar_url" in FURNITURE and "avatar_url" not in json.dumps(extra)

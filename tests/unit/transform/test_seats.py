@@ -93,13 +93,15 @@ def test_a_seat_whose_assignee_is_null_is_an_unassigned_seat_beside_the_others(u
     assert rows.seats["user_id"].to_list() == [1, 2, 4] and not rows.refused
     assert rows.unassigned.schema == pl.Schema(tf.UNASSIGNED_SEATS_SCHEMA)
     assert rows.unassigned.select("scope", "scope_name", "seat_number").rows() == [
-        ("organization", "acme", 1), ("organization", "acme", 2)
+        ("organization", "acme", 1),
+        ("organization", "acme", 2),
     ]
     assert rows.unassigned["plan_type"].to_list() == ["business", "business"]
 
 
 @pytest.mark.parametrize(
-    "bad", [{"assignee": {"login": "ann"}}, {"assignee": {"id": "7", "login": "ann"}}, {"assignee": "ann"}, "ann"],
+    "bad",
+    [{"assignee": {"login": "ann"}}, {"assignee": {"id": "7", "login": "ann"}}, {"assignee": "ann"}, "ann"],
     ids=["no_id", "id_not_a_number", "assignee_not_an_object", "seat_not_an_object"],
 )
 def test_a_seat_that_cannot_land_is_left_out_alone_naming_its_place_never_its_holder(bad):
@@ -198,11 +200,15 @@ def test_each_seat_frame_has_its_table_s_declared_columns_and_types_in_order():
     frames = {
         "snapshots.seats": (org.seats, frozenset()),
         "snapshots.unassigned_seats": (org.unassigned, frozenset()),
-        "snapshots.enterprise_seats": (tf.enterprise_seats_frame(records=[seat], day=DAY, enterprise="corp").seats,
-                                       frozenset()),
+        "snapshots.enterprise_seats": (
+            tf.enterprise_seats_frame(records=[seat], day=DAY, enterprise="corp").seats,
+            frozenset(),
+        ),
         "snapshots.seat_totals": (tf.seat_totals_frame(totals={"acme": 2}, day=DAY), frozenset({"erased_seats"})),
-        "snapshots.enterprise_seat_totals": (tf.enterprise_seat_totals_frame(totals={"corp": 1}, day=DAY),
-                                             frozenset({"erased_holders"})),
+        "snapshots.enterprise_seat_totals": (
+            tf.enterprise_seat_totals_frame(totals={"corp": 1}, day=DAY),
+            frozenset({"erased_holders"}),
+        ),
     }
     for table, (frame, left_out) in frames.items():
         assert frame.height > 0, table

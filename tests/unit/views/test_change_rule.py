@@ -20,12 +20,14 @@ def conn() -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def _call(conn: duckdb.DuckDBPyConnection, now: list[int], before: list[int]) -> tuple[str | None, float | None,
-                                                                                        float | None]:
+def _call(
+    conn: duckdb.DuckDBPyConnection, now: list[int], before: list[int]
+) -> tuple[str | None, float | None, float | None]:
     args = [sum(now), sum(x * x for x in now), len(now), sum(before), sum(x * x for x in before), len(before)]
     row = conn.execute(
         "SELECT bi.change_call($1, $2, $3, $4, $5, $6), bi.change_low($1, $2, $3, $4, $5, $6),"
-        " bi.change_high($1, $2, $3, $4, $5, $6)", args
+        " bi.change_high($1, $2, $3, $4, $5, $6)",
+        args,
     ).fetchone()
     assert row is not None
     return row[0], row[1], row[2]

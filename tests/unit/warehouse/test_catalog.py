@@ -37,9 +37,12 @@ def _columns(conn: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
 
 
 def test_the_catalog_names_every_table_the_warehouse_has_and_no_other(warehouse: duckdb.DuckDBPyConnection) -> None:
-    have = {f"{s}.{t}" for s, t in warehouse.execute(
-        "SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name IN ?", [list(SCHEMAS)]
-    ).fetchall()}
+    have = {
+        f"{s}.{t}"
+        for s, t in warehouse.execute(
+            "SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name IN ?", [list(SCHEMAS)]
+        ).fetchall()
+    }
     assert {t.name for t in TABLES} == have
 
 
@@ -47,10 +50,13 @@ def test_each_table_s_grain_partition_and_counters_are_its_columns_and_its_prima
     warehouse: duckdb.DuckDBPyConnection,
 ) -> None:
     columns = _columns(warehouse)
-    keys = {f"{s}.{t}": tuple(cols) for s, t, cols in warehouse.execute(
-        "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
-        " WHERE constraint_type = 'PRIMARY KEY'"
-    ).fetchall()}
+    keys = {
+        f"{s}.{t}": tuple(cols)
+        for s, t, cols in warehouse.execute(
+            "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
+            " WHERE constraint_type = 'PRIMARY KEY'"
+        ).fetchall()
+    }
     for t in TABLES:
         have = columns[t.name]
         assert set(t.grain) <= have, t.name
@@ -95,7 +101,6 @@ def test_the_docs_table_of_tables_is_the_catalog_rendered() -> None:
     assert block == markdown(), "paste pipelines.warehouse.catalog.markdown() between the markers"
 
 
-
 def test_every_table_a_landing_writes_declares_how_a_batch_lands_and_what_a_refetch_replaces() -> None:
     for t in TABLES:
         if t.writer == "report":
@@ -107,18 +112,35 @@ def test_every_table_a_landing_writes_declares_how_a_batch_lands_and_what_a_refe
 def test_the_catalog_s_replace_and_discard_statements_bind_on_the_warehouse(level: str) -> None:
     conn = duckdb.connect()
     migrate(conn)
-    params = {"scope": "organization", "scope_name": "acme", "report_kind": "1-day", "level": level,
-              "start_day": date(2026, 1, 1), "end_day": date(2026, 1, 1)}
+    params = {
+        "scope": "organization",
+        "scope_name": "acme",
+        "report_kind": "1-day",
+        "level": level,
+        "start_day": date(2026, 1, 1),
+        "end_day": date(2026, 1, 1),
+    }
     run_sql(conn, "warehouse/begin_report_landing.sql", **params)
     _delete_replaced(conn, params)  # every declared rule, filled with its table, binds
     replaced = {t.name for t in _replaced(level)}
     if level == "user-teams":
         assert replaced == {"core.user_team_days", "core.team_days", "raw.report_files", "raw.quarantine"}
     elif level == "repos":
-        assert replaced == {"core.repository_days", "core.repository_review_times", "core.repository_comment_types",
-                            "raw.report_files", "raw.quarantine"}
+        assert replaced == {
+            "core.repository_days",
+            "core.repository_review_times",
+            "core.repository_comment_types",
+            "raw.report_files",
+            "raw.quarantine",
+        }
     else:
-        assert {"core.agent_days", "core.breakdowns", "core.agent_activity", "raw.report_files",
-                "raw.field_drift", "raw.quarantine"} <= replaced
+        assert {
+            "core.agent_days",
+            "core.breakdowns",
+            "core.agent_activity",
+            "raw.report_files",
+            "raw.field_drift",
+            "raw.quarantine",
+        } <= replaced
         assert ("core.user_daily_totals" in replaced) == (level == "user")
         assert ("core.daily_totals" in replaced) == (level == "aggregate")

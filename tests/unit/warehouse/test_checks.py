@@ -67,18 +67,22 @@ def test_no_check_detail_names_the_user_of_a_duplicate_or_a_team_member(conn):
         conn.execute(
             "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, user_login,"
             " user_initiated_interaction_count, agent_breakdown_present) VALUES"
-            " ('organization', 'acme', ?, '1-day', 1000022, 'dev-00022', -1, true)", [DAY],
+            " ('organization', 'acme', ?, '1-day', 1000022, 'dev-00022', -1, true)",
+            [DAY],
         )
         conn.execute(
             "INSERT INTO core.user_team_days (scope, scope_name, day, user_id, user_login, team_id, slug, fetched_at,"
-            " is_final) VALUES ('organization', 'acme', ?, 1000023, 'dev-00023', 5, 'platform', now(), TRUE)", [DAY],
+            " is_final) VALUES ('organization', 'acme', ?, 1000023, 'dev-00023', 5, 'platform', now(), TRUE)",
+            [DAY],
         )
     acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
     found = run_checks(conn, REPORT_CHECKS, where="acme", **acme)
     failed = [o for o in found if not o.passed]
     assert {(o.check.name, o.check.table[1]) for o in failed} >= {
-        ("grain_is_unique", "user_daily_totals"), ("counts_are_non_negative", "user_daily_totals"),
-        ("grain_is_unique", "user_team_days"), ("members_are_users_of_the_day", "user_team_days"),
+        ("grain_is_unique", "user_daily_totals"),
+        ("counts_are_non_negative", "user_daily_totals"),
+        ("grain_is_unique", "user_team_days"),
+        ("members_are_users_of_the_day", "user_team_days"),
     }
     for outcome in failed:
         assert not {"1000022", "dev-00022", "1000023", "dev-00023"} & set(outcome.describe().replace(",", " ").split())

@@ -32,10 +32,14 @@ def _shape(conn: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def _keys(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, ...]]:
-    return {f"{s}.{t}": tuple(cols) for s, t, cols in conn.execute(
-        "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
-        " WHERE constraint_type = 'PRIMARY KEY' AND schema_name IN ?", [SCHEMAS],
-    ).fetchall()}
+    return {
+        f"{s}.{t}": tuple(cols)
+        for s, t, cols in conn.execute(
+            "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
+            " WHERE constraint_type = 'PRIMARY KEY' AND schema_name IN ?",
+            [SCHEMAS],
+        ).fetchall()
+    }
 
 
 def _declared(name: str, grain: tuple[str, ...]) -> list[tuple[Any, ...]]:

@@ -15,10 +15,12 @@ from pipelines.warehouse import migrate
 
 def _columns(conn: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     schema_name, name = table.split(".")
-    return dict(conn.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?",
-        [schema_name, name],
-    ).fetchall())
+    return dict(
+        conn.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?",
+            [schema_name, name],
+        ).fetchall()
+    )
 
 
 @pytest.mark.parametrize(("table", "level"), [("core.daily_totals", AGGREGATE), ("core.user_daily_totals", USER)])

@@ -25,8 +25,10 @@ RECONCILIATION = next(c for c in RUN_CHECKS if c.name == "reconciliation_holds")
 
 
 def _reason(people: int) -> str:
-    return (f"{people} person(s) erased from this day's user rows (metrics-etl forget): "
-            "the aggregate report still counts them")
+    return (
+        f"{people} person(s) erased from this day's user rows (metrics-etl forget): "
+        "the aggregate report still counts them"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +91,8 @@ def _counted(conn: duckdb.DuckDBPyConnection) -> dict[tuple[str, str, date], int
 def _reconciliation(conn: duckdb.DuckDBPyConnection, measure: str) -> tuple[int, str, str | None]:
     row = conn.execute(
         "SELECT difference, status, reason FROM bi.reconciliation WHERE comparison = 'aggregate vs users'"
-        " AND scope = ? AND day = ? AND measure = ?", [ORG[0], DAY, measure],
+        " AND scope = ? AND day = ? AND measure = ?",
+        [ORG[0], DAY, measure],
     ).fetchone()
     assert row is not None
     return row

@@ -21,8 +21,14 @@ from pipelines.warehouse.rollups import ROLLUPS
 FIRST = date(2026, 1, 1)
 DAYS = 60
 SCOPES = (("organization", "acme"), ("enterprise", "big"))
-DERIVED = ("core.agent_days", "core.dim_agent", "core.agent_names", "core.team_days", "core.dim_team",
-           *(r.name for r in ROLLUPS))
+DERIVED = (
+    "core.agent_days",
+    "core.dim_agent",
+    "core.agent_names",
+    "core.team_days",
+    "core.dim_team",
+    *(r.name for r in ROLLUPS),
+)
 
 
 def _land(conn: duckdb.DuckDBPyConnection, seed: int) -> None:
@@ -56,9 +62,10 @@ def _land(conn: duckdb.DuckDBPyConnection, seed: int) -> None:
 def _derive_everything(conn: duckdb.DuckDBPyConnection) -> None:
     for name in DERIVED:
         conn.execute(f"DELETE FROM {name}")
-    refresh_derived(conn, [
-        (scope, scope_name, FIRST + timedelta(days=offset)) for scope, scope_name in SCOPES for offset in range(DAYS)
-    ])
+    refresh_derived(
+        conn,
+        [(scope, scope_name, FIRST + timedelta(days=offset)) for scope, scope_name in SCOPES for offset in range(DAYS)],
+    )
 
 
 def _contents(conn: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[object, ...]]]:
@@ -75,21 +82,28 @@ def conn() -> duckdb.DuckDBPyConnection:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_after_an_erasure_the_derived_tables_equal_a_recomputation_from_the_rows_left(conn, seed):
     _land(conn, seed)
-    agent_users = dict(conn.execute(
-        "SELECT (scope, day, agent_id), agent_users FROM core.agent_days WHERE level = 'user'").fetchall())
-    theirs = {key for (key,) in conn.execute(
-        "SELECT DISTINCT (scope, day, agent_id) FROM core.agent_activity WHERE user_id = 3").fetchall()}
+    agent_users = dict(
+        conn.execute("SELECT (scope, day, agent_id), agent_users FROM core.agent_days WHERE level = 'user'").fetchall()
+    )
+    theirs = {
+        key
+        for (key,) in conn.execute(
+            "SELECT DISTINCT (scope, day, agent_id) FROM core.agent_activity WHERE user_id = 3"
+        ).fetchall()
+    }
     assert theirs
 
     erased = erase_rows(conn, Person(3, "dev-3"))
     refresh_derived(conn, erased.days)
 
     assert conn.execute("SELECT count(*) FROM core.user_daily_totals WHERE user_id = 3").fetchone() == (0,)
-    after = dict(conn.execute(
-        "SELECT (scope, day, agent_id), agent_users FROM core.agent_days WHERE level = 'user'").fetchall())
+    after = dict(
+        conn.execute("SELECT (scope, day, agent_id), agent_users FROM core.agent_days WHERE level = 'user'").fetchall()
+    )
     assert {key: after.get(key, 0) for key in theirs} == {key: agent_users[key] - 1 for key in theirs}
     assert {key: after[key] for key in agent_users if key not in theirs} == {
-        key: count for key, count in agent_users.items() if key not in theirs}
+        key: count for key, count in agent_users.items() if key not in theirs
+    }
     refreshed = _contents(conn)
     _derive_everything(conn)
     assert refreshed == _contents(conn)
@@ -122,8 +136,14 @@ def test_an_erasure_removes_exactly_the_persons_deliveries_and_their_login_from_
     erased = {"login": "dev-00018", "id": 1000043, "type": "User"}
     deliveries = {
         "push-to-1000043": ("push", {"repository": {"id": 1000043, "full_name": "acme/r"}, "sender": other}),
-        "issue-1000043": ("issues", {"issue": {"id": 1000043, "user": other, "body": "as discussed with @dev-00018"},
-                                     "repository": {"id": 1, "full_name": "acme/r"}, "sender": other}),
+        "issue-1000043": (
+            "issues",
+            {
+                "issue": {"id": 1000043, "user": other, "body": "as discussed with @dev-00018"},
+                "repository": {"id": 1, "full_name": "acme/r"},
+                "sender": other,
+            },
+        ),
         "theirs": ("issues", {"issue": {"id": 5, "user": erased}, "sender": erased}),
         "assigned": ("issues", {"issue": {"id": 6, "assignees": [other, erased]}, "sender": other}),
         "longer": ("issues", {"issue": {"id": 7, "body": "ping @dev-000180"}, "sender": other}),
@@ -132,13 +152,16 @@ def test_an_erasure_removes_exactly_the_persons_deliveries_and_their_login_from_
     for delivery_id, (event, payload) in deliveries.items():
         conn.execute(
             "INSERT INTO events.webhook_deliveries VALUES (?, ?, 'opened', 'acme/r', TIMESTAMPTZ '2026-11-20 10:00Z',"
-            " ?, now())", [delivery_id, event, json.dumps(payload)],
+            " ?, now())",
+            [delivery_id, event, json.dumps(payload)],
         )
     conn.execute(
         "INSERT INTO events.webhook_quarantine VALUES ('q-1', 'issues', now(), 's', 0, 'r', ?, now()),"
         " ('q-2', 'push', now(), 's', 1, 'r', ?, now())",
-        [json.dumps({"issue": {"title": "see DEV-00018's note"}, "sender": other}),
-         json.dumps({"pusher": {"name": "dev-00018"}, "sender": other})],
+        [
+            json.dumps({"issue": {"title": "see DEV-00018's note"}, "sender": other}),
+            json.dumps({"pusher": {"name": "dev-00018"}, "sender": other}),
+        ],
     )
     conn.execute(
         "INSERT INTO snapshots.issues (snapshot_day, issue_id, repository_id, repository_full_name, number, title,"

@@ -12,8 +12,10 @@ LATE = datetime(2026, 11, 20, 6, 0, tzinfo=UTC)  # Nov 10 long final
 def _before_finality(conn: duckdb.DuckDBPyConnection) -> None:
     """Take a migrated warehouse back to how it was before migrations 061 and 062."""
     for table, columns in {
-        "core.daily_totals": ("fetched_at", "is_final"), "core.user_daily_totals": ("fetched_at", "is_final"),
-        "core.breakdowns": ("fetched_at", "is_final"), "core.agent_activity": ("is_final",),
+        "core.daily_totals": ("fetched_at", "is_final"),
+        "core.user_daily_totals": ("fetched_at", "is_final"),
+        "core.breakdowns": ("fetched_at", "is_final"),
+        "core.agent_activity": ("is_final",),
         "core.user_team_days": ("is_final",),
     }.items():
         for column in columns:
@@ -35,22 +37,32 @@ def test_rows_landed_before_finality_take_the_fetch_time_of_their_report_file(co
     _before_finality(conn)
     conn.execute(
         "INSERT INTO core.daily_totals (scope, scope_name, day, report_kind, agent_breakdown_present)"
-        " VALUES ('organization', 'acme', ?, '1-day', TRUE)", [DAY])
+        " VALUES ('organization', 'acme', ?, '1-day', TRUE)",
+        [DAY],
+    )
     conn.execute(
         "INSERT INTO core.user_daily_totals (scope, scope_name, day, report_kind, user_id, agent_breakdown_present)"
-        " VALUES ('organization', 'acme', ?, '1-day', 7, TRUE)", [DAY])
+        " VALUES ('organization', 'acme', ?, '1-day', 7, TRUE)",
+        [DAY],
+    )
     conn.execute(
         "INSERT INTO core.breakdowns (scope, scope_name, level, day, kind) VALUES ('organization', 'acme', 'user', ?,"
-        " 'ide')", [DAY])
+        " 'ide')",
+        [DAY],
+    )
     conn.execute(
         "INSERT INTO core.agent_activity (scope, scope_name, level, day, agent_id, agent_name, fetched_at)"
-        " VALUES ('organization', 'acme', 'aggregate', ?, 'a', 'A', ?)", [DAY, EARLY])
+        " VALUES ('organization', 'acme', 'aggregate', ?, 'a', 'A', ?)",
+        [DAY, EARLY],
+    )
     _report_file(conn, kind="1-day", level="aggregate", fetched_at=EARLY)
     _report_file(conn, kind="1-day", level="user", fetched_at=LATE)
     # A 28-day report's file of another kind covers the day too: not the one the 1-day rows came from.
     conn.execute(
         "INSERT INTO raw.report_files VALUES ('organization', 'acme', '28-day', 'aggregate', ?, ?, 0, 1, 'x', 1, 0,"
-        " 'a', 'l', ?, 0)", [date(2026, 10, 20), date(2026, 11, 16), LATE])
+        " 'a', 'l', ?, 0)",
+        [date(2026, 10, 20), date(2026, 11, 16), LATE],
+    )
 
     assert migrate(conn) == ["061_add_finality_to_facts.sql", "062_create_raw_report_fetches.sql"]
 

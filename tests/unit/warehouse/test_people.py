@@ -29,8 +29,11 @@ def _as(who: dict[str, object]) -> dict[str, object]:
 def _push(repo_id: int, sender: dict[str, object]) -> dict[str, object]:
     return {
         "ref": "refs/heads/main",
-        "repository": {"id": repo_id, "full_name": "acme/widgets", "owner": {"login": "acme", "id": 5,
-                                                                              "type": "Organization"}},
+        "repository": {
+            "id": repo_id,
+            "full_name": "acme/widgets",
+            "owner": {"login": "acme", "id": 5, "type": "Organization"},
+        },
         "organization": {"login": "acme", "id": ERASED.user_id},
         "pusher": {"name": sender["login"], "email": None},
         "commits": [{"id": "abc", "author": {"name": "Dev", "username": sender["login"]}}],
@@ -59,12 +62,21 @@ ERASED_USER = _as({"login": "Dev-00018", "id": 1000043})
         ("push", _push(99, ERASED_USER), True),
         ("push", {**_push(99, OTHER), "pusher": {"name": "dev-00018", "email": None}}, True),
         ("push", {**_push(99, OTHER), "commits": [{"author": {"name": "x", "username": "DEV-00018"}}]}, True),
-        ("push", {**_push(99, OTHER), "head_commit": {"committer": {
-            "name": "x", "email": "1000043+dev-00018@users.noreply.example.com"}}}, True),
+        (
+            "push",
+            {
+                **_push(99, OTHER),
+                "head_commit": {"committer": {"name": "x", "email": "1000043+dev-00018@users.noreply.example.com"}},
+            },
+            True,
+        ),
         ("issues", _issue(5, OTHER) | {"issue": {"id": 5, "assignees": [OTHER, ERASED_USER]}}, True),
         ("issues", _issue(5, ERASED_USER), True),
-        ("pull_request", {"pull_request": {"id": 1000043, "user": OTHER, "requested_reviewers": [ERASED_USER]},
-                          "sender": OTHER}, True),
+        (
+            "pull_request",
+            {"pull_request": {"id": 1000043, "user": OTHER, "requested_reviewers": [ERASED_USER]}, "sender": OTHER},
+            True,
+        ),
         ("pull_request", {"pull_request": {"id": 1000043, "user": OTHER}, "sender": OTHER}, False),
         ("member", {"member": ERASED_USER, "sender": OTHER}, True),
         ("membership", {"membership": {"user": ERASED_USER}, "sender": OTHER}, True),
@@ -72,8 +84,14 @@ ERASED_USER = _as({"login": "Dev-00018", "id": 1000043})
         ("issue_comment", {"comment": {"id": 1000043, "user": OTHER}, "sender": OTHER}, False),
         # An owner names a person only when it is a user, never an organization of that id or login.
         ("push", {**_push(99, OTHER), "repository": {"id": 3, "owner": ERASED_USER}}, True),
-        ("push", {**_push(99, OTHER), "repository": {"id": 3, "owner": {"login": "dev-00018", "id": 1000043,
-                                                                        "type": "Organization"}}}, False),
+        (
+            "push",
+            {
+                **_push(99, OTHER),
+                "repository": {"id": 3, "owner": {"login": "dev-00018", "id": 1000043, "type": "Organization"}},
+            },
+            False,
+        ),
         # A kind nobody declared: its sender still names a person, nothing else of it does.
         ("star", {"starred_at": None, "repository": {"id": 1000043}, "sender": ERASED_USER}, True),
         ("star", {"repository": {"id": 1000043}, "sender": OTHER, "thing": {"id": 1000043}}, False),
@@ -144,7 +162,7 @@ def test_mentions_of_exactly_the_login_are_replaced_and_every_other_word_stays(l
     team_slug_next = False  # after `@org/`, a bare word is a team's slug (unless the org is them)
     for kind, mention, upper, separator in words:
         word = {"self": login, "longer": login + "0", "prefixed": "x" + login, "other": other}[kind]
-        shown = (word.upper() if upper else word)
+        shown = word.upper() if upper else word
         text = ("@" if mention else "") + shown
         is_them = word == login
         parts.append(text + separator)
@@ -167,8 +185,15 @@ _THING = st.recursive(
     st.one_of(_IDS, st.sampled_from(["dev-00018", "Dev-00018", "acme"]), st.none()),
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
-        st.fixed_dictionaries({"id": _IDS}, optional={"name": inner, "slug": inner, "login": inner,
-                                                     "type": st.sampled_from(["Organization", "Team", "Bot"])}),
+        st.fixed_dictionaries(
+            {"id": _IDS},
+            optional={
+                "name": inner,
+                "slug": inner,
+                "login": inner,
+                "type": st.sampled_from(["Organization", "Team", "Bot"]),
+            },
+        ),
     ),
     max_leaves=12,
 )
@@ -201,8 +226,9 @@ def _holds_the_account(node: object) -> bool:
 
 @given(
     event=st.sampled_from([*PERSON_FIELDS, "star"]),
-    things=st.dictionaries(st.sampled_from(["repository", "issue", "organization", "team", "extra", "installation"]),
-                           _THING, max_size=4),
+    things=st.dictionaries(
+        st.sampled_from(["repository", "issue", "organization", "team", "extra", "installation"]), _THING, max_size=4
+    ),
     where=st.data(),
 )
 def test_another_objects_id_or_name_never_names_a_person_and_a_declared_field_always_does(event, things, where):
@@ -224,8 +250,10 @@ def test_another_objects_id_or_name_never_names_a_person_and_a_declared_field_al
     ("text", "expected"),
     [
         # A co-author trailer of someone else's commit: the no-reply address names the id too.
-        ("fix\n\nCo-authored-by: D <1000043+dev-00018@users.noreply.example.com>",
-         "fix\n\nCo-authored-by: D <[erased]>"),
+        (
+            "fix\n\nCo-authored-by: D <1000043+dev-00018@users.noreply.example.com>",
+            "fix\n\nCo-authored-by: D <[erased]>",
+        ),
         ("mail 1000043+DEV-00018@Users.NoReply.example.com.", "mail [erased]."),
         ("old form dev-00018@users.noreply.example.com", "old form [erased]"),
         ("renamed since: 1000043+new-login@users.noreply.example.com", "renamed since: [erased]"),
@@ -269,10 +297,13 @@ _NAME = st.sampled_from(["dev-00018", "Dev-00018", "DEV-00018"])
     objects=st.lists(
         st.tuples(
             st.sampled_from(["repository", "team", "label", "milestone", "installation", "organization"]),
-            st.fixed_dictionaries({"id": _IDS}, optional={"name": _NAME, "slug": _NAME,
-                                                         "full_name": _NAME.map(lambda name: f"acme/{name}")}),
+            st.fixed_dictionaries(
+                {"id": _IDS},
+                optional={"name": _NAME, "slug": _NAME, "full_name": _NAME.map(lambda name: f"acme/{name}")},
+            ),
         ),
-        min_size=1, max_size=4,
+        min_size=1,
+        max_size=4,
     ),
 )
 def test_another_object_named_like_the_login_is_kept_unchanged_by_the_erasure_and_later(event, objects):

@@ -33,15 +33,26 @@ def _rejects(
     n = len(lines)
     return pl.DataFrame(
         {
-            "scope": [key.ref.scope] * n, "scope_name": [key.ref.scope_name] * n, "report_kind": [key.ref.kind] * n,
-            "level": [key.ref.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
-            "file_index": [file_index] * n, "archive_path": [str(archive)] * n,
+            "scope": [key.ref.scope] * n,
+            "scope_name": [key.ref.scope_name] * n,
+            "report_kind": [key.ref.kind] * n,
+            "level": [key.ref.level] * n,
+            "report_start_day": [key.start_day] * n,
+            "report_end_day": [key.end_day] * n,
+            "file_index": [file_index] * n,
+            "archive_path": [str(archive)] * n,
             "link": ["https://files.example/report/0003.ndjson"] * n,
-            "line_number": [line for line, _, _ in lines], "reason": [reason for _, reason, _ in lines],
-            "line_text": [text for _, _, text in lines], "fetched_at": [datetime(2026, 11, 3, 6, 0, tzinfo=UTC)] * n,
+            "line_number": [line for line, _, _ in lines],
+            "reason": [reason for _, reason, _ in lines],
+            "line_text": [text for _, _, text in lines],
+            "fetched_at": [datetime(2026, 11, 3, 6, 0, tzinfo=UTC)] * n,
         },
-        schema_overrides={"file_index": pl.Int32(), "line_number": pl.Int64(), "line_text": pl.String(),
-                          "fetched_at": pl.Datetime("us", "UTC")},
+        schema_overrides={
+            "file_index": pl.Int32(),
+            "line_number": pl.Int64(),
+            "line_text": pl.String(),
+            "fetched_at": pl.Datetime("us", "UTC"),
+        },
     )
 
 
@@ -66,8 +77,11 @@ def _land(path: Path, key: ReportSlice, *, file_index: int = 0, lines: list[tupl
     with duckdb.connect(str(path)) as conn:
         migrate(conn)
         with land_report(conn, key) as landing:
-            landing.insert(table="quarantine", frame=_rejects(key, file_index=file_index, archive=archive, lines=lines),
-                           file_index=file_index)
+            landing.insert(
+                table="quarantine",
+                frame=_rejects(key, file_index=file_index, archive=archive, lines=lines),
+                file_index=file_index,
+            )
 
 
 @pytest.fixture
@@ -76,8 +90,15 @@ def warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)  # no stray .env
     path = tmp_path / "w.duckdb"
     monkeypatch.setenv("WAREHOUSE_PATH", str(path))
-    _land(path, ORG_USER_NOV_1, file_index=3, lines=[(5, "malformed JSON: unexpected end", '{"day": "2026-11-01", "us'),
-                                                     (9, LONG_REASON, '{"loc_added_sum": "many"}')])
+    _land(
+        path,
+        ORG_USER_NOV_1,
+        file_index=3,
+        lines=[
+            (5, "malformed JSON: unexpected end", '{"day": "2026-11-01", "us'),
+            (9, LONG_REASON, '{"loc_added_sum": "many"}'),
+        ],
+    )
     _land(path, ORG_AGGREGATE_NOV_2, lines=[(1, "missing day", "{}")])
     _land(path, ORG_28_DAYS, lines=[(2, "enterprise_id 7 is not acme's", '{"enterprise_id": 7}')])
     _land(path, ENTERPRISE_NOV_1, lines=[(4, "the file is gzip-compressed", None)])
@@ -115,8 +136,11 @@ def test_list_by_day_takes_the_reports_covering_it_and_by_scope_name_one_scope(w
         "organization/acme/user/2026-10-06..2026-11-02/0000:2"
     ]
     _, out, _ = _cli(capsys, "list", "--day", "2026-11-01", "--scope-name", "ACME")
-    assert _keys(out) == ["organization/acme/user/2026-10-06..2026-11-02/0000:2",
-                          "organization/acme/user/2026-11-01/0003:5", "organization/acme/user/2026-11-01/0003:9"]
+    assert _keys(out) == [
+        "organization/acme/user/2026-10-06..2026-11-02/0000:2",
+        "organization/acme/user/2026-11-01/0003:5",
+        "organization/acme/user/2026-11-01/0003:9",
+    ]
     _, out, _ = _cli(capsys, "list", "--from", "2026-11-02", "--to", "2026-11-30")
     assert len(_keys(out)) == 2 and out[-1].startswith("2 open lines")
     code, out, _ = _cli(capsys, "list", "--day", "2026-09-01")
@@ -127,9 +151,14 @@ def test_show_prints_every_field_the_stored_text_and_a_command_that_prints_the_w
     code, out, _ = _cli(capsys, "show", "organization/acme/user/2026-11-01/0003:5")
     assert code == 0
     text = "\n".join(out)
-    for expected in ("status       open", "report       organization acme, user level, 1-day report of 2026-11-01",
-                     "file         0003, fetched 2026-11-03 06:00:00 UTC from https://files.example/report/0003.ndjson",
-                     "line         5", "reason       malformed JSON: unexpected end", "0003-abc.ndjson.zst"):
+    for expected in (
+        "status       open",
+        "report       organization acme, user level, 1-day report of 2026-11-01",
+        "file         0003, fetched 2026-11-03 06:00:00 UTC from https://files.example/report/0003.ndjson",
+        "line         5",
+        "reason       malformed JSON: unexpected end",
+        "0003-abc.ndjson.zst",
+    ):
         assert expected in text, expected
     assert out[-1] == '{"day": "2026-11-01", "us'
     (command,) = [line.removeprefix("whole line").strip() for line in out if line.startswith("whole line")]
@@ -171,8 +200,10 @@ def test_clear_by_day_clears_what_list_shows_with_the_same_options(warehouse, ca
     _, listed, _ = _cli(capsys, "list", "--day", "2026-11-01", "--scope-name", "acme")
     code, out, _ = _cli(capsys, "clear", "--day", "2026-11-01", "--scope-name", "acme", "--note", "known bad export")
     assert code == 0 and out[0].startswith(f"cleared {len(listed) - 1} lines.")
-    assert _keys(_cli(capsys, "list")[1]) == ["organization/acme/aggregate/2026-11-02/0000:1",
-                                              "enterprise/acme-corp/user/2026-11-01/0000:4"]
+    assert _keys(_cli(capsys, "list")[1]) == [
+        "organization/acme/aggregate/2026-11-02/0000:1",
+        "enterprise/acme-corp/user/2026-11-01/0000:4",
+    ]
     code, _, err = _cli(capsys, "clear", "--day", "2026-09-01", "--note", "nothing there")
     assert code == 1 and err[0].startswith("metrics-etl quarantine clear: no quarantined line in that selection")
 
@@ -211,8 +242,10 @@ def test_a_key_that_matches_nothing_fails_naming_it_and_clears_nothing(warehouse
     )
 
 
-@pytest.mark.parametrize("args", [["list"], ["show", "organization/acme/user/2026-11-01/0003:5"],
-                                  ["clear", "--day", "2026-11-01", "--note", "why"]])
+@pytest.mark.parametrize(
+    "args",
+    [["list"], ["show", "organization/acme/user/2026-11-01/0003:5"], ["clear", "--day", "2026-11-01", "--note", "why"]],
+)
 def test_a_missing_warehouse_says_nothing_landed_yet_and_is_not_created(tmp_path, monkeypatch, capsys, args):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "data" / "warehouse.duckdb"

@@ -21,14 +21,26 @@ def _rejects(key: ReportSlice, lines: list[tuple[int, str, str | None]]) -> pl.D
     n = len(lines)
     return pl.DataFrame(
         {
-            "scope": [key.ref.scope] * n, "scope_name": [key.ref.scope_name] * n, "report_kind": [key.ref.kind] * n,
-            "level": [key.ref.level] * n, "report_start_day": [key.start_day] * n, "report_end_day": [key.end_day] * n,
-            "file_index": [0] * n, "archive_path": ["raw/0000-abc.ndjson.zst"] * n, "link": ["https://x/f"] * n,
-            "line_number": [line for line, _, _ in lines], "reason": [reason for _, reason, _ in lines],
-            "line_text": [text for _, _, text in lines], "fetched_at": [datetime.now(UTC)] * n,
+            "scope": [key.ref.scope] * n,
+            "scope_name": [key.ref.scope_name] * n,
+            "report_kind": [key.ref.kind] * n,
+            "level": [key.ref.level] * n,
+            "report_start_day": [key.start_day] * n,
+            "report_end_day": [key.end_day] * n,
+            "file_index": [0] * n,
+            "archive_path": ["raw/0000-abc.ndjson.zst"] * n,
+            "link": ["https://x/f"] * n,
+            "line_number": [line for line, _, _ in lines],
+            "reason": [reason for _, reason, _ in lines],
+            "line_text": [text for _, _, text in lines],
+            "fetched_at": [datetime.now(UTC)] * n,
         },
-        schema_overrides={"file_index": pl.Int32(), "line_number": pl.Int64(), "line_text": pl.String(),
-                          "fetched_at": pl.Datetime("us", "UTC")},
+        schema_overrides={
+            "file_index": pl.Int32(),
+            "line_number": pl.Int64(),
+            "line_text": pl.String(),
+            "fetched_at": pl.Datetime("us", "UTC"),
+        },
     )
 
 
@@ -65,8 +77,10 @@ def test_the_same_text_with_another_reason_is_a_new_open_line(conn):
     _land(conn, KEY, [(5, "malformed JSON", "{broken")])
     _clear(conn, 5)
     _land(conn, KEY, [(5, "nested deeper than 64 levels", "{broken")])
-    assert _rows(conn) == [(DAY, 5, "malformed JSON", "{broken", "known"),
-                           (DAY, 5, "nested deeper than 64 levels", "{broken", None)]
+    assert _rows(conn) == [
+        (DAY, 5, "malformed JSON", "{broken", "known"),
+        (DAY, 5, "nested deeper than 64 levels", "{broken", None),
+    ]
 
 
 def test_a_line_without_text_matches_a_cleared_one_without_text(conn):
@@ -87,5 +101,7 @@ def test_a_cleared_line_of_another_day_does_not_clear_this_days_line(conn):
     _land(conn, OTHER_DAY, [(5, "malformed JSON", "{broken")])
     _clear(conn, 5)
     _land(conn, KEY, [(5, "malformed JSON", "{broken")])
-    assert _rows(conn) == [(DAY, 5, "malformed JSON", "{broken", None),
-                           (OTHER_DAY.start_day, 5, "malformed JSON", "{broken", "known")]
+    assert _rows(conn) == [
+        (DAY, 5, "malformed JSON", "{broken", None),
+        (OTHER_DAY.start_day, 5, "malformed JSON", "{broken", "known"),
+    ]

@@ -199,7 +199,8 @@ def test_agent_days_and_dimensions_follow_each_report(conn):
     _land(conn, [("42", "New", d2, T2)], d2, d2)
     _land(conn, [("42", "Old", d1, T2)], d1, d1)  # d1 fetched again: agent 7 is gone
     assert conn.execute("SELECT day, agent_id, agent_name FROM core.agent_days ORDER BY day").fetchall() == [
-        (d1, "42", "Old"), (d2, "42", "New")
+        (d1, "42", "Old"),
+        (d2, "42", "New"),
     ]
     assert conn.execute(
         "SELECT agent_id, agent_name, first_seen_day, last_seen_day FROM core.dim_agent"

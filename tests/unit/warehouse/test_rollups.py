@@ -21,14 +21,18 @@ USERS = 6
 # Per (day offset, user): the agents the user ran that day, and the teams the user was on.
 activity = st.dictionaries(
     st.tuples(st.integers(0, DAYS - 1), st.integers(1, USERS)),
-    st.tuples(st.sets(st.sampled_from(["a-1", "b-2"]), max_size=2), st.sets(st.sampled_from([10, 20]), max_size=2),
-              st.integers(0, 3)),
+    st.tuples(
+        st.sets(st.sampled_from(["a-1", "b-2"]), max_size=2),
+        st.sets(st.sampled_from([10, 20]), max_size=2),
+        st.integers(0, 3),
+    ),
     max_size=120,
 )
 
 
-def _insert(conn: duckdb.DuckDBPyConnection, rows: dict[tuple[int, int], tuple[set[str], set[int], int]],
-            days: range) -> None:
+def _insert(
+    conn: duckdb.DuckDBPyConnection, rows: dict[tuple[int, int], tuple[set[str], set[int], int]], days: range
+) -> None:
     for (offset, user), (agents, teams, interactions) in rows.items():
         if offset not in days:
             continue
@@ -67,8 +71,10 @@ def warehouse() -> duckdb.DuckDBPyConnection:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=activity, chunk=st.integers(1, 30), order=st.randoms(use_true_random=False))
 def test_rollups_refreshed_day_by_day_equal_a_rebuild(
-    warehouse: duckdb.DuckDBPyConnection, rows: dict[tuple[int, int], tuple[set[str], set[int], int]],
-    chunk: int, order: object,
+    warehouse: duckdb.DuckDBPyConnection,
+    rows: dict[tuple[int, int], tuple[set[str], set[int], int]],
+    chunk: int,
+    order: object,
 ) -> None:
     conn = warehouse
     conn.execute("BEGIN TRANSACTION")
@@ -79,8 +85,13 @@ def test_rollups_refreshed_day_by_day_equal_a_rebuild(
     order.shuffle(chunks)  # type: ignore[attr-defined]
     for days in chunks:
         _insert(conn, rows, days)
-        refresh_rollups(conn, scope="organization", scope_name="acme", start_day=FIRST + timedelta(days=days[0]),
-                        end_day=FIRST + timedelta(days=days[-1]))
+        refresh_rollups(
+            conn,
+            scope="organization",
+            scope_name="acme",
+            start_day=FIRST + timedelta(days=days[0]),
+            end_day=FIRST + timedelta(days=days[-1]),
+        )
     refreshed = _contents(conn)
     conn.execute("COMMIT")
     rebuild_rollups(conn)
@@ -90,7 +101,9 @@ def test_rollups_refreshed_day_by_day_equal_a_rebuild(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=activity, start=st.integers(0, DAYS - 28))
 def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_user_rows(
-    warehouse: duckdb.DuckDBPyConnection, rows: dict[tuple[int, int], tuple[set[str], set[int], int]], start: int,
+    warehouse: duckdb.DuckDBPyConnection,
+    rows: dict[tuple[int, int], tuple[set[str], set[int], int]],
+    start: int,
 ) -> None:
     conn = warehouse
     for table in ("core.user_daily_totals", "core.agent_activity", "core.user_team_days"):
@@ -100,20 +113,24 @@ def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_use
     first, last = FIRST + timedelta(days=start), FIRST + timedelta(days=start + 27)
     reach = conn.execute(
         "SELECT agent_id, sum(users_since[day - CAST($first AS DATE) + 1]) FROM core.agent_reach"
-        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL", {"first": first, "last": last},
+        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL",
+        {"first": first, "last": last},
     ).fetchall()
     counted = conn.execute(
         "SELECT agent_id, count(DISTINCT user_id) FROM core.agent_activity WHERE day BETWEEN $first AND $last"
-        " GROUP BY ALL ORDER BY ALL", {"first": first, "last": last},
+        " GROUP BY ALL ORDER BY ALL",
+        {"first": first, "last": last},
     ).fetchall()
     assert reach == counted
     team_reach = conn.execute(
         "SELECT team_id, counted, sum(users_since[day - CAST($first AS DATE) + 1]) FROM core.team_reach"
-        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL", {"first": first, "last": last},
+        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL",
+        {"first": first, "last": last},
     ).fetchall()
     members = conn.execute(
         "SELECT team_id, 'member', count(DISTINCT user_id) FROM core.user_team_days"
-        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL", {"first": first, "last": last},
+        " WHERE day BETWEEN $first AND $last GROUP BY ALL ORDER BY ALL",
+        {"first": first, "last": last},
     ).fetchall()
     assert [r for r in team_reach if r[1] == "member"] == members
     window = conn.execute(
@@ -137,7 +154,8 @@ def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_use
     assert windowed == by_days
     compared = conn.execute(
         "SELECT count(DISTINCT day) FILTER (WHERE membership_final) FROM core.team_report_days"
-        " WHERE day BETWEEN $first AND $last", {"first": first, "last": last},
+        " WHERE day BETWEEN $first AND $last",
+        {"first": first, "last": last},
     ).fetchall()
     in_windows = conn.execute(
         "SELECT DISTINCT compared_days FROM core.team_window_users WHERE day = $last AND listed_days > 0",
@@ -148,7 +166,8 @@ def test_a_periods_distinct_users_summed_from_the_reach_equal_a_count_of_the_use
 
 @pytest.mark.parametrize("order", [("organization", "enterprise"), ("enterprise", "organization")])
 def test_an_organizations_enterprise_is_found_whichever_lands_first(
-    warehouse: duckdb.DuckDBPyConnection, order: tuple[str, str],
+    warehouse: duckdb.DuckDBPyConnection,
+    order: tuple[str, str],
 ) -> None:
     conn = warehouse
     conn.execute("BEGIN TRANSACTION")
