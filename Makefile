@@ -16,10 +16,12 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 
 install: $(VENV)/.synced
 
-# Lint and types, zero findings: ruff (rules and line length in pyproject.toml) on all the code,
-# mypy --strict on pipelines/ (its files are listed in pyproject.toml).
+# Lint, format and types, zero findings: ruff (rules and line length in pyproject.toml) on all
+# the code, its formatter's check (`ruff format` writes it), mypy --strict on pipelines/ (its
+# files are listed in pyproject.toml).
 check: install
 	$(VENV)/bin/ruff check pipelines emulator benchmarks tests
+	$(VENV)/bin/ruff format --check pipelines emulator benchmarks tests
 	$(VENV)/bin/mypy
 
 test: install
