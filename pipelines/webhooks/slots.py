@@ -99,9 +99,13 @@ class Slots:
     3. a body that cannot arrive in time at its pace (`_doomed`), slowest first: a real
        delivery's body arrives in a burst, a forged one trickles;
     4. a body waiting for the memory budget, the newest first;
-    5. the oldest waiting connection, however fresh.
+    5. the oldest waiting connection, however fresh;
+    6. a body arriving for `_PACE_FLOOR` s or more under `_MIN_PACE`, however young, slowest
+       first: a flood of forged signed heads that reopens each connection it loses keeps every
+       slot younger than `_JUDGED_AFTER`, and would keep a delivery out.
 
-    Only when every slot holds a request being answered is a new connection refused (503).
+    Only when every slot holds a request being answered, or a body arriving at a delivery's
+    pace, is a new connection refused (503).
     """
 
     def __init__(self, *, max_connections: int, max_waiting_per_client: int, body_timeout: float) -> None:
@@ -147,7 +151,12 @@ class Slots:
         waiting_for_memory = [c for c in self._receiving if c.awaiting_budget]
         if waiting_for_memory:
             return waiting_for_memory[-1], BODY_CLOSED_AT_CAP
-        return (oldest[0], WAITING_CLOSED_AT_CAP) if oldest is not None else None
+        if oldest is not None:
+            return oldest[0], WAITING_CLOSED_AT_CAP
+        # Last, a body under half a second old already trickling under the pace no delivery
+        # sends at: a flood that reopens each connection it loses keeps every slot that young.
+        young = [c for c in self._receiving if now - c.body_started >= _PACE_FLOOR and _pace(c, now) < _MIN_PACE]
+        return (min(young, key=lambda c: _pace(c, now)), BODY_CLOSED_AT_CAP) if young else None
 
     def _doomed(self, connection: Connection, now: float) -> bool:
         """A body that, at its pace (since it got the memory budget, if it waited for it), will not
