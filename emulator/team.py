@@ -8,34 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-_WORDS = (
-    "atlas",
-    "beacon",
-    "cobalt",
-    "delta",
-    "ember",
-    "fjord",
-    "garnet",
-    "harbor",
-    "iris",
-    "juniper",
-    "kepler",
-    "lumen",
-    "meridian",
-    "nimbus",
-    "orbit",
-    "prism",
-    "quartz",
-    "raven",
-    "sierra",
-    "tundra",
-    "umber",
-    "vertex",
-    "willow",
-    "xenon",
-    "yarrow",
-    "zephyr",
-)
+from emulator.vocabulary import NAME_WORDS as _WORDS
 
 
 def word_slug(prefix: str, i: int) -> str:

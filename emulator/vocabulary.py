@@ -117,3 +117,33 @@ IDE_TABLE = _byte_table(IDE_NAMES, [w for w, _, _ in IDES.values()])
 APP_TABLE = _byte_table(range(len(AGENT_APPS)), (3, 2, 4, 2, 2, 2, 2, 2, 1))
 # byte value -> volume multiplier, skewed like real usage (most days light, some heavy)
 MULT = tuple(0.35 + 2.4 * (i / 255) ** 2 for i in range(256))
+
+# The words teams, repositories and issues are named from (one list: both worlds name alike).
+NAME_WORDS = (
+    "atlas",
+    "beacon",
+    "cobalt",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "iris",
+    "juniper",
+    "kepler",
+    "lumen",
+    "meridian",
+    "nimbus",
+    "orbit",
+    "prism",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
+    "umber",
+    "vertex",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+)

@@ -11,36 +11,8 @@ import random
 import threading
 from datetime import UTC, date, datetime, time, timedelta
 
+from emulator.vocabulary import NAME_WORDS as _WORDS
 from emulator.world_records import LABELS, Account, Issue, Repository
-
-_WORDS = (
-    "atlas",
-    "beacon",
-    "cobalt",
-    "delta",
-    "ember",
-    "fjord",
-    "garnet",
-    "harbor",
-    "iris",
-    "juniper",
-    "kepler",
-    "lumen",
-    "meridian",
-    "nimbus",
-    "orbit",
-    "prism",
-    "quartz",
-    "raven",
-    "sierra",
-    "tundra",
-    "umber",
-    "vertex",
-    "willow",
-    "xenon",
-    "yarrow",
-    "zephyr",
-)
 
 
 class World:
