@@ -1,0 +1,12 @@
+-- Billing a scope's token could not read: the endpoints whose newest fetch the service refused
+-- (billing.fetches.status 'denied', a 403), per scope, with when it was last refused.
+WITH newest AS (
+    SELECT scope, scope_name, endpoint, arg_max(status, fetched_at) AS status, max(fetched_at) AS fetched_at
+    FROM billing.fetches
+    GROUP BY ALL
+)
+SELECT scope, scope_name, string_agg(endpoint, ', ' ORDER BY endpoint) AS endpoints, max(fetched_at) AS fetched_at
+FROM newest
+WHERE status = 'denied'
+GROUP BY scope, scope_name
+ORDER BY scope = 'enterprise' DESC, scope_name;
