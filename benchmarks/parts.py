@@ -119,8 +119,9 @@ def main() -> None:
                     ).to_arrow_table(),
                 )
                 result = timed("transforms", transform_records, records, prov)
+                # The totals carry each row's line, as the pipeline's landing gives them (_repeats.py).
                 for table, frame in (
-                    ("user_daily_totals", result.totals),
+                    ("user_daily_totals", result.totals.with_columns(result.lines.alias("_line"))),
                     ("breakdowns", result.breakdowns),
                     ("agent_activity", result.agent_activity),
                 ):
