@@ -18,6 +18,7 @@ from functools import cache
 
 import polars as pl
 
+from pipelines.transform._columns_billing import BILLING
 from pipelines.transform._columns_core import CORE
 from pipelines.transform._columns_events import EVENTS
 from pipelines.transform._columns_raw import RAW
@@ -26,7 +27,7 @@ from pipelines.transform.schema import declared_columns, duckdb_type
 
 __all__ = ["UNKEYED", "Column", "polars_types", "table_columns", "table_ddl"]
 
-_DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS}
+_DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS, **BILLING}
 # The tables whose grain is not their primary key: the large facts, landed batch by batch, where
 # DuckDB's index would cost memory on every insert (the grain check holds them unique instead).
 UNKEYED = frozenset(
@@ -44,6 +45,10 @@ UNKEYED = frozenset(
         "core.repository_days",
         "core.repository_review_times",
         "core.repository_comment_types",
+        # A person's billed rows stay when the person is erased, without them (their login
+        # emptied): the bill still sums to the cent, so the login cannot be a key.
+        "billing.user_usage",
+        "billing.budget_user_states",
     }
 )
 # A frame's type of each warehouse type a transform writes (JSON: the text DuckDB parses on insert).
@@ -57,6 +62,7 @@ _POLARS: dict[str, pl.DataType] = {
     "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
     "INTEGER": pl.Int32(),
     "VARCHAR[]": pl.List(pl.String()),
+    "DECIMAL(18,6)": pl.Decimal(18, 6),
 }
 _DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
 

@@ -45,7 +45,8 @@ class Table:
     # "rollup" (a small daily rollup of user rows the bi views read, computed by
     # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py),
     # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced),
-    # or "declared" (`migrate` writes it from a declaration in code).
+    # or "declared" (`migrate` writes it from a declaration in code), or "billing" (a scope's
+    # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
@@ -59,7 +60,7 @@ class Table:
     # Which rows a report landing again replaces (REPLACES in replace.py): "days" its scope's
     # days (at its level, if the table has one) but the kept ones, "report" the rows of the
     # same report, "open-report" those not cleared by a person, "report-days" the report kind's
-    # days. None: rows are kept (a history).
+    # days, "scope-days" the scope's days landed (a billing month). None: rows are kept (a history).
     replaces: str | None = None
     # A rollup: how many days after a landing's days it is computed again too (its rows there
     # depend on the days before them).
@@ -586,6 +587,126 @@ TABLES: tuple[Table, ...] = (
         writer="webhooks",
     ),
     Table("events", "spool_offsets", ("segment",), "How far each spool segment has been loaded.", writer="webhooks"),
+    Table(
+        "billing",
+        "credit_usage",
+        ("scope", "scope_name", "day", "meter", "product", "sku", "model"),
+        "The bill: billed AI credits (meter ai_credit; premium requests before 2026-06, meter premium_request) "
+        "per scope, day, product, SKU and model, gross, discount and net quantities and amounts (DECIMAL).",
+        partition="day",
+        lake_grain="month",
+        writer="billing",
+        landing="rows",
+        replaces="scope-days",
+    ),
+    Table(
+        "billing",
+        "cost_center_usage",
+        ("scope", "scope_name", "day", "meter", "cost_center_id", "product", "sku", "model"),
+        "The same per cost center of an enterprise, and cost_center_id 'none' for usage in none: the cost "
+        "centers' rows of a day sum to billing.credit_usage's.",
+        partition="day",
+        lake_grain="month",
+        writer="billing",
+        landing="rows",
+        replaces="scope-days",
+    ),
+    Table(
+        "billing",
+        "product_usage",
+        ("scope", "scope_name", "day", "product", "sku", "organization_name", "repository_name"),
+        "Billing usage lines per day, product and SKU with organization and repository ('' when the line "
+        "names none): quantity, price per unit, gross, discount and net amounts.",
+        partition="day",
+        lake_grain="month",
+        writer="billing",
+        landing="rows",
+        replaces="scope-days",
+    ),
+    Table(
+        "billing",
+        "usage_summary",
+        ("scope", "scope_name", "day", "product", "sku"),
+        "The billing usage summary per scope, day, product and SKU.",
+        partition="day",
+        lake_grain="month",
+        writer="billing",
+        landing="rows",
+        replaces="scope-days",
+    ),
+    Table(
+        "billing",
+        "user_usage",
+        ("scope", "scope_name", "day", "user_login", "product", "sku", "model", "organization", "cost_center_name"),
+        "The enterprise's usage report export: billed usage per user, day, SKU and model, with the quota and "
+        "the organization and cost center it was billed to (an erased person's rows stay, without them).",
+        partition="day",
+        writer="billing",
+        landing="rows",
+        replaces="scope-days",
+        person=_USER,
+    ),
+    Table(
+        "billing",
+        "fetches",
+        ("scope", "scope_name", "endpoint", "day", "fetched_at"),
+        "Every billing fetch of a day per table it lands (endpoint): its calls, rows, whether the month was "
+        "closed then, and its status (ok, denied: the token cannot read billing, failed).",
+        partition="day",
+        lake_grain="month",
+        writer="billing",
+        landing="upsert",
+    ),
+    Table(
+        "billing",
+        "cost_centers",
+        ("snapshot_day", "enterprise", "cost_center_id"),
+        "Each enterprise's cost centers on the snapshot day: name, state, Azure subscription, AI-credit pool.",
+        partition="snapshot_day",
+        lake_grain="month",
+        writer="billing",
+    ),
+    Table(
+        "billing",
+        "cost_center_resources",
+        ("snapshot_day", "enterprise", "cost_center_id", "resource_type", "resource_name"),
+        "What each cost center holds on the snapshot day: users, enterprise teams and organizations.",
+        partition="snapshot_day",
+        lake_grain="month",
+        writer="billing",
+        text=("resource_name",),
+    ),
+    Table(
+        "billing",
+        "budgets",
+        ("snapshot_day", "enterprise", "budget_id"),
+        "Each enterprise's budgets on the snapshot day: type, scope and entity, amount, consumed, SKU, whether "
+        "usage stops at it, alerting.",
+        partition="snapshot_day",
+        lake_grain="month",
+        writer="billing",
+        person=_USER,
+        text=("budget_entity_name",),
+    ),
+    Table(
+        "billing",
+        "budget_user_states",
+        ("snapshot_day", "enterprise", "budget_id", "user_login"),
+        "Each budget's per-user state on the snapshot day: consumed against target, and the overriding budget.",
+        partition="snapshot_day",
+        writer="billing",
+        person=_USER,
+    ),
+    Table(
+        "billing",
+        "seat_breakdown",
+        ("snapshot_day", "org_login"),
+        "Each organization's seat breakdown of the billing cycle (total, added, pending cancellation and "
+        "invitation, active and inactive) and its policies, on the snapshot day.",
+        partition="snapshot_day",
+        lake_grain="month",
+        writer="billing",
+    ),
 )
 
 

@@ -44,6 +44,7 @@ REPLACES = {
     "report": "warehouse/delete_report_rows.sql",
     "open-report": "warehouse/delete_open_report_rows.sql",
     "report-days": "warehouse/delete_report_kind_days.sql",
+    "scope-days": "warehouse/delete_scope_days.sql",
 }
 # The columns landed_keys records (begin_report_landing.sql): a file's rows are found again by
 # those of them in a table's grain.

@@ -17,7 +17,7 @@ from pipelines.warehouse.replace import LANDINGS, REPLACES, _delete_replaced, _r
 from pipelines.warehouse.sql import run_sql
 
 ROOT = Path(__file__).resolve().parents[3]
-SCHEMAS = ("core", "raw", "snapshots", "events")
+SCHEMAS = tuple(dict.fromkeys(t.schema for t in TABLES))
 
 
 @pytest.fixture(scope="module")
