@@ -4,6 +4,7 @@ Reads the serving database (never the warehouse the pipeline writes) when there 
 reader neither waits for nor blocks a run.
 """
 
+from pipelines.bi._cost import cost_lines, denied_line, money
 from pipelines.bi._export import EXPORTS_RECORD, FORMATS, Format, export_view, rewrite_exports
 from pipelines.bi._sources import BiError, BiSources, NoWarehouse, UnknownView, known_views, open_bi
 
@@ -15,8 +16,11 @@ __all__ = [
     "Format",
     "NoWarehouse",
     "UnknownView",
+    "cost_lines",
+    "denied_line",
     "export_view",
     "known_views",
+    "money",
     "open_bi",
     "rewrite_exports",
 ]
