@@ -69,7 +69,7 @@ CREATE TABLE bi.budget_burn (enterprise VARCHAR, budget_id VARCHAR, budget_type 
     consumed_to_date DECIMAL(18,6), projected_month_end DECIMAL(18,6), projected_over BOOLEAN,
     prevent_further_usage BOOLEAN, users_blocked BIGINT);
 CREATE TABLE billing.fetches (scope VARCHAR, scope_name VARCHAR, endpoint VARCHAR, day DATE,
-    fetched_at TIMESTAMPTZ, month_closed BOOLEAN, "rows" BIGINT, status VARCHAR)
+    fetched_at TIMESTAMPTZ, month_closed BOOLEAN, status VARCHAR, calls BIGINT, "rows" BIGINT, message VARCHAR)
 """
 
 
@@ -108,7 +108,7 @@ def build_cost_views(conn: duckdb.DuckDBPyConnection) -> None:
                     ],
                 )
             conn.execute(
-                "INSERT INTO billing.fetches VALUES (?, ?, 'ai_credit/usage', ?, ?, ?, 2, 'ok')",
+                "INSERT INTO billing.fetches VALUES (?, ?, 'ai_credit_usage', ?, ?, ?, 'ok', 1, 2, NULL)",
                 [scope, name, day, fetched, closed],
             )
         net = enterprise_net(day)
@@ -138,8 +138,9 @@ def build_cost_views(conn: duckdb.DuckDBPyConnection) -> None:
             [ENTERPRISE, day, net - allocated],
         )
     conn.execute(
-        "INSERT INTO billing.fetches VALUES ('organization', 'acme-widgets', 'ai_credit/usage', ?, ?, FALSE, 0, "
-        "'denied'), ('organization', 'acme-widgets', 'usage/summary', ?, ?, FALSE, 0, 'denied')",
+        "INSERT INTO billing.fetches VALUES ('organization', 'acme-widgets', 'ai_credit_usage', ?, ?, FALSE, 'denied', "
+        "1, 0, 'Resource not accessible by integration'), ('organization', 'acme-widgets', 'usage_summary', ?, ?, "
+        "FALSE, 'denied', 1, 0, 'Resource not accessible by integration')",
         [LAST_DAY, fetched, LAST_DAY, fetched],
     )
     for budget in BUDGETS:

@@ -60,21 +60,23 @@ def cost_lines(conn: duckdb.DuckDBPyConnection, *, command: str) -> str:
             text += _budget_lines(row[1], budgets.pop(row[1], []), command=command)
     for enterprise, rows in budgets.items():  # budgets of an enterprise without cost lines yet
         text += "\n" + _budget_lines(enterprise, rows, command=command)
-    for scope, name, endpoints, fetched_at in run_sql(conn, "bi/cost/select_denied.sql"):
-        text += f"\n{denied_line(scope, name, endpoints, fetched_at)}\n"
+    for row in run_sql(conn, "bi/cost/select_denied.sql"):
+        text += f"\n{denied_line(*row)}\n"
     return text
 
 
-def denied_line(scope: str, name: str, endpoints: str, fetched_at: Any) -> str:
+def denied_line(scope: str, name: str, endpoints: str, fetched_at: Any, message: str | None) -> str:
     """What cost data of a scope is missing and why: the service refused the token its billing."""
     who = (
         "an enterprise owner or billing manager"
         if scope == "enterprise"
         else "an organization owner or billing manager"
     )
+    said = f', it said "{message}"' if message else ""
     return (
         f"cost of {scope} {name}: not read, the service refused this token its billing ({endpoints}; last "
-        f"asked {fetched_at:%Y-%m-%d %H:%M} UTC): it needs {who}, or an app with billing read; "
+        f"asked {fetched_at:%Y-%m-%d %H:%M} UTC{said}): it needs {who}, or an "
+        "app with billing read; "
         f"everything else of {scope} {name} landed (`metrics-etl check` says it per scope)"
     )
 

@@ -49,8 +49,8 @@ def cost_section(conn: duckdb.DuckDBPyConnection) -> str:
     parts.append(_budgets(run_sql(conn, "bi/cost/select_budgets.sql")))
     parts.extend(
         f'<p class="cost-refused" data-scope="{escape(scope)} {escape(name)}">'
-        f"{escape(denied_line(scope, name, endpoints, fetched_at))}</p>"
-        for scope, name, endpoints, fetched_at in refused
+        f"{escape(denied_line(scope, name, *rest))}</p>"
+        for scope, name, *rest in refused
     )
     return (
         '<section class="card" id="cost"><h2>Cost</h2>'

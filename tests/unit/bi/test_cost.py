@@ -86,8 +86,9 @@ def test_with_no_budget_projected_over_the_nearest_is_named(conn):
 def test_a_scope_whose_billing_was_refused_gets_one_line_saying_what_is_missing_and_why(conn):
     refused = [line for line in _lines(conn) if "acme-widgets" in line]
     assert refused == [
-        "cost of organization acme-widgets: not read, the service refused this token its billing (ai_credit/usage, "
-        "usage/summary; last asked 2026-11-25 06:00 UTC): it needs an organization owner or billing manager, or an "
+        "cost of organization acme-widgets: not read, the service refused this token its billing (ai_credit_usage, "
+        'usage_summary; last asked 2026-11-25 06:00 UTC, it said "Resource not accessible by integration"): it needs '
+        "an organization owner or billing manager, or an "
         "app with billing read; everything else of organization acme-widgets landed (`metrics-etl check` says it "
         "per scope)"
     ]
@@ -95,8 +96,8 @@ def test_a_scope_whose_billing_was_refused_gets_one_line_saying_what_is_missing_
 
 def test_a_scope_read_again_after_a_refusal_is_no_longer_said_to_be_refused(conn):
     conn.execute(
-        "INSERT INTO billing.fetches SELECT scope, scope_name, endpoint, day, fetched_at + INTERVAL 1 DAY, FALSE, 3, "
-        "'ok' FROM billing.fetches WHERE status = 'denied'"
+        "INSERT INTO billing.fetches SELECT scope, scope_name, endpoint, day, fetched_at + INTERVAL 1 DAY, FALSE, "
+        "'ok', 1, 3, NULL FROM billing.fetches WHERE status = 'denied'"
     )
     assert not [line for line in _lines(conn) if "refused" in line]
 
