@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from pipelines.service._stats import to_float
+from pipelines.service.billing_wire import BILLING_ROLES
 from pipelines.service.dialect import DIALECTS, Dialect
 from pipelines.service.errors import (
     AuthenticationFailed,
@@ -110,8 +111,12 @@ def _misdirection(*, status: int, path: str, headers: httpx.Headers, text: str, 
     return None
 
 
+# Who may read billing (usage, cost centers, budgets): the paths of both dialects say `/billing`
+# (`/settings/billing/…`, `/billing/…`, `/copilot/billing`); the seat listings are not billing data.
 def _permission_hint(*, path: str, message: str) -> str:
     text = message.lower()
+    if "/billing" in path and "/billing/seats" not in path:
+        return f"Billing data needs an {BILLING_ROLES}: give the token one of those roles, or leave billing out."
     if "/metrics/" in path:
         scope = "enterprise" if path.startswith("/enterprises/") else "organization"
         if "policy" in text:

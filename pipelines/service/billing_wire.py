@@ -11,12 +11,14 @@ service client builds its paths here and the transforms read the answers' fields
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "AI_CREDITS_FROM",
+    "BILLING_ROLES",
     "CLOSE_AFTER_DAYS",
     "COLUMNS",
     "ENDPOINTS",
@@ -40,6 +42,8 @@ HISTORY_MONTHS = 24
 # A month's amounts are provisional until 00:00 UTC on this day after its last (the 4th of the
 # next month): until then a day of it may answer more; after, never again.
 CLOSE_AFTER_DAYS = 3
+# Who may read a scope's billing (a 403's hint, and the run's line for a scope refused).
+BILLING_ROLES = "enterprise administrator, billing manager or an app with billing read"
 # AI credits replaced premium requests on this day: the months before are the premium meter's.
 AI_CREDITS_FROM = date(2026, 6, 1)
 
@@ -150,7 +154,7 @@ def wire_name(dialect: Dialect, public: str) -> str:
     return public if dialect == "github" else _CAMEL.sub(r"_\1", public).lower()
 
 
-def field(dialect: Dialect, answer: dict[str, object], public: str) -> object:
+def field(dialect: Dialect, answer: Mapping[str, Any], public: str) -> Any:
     """The value of the field publicly named `public` in a `dialect` answer (None when absent)."""
     return answer.get(wire_name(dialect, public))
 
