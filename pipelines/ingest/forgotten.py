@@ -103,6 +103,9 @@ def without_forgotten(
         # Each person once: a listing names thousands of people, few of them twice.
         named = {row: forgotten.names(*row) for row in set(rows)}
         mask = pl.Series([named[row] for row in rows], dtype=pl.Boolean)
+        if person_table.where is not None:  # only these rows name a person (a cost center's users)
+            column, value = person_table.where
+            mask = mask & (frame[column] == value).fill_null(False)
         if not mask.any():
             continue
         if person_table.anonymize:

@@ -127,6 +127,7 @@ BILLING: dict[str, tuple[str, ...]] = {
         "cost_center_id VARCHAR",
         "resource_type VARCHAR",
         "resource_name VARCHAR",
+        "user_id BIGINT",
         "fetched_at TIMESTAMP WITH TIME ZONE NOT NULL",
     ),
     "billing.budgets": (

@@ -45,8 +45,8 @@ UNKEYED = frozenset(
         "core.repository_days",
         "core.repository_review_times",
         "core.repository_comment_types",
-        # A person's billed rows stay when the person is erased, without them (their login
-        # emptied): the bill still sums to the cent, so the login cannot be a key.
+        # A user state may come without its user (the service names one when its record is
+        # available), and an export's lines are many: the grain check holds them unique.
         "billing.user_usage",
         "billing.budget_user_states",
     }

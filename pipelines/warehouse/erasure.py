@@ -61,12 +61,28 @@ class PersonTable:
     login_column: str
     day_column: str  # its partition day: what retention and a landing's days select by
     scoped: bool  # its rows are a scope's (what the landings derive things from)
-    anonymize: bool  # the id is not in its grain: the row stays without the person (an issue, its author)
+    # Neither person column is in its grain: the row stays without the person (an issue, its author).
+    anonymize: bool
+    # The rows naming a person are those whose column holds this value (Table.person_where);
+    # None: every row.
+    where: tuple[str, str] | None = None
 
     @property
     def identifiers(self) -> dict[str, str]:
         """Its table and columns, as the privacy/ SQL names them."""
-        return {"table": self.name, "id": self.id_column, "login": self.login_column, "day": self.day_column}
+        where = self.where[0] if self.where else self.login_column
+        return {
+            "table": self.name,
+            "id": self.id_column,
+            "login": self.login_column,
+            "day": self.day_column,
+            "where": where,
+        }
+
+    @property
+    def where_value(self) -> dict[str, str | None]:
+        """The value the privacy/ SQL binds for `{where}` (None: every row names its person)."""
+        return {"where_value": self.where[1] if self.where else None}
 
 
 def _person_table(declared: Table) -> PersonTable:
@@ -79,7 +95,8 @@ def _person_table(declared: Table) -> PersonTable:
         login_column,
         declared.partition,
         scoped="scope" in declared.grain,
-        anonymize=id_column not in declared.grain,
+        anonymize=id_column not in declared.grain and login_column not in declared.grain,
+        where=declared.person_where,
     )
 
 
@@ -126,6 +143,7 @@ def people_in(
             identifiers=person_table.identifiers,
             first_day=first_day,
             last_day=last_day,
+            **person_table.where_value,
         )
         for user_id, login in rows:
             if forgotten.names(user_id, login):
@@ -152,7 +170,13 @@ def erase_rows(
     days: set[ScopeDay] = set()
     record_days: set[ScopeDay] = set()
     for person_table in PERSON_TABLES:
-        who = {"user_id": person.user_id, "login": person.login, "first_day": first_day, "last_day": last_day}
+        who = {
+            "user_id": person.user_id,
+            "login": person.login,
+            "first_day": first_day,
+            "last_day": last_day,
+            **person_table.where_value,
+        }
         if person_table.scoped:
             found = run_sql(conn, "privacy/select_person_days.sql", identifiers=person_table.identifiers, **who)
             days.update((scope, scope_name, day) for scope, scope_name, day in found)

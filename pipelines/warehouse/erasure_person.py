@@ -27,7 +27,12 @@ def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
     login = None if user_id is not None else who.lower()
     for person_table in PERSON_TABLES:
         rows = run_sql(
-            conn, "privacy/select_person.sql", identifiers=person_table.identifiers, user_id=user_id, login=login
+            conn,
+            "privacy/select_person.sql",
+            identifiers=person_table.identifiers,
+            user_id=user_id,
+            login=login,
+            **person_table.where_value,
         )
         if rows:
             found_id, found_login = rows[0]

@@ -1,9 +1,12 @@
 -- Rows kept without the person (an issue stays, its author goes), and their lake partitions
--- marked to be written again. Run inside the caller's transaction.
+-- marked to be written again. Run inside the caller's transaction. Only the rows
+-- whose {where} is $where_value name a person, when one is given (a cost center's User resources).
 INSERT INTO meta.lake_changes (table_name, day)
 SELECT DISTINCT '{table}', "{day}"
   FROM {table}
- WHERE ("{id}" = $user_id OR lower("{login}") = $login) AND "{day}" BETWEEN $first_day AND $last_day;
+ WHERE ("{id}" = $user_id OR lower("{login}") = $login) AND ($where_value IS NULL OR "{where}" = $where_value)
+   AND "{day}" BETWEEN $first_day AND $last_day;
 UPDATE {table} SET "{id}" = NULL, "{login}" = NULL
- WHERE ("{id}" = $user_id OR lower("{login}") = $login) AND "{day}" BETWEEN $first_day AND $last_day
+ WHERE ("{id}" = $user_id OR lower("{login}") = $login) AND ($where_value IS NULL OR "{where}" = $where_value)
+   AND "{day}" BETWEEN $first_day AND $last_day
 RETURNING 1

@@ -1,0 +1,137 @@
+"""One snapshot day of the billing state: each enterprise's cost centers with their resources,
+budgets and every budget's user states, and each organization's seat breakdown and policies,
+fetched now and landed as the day's rows (docs/billing.md).
+
+A scope whose billing answers 403 (the token is no enterprise administrator or billing
+manager, or an app without billing read) or 404 is refused alone: it is told in one line, and
+whatever the day held of it stays; the other scopes land. People erased by `metrics-etl
+forget` are left out before anything lands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from pipelines.ingest.forgotten import without_forgotten
+from pipelines.service import billing_state as api
+from pipelines.service import canonical_scopes
+from pipelines.service.errors import NotFound, PermissionDenied
+from pipelines.transform import billing_state as tf
+from pipelines.warehouse.billing_state import replace_state_day
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipelines.service import ServiceClient
+    from pipelines.warehouse.erasure import Forgotten
+
+__all__ = ["StateRefused", "StateResult", "collect_billing_state", "run_billing_state"]
+
+# Who can read what the state is fetched from, as a refusal says it.
+ENTERPRISE_ROLES = "an enterprise administrator or billing manager, or an app with enterprise billing read"
+ORGANIZATION_ROLES = "an organization owner (a token with manage_billing or read:org), or an app with billing read"
+
+
+@dataclass(frozen=True)
+class StateRefused:
+    scope: str  # "enterprise" | "organization"
+    name: str
+    what: str  # what could not be read
+    status: int
+    message: str
+
+    def line(self) -> str:
+        roles = ENTERPRISE_ROLES if self.scope == "enterprise" else ORGANIZATION_ROLES
+        return (
+            f"billing state of {self.scope} {self.name!r} not read ({self.what}: {self.status} {self.message}): "
+            f"the token needs {roles}; its cost centers, budgets and seat breakdown stay as last landed"
+        )
+
+
+@dataclass(frozen=True)
+class StateResult:
+    day: date
+    frames: dict[str, pl.DataFrame]
+    owners: tuple[str, ...]  # the enterprises and organizations whose state was read
+    refused: tuple[StateRefused, ...] = field(default=())
+
+
+def collect_billing_state(
+    client: ServiceClient, *, enterprises: tuple[str, ...], orgs: tuple[str, ...], day: date, fetched_at: datetime
+) -> StateResult:
+    """Fetch the state of every enterprise and organization now, one frame per state table."""
+    scopes = canonical_scopes(
+        client, [*(("enterprise", name) for name in enterprises), *(("organization", org) for org in orgs)]
+    )
+    refused: list[StateRefused] = []
+    owners: list[str] = []
+    centers, resources, budgets, states = [], [], [], []
+    seat_answers: dict[str, object] = {}
+    for scope, name in scopes:
+        what = "cost centers"
+        try:
+            if scope == "enterprise":
+                listed = api.list_cost_centers(client, enterprise=name)
+                what = "budgets"
+                budget_records = api.list_budgets(client, enterprise=name)
+                what = "budget user states"
+                user_states = {
+                    record["id"]: api.list_budget_user_states(client, enterprise=name, budget_id=record["id"])
+                    for record in budget_records
+                    if isinstance(record, dict) and isinstance(record.get("id"), str)
+                }
+            else:
+                what = "seat breakdown"
+                seat_answers[name] = api.get_org_billing(client, org=name)
+        except (PermissionDenied, NotFound) as exc:
+            refused.append(StateRefused(scope, name, what, exc.status, exc.message))
+            continue
+        owners.append(name)
+        if scope == "enterprise":
+            center_frame, resource_frame = tf.cost_center_frames(
+                listed, day=day, enterprise=name, fetched_at=fetched_at
+            )
+            centers.append(center_frame)
+            resources.append(resource_frame)
+            budgets.append(tf.budgets_frame(budget_records, day=day, enterprise=name, fetched_at=fetched_at))
+            states.append(tf.budget_user_states_frame(user_states, day=day, enterprise=name, fetched_at=fetched_at))
+    empty_centers, empty_resources = tf.cost_center_frames([], day=day, enterprise="", fetched_at=fetched_at)
+    frames = {
+        "billing.cost_centers": pl.concat([empty_centers, *centers]),
+        "billing.cost_center_resources": pl.concat([empty_resources, *resources]),
+        "billing.budgets": pl.concat([tf.budgets_frame([], day=day, enterprise="", fetched_at=fetched_at), *budgets]),
+        "billing.budget_user_states": pl.concat(
+            [tf.budget_user_states_frame({}, day=day, enterprise="", fetched_at=fetched_at), *states]
+        ),
+        "billing.seat_breakdown": tf.seat_breakdown_frame(
+            {org: answer for org, answer in seat_answers.items() if isinstance(answer, dict)},
+            day=day,
+            fetched_at=fetched_at,
+        ),
+    }
+    return StateResult(day=day, frames=frames, owners=tuple(owners), refused=tuple(refused))
+
+
+def run_billing_state(
+    client: ServiceClient,
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    enterprises: tuple[str, ...],
+    orgs: tuple[str, ...],
+    day: date,
+    forgotten: Forgotten | None = None,
+) -> StateResult:
+    """Collect `day`'s billing state and replace the day's rows of the scopes read, in one transaction."""
+    result = collect_billing_state(client, enterprises=enterprises, orgs=orgs, day=day, fetched_at=datetime.now(UTC))
+    frames = result.frames
+    if forgotten is not None:
+        kept = without_forgotten(
+            {name.removeprefix("billing."): frame for name, frame in frames.items()}, forgotten, schema="billing"
+        )
+        frames = {f"billing.{name}": frame for name, frame in kept.items()}
+    replace_state_day(conn, day=day, frames=frames, owners=result.owners)
+    return StateResult(day=day, frames=frames, owners=result.owners, refused=result.refused)

@@ -1,0 +1,61 @@
+"""Land one snapshot day of the billing state (cost centers and their resources, budgets and
+their user states, seat breakdowns): each table's rows of the owners fetched replaced, all in
+one transaction, so a re-run of the day replaces what the first left and a failure leaves the
+day as it was (docs/billing.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from datetime import date
+
+import duckdb
+import polars as pl
+
+from pipelines.warehouse.catalog import Table, tables
+from pipelines.warehouse.sql import rollback, run_sql
+
+__all__ = ["STATE_TABLES", "replace_state_day"]
+
+# The billing tables a snapshot day holds: the billing landing's tables partitioned by it.
+STATE_TABLES: tuple[Table, ...] = tuple(t for t in tables(writer="billing") if t.partition == "snapshot_day")
+_FRAME_VIEW = "state_frame"
+
+
+def _owner(declared: Table) -> str:
+    """The grain's column naming whose state a row is (enterprise, org_login)."""
+    return declared.grain[1]
+
+
+def replace_state_day(
+    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame], owners: Collection[str]
+) -> dict[str, int]:
+    """Replace `day`'s rows of `owners` in every state table with `frames` (table name → rows, every
+    state table given, even empty); all or nothing. Returns rows written per table."""
+    expected = {t.name for t in STATE_TABLES}
+    if set(frames) != expected:
+        raise ValueError(
+            f"billing state frames: missing {sorted(expected - set(frames))}, unknown {sorted(set(frames) - expected)}"
+        )
+    for name, frame in frames.items():
+        if frame.height and frame["snapshot_day"].ne(day).any():
+            raise ValueError(f"{name}: rows for a day other than {day}")
+    conn.begin()
+    try:
+        for declared in STATE_TABLES:
+            conn.register(_FRAME_VIEW, frames[declared.name].to_arrow())
+            run_sql(
+                conn,
+                "billing/replace_state_day.sql",
+                identifiers={"table": declared.name, "owner": _owner(declared)},
+                day=day,
+                owners=sorted(owners),
+            )
+            conn.unregister(_FRAME_VIEW)
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=sorted(expected), start_day=day, end_day=day)
+        conn.commit()
+    except BaseException:
+        # An aborted transaction refuses even unregister: roll back first, then clean up.
+        rollback(conn)
+        conn.unregister(_FRAME_VIEW)
+        raise
+    return {name: frame.height for name, frame in frames.items()}

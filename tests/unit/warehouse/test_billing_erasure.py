@@ -1,0 +1,102 @@
+"""Erasure of one person from the billing tables, derived from the catalog's person columns: their
+billed lines, budget user states and cost-center membership go; anyone else's rows, a team or
+organization resource spelled like their login, and the scope's bill stay."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import duckdb
+import polars as pl
+
+from pipelines.ingest.forgotten import without_forgotten
+from pipelines.warehouse.erasure import PERSON_TABLES, Forgotten, Person, erase_rows, person_hashes
+from pipelines.warehouse.erasure_person import find_person
+
+DAY = date(2026, 11, 3)
+SNAP = date(2026, 11, 27)
+
+
+def _land(conn: duckdb.DuckDBPyConnection) -> None:
+    for login, net in (("ann", "1.25"), ("bob", "2.50")):
+        conn.execute(
+            "INSERT INTO billing.user_usage (scope, scope_name, day, user_login, product, sku, model, organization,"
+            " cost_center_name, quantity, net_amount, month_closed, fetched_at)"
+            " VALUES ('enterprise', 'big', ?, ?, 'assistant', 'assistant_ai_credit', 'GPT-5.2', 'acme', 'Platform',"
+            " 125, ?, FALSE, now())",
+            [DAY, login, Decimal(net)],
+        )
+        conn.execute(
+            "INSERT INTO billing.budget_user_states (snapshot_day, enterprise, budget_id, user_login, consumed_amount,"
+            " target_amount, fetched_at) VALUES (?, 'big', 'b-1', ?, 3, 10, now())",
+            [SNAP, login],
+        )
+    for kind, name in (("User", "ann"), ("Team", "ann"), ("Organization", "acme"), ("User", "bob")):
+        conn.execute(
+            "INSERT INTO billing.cost_center_resources (snapshot_day, enterprise, cost_center_id, resource_type,"
+            " resource_name, fetched_at) VALUES (?, 'big', 'cc-1', ?, ?, now())",
+            [SNAP, kind, name],
+        )
+    conn.execute(
+        "INSERT INTO billing.budgets (snapshot_day, enterprise, budget_id, budget_scope, user_login, budget_amount,"
+        " fetched_at) VALUES (?, 'big', 'b-ann', 'user', 'ann', 50, now())",
+        [SNAP],
+    )
+    conn.execute(
+        "INSERT INTO billing.credit_usage (scope, scope_name, day, meter, product, sku, model, net_amount,"
+        " month_closed, fetched_at) VALUES ('enterprise', 'big', ?, 'ai_credit', 'assistant', 'assistant_ai_credit',"
+        " 'GPT-5.2', 3.75, FALSE, now())",
+        [DAY],
+    )
+
+
+def test_the_billing_tables_naming_people_are_erased_by_their_declaration():
+    names = {t.name for t in PERSON_TABLES}
+    assert {"billing.user_usage", "billing.budget_user_states", "billing.cost_center_resources"} <= names
+
+
+def test_forget_removes_the_person_s_billing_rows_and_nothing_of_anyone_else(conn):
+    _land(conn)
+    person = find_person(conn, "ANN")
+    assert person == Person(None, "ann")
+    conn.execute("BEGIN TRANSACTION")
+    erased = erase_rows(conn, person)
+    conn.execute("COMMIT")
+    assert erased.rows == {
+        "billing.user_usage": 1,
+        "billing.budget_user_states": 1,
+        "billing.cost_center_resources": 1,
+        "billing.budgets": 1,
+    }
+    assert conn.sql("SELECT user_login, net_amount FROM billing.user_usage").fetchall() == [("bob", Decimal("2.5"))]
+    assert conn.sql("SELECT user_login FROM billing.budget_user_states").fetchall() == [("bob",)]
+    assert sorted(conn.sql("SELECT resource_type, resource_name FROM billing.cost_center_resources").fetchall()) == [
+        ("Organization", "acme"),
+        ("Team", "ann"),
+        ("User", "bob"),
+    ]
+    # The user's budget is the enterprise's: it stays, without them.
+    assert conn.sql("SELECT budget_id, user_login FROM billing.budgets").fetchall() == [("b-ann", None)]
+    # The bill is the scope's aggregate: untouched.
+    assert conn.sql("SELECT sum(net_amount) FROM billing.credit_usage").fetchall() == [(Decimal("3.75"),)]
+    marked = {row[0] for row in conn.sql("SELECT DISTINCT table_name FROM meta.lake_changes").fetchall()}
+    assert {"billing.user_usage", "billing.budget_user_states", "billing.cost_center_resources"} <= marked
+
+
+def test_a_fetched_state_drops_an_erased_user_resource_but_a_team_of_the_same_name_lands():
+    key = b"k" * 32
+    forgotten = Forgotten(key, frozenset(person_hashes(key, Person(None, "ann"))))
+    resources = pl.DataFrame(
+        {
+            "snapshot_day": [SNAP] * 3,
+            "resource_type": ["User", "Team", "User"],
+            "resource_name": ["Ann", "ann", "bob"],
+            "user_id": pl.Series([None, None, None], dtype=pl.Int64),
+        }
+    )
+    kept = without_forgotten({"cost_center_resources": resources}, forgotten, schema="billing")
+    assert kept["cost_center_resources"].select("resource_type", "resource_name").rows() == [
+        ("Team", "ann"),
+        ("User", "bob"),
+    ]
