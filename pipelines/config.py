@@ -79,6 +79,7 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "metrics_start_day": "METRICS_START_DAY",
         "automation": "METRICS_AUTOMATION",
         "trailing_days": "METRICS_TRAILING_DAYS",
+        "billing_months": "BILLING_MONTHS",
         "lock_wait": "WAREHOUSE_LOCK_WAIT",
         "alerts": "METRICS_ALERTS",
         "webserver_url": "DAGSTER_WEBSERVER_URL",
@@ -153,6 +154,9 @@ class Settings:
     metrics_start_day: date | None = None
     automation: bool = False  # schedules and sensors start on
     trailing_days: int = 3  # days before the newest that the daily schedule fetches again
+    # Months of billed usage a first run fetches back, the current one included (the service keeps
+    # 24); 0: billing is not fetched (docs/billing.md).
+    billing_months: int = 24
     lock_wait: float = 300.0  # seconds a run waits for another process's hold on the warehouse
     # Where alerts go (METRICS_ALERTS), with links to runs in the UI at DAGSTER_WEBSERVER_URL.
     alerts: AlertConfig = field(default_factory=AlertConfig)
@@ -345,6 +349,11 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
     trailing = _number(values, "trailing_days", 3, "a whole number of days")
     if trailing != int(trailing):
         raise ConfigError(f"{ENV_VARS['trailing_days']} must be a whole number of days, not {trailing}")
+    billing_months = _whole(values, "billing_months", 24, "a whole number of months from 0 to 24")
+    if billing_months is not None and billing_months > 24:
+        raise ConfigError(
+            f"{ENV_VARS['billing_months']} must be a whole number of months from 0 to 24 (the service keeps 24)"
+        )
     try:
         start_day = parse_day(start) if start else None
     except ValueError as exc:
@@ -379,6 +388,7 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         metrics_start_day=start_day,
         automation=_flag(values, "automation"),
         trailing_days=int(trailing),
+        billing_months=24 if billing_months is None else billing_months,
         lock_wait=_number(values, "lock_wait", 300.0, "a number of seconds"),
         alerts=_alerts(values),
         pseudonym_key=_secret(values, "pseudonym_key"),

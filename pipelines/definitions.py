@@ -14,6 +14,8 @@ from pipelines.defs._automation import Automation
 from pipelines.defs.alerts import build_alert_sensors
 from pipelines.defs.audit.automation import audit_job, build_audit_automation
 from pipelines.defs.audit.checks import warehouse_audit
+from pipelines.defs.billing.assets import billing_usage
+from pipelines.defs.billing.automation import billing_job, build_billing_automation
 from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import build_events_automation, events_job
 from pipelines.defs.partitions import usage_days
@@ -44,11 +46,17 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             *build_usage_assets(usage_days(start=start)),
             *build_snapshot_assets(snapshot_days),
             webhook_deliveries,
+            billing_usage,
             serving_copy,
         ],
         asset_checks=[warehouse_audit, *FRESHNESS_CHECKS],
-        jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job],
-        schedules=[*usage_schedules, build_snapshot_automation(automation), build_audit_automation(automation)],
+        jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job, billing_job],
+        schedules=[
+            *usage_schedules,
+            build_snapshot_automation(automation),
+            build_audit_automation(automation),
+            build_billing_automation(automation),
+        ],
         sensors=[
             *usage_sensors,
             *build_events_automation(automation),

@@ -73,6 +73,7 @@ class RunPlan:
     last_day: date  # before first_day: no daily reports (e.g. only today was asked for)
     latest_28_day: bool = True
     snapshots: bool = True
+    billing: bool = True  # the billed usage of the open months (docs/billing.md)
 
 
 class _Alerting:
@@ -242,6 +243,16 @@ def _run_plan(
             alerting=alerting,
             label=f"snapshot {today}",
             partition_key=today.isoformat(),
+        )
+    if plan.billing:
+        out.write("billed usage of the open months\n")
+        _execute(
+            defs.resolve_job_def("billing_job"),
+            instance=instance,
+            out=out,
+            log=log,
+            alerting=alerting,
+            label="billing",
         )
 
 

@@ -49,6 +49,7 @@ class ServiceResource(dg.ConfigurableResource["ServiceResource"]):
     dialect: str = "service"
     rate_limit_max_wait: float = 900.0
     etag_cache: str | None = None
+    billing_months: int = 24
 
     def settings(self) -> Settings:
         values: dict[str, Any] = {name: getattr(self, name) for name in _PLAIN}

@@ -83,12 +83,14 @@ JOBS = {
     "webhook_events_job",
     "warehouse_audit_job",
     "serving_publish_job",
+    "billing_job",
 }
 SCHEDULES = {
     ("usage_daily_schedule", "0 6 * * *", "usage_daily_job"),
     ("usage_latest_schedule", "30 6 * * *", "usage_latest_job"),
     ("snapshots_daily_schedule", "0 5 * * *", "snapshots_job"),
     ("warehouse_audit_schedule", "0 3 * * 0", "warehouse_audit_job"),
+    ("billing_daily_schedule", "0 7 * * *", "billing_job"),
 }
 SENSORS = {
     ("report_availability_sensor", ("usage_daily_job",)),
