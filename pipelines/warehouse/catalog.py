@@ -66,9 +66,12 @@ class Table:
     # depend on the days before them).
     trail: int = 0
     # The columns naming a person (user id, login), which erasure and retention act on
-    # (pipelines/warehouse/erasure.py): a row whose grain holds the id goes with the person, any
+    # (pipelines/warehouse/erasure.py): a row whose grain holds either goes with the person, any
     # other keeps its place without them (an issue loses its author). Rows by their partition day.
     person: tuple[str, str] | None = None
+    # (column, value): only the rows whose column holds the value name a person (a cost center's
+    # resources of type User; its teams and organizations name none). None: every row.
+    person_where: tuple[str, str] | None = None
     # Free-text columns that may hold a login ("as discussed with @dev-00018"): erasure replaces
     # it there with a placeholder (pipelines/warehouse/people.py).
     text: tuple[str, ...] = ()
@@ -643,7 +646,8 @@ TABLES: tuple[Table, ...] = (
         "user_usage",
         ("scope", "scope_name", "day", "user_login", "product", "sku", "model", "organization", "cost_center_name"),
         "The enterprise's usage report export: billed usage per user, day, SKU and model, with the quota and "
-        "the organization and cost center it was billed to (an erased person's rows stay, without them).",
+        "the organization and cost center it was billed to (an erased person's rows go; the bill, "
+        "billing.credit_usage, keeps its totals).",
         partition="day",
         writer="billing",
         landing="rows",
@@ -679,7 +683,8 @@ TABLES: tuple[Table, ...] = (
         partition="snapshot_day",
         lake_grain="month",
         writer="billing",
-        text=("resource_name",),
+        person=("user_id", "resource_name"),
+        person_where=("resource_type", "User"),
     ),
     Table(
         "billing",
