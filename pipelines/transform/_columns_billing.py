@@ -177,4 +177,8 @@ BILLING: dict[str, tuple[str, ...]] = {
         "fetched_at TIMESTAMP WITH TIME ZONE NOT NULL",
         "extra JSON",
     ),
+    "billing.model_names": (
+        "billing_model VARCHAR",
+        "model_id VARCHAR",
+    ),
 }

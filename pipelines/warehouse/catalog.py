@@ -717,6 +717,14 @@ TABLES: tuple[Table, ...] = (
         lake_grain="month",
         writer="billing",
     ),
+    Table(
+        "billing",
+        "model_names",
+        ("billing_model",),
+        "The bill's model names and the usage reports' model id of each, as pipelines/transform/"
+        "billing_models.py declares them (bi.cost_daily, bi.billing_model_drift).",
+        writer="declared",
+    ),
 )
 
 

@@ -17,6 +17,7 @@ import duckdb
 from pipelines._paths import SQL_DIR
 from pipelines.transform.columns import table_ddl
 from pipelines.transform.schema import declared_columns, duckdb_type
+from pipelines.warehouse.billing_model_names import refresh_billing_models
 from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.incidents import refresh_incidents
 from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
@@ -54,6 +55,7 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
     done += _declared_tables(conn)
     done += _declared_columns(conn)
     refresh_incidents(conn)  # the declared service incidents (small: written whole by each publish)
+    refresh_billing_models(conn)  # the declared map of the bill's model names (likewise)
     if done:
         run_sql(conn, "migrations/mark_lake_rewrite.sql")
     # After the migrations (a new rollup's table), before the views that read the rollups.

@@ -1,0 +1,226 @@
+-- bi.chargeback_by_team
+-- Grain: one row per scope, scope_name, day, team and rule, and at most one 'unallocated' row a
+-- scope-day (team_id NULL). A day's bill (bi.cost_daily's net) charged to teams by one declared
+-- rule, in this order:
+--   1. rule 'cost center': each cost center's net that day (billing.cost_center_usage, an
+--      enterprise's) goes to its teams, from its resources on the enterprise's newest snapshot
+--      (billing.cost_center_resources): a Team resource is that enterprise team, a User
+--      resource the teams the user was on that day, an Organization resource that
+--      organization's teams that day (core.user_team_days). It is split by each team's share of
+--      the AI credits the usage reports gave its members that day (core.user_daily_totals of the
+--      bill's scope, ai_credits_used), a member on k of the cost center's teams counting 1/k on
+--      each; equally between its teams when none of them reported credits.
+--   2. rule 'credit share': what no cost center holds (the bill less the cost centers' nets:
+--      a whole organization's bill, whose scope has no cost centers) goes to users by their
+--      share of the day's reported AI credits, of the users no cost center holds (not a User
+--      resource, not on a Team resource's team, not in an Organization resource's report that
+--      day), and a user's part to the teams they were on that day, split equally: a user on two
+--      teams is half on each, never counted twice.
+--   3. 'unallocated' is the rest, computed as the remainder (the bill less every allocation), so
+--      a scope-day's rows add up to its bill in bi.cost_daily exactly. reason says why: a cost
+--      center none of whose resources is on a listed team that day, a credit (negative net),
+--      usage of users on no team, no usage signal (no credits reported), cost centers that add
+--      up to more than the bill (fetched at different times), and the allocations' rounding
+--      down to $0.000001 (bi.micro, _money.sql), so no team is ever charged more than its share.
+-- Teams are listed by the user-teams report (teams under 5 members are not), so usage of people
+-- on no listed team is unallocated, not guessed. team is the team's latest slug (core.dim_team).
+CREATE OR REPLACE VIEW bi.chargeback_by_team AS
+WITH settings AS (
+    -- A user's credits are split between their teams in whole units of 1/720720 of a
+    -- millionth of a credit: 720720 is the least multiple of 1..16, so up to 16 teams divide it
+    -- evenly (more only round down, into the unallocated row).
+    SELECT CAST(720720 AS HUGEINT) AS split_units
+), bills AS (
+    SELECT scope, scope_name, day, sum(net_amount) AS bill
+    FROM billing.credit_usage
+    GROUP BY ALL
+), centers AS (
+    -- Each cost center's net a day, on days with a bill.
+    SELECT u.scope, u.scope_name, u.day, u.cost_center_id, bi.micro(sum(u.net_amount)) AS net
+    FROM billing.cost_center_usage AS u
+    JOIN bills AS b USING (scope, scope_name, day)
+    WHERE u.cost_center_id <> 'none'
+    GROUP BY ALL
+), names AS (
+    SELECT c.enterprise, c.cost_center_id, c.name
+    FROM billing.cost_centers AS c
+    JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_centers GROUP BY ALL) AS n
+      USING (enterprise, snapshot_day)
+), resources AS (
+    SELECT r.enterprise, r.cost_center_id, r.resource_type, r.resource_name
+    FROM billing.cost_center_resources AS r
+    JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_center_resources GROUP BY ALL) AS n
+      USING (enterprise, snapshot_day)
+), center_resources AS (
+    SELECT c.*, r.resource_type, r.resource_name
+    FROM centers AS c
+    JOIN resources AS r ON c.scope = 'enterprise' AND r.enterprise = c.scope_name AND r.cost_center_id = c.cost_center_id
+), members AS (
+    SELECT m.scope, m.scope_name, m.day, m.team_id, m.slug, coalesce(d.slug, m.slug) AS team, m.user_id, m.user_login
+    FROM core.user_team_days AS m
+    LEFT JOIN core.dim_team AS d USING (scope, scope_name, team_id)
+), credits AS (
+    SELECT scope, scope_name, day, user_id, user_login, bi.micro(coalesce(ai_credits_used, 0)) AS credits
+    FROM core.user_daily_totals
+), center_teams AS (
+    -- The teams of each cost center a day: (team_scope, team_scope_name, team_id) names a team.
+    SELECT DISTINCT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope AS team_scope,
+           m.scope_name AS team_scope_name, m.team_id, m.team
+    FROM center_resources AS c
+    JOIN members AS m
+      ON m.day = c.day
+     AND ((c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name
+           AND (m.slug = c.resource_name OR m.team = c.resource_name))
+       OR (c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name
+           AND m.user_login = c.resource_name)
+       OR (c.resource_type = 'Organization' AND m.scope = 'organization' AND m.scope_name = c.resource_name))
+), center_members AS (
+    -- Each member of each of a cost center's teams, their credits that day (the bill scope's
+    -- report) and on how many of the cost center's teams they are.
+    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_id, t.team, m.user_id,
+           coalesce(k.credits, 0) AS credits,
+           count(*) OVER (PARTITION BY t.scope, t.scope_name, t.day, t.cost_center_id, m.user_id) AS teams_of_user
+    FROM center_teams AS t
+    JOIN members AS m
+      ON m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day AND m.team_id = t.team_id
+    LEFT JOIN credits AS k ON k.scope = t.scope AND k.scope_name = t.scope_name AND k.day = t.day AND k.user_id = m.user_id
+), center_team_weights AS (
+    -- A team's weight: its members' credits, each member's split between their teams of the
+    -- cost center in whole units (split_units divides evenly between up to 16 teams).
+    SELECT m.scope, m.scope_name, m.day, m.cost_center_id, m.team_id, m.team,
+           sum(m.credits * s.split_units // m.teams_of_user) AS weight
+    FROM center_members AS m
+    CROSS JOIN settings AS s
+    GROUP BY ALL
+), center_weights AS (
+    SELECT scope, scope_name, day, cost_center_id, sum(weight) AS weight, count(*) AS teams
+    FROM center_team_weights
+    GROUP BY ALL
+), center_shares AS (
+    -- By credits: net * the team's weight / the cost center's, rounded down.
+    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
+           c.net * t.weight // w.weight AS amount, c.net * t.weight % w.weight <> 0 AS rounded
+    FROM center_team_weights AS t
+    JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
+    JOIN centers AS c USING (scope, scope_name, day, cost_center_id)
+    WHERE c.net > 0 AND w.weight > 0
+    UNION ALL
+    -- No credits on any of its teams: equally.
+    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team, c.net // w.teams, c.net % w.teams <> 0
+    FROM center_team_weights AS t
+    JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
+    JOIN centers AS c USING (scope, scope_name, day, cost_center_id)
+    WHERE c.net > 0 AND w.weight = 0
+), outside AS (
+    -- What no cost center holds: the bill less the cost centers' nets.
+    SELECT b.scope, b.scope_name, b.day, bi.micro(b.bill) - coalesce(sum(c.net), 0) AS net
+    FROM bills AS b
+    LEFT JOIN centers AS c USING (scope, scope_name, day)
+    GROUP BY b.scope, b.scope_name, b.day, b.bill
+), held AS (
+    -- Users a cost center holds that day: its User resources, its Team resources' members, the
+    -- users in its Organization resources' reports.
+    SELECT DISTINCT c.scope, c.scope_name, c.day, k.user_id
+    FROM center_resources AS c
+    JOIN credits AS k
+      ON k.day = c.day
+     AND ((c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name
+           AND k.user_login = c.resource_name)
+       OR (c.resource_type = 'Organization' AND k.scope = 'organization' AND k.scope_name = c.resource_name))
+    UNION
+    SELECT DISTINCT c.scope, c.scope_name, c.day, m.user_id
+    FROM center_resources AS c
+    JOIN members AS m
+      ON c.resource_type = 'Team' AND m.day = c.day AND m.scope = c.scope AND m.scope_name = c.scope_name
+     AND (m.slug = c.resource_name OR m.team = c.resource_name)
+), outside_users AS (
+    SELECT k.scope, k.scope_name, k.day, k.user_id, k.credits,
+           sum(k.credits * s.split_units) OVER (PARTITION BY k.scope, k.scope_name, k.day) AS weight
+    FROM credits AS k
+    JOIN outside AS o USING (scope, scope_name, day)
+    CROSS JOIN settings AS s
+    LEFT JOIN held AS h USING (scope, scope_name, day, user_id)
+    WHERE h.user_id IS NULL AND k.credits > 0
+), outside_members AS (
+    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, u.weight, m.team_id, m.team,
+           count(m.team_id) OVER (PARTITION BY u.scope, u.scope_name, u.day, u.user_id) AS teams_of_user
+    FROM outside_users AS u
+    LEFT JOIN members AS m USING (scope, scope_name, day, user_id)
+), outside_team_weights AS (
+    -- A team's weight: its members' credits, each split between the member's teams.
+    SELECT m.scope, m.scope_name, m.day, m.team_id, m.team, any_value(m.weight) AS users_weight,
+           sum(m.credits * s.split_units // m.teams_of_user) AS weight
+    FROM outside_members AS m
+    CROSS JOIN settings AS s
+    WHERE m.team_id IS NOT NULL
+    GROUP BY ALL
+), outside_shares AS (
+    -- net * the team's weight / every outside user's credits (those on no team keep theirs unallocated).
+    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
+           o.net * t.weight // t.users_weight AS amount, o.net * t.weight % t.users_weight <> 0 AS rounded
+    FROM outside_team_weights AS t
+    JOIN outside AS o USING (scope, scope_name, day)
+    WHERE o.net > 0
+), allocated AS (
+    SELECT scope, scope_name, day, team_id, team, 'cost center' AS rule, sum(amount) AS amount, bool_or(rounded) AS rounded
+    FROM center_shares
+    GROUP BY ALL
+    UNION ALL
+    SELECT scope, scope_name, day, team_id, team, 'credit share', sum(amount), bool_or(rounded)
+    FROM outside_shares
+    GROUP BY ALL
+), causes AS (
+    -- Why part of a scope-day is unallocated, one text each.
+    SELECT c.scope, c.scope_name, c.day,
+           'cost center ' || coalesce(n.name, c.cost_center_id) || ': none of its teams, users or organizations '
+           || 'is on a listed team that day' AS cause
+    FROM centers AS c
+    LEFT JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
+    LEFT JOIN names AS n ON n.enterprise = c.scope_name AND n.cost_center_id = c.cost_center_id
+    WHERE c.net > 0 AND w.teams IS NULL
+    UNION ALL
+    SELECT c.scope, c.scope_name, c.day,
+           'cost center ' || coalesce(n.name, c.cost_center_id) || ': a credit (negative net) is charged to no team'
+    FROM centers AS c
+    LEFT JOIN names AS n ON n.enterprise = c.scope_name AND n.cost_center_id = c.cost_center_id
+    WHERE c.net < 0
+    UNION ALL
+    SELECT o.scope, o.scope_name, o.day,
+           CASE WHEN o.net < 0 THEN 'the cost centers add up to more than the bill (fetched at different times)'
+                WHEN NOT EXISTS (SELECT 1 FROM outside_users AS u
+                                 WHERE u.scope = o.scope AND u.scope_name = o.scope_name AND u.day = o.day)
+                    THEN 'usage in no cost center with no usage signal: no user outside the cost centers reported '
+                         || 'AI credits that day'
+                ELSE 'usage in no cost center of users on no listed team'
+           END
+    FROM outside AS o
+    WHERE o.net < 0
+       OR (o.net > 0 AND NOT EXISTS (SELECT 1 FROM outside_members AS m
+                                     WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
+                                       AND m.team_id IS NOT NULL))
+       OR (o.net > 0 AND EXISTS (SELECT 1 FROM outside_members AS m
+                                 WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
+                                   AND m.team_id IS NULL))
+    UNION ALL
+    SELECT scope, scope_name, day, 'allocations rounded down to $0.000001'
+    FROM allocated
+    WHERE rounded
+), rest AS (
+    SELECT b.scope, b.scope_name, b.day,
+           b.bill - coalesce((SELECT bi.from_micro(sum(a.amount)) FROM allocated AS a
+                              WHERE a.scope = b.scope AND a.scope_name = b.scope_name AND a.day = b.day), 0) AS amount
+    FROM bills AS b
+)
+SELECT scope, scope_name, day, team_id, team, rule, CAST(NULL AS VARCHAR) AS reason,
+       bi.from_micro(amount) AS net_amount
+FROM allocated
+WHERE amount > 0
+UNION ALL
+SELECT r.scope, r.scope_name, r.day, NULL, 'unallocated', 'unallocated',
+       (SELECT string_agg(DISTINCT c.cause, '. ' ORDER BY c.cause) FROM causes AS c
+        WHERE c.scope = r.scope AND c.scope_name = r.scope_name AND c.day = r.day),
+       CAST(r.amount AS DECIMAL(18, 6))
+FROM rest AS r
+WHERE r.amount <> 0;
+
+COMMENT ON VIEW bi.chargeback_by_team IS 'One row per scope, day, team and rule (cost center, credit share) and one unallocated row with its reasons: the day''s bill charged to teams by cost-center membership, else by each user''s share of the reported AI credits (a user on two teams split, never counted twice), and the rows of a scope-day add up to its bill in bi.cost_daily exactly.';
