@@ -1,6 +1,8 @@
 """Sensors: load new spool records, then refresh the snapshot of the repositories they name."""
 
 import hashlib
+import json
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 import dagster as dg
@@ -60,7 +62,8 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         minimum_interval_seconds=30,
         default_status=automation.sensor_status,
         description="After deliveries land: the repositories they name are taken again in today's snapshot, "
-        "then published; when they name none, published alone. One run for all loads since the last tick.",
+        "then published; when they name none, published alone. One run for all loads since the last tick; "
+        "a refresh that failed is asked again.",
     )
     def snapshot_refresh_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
         """One run for every load since the last tick, and the publish its loads left to it.
@@ -69,45 +72,110 @@ def build_events_automation(automation: Automation) -> list[dg.SensorDefinition]
         read from the warehouse by when the loads began (a repository's name may be a login, so
         Dagster holds only the instant and the count); snapshots_job publishes. Otherwise the
         publish alone, unless one ran since the newest load (a `webhooks load` publishes its own).
+        A refresh asked for stays in the cursor until its run succeeds: while it is under way the
+        sensor waits, and once it failed its loads are refreshed again with any newer ones.
         """
         instance = context.instance
-        if context.cursor is None:  # the newest load alone, as a sensor started today sees it
+        state = _RefreshState.read(context.cursor)
+        again: _Pending | None = None
+        if state.pending is not None:
+            status = _refresh_status(instance, state.pending)
+            if status is None:
+                return dg.SensorResult(skip_reason="the refresh asked for is not finished", cursor=context.cursor)
+            again = None if status == dg.DagsterRunStatus.SUCCESS else state.pending
+        if state.after is None:  # the newest load alone, as a sensor started today sees it
             loads = instance.fetch_materializations(DELIVERIES, limit=1).records
         else:
-            after = dg.AssetRecordsFilter(asset_key=DELIVERIES, after_storage_id=int(context.cursor))
+            after = dg.AssetRecordsFilter(asset_key=DELIVERIES, after_storage_id=state.after)
             loads = instance.fetch_materializations(after, limit=_LOADS_PER_TICK, ascending=True).records
-        if not loads:  # from now on, every load counts
-            return dg.SensorResult(skip_reason="no deliveries loaded since the last tick", cursor=context.cursor or "0")
-        newest = max(load.storage_id for load in loads)
-        cursor = str(newest)
+        if not loads and again is None:  # from now on, every load counts
+            cursor = _RefreshState(state.after or 0, None).write()
+            return dg.SensorResult(skip_reason="no deliveries loaded since the last tick", cursor=cursor)
+        newest = max((load.storage_id for load in loads), default=state.after or 0)
         naming = [metadata for metadata in map(_metadata, loads) if metadata.get("repositories")]
-        if naming:
+        if naming or again is not None:
+            # Deliveries loaded since the earliest instant: the failed refresh's and the new loads'.
+            # A load recorded before loads told their instant: the whole day is taken again.
+            instants = [since for metadata in naming if isinstance(since := metadata.get(LOADED_SINCE), str)]
+            whole_day = len(instants) < len(naming) or (again is not None and again.since is None)
+            if again is not None and again.since is not None:
+                instants.append(again.since)
+            since = None if whole_day else min(instants, key=datetime.fromisoformat)
+            pending = _Pending(
+                key=f"refresh-{newest}" if again is None else f"refresh-{newest}-again-{again.attempt + 1}",
+                since=since,
+                attempt=0 if again is None else again.attempt + 1,
+            )
             today = utc_today()
             add_snapshot_day(instance, today)
-            instants = [since for metadata in naming if isinstance(since := metadata.get(LOADED_SINCE), str)]
-            # A load recorded before loads told their instant: the whole day is taken again.
-            config = (
-                refresh_run_config(min(instants, key=datetime.fromisoformat)) if len(instants) == len(naming) else {}
-            )
             return dg.SensorResult(
-                cursor=cursor,
+                cursor=_RefreshState(newest, pending).write(),
                 run_requests=[
                     dg.RunRequest(
-                        run_key=f"refresh-{cursor}",
+                        run_key=pending.key,
                         job_name=SNAPSHOT_JOB,
                         partition_key=today.isoformat(),
-                        run_config=config,
+                        run_config=refresh_run_config(since) if since is not None else {},
+                        tags={_REFRESH_TAG: pending.key},
                     )
                 ],
             )
+        cursor = _RefreshState(newest, None).write()
         published = dg.AssetRecordsFilter(asset_key=SERVING, after_storage_id=newest)
         if instance.fetch_materializations(published, limit=1).records:
             return dg.SensorResult(skip_reason="the loads named no repository and were published since", cursor=cursor)
         return dg.SensorResult(
-            cursor=cursor, run_requests=[dg.RunRequest(run_key=f"publish-{cursor}", job_name=PUBLISH_JOB)]
+            cursor=cursor, run_requests=[dg.RunRequest(run_key=f"publish-{newest}", job_name=PUBLISH_JOB)]
         )
 
     return [webhook_spool_sensor, snapshot_refresh_sensor]
+
+
+# The tag naming a refresh's run by its run key, which the sensor finds it by (the daemon's own
+# run-key tag is not on a run launched from the UI or a test's request).
+_REFRESH_TAG = "metrics-etl/refresh"
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A refresh asked for and not yet known to have succeeded: its run key, the instant its
+    deliveries were loaded since (None: the whole day), and how many times it was asked again."""
+
+    key: str
+    since: str | None
+    attempt: int = 0
+
+
+@dataclass(frozen=True)
+class _RefreshState:
+    """The refresh sensor's cursor: the newest load it has seen (a storage id; None before the
+    first tick) and the refresh it waits for. Written as JSON; a bare storage id is the form
+    cursors had before refreshes were retried."""
+
+    after: int | None
+    pending: _Pending | None
+
+    @classmethod
+    def read(cls, cursor: str | None) -> "_RefreshState":
+        if cursor is None:
+            return cls(None, None)
+        if not cursor.startswith("{"):
+            return cls(int(cursor), None)
+        data = json.loads(cursor)
+        pending = data.get("pending")
+        return cls(data["after"], _Pending(**pending) if pending else None)
+
+    def write(self) -> str:
+        return json.dumps({"after": self.after, "pending": asdict(self.pending) if self.pending else None})
+
+
+def _refresh_status(instance: dg.DagsterInstance, pending: _Pending) -> dg.DagsterRunStatus | None:
+    """How the newest run of the refresh ended; None while it is queued or running. A run that
+    cannot be found (deleted, or never launched) counts as failed: its loads are refreshed again."""
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={_REFRESH_TAG: pending.key}), limit=1)
+    if not runs:
+        return dg.DagsterRunStatus.FAILURE
+    return runs[0].status if runs[0].is_finished else None
 
 
 def _metadata(load: dg.EventLogRecord) -> dict[str, object]:

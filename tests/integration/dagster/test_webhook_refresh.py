@@ -279,3 +279,61 @@ def test_loads_between_two_ticks_are_one_refresh_of_every_repository_they_named_
     assert _fetched_repositories(served, repositories) == set(repositories[1:])
     assert _publishes(instance) - publishes == 1
     assert _tick(snapshot_refresh_sensor, instance, defs, cursor)[0] == [], "nothing left for the next tick"
+
+
+def _issue_titles(pipeline_env, repo: str, number: int) -> list[tuple]:
+    with duckdb.connect(pipeline_env["WAREHOUSE_PATH"], read_only=True) as conn:
+        return conn.execute(
+            "SELECT title FROM snapshots.issues WHERE repository_full_name = ? AND number = ?", [repo, number]
+        ).fetchall()
+
+
+def test_a_refresh_whose_run_failed_is_asked_again_with_the_loads_since_and_the_cursor_waits_for_its_run(
+    emulator, pipeline_env, instance, monkeypatch
+):
+    defs = build_definitions(Settings.from_env())
+    spool = Path(pipeline_env["WEBHOOK_SPOOL_DIR"])
+    first, second = _repositories(emulator)[:2]
+    _take_today(defs, instance)
+    publishes = _publishes(instance)
+    with _receiving(emulator, spool):
+        (first_issue,) = _burst(emulator, spool, [first])
+        (load,), spool_cursor = _tick(webhook_spool_sensor, instance, defs)
+        _run(defs, instance, load, "webhook_events_job")
+        (refresh,), cursor = _tick(snapshot_refresh_sensor, instance, defs)
+
+        # Launched, not finished: the sensor waits for it, asking nothing and keeping its cursor.
+        queued = instance.create_run_for_job(
+            defs.resolve_job_def("snapshots_job"), run_config=refresh.run_config, tags=refresh.tags
+        )
+        assert _tick(snapshot_refresh_sensor, instance, defs, cursor) == ([], cursor)
+        instance.delete_run(queued.run_id)
+
+        # The refresh's run fails (the service refuses the token): nothing of it lands or publishes.
+        with monkeypatch.context() as refused:
+            refused.setenv("SERVICE_TOKEN", "a-token-the-service-refuses")
+            failing = build_definitions(Settings.from_env()).resolve_job_def("snapshots_job")
+            assert not failing.execute_in_process(
+                instance=instance,
+                partition_key=refresh.partition_key,
+                run_config=refresh.run_config,
+                tags=refresh.tags,
+                raise_on_error=False,
+            ).success
+        assert _issue_titles(pipeline_env, first, first_issue) == []
+
+        # A later load names another repository before the next tick.
+        (second_issue,) = _burst(emulator, spool, [second])
+        (load,), _ = _tick(webhook_spool_sensor, instance, defs, spool_cursor)
+        _run(defs, instance, load, "webhook_events_job")
+    (again,), cursor = _tick(snapshot_refresh_sensor, instance, defs, cursor)
+    assert again.run_key != refresh.run_key
+    assert again.run_config == refresh.run_config, "loaded since the failed refresh's loads began"
+    served_before = _paths(emulator)
+    _run(defs, instance, again, "snapshots_job")
+
+    assert _fetched_repositories(_paths(emulator) - served_before, _repositories(emulator)) == {first, second}
+    assert _issue_titles(pipeline_env, first, first_issue) == [("agent rollout feedback",)]
+    assert _issue_titles(pipeline_env, second, second_issue) == [("agent rollout feedback",)]
+    assert _publishes(instance) - publishes == 1
+    assert _tick(snapshot_refresh_sensor, instance, defs, cursor)[0] == [], "refreshed: nothing left to ask"
