@@ -1,6 +1,7 @@
 """The ASGI application: the gate (emulator/gate.py: faults, versions, auth and limits), then the
-routes of the service's data (here; the seat listings' in emulator/seat_routes.py) and the token
-and control routes (emulator/control.py)."""
+routes of the service's data (here; the seat listings' in emulator/seat_routes.py, billing's in
+emulator/billing_usage.py and emulator/billing_admin.py) and the token and control routes
+(emulator/control.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from emulator.answers import (
     paged,
     principal_of,
 )
+from emulator.billing_admin import BillingAdminRoutes
+from emulator.billing_exports import BillingExports
+from emulator.billing_ledger import Ledger
+from emulator.billing_usage import BillingUsageRoutes
 from emulator.control import ControlRoutes
 from emulator.gate import Gate
 from emulator.hooks import Deliveries, push_payload
@@ -247,6 +252,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
     reports = Reports(state)
     routes = _Routes(state, reports, deliveries, GraphQLEndpoint(state))
     seats = SeatRoutes(state, reports)
+    ledger = Ledger(state, reports)
     product = state.wire.product
     table = [
         Route("/user", routes.user),
@@ -265,6 +271,9 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         Route(f"/enterprises/{{name}}/{product}/metrics/reports/{{report:path}}", routes.report_metadata),
         Route("/_downloads/{key}/{file}", routes.download),
         Route("/graphql", routes.graphql_endpoint, methods=["POST"]),
+        *BillingUsageRoutes(state, ledger).table(),
+        *BillingAdminRoutes(state, ledger).table(),
+        *BillingExports(state, ledger).table(),
         *ControlRoutes(state, deliveries).table(),
     ]
 

@@ -68,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seats with a null assignee (a deleted or pending account) ending each seat listing",
     )
     parser.add_argument(
+        "--billing-read",
+        choices=["on", "off"],
+        default="on",
+        help="off: the owner's and installation's tokens lack billing read (billing answers 403)",
+    )
+    parser.add_argument(
         "--credentials-out",
         type=Path,
         default=None,
@@ -95,6 +101,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         record_drift=parse_record_drift(args.record_drift),
         cloud_agent_from=args.cloud_agent_from,
         unassigned_seats=args.unassigned_seats,
+        billing_read=args.billing_read == "on",
     )
 
 

@@ -189,6 +189,10 @@ class EmulatorConfig:
     # Seats no table can hold (an assignee id over 64 bits, as a broken or hostile service might
     # send) after those, each of its own holder, counted in total_seats too.
     unlandable_seats: int = 0
+    # Whether the owner's and the installation's tokens hold billing read (an enterprise admin or
+    # billing manager, an app with billing read): False serves a token without it, whose billing
+    # answers are 403 while the rest of the platform answers as before (docs/emulator.md, "Billing").
+    billing_read: bool = True
 
     def __post_init__(self) -> None:
         if self.dialect not in ("service", "github"):

@@ -32,6 +32,7 @@ class Principal:
     metrics_permission: bool
     owner: bool
     expires_at: float | None = None
+    billing_read: bool = False  # may read the billing endpoints (emulator/billing_answers.py)
 
 
 @dataclass
@@ -82,6 +83,7 @@ class EmulatorState:
                 account=self.world.owner,
                 metrics_permission=True,
                 owner=True,
+                billing_read=config.billing_read,
             ),
             self.limited_token: Principal(
                 kind="user",
@@ -187,6 +189,7 @@ class EmulatorState:
                 metrics_permission=True,
                 owner=False,
                 expires_at=expires,
+                billing_read=self.config.billing_read,
             )
         return token, expires
 

@@ -33,6 +33,14 @@ from emulator.vocabulary import CREDITS, IDES, PHASE_LABELS
 _REVIEW_JSON = {(True, False): ("true", "false"), (False, True): ("false", "true"), (False, False): ("null", "null")}
 
 
+def feature_credits(d: UserDay) -> Iterator[tuple[str, float]]:
+    """(model, AI credits) of each model-bearing feature of a user-day, in the day's order: their
+    sum is the line's `ai_credits_used`, and the bill (emulator/billing_world.py) is made from them."""
+    for f, model, rows in d.features:
+        if f not in NO_MODEL_FEATURES:
+            yield model, sum(row[0] for row in rows) * CREDITS[model]
+
+
 class UserLines:
     """The user-level lines of a population."""
 
@@ -75,9 +83,7 @@ class UserLines:
     def _user_line(self, u: int, day: date, c: float, prefix: str, internal: str) -> str:
         p = self.people.profile(u)
         d = self.days.user_day(u, day, c)
-        credits = sum(
-            sum(row[0] for row in rows) * CREDITS[model] for f, model, rows in d.features if f not in NO_MODEL_FEATURES
-        )
+        credits = sum(credit for _, credit in feature_credits(d))
         # Code review flags: null without a review signal that day, as documented.
         review = _REVIEW_JSON[d.review_active, d.review_passive]
         head = (

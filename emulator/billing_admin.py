@@ -1,0 +1,195 @@
+"""The enterprise's billing settings routes (cost centers, budgets and their user states), an
+organization's seat breakdown and policies, and the emulator's own billing control answer
+(`/_emulator/billing`: a scope-month's billed total and whether it is closed)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from emulator.answers import base_url, message, page_params
+from emulator.billing_answers import billing_denied, billing_json, wire_json
+from emulator.billing_centers import Centers
+from emulator.billing_ledger import Ledger, billed_total
+from emulator.billing_usage import SCOPE_PREFIXES, dialect_path
+from emulator.billing_world import month_start
+from emulator.seats import seat_count, seat_records
+from emulator.state import EmulatorState
+
+BUDGETS_PER_PAGE = 10
+# The organization's assistant policies, as the seat breakdown answer states them.
+POLICIES = {
+    "public_code_suggestions": "block",
+    "ide_chat": "enabled",
+    "platform_chat": "enabled",
+    "cli": "enabled",
+    "seat_management_setting": "assign_selected",
+    "plan_type": "business",
+}
+
+
+def settings_prefix(dialect: str) -> str:
+    return dialect_path(SCOPE_PREFIXES["enterprise"], dialect) + (
+        "/settings/billing" if dialect == "github" else "/billing"
+    )
+
+
+class BillingAdminRoutes:
+    def __init__(self, state: EmulatorState, ledger: Ledger) -> None:
+        self.state = state
+        self.ledger = ledger
+
+    def table(self) -> list[Route]:
+        prefix = settings_prefix(self.state.config.dialect)
+        product = self.state.wire.product
+        return [
+            Route(f"{prefix}/cost-centers", self.cost_centers),
+            Route(f"{prefix}/cost-centers/{{cost_center_id}}", self.cost_center),
+            Route(f"{prefix}/budgets", self.budgets),
+            Route(f"{prefix}/budgets/{{budget_id}}", self.budget),
+            Route(f"{prefix}/budgets/{{budget_id}}/user-states", self.user_states),
+            Route(f"/orgs/{{org}}/{product}/billing", self.seat_breakdown),
+            Route("/_emulator/billing", self.control),
+        ]
+
+    def _centers(self, request: Request) -> Centers | Response:
+        if problem := billing_denied(request, self.state):
+            return problem
+        scope = self.ledger.scope("enterprise", request.path_params["name"])
+        if scope is None or scope.centers is None:
+            return message(404, "Not Found")
+        return scope.centers
+
+    async def cost_centers(self, request: Request) -> Response:
+        centers = self._centers(request)
+        if isinstance(centers, Response):
+            return centers
+        wanted = request.query_params.get("state")
+        records = await asyncio.to_thread(centers.center_records, self.state.today(), wanted)
+        return billing_json(request, self.state, {"costCenters": records})
+
+    async def cost_center(self, request: Request) -> Response:
+        centers = self._centers(request)
+        if isinstance(centers, Response):
+            return centers
+        records = await asyncio.to_thread(centers.center_records, self.state.today(), None)
+        found = next((r for r in records if r["id"] == request.path_params["cost_center_id"]), None)
+        if found is None:
+            return message(404, "Not Found")
+        if "page" in request.query_params or "per_page" in request.query_params:
+            paging = page_params(request, default_per_page=30)
+            if isinstance(paging, Response):
+                return paging
+            page, per_page = paging
+            resources = found["resources"]
+            found["resources"] = resources[(page - 1) * per_page : page * per_page]
+            found["has_next_page"] = page * per_page < len(resources)
+        return billing_json(request, self.state, found)
+
+    async def _budget_list(self, request: Request, centers: Centers) -> list[dict[str, Any]]:
+        name = request.path_params["name"]
+        return await asyncio.to_thread(centers.budgets, self.state.today(), name)
+
+    async def budgets(self, request: Request) -> Response:
+        centers = self._centers(request)
+        if isinstance(centers, Response):
+            return centers
+        budgets = await self._budget_list(request, centers)
+        scope, user = request.query_params.get("scope"), request.query_params.get("user")
+        budgets = [
+            b
+            for b in budgets
+            if (scope is None or b["budget_scope"] == scope)
+            and (user is None or str(b.get("user", "")).lower() == user.lower())
+        ]
+        return self._page(request, "budgets", budgets)
+
+    def _page(self, request: Request, field: str, rows: list[dict[str, Any]]) -> Response:
+        paging = page_params(request, default_per_page=BUDGETS_PER_PAGE)
+        if isinstance(paging, Response):
+            return paging
+        page, per_page = paging
+        shown = rows[(page - 1) * per_page : page * per_page]
+        body = {field: shown, "has_next_page": page * per_page < len(rows), "total_count": len(rows)}
+        return billing_json(request, self.state, body)
+
+    async def budget(self, request: Request) -> Response:
+        centers = self._centers(request)
+        if isinstance(centers, Response):
+            return centers
+        budgets = await self._budget_list(request, centers)
+        found = next((b for b in budgets if b["id"] == request.path_params["budget_id"]), None)
+        if found is None:
+            return message(404, "Not Found")
+        return billing_json(request, self.state, found)
+
+    async def user_states(self, request: Request) -> Response:
+        centers = self._centers(request)
+        if isinstance(centers, Response):
+            return centers
+        budgets = await self._budget_list(request, centers)
+        found = next((b for b in budgets if b["id"] == request.path_params["budget_id"]), None)
+        if found is None:
+            return message(404, "Not Found")
+        if found["budget_scope"] != "multi_user_customer":
+            return message(404, f"Budget {found['id']} is not a multi-user budget: it has no user states")
+        states = await asyncio.to_thread(centers.user_states, self.state.today(), request.path_params["name"])
+        user = request.query_params.get("user")
+        if user is not None:
+            states = [s for s in states if s["user"].lower() == user.lower()]
+        if request.query_params.get("sort_order") == "desc":
+            states.reverse()
+        return self._page(request, "user_states", states)
+
+    async def seat_breakdown(self, request: Request) -> Response:
+        """The organization's seats this billing cycle (the calendar month), counted from its
+        seat listing (emulator/seats.py), and its policies."""
+        if problem := billing_denied(request, self.state):
+            return problem
+        data = self.ledger.reports.data_for("organization", request.path_params["org"])
+        if data is None:
+            return message(404, "Not Found")
+        config, today = self.state.config, self.state.today()
+        extra = {"unassigned": config.unassigned_seats, "unlandable": config.unlandable_seats}
+        total = seat_count(data) + config.unassigned_seats + config.unlandable_seats
+        seats = await asyncio.to_thread(
+            seat_records, data, today=today, base_url=base_url(request), start=0, stop=total, **extra
+        )
+        cycle = month_start(today).isoformat()
+        active = sum(1 for s in seats if (s["last_activity_at"] or "") >= cycle)
+        breakdown = {
+            "total": total,
+            "added_this_cycle": sum(1 for s in seats if s["created_at"] >= cycle),
+            "pending_cancellation": sum(1 for s in seats if s["pending_cancellation_date"]),
+            "pending_invitation": 0,
+            "active_this_cycle": active,
+            "inactive_this_cycle": total - active,
+        }
+        return billing_json(request, self.state, {"seat_breakdown": breakdown, **POLICIES})
+
+    async def control(self, request: Request) -> Response:
+        """The billed total of a scope (organization, enterprise or user) and month, and its
+        closing; amounts as decimal strings, exact."""
+        query = request.query_params
+        try:
+            year, month = int(query["year"]), int(query["month"])
+            date(year, month, 1)
+        except (KeyError, ValueError):
+            return message(422, "billing control needs scope, name, year and month (integers)")
+        scope = self.ledger.scope(query.get("scope", ""), query.get("name", ""))
+        if scope is None:
+            return message(404, "no such scope: scope organization|enterprise|user and its name")
+        total = await asyncio.to_thread(billed_total, self.ledger, scope, year, month)
+        return JSONResponse(wire_json(_strings(total), "service"))
+
+
+def _strings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strings(v) for k, v in value.items()}
+    return str(value) if isinstance(value, Decimal) else value

@@ -1,0 +1,226 @@
+"""The emulator's billing usage over loopback HTTP, in both dialects: the AI-credit answer's
+shape and names, gross - discount = net, per cost center plus `none` = the whole to the cent,
+the 24 months kept, months closing, and the credits billed against the usage reports' signal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+
+from emulator import EmulatorConfig, RunningEmulator, running_emulator
+from emulator.billing_world import BILLING_MODELS
+from tests.integration.emulator.conftest import TODAY
+
+# path, field names and product word per dialect
+DIALECTS: dict[str, dict[str, str]] = {
+    "github": {
+        "prefix": "/enterprises/acme-corp/settings/billing",
+        "org_prefix": "/organizations/acme/settings/billing",
+        "ai": "/ai_credit/usage",
+        "premium": "/premium_request/usage",
+        "items": "usageItems",
+        "gross": "grossAmount",
+        "discount": "discountAmount",
+        "net": "netAmount",
+        "gross_q": "grossQuantity",
+        "discount_q": "discountQuantity",
+        "net_q": "netQuantity",
+        "unit": "unitType",
+        "price": "pricePerUnit",
+        "period": "timePeriod",
+        "product": "copilot",
+    },
+    "service": {
+        "prefix": "/enterprises/acme-corp/billing",
+        "org_prefix": "/orgs/acme/billing",
+        "ai": "/ai-credits/usage",
+        "premium": "/premium-requests/usage",
+        "items": "usage_items",
+        "gross": "gross_amount",
+        "discount": "discount_amount",
+        "net": "net_amount",
+        "gross_q": "gross_quantity",
+        "discount_q": "discount_quantity",
+        "net_q": "net_quantity",
+        "unit": "unit_type",
+        "price": "price_per_unit",
+        "period": "time_period",
+        "product": "assistant",
+    },
+}
+
+
+def decimal_json(response: httpx.Response) -> Any:
+    assert response.status_code == 200, response.text
+    return json.loads(response.content, parse_float=Decimal)
+
+
+@pytest.fixture(scope="module", params=["github", "service"])
+def billing(request: pytest.FixtureRequest) -> Iterator[tuple[RunningEmulator, httpx.Client, dict[str, str]]]:
+    config = EmulatorConfig(seed=7, users=40, repos=6, today=TODAY, dialect=request.param)
+    with running_emulator(config) as emu:
+        headers = {"Authorization": f"token {emu.credentials['token']}"}
+        with httpx.Client(base_url=emu.base_url, headers=headers, timeout=60) as client:
+            yield emu, client, DIALECTS[request.param]
+
+
+def test_ai_credit_usage_names_fields_skus_and_models_in_the_dialects_words(billing: Any) -> None:
+    _, client, w = billing
+    body = decimal_json(client.get(w["prefix"] + w["ai"], params={"year": 2026, "month": 10}))
+    assert body[w["period"]] == {"year": 2026, "month": 10}
+    assert body["enterprise"] == "acme-corp"
+    items = body[w["items"]]
+    assert {i["sku"] for i in items} == {
+        f"{w['product']}_ai_credit",
+        "coding_agent_ai_credit",
+        "spark_ai_credit",
+    }
+    assert {i["model"] for i in items} >= {"Claude Sonnet 4.5", "GPT-5", "Auto: Claude Haiku 4.5", "GPT-5.2"}
+    for item in items:
+        assert item[w["unit"]] == "ai-credits"
+        assert item[w["price"]] == Decimal("0.01")
+        assert item[w["gross"]] == item[w["gross_q"]] * Decimal("0.01")
+        assert item[w["gross"]] - item[w["discount"]] == item[w["net"]]
+        assert item[w["gross_q"]] - item[w["discount_q"]] == item[w["net_q"]]
+    assert any(item[w["discount"]] > 0 for item in items) and any(item[w["net"]] > 0 for item in items)
+
+
+def test_months_before_june_2026_bill_premium_requests_at_four_cents(billing: Any) -> None:
+    _, client, w = billing
+    april = {"year": 2026, "month": 4}
+    assert decimal_json(client.get(w["prefix"] + w["ai"], params=april))[w["items"]] == []
+    items = decimal_json(client.get(w["prefix"] + w["premium"], params=april))[w["items"]]
+    assert {i["sku"] for i in items} == {f"{w['product']}_premium_request", "coding_agent_premium_request"}
+    assert all(i[w["unit"]] == "requests" and i[w["price"]] == Decimal("0.04") for i in items)
+    assert decimal_json(client.get(w["prefix"] + w["premium"], params={"year": 2026, "month": 10}))[w["items"]] == []
+
+
+def _sums(items: list[dict[str, Any]], w: dict[str, str]) -> tuple[Decimal, Decimal, Decimal]:
+    return (
+        sum((i[w["gross"]] for i in items), Decimal(0)),
+        sum((i[w["discount"]] for i in items), Decimal(0)),
+        sum((i[w["net"]] for i in items), Decimal(0)),
+    )
+
+
+def test_every_cost_center_and_none_add_up_to_the_unfiltered_answer_to_the_cent(billing: Any) -> None:
+    _, client, w = billing
+    centers = decimal_json(client.get(w["prefix"] + "/cost-centers"))
+    ids = [c["id"] for c in centers[wire(w, "costCenters")]] + ["none"]
+    for period in ({"year": 2026, "month": 10}, {"year": 2026, "month": 11, "day": 3}):
+        whole = _sums(decimal_json(client.get(w["prefix"] + w["ai"], params=period))[w["items"]], w)
+        parts = [
+            _sums(decimal_json(client.get(w["prefix"] + w["ai"], params=period | {"cost_center_id": i}))[w["items"]], w)
+            for i in ids
+        ]
+        assert whole[0] > 0
+        assert tuple(sum(p[k] for p in parts) for k in range(3)) == whole
+        assert sum(1 for p in parts if p[0] > 0) >= 3  # the usage is spread, not all in one
+
+
+def wire(w: dict[str, str], name: str) -> str:
+    return name if w["items"] == "usageItems" else "cost_centers"
+
+
+def test_organizations_of_the_enterprise_add_up_to_it(billing: Any) -> None:
+    _, client, w = billing
+    october = {"year": 2026, "month": 10}
+    whole = _sums(decimal_json(client.get(w["prefix"] + w["ai"], params=october))[w["items"]], w)
+    acme = decimal_json(client.get(w["org_prefix"] + w["ai"], params=october))
+    assert acme["organization"] == "acme"
+    labs = decimal_json(client.get(w["prefix"] + w["ai"], params=october | {"organization": "ACME-LABS"}))
+    assert labs["organization"] == "ACME-LABS"
+    parts = [_sums(acme[w["items"]], w), _sums(labs[w["items"]], w)]
+    assert tuple(parts[0][k] + parts[1][k] for k in range(3)) == whole
+
+
+def test_more_than_24_months_back_is_refused_with_a_message(billing: Any) -> None:
+    _, client, w = billing
+    oldest = decimal_json(client.get(w["prefix"] + w["premium"], params={"year": 2024, "month": 12}))
+    assert oldest[w["items"]], "the 24th month back is kept"
+    refused = client.get(w["prefix"] + w["premium"], params={"year": 2024, "month": 11})
+    assert refused.status_code == 400
+    assert "24 months" in refused.json()["message"]
+
+
+def test_a_user_is_billed_under_the_users_path_as_in_the_enterprise(billing: Any) -> None:
+    _, client, w = billing
+    path = w["prefix"].replace("/enterprises/acme-corp", "/users/dev-00003") + w["ai"]
+    own = decimal_json(client.get(path, params={"year": 2026, "month": 10}))
+    assert own["user"] == "dev-00003"
+    filtered = decimal_json(client.get(w["prefix"] + w["ai"], params={"year": 2026, "month": 10, "user": "dev-00003"}))
+    assert own[w["items"]] == filtered[w["items"]]
+    assert client.get(path.replace("dev-00003", "nobody-here"), params={"year": 2026, "month": 10}).status_code == 404
+
+
+@pytest.fixture
+def clocked() -> Iterator[tuple[RunningEmulator, httpx.Client]]:
+    with running_emulator(EmulatorConfig(seed=11, users=12, repos=3, today=date(2026, 11, 2))) as emu:
+        headers = {"Authorization": f"token {emu.credentials['token']}"}
+        with httpx.Client(base_url=emu.base_url, headers=headers, timeout=60) as client:
+            yield emu, client
+
+
+def _control(emu: RunningEmulator, year: int, month: int) -> dict[str, Any]:
+    response = httpx.get(
+        f"{emu.base_url}/_emulator/billing",
+        params={"scope": "enterprise", "name": "acme-corp", "year": year, "month": month},
+    )
+    body: dict[str, Any] = decimal_json(response)
+    return body
+
+
+def test_an_open_month_grows_until_the_4th_of_the_next_then_never_changes(
+    clocked: tuple[RunningEmulator, httpx.Client],
+) -> None:
+    emu, client = clocked
+    path = "/enterprises/acme-corp/billing/ai-credits/usage"
+    day = {"year": 2026, "month": 10, "day": 30}
+    w = DIALECTS["service"]
+    first = _sums(decimal_json(client.get(path, params=day))[w["items"]], w)[0]
+    assert first == _sums(decimal_json(client.get(path, params=day))[w["items"]], w)[0]
+    assert _control(emu, 2026, 10)["month_closed"] is False
+    emu.set_today(date(2026, 11, 3))
+    later = _sums(decimal_json(client.get(path, params=day))[w["items"]], w)[0]
+    assert later > first, "late usage of an open month shows on a re-fetch"
+    emu.set_today(date(2026, 11, 4))
+    closed = decimal_json(client.get(path, params={"year": 2026, "month": 10}))
+    control = _control(emu, 2026, 10)
+    assert control["month_closed"] is True
+    meter = control["meters"]["ai_credit"]
+    assert _sums(closed[w["items"]], w) == tuple(
+        Decimal(meter[k]) for k in ("gross_amount", "discount_amount", "net_amount")
+    )
+    for later_day in (date(2026, 11, 19), date(2027, 3, 1)):
+        emu.set_today(later_day)
+        assert decimal_json(client.get(path, params={"year": 2026, "month": 10})) == closed
+
+
+def test_billed_chat_credits_agree_with_the_reports_ai_credits_used_within_two_percent(billing: Any) -> None:
+    _, client, w = billing
+    days = [date(2026, 10, 1) + timedelta(days=i) for i in range(31)]
+    reported: dict[tuple[str, date], Decimal] = {}
+    for day in days:
+        meta = client.get(f"/enterprises/acme-corp/{w['product']}/metrics/reports/users-1-day", params={"day": day})
+        for link in meta.json()["download_links"]:
+            for line in httpx.get(link, timeout=30).content.splitlines():
+                record = json.loads(line, parse_float=Decimal)
+                reported[(record["user_login"], day)] = Decimal(record["ai_credits_used"])
+    logins = {login for login, _ in reported}
+    chat = f"{w['product']}_ai_credit"
+    billed: dict[str, Decimal] = {}
+    for login in sorted(logins)[:12]:
+        body = decimal_json(client.get(w["prefix"] + w["ai"], params={"year": 2026, "month": 10, "user": login}))
+        billed[login] = sum((i[w["gross_q"]] for i in body[w["items"]] if i["sku"] == chat), Decimal(0))
+    for login, quantity in billed.items():
+        signal = sum((v for (who, _), v in reported.items() if who == login), Decimal(0))
+        # per user-day: the signal's credits +-2%, each rounded to the cent (at most 7 models a day)
+        assert abs(quantity - signal) <= signal * Decimal("0.02") + Decimal("0.01") * 7 * len(days), login
+    assert any(billed.values())
+    assert set(BILLING_MODELS) >= {"gpt-5", "claude-sonnet-4.5", "unknown"}
