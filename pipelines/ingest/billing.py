@@ -48,7 +48,7 @@ from pipelines.warehouse.billing_usage import (
 )
 from pipelines.warehouse.catalog import table
 
-__all__ = ["FEEDS", "BillingResult", "Feed", "ingest_billing", "months_to_fetch"]
+__all__ = ["FEEDS", "BillingResult", "Feed", "ingest_billing", "meter_of", "months_to_fetch"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,8 @@ FEEDS: tuple[Feed, ...] = (
 )
 
 
-def _meter(month: date) -> str:
+def meter_of(month: date) -> str:
+    """The meter a month is billed in: premium requests before 2026-06-01, AI credits from then."""
     return "premium_request" if month < AI_CREDITS_FROM else "ai_credit"
 
 
@@ -192,7 +193,7 @@ def _fetch_month(
     today: date,
     centers: list[str] | None,
 ) -> BillingMonth:
-    meter = _meter(month)
+    meter = meter_of(month)
     dialect = cast(Dialect, client.dialect.name)
     endpoint = feed.endpoint or f"{meter}_usage"
     grain = table(feed.table).grain

@@ -1,0 +1,117 @@
+"""A usage answer's items as rows: declared fields in their columns as Decimal, the product word
+canonical, a missing key '' and never NULL, and any other field kept in `extra` and told as drift."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from pipelines.service.billing import parse_usage
+from pipelines.service.billing_wire import Dialect
+from pipelines.transform.billing_usage import UsageRows, usage_rows
+from pipelines.warehouse.catalog import table
+
+FETCHED = datetime(2026, 11, 20, 8, tzinfo=UTC)
+ITEM = {
+    "product": "copilot",
+    "sku": "copilot_ai_credit",
+    "model": "Auto: Claude Haiku 4.5",
+    "unitType": "ai-credits",
+    "pricePerUnit": 0.01,
+    "grossQuantity": 1907,
+    "grossAmount": 19.07,
+    "discountQuantity": 300,
+    "discountAmount": 3.0,
+    "netQuantity": 1607,
+    "netAmount": 16.07,
+}
+SNAKE = {
+    "product": "assistant",
+    "sku": "assistant_ai_credit",
+    "model": "Auto: Claude Haiku 4.5",
+    "unit_type": "ai-credits",
+    "price_per_unit": 0.01,
+    "gross_quantity": 1907,
+    "gross_amount": 19.07,
+    "discount_quantity": 300,
+    "discount_amount": 3.0,
+    "net_quantity": 1607,
+    "net_amount": 16.07,
+}
+
+
+def _rows(body: dict[str, Any], dialect: Dialect, tablename: str = "billing.credit_usage") -> UsageRows:
+    answer = parse_usage(json.dumps(body).encode(), dialect=dialect, url="/u")
+    out = UsageRows(tablename)
+    usage_rows(
+        out,
+        answer.items,
+        dialect=dialect,
+        day=date(2026, 11, 19),
+        envelope=answer.envelope,
+        fixed={"scope": "enterprise", "scope_name": "acme", "meter": "ai_credit"},
+        grain=table(tablename).grain,
+        fetched_at=FETCHED,
+        month_closed=False,
+    )
+    return out
+
+
+@pytest.mark.parametrize(
+    ("dialect", "body"),
+    [
+        ("github", {"timePeriod": {"year": 2026}, "usageItems": [ITEM]}),
+        ("service", {"time_period": {"year": 2026}, "usage_items": [SNAKE]}),
+    ],
+)
+def test_both_dialects_land_the_same_row_with_decimal_money(dialect: Dialect, body: dict[str, Any]) -> None:
+    frame = _rows(body, dialect).frame()
+    row = frame.row(0, named=True)
+    assert row["product"] == "assistant" and row["sku"] == "assistant_ai_credit"
+    assert row["net_amount"] == Decimal("16.07") and row["gross_quantity"] == Decimal(1907)
+    assert row["price_per_unit"] == Decimal("0.01") and row["extra"] is None
+    assert row["day"] == date(2026, 11, 19) and row["month_closed"] is False
+
+
+def test_an_undeclared_field_lands_in_extra_exactly_and_is_told_as_drift() -> None:
+    out = _rows({"usageItems": [ITEM | {"carbonGrams": 0.123456789}], "newEnvelope": True}, "github")
+    row = out.frame().row(0, named=True)
+    assert json.loads(row["extra"]) == {"carbonGrams": "0.123456789"}
+    assert out.drift.counts == {
+        (date(2026, 11, 19), "usageItems[].carbonGrams"): 1,
+        (date(2026, 11, 19), "newEnvelope"): 1,
+    }
+
+
+def test_a_billing_usage_line_without_a_repository_keys_on_an_empty_name() -> None:
+    line = {
+        "date": "2026-11-03",
+        "product": "copilot",
+        "sku": "copilot_ai_credit",
+        "quantity": 12,
+        "unitType": "ai-credits",
+        "pricePerUnit": 0.01,
+        "grossAmount": 0.12,
+        "discountAmount": 0,
+        "netAmount": 0.12,
+        "organizationName": "acme",
+    }
+    answer = parse_usage(json.dumps({"usageItems": [line]}).encode(), dialect="github", url="/u")
+    out = UsageRows("billing.product_usage")
+    usage_rows(
+        out,
+        answer.items,
+        dialect="github",
+        day=None,
+        envelope=answer.envelope,
+        fixed={"scope": "organization", "scope_name": "acme"},
+        grain=table("billing.product_usage").grain,
+        fetched_at=FETCHED,
+        month_closed=True,
+    )
+    row = out.frame().row(0, named=True)
+    assert row["repository_name"] == "" and row["day"] == date(2026, 11, 3) and row["quantity"] == Decimal(12)
