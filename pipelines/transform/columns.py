@@ -25,32 +25,9 @@ from pipelines.transform._columns_raw import RAW
 from pipelines.transform._columns_snapshots import SNAPSHOTS
 from pipelines.transform.schema import declared_columns, duckdb_type
 
-__all__ = ["UNKEYED", "Column", "polars_types", "table_columns", "table_ddl"]
+__all__ = ["Column", "polars_types", "table_columns", "table_ddl"]
 
 _DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS, **BILLING}
-# The tables whose grain is not their primary key: the large facts, landed batch by batch, where
-# DuckDB's index would cost memory on every insert (the grain check holds them unique instead).
-UNKEYED = frozenset(
-    {
-        "raw.quarantine",
-        "core.daily_totals",
-        "core.user_daily_totals",
-        "core.breakdowns",
-        "core.agent_activity",
-        "core.cli_customizations",
-        "core.adoption_phases",
-        "core.feature_engagement",
-        "core.comment_types",
-        "core.user_team_days",
-        "core.repository_days",
-        "core.repository_review_times",
-        "core.repository_comment_types",
-        # A user state may come without its user (the service names one when its record is
-        # available), and an export's lines are many: the grain check holds them unique.
-        "billing.user_usage",
-        "billing.budget_user_states",
-    }
-)
 # A frame's type of each warehouse type a transform writes (JSON: the text DuckDB parses on insert).
 _POLARS: dict[str, pl.DataType] = {
     "VARCHAR": pl.String(),
@@ -108,11 +85,11 @@ def polars_types(name: str, *, leave_out: frozenset[str] = frozenset()) -> dict[
     return {c.name: _POLARS[c.type] for c in table_columns(name) if c.name not in leave_out}
 
 
-def table_ddl(name: str, grain: tuple[str, ...]) -> str:
+def table_ddl(name: str, primary_key: tuple[str, ...]) -> str:
     """What a CREATE TABLE of the table holds in its parentheses (sql/migrations/create_declared_table.sql):
-    its columns, and its grain as primary key unless it is UNKEYED."""
+    its columns, and its primary key (the catalog's `primary_key`: its grain unless it is unkeyed)."""
     parts = [c.ddl for c in table_columns(name)]
-    if name not in UNKEYED:
-        key = ", ".join(f'"{c}"' for c in grain)
+    if primary_key:
+        key = ", ".join(f'"{c}"' for c in primary_key)
         parts.append(f"PRIMARY KEY ({key})")
     return ", ".join(parts)

@@ -75,10 +75,19 @@ class Table:
     # Free-text columns that may hold a login ("as discussed with @dev-00018"): erasure replaces
     # it there with a placeholder (pipelines/warehouse/people.py).
     text: tuple[str, ...] = ()
+    # Whether the grain is the table's primary key. False for the large facts landed batch by
+    # batch, where DuckDB's index would cost memory on every insert, and for rows the grain check
+    # holds unique instead (a billing user state may come without its user).
+    keyed: bool = True
 
     @property
     def name(self) -> str:
         return f"{self.schema}.{self.table}"
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        """The columns of its primary key: the grain, or none when it is unkeyed."""
+        return self.grain if self.keyed else ()
 
 
 _ACTIVITY = ACTIVITY_COUNTS
@@ -143,6 +152,7 @@ TABLES: tuple[Table, ...] = (
         landing="rows",
         replaces="open-report",
         text=("line_text", "reason"),
+        keyed=False,
     ),
     Table(
         "core",
@@ -165,6 +175,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day"),
         landing="keyed",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -180,6 +191,7 @@ TABLES: tuple[Table, ...] = (
         landing="keyed",
         replaces="days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "core",
@@ -194,6 +206,7 @@ TABLES: tuple[Table, ...] = (
         landing="days",
         replaces="days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "core",
@@ -208,6 +221,7 @@ TABLES: tuple[Table, ...] = (
         landing="days",
         replaces="days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "core",
@@ -223,6 +237,7 @@ TABLES: tuple[Table, ...] = (
         landing="days",
         replaces="days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "core",
@@ -239,6 +254,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "phase_number"),
         landing="days",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -255,6 +271,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "feature"),
         landing="days",
         replaces="report-days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -270,6 +287,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "comment_type"),
         landing="days",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -383,6 +401,7 @@ TABLES: tuple[Table, ...] = (
         landing="rows",
         replaces="days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "core",
@@ -433,6 +452,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "repo_id"),
         landing="rows",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -449,6 +469,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "repo_id"),
         landing="rows",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "core",
@@ -464,6 +485,7 @@ TABLES: tuple[Table, ...] = (
         label=("scope_name", "day", "repo_id", "comment_type"),
         landing="rows",
         replaces="days",
+        keyed=False,
     ),
     Table(
         "snapshots",
@@ -653,6 +675,7 @@ TABLES: tuple[Table, ...] = (
         landing="rows",
         replaces="scope-days",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "billing",
@@ -706,6 +729,7 @@ TABLES: tuple[Table, ...] = (
         partition="snapshot_day",
         writer="billing",
         person=_USER,
+        keyed=False,
     ),
     Table(
         "billing",

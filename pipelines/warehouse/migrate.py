@@ -80,7 +80,7 @@ def _declared_tables(conn: duckdb.DuckDBPyConnection) -> list[str]:
         run_sql(
             conn,
             "migrations/create_declared_table.sql",
-            identifiers={"schema": t.schema, "table": t.name, "columns": table_ddl(t.name, t.grain)},
+            identifiers={"schema": t.schema, "table": t.name, "columns": table_ddl(t.name, t.primary_key)},
         )
         created.append(f"table {t.name}")
     return created

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipelines.transform.columns import UNKEYED, table_columns
+from pipelines.transform.columns import table_columns
 from pipelines.warehouse import migrate
 from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.migrate import _declared_tables
@@ -42,11 +42,9 @@ def _keys(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _declared(name: str, grain: tuple[str, ...]) -> list[tuple[Any, ...]]:
-    keyed = name not in UNKEYED
+def _declared(name: str, primary_key: tuple[str, ...]) -> list[tuple[Any, ...]]:
     return [
-        (c.name, c.type, "NO" if c.not_null or (keyed and c.name in grain) else "YES", c.default)
-        for c in table_columns(name)
+        (c.name, c.type, "NO" if c.not_null or c.name in primary_key else "YES", c.default) for c in table_columns(name)
     ]
 
 
@@ -62,7 +60,7 @@ def test_every_table_of_a_fresh_warehouse_has_the_columns_types_and_defaults_its
 ) -> None:
     shape = _shape(migrated)
     for t in TABLES:
-        assert shape.get(t.name) == _declared(t.name, t.grain), f"{t.name}: migrations and declaration differ"
+        assert shape.get(t.name) == _declared(t.name, t.primary_key), f"{t.name}: migrations and declaration differ"
 
 
 def test_no_table_in_the_catalog_s_schemas_lacks_a_declaration(migrated: duckdb.DuckDBPyConnection) -> None:
@@ -70,7 +68,7 @@ def test_no_table_in_the_catalog_s_schemas_lacks_a_declaration(migrated: duckdb.
 
 
 def test_a_table_s_primary_key_is_its_grain_unless_declared_unkeyed(migrated: duckdb.DuckDBPyConnection) -> None:
-    assert _keys(migrated) == {t.name: t.grain for t in TABLES if t.name not in UNKEYED}
+    assert _keys(migrated) == {t.name: t.grain for t in TABLES if t.keyed}
 
 
 def test_every_table_built_from_its_declaration_alone_equals_the_migrated_one(
