@@ -74,6 +74,7 @@ class RunPlan:
     latest_28_day: bool = True
     snapshots: bool = True
     billing: bool = True  # the billed usage of the open months (docs/billing.md)
+    refetch_billing: bool = False  # and of the closed months too
 
 
 class _Alerting:
@@ -253,6 +254,7 @@ def _run_plan(
             log=log,
             alerting=alerting,
             label="billing",
+            ops={"billing_usage": {"config": {"refetch": plan.refetch_billing}}},
         )
 
 

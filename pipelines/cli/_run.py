@@ -60,7 +60,12 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
     show_default=False,
     help="Take today's repository, issue and member snapshot, or skip it.",
 )
-def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool) -> int:
+@click.option(
+    "--refetch",
+    is_flag=True,
+    help="Fetch the billed usage of closed months again too (a run fetches the open months only).",
+)
+def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool, refetch: bool) -> int:
     """Run the jobs against the configured service, through Dagster.
 
     Every missing or bad setting is named, one line each, before any run starts (exit 1).
@@ -89,7 +94,9 @@ def run(day: date | None, start: date | None, end: date | None, latest: bool, sn
         if asked_last is not None and asked_last >= today:
             # Today has not ended (UTC): no report of it can exist yet, so it is not asked for.
             click.echo(f"usage reports: {today} not available yet: a day's report exists once the day has ended (UTC)")
-        plan = RunPlan(first_day=first, last_day=last, latest_28_day=latest, snapshots=snapshots)
+        plan = RunPlan(
+            first_day=first, last_day=last, latest_28_day=latest, snapshots=snapshots, refetch_billing=refetch
+        )
         # A day before the default start widens the partitions to include it.
         start_day = min(first, settings.start_day(today=today))
         run_plan(plan, settings=settings, start_day=start_day, out=sys.stdout)

@@ -58,5 +58,14 @@ def billing_usage(
     for name, key in BILLING_USAGE_KEYS.items():
         metadata: dict[str, dg.RawMetadataValue] = {"dagster/row_count": dg.MetadataValue.int(result.rows.get(name, 0))}
         if name == _FETCHES:
-            metadata |= {"calls": result.calls, "months_landed": result.months, "scopes_denied": len(result.denied)}
+            # `warnings`: the lines `metrics-etl run` shows under the run (one per scope refused).
+            warnings = [*result.denied] + (
+                ["billing answers carried undeclared fields: " + ", ".join(result.drift)] if result.drift else []
+            )
+            metadata |= {
+                "calls": result.calls,
+                "months_landed": result.months,
+                "scopes_denied": len(result.denied),
+                "warnings": dg.MetadataValue.json(warnings),
+            }
         yield dg.MaterializeResult(asset_key=key, metadata=metadata)
