@@ -73,6 +73,18 @@ class RunningEmulator:
     def stats(self) -> dict[str, Any]:
         return self._admin("GET", "stats")
 
+    def billed_total(self, *, scope: str, name: str, year: int, month: int) -> dict[str, Any]:
+        """The billed total of a scope and month, per meter and in all, as decimal strings, and
+        whether the month is closed (docs/emulator.md, "Billing")."""
+        response = httpx.get(
+            f"{self.base_url}/_emulator/billing",
+            params={"scope": scope, "name": name, "year": year, "month": month},
+            timeout=60,
+        )
+        response.raise_for_status()
+        body: dict[str, Any] = response.json()
+        return body
+
 
 def credentials_for(state: EmulatorState, *, base_url: str, key_path: Path) -> dict[str, Any]:
     config = state.config
