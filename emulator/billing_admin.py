@@ -97,26 +97,44 @@ class BillingAdminRoutes:
         return await asyncio.to_thread(centers.budgets, self.state.today(), name)
 
     async def budgets(self, request: Request) -> Response:
+        """The budgets, paged; `scope` keeps one kind; `user` keeps those that apply to the user
+        (the multi-user budget and the user's own) and names the user's effective budget."""
         centers = self._centers(request)
         if isinstance(centers, Response):
             return centers
         budgets = await self._budget_list(request, centers)
         scope, user = request.query_params.get("scope"), request.query_params.get("user")
-        budgets = [
+        if scope is not None:
+            budgets = [b for b in budgets if b["budget_scope"] == scope]
+        if user is None:
+            return self._page(request, "budgets", budgets)
+        states = await asyncio.to_thread(centers.user_states, self.state.today(), request.path_params["name"])
+        state = next((s for s in states if s["user"].lower() == user.lower()), None)
+        if state is None:
+            return message(404, f"No billed user {user!r} in enterprise {request.path_params['name']}")
+        mine = [
             b
             for b in budgets
-            if (scope is None or b["budget_scope"] == scope)
-            and (user is None or str(b.get("user", "")).lower() == user.lower())
+            if b["budget_scope"] == "multi_user_customer"
+            or (b["budget_scope"] == "user" and b["user"] == state["user"])
         ]
-        return self._page(request, "budgets", budgets)
+        multi = next(b for b in await self._budget_list(request, centers) if b["budget_scope"] == "multi_user_customer")
+        effective = {
+            "id": state.get("override_budget_id", multi["id"]),
+            "budget_amount": state["target_amount"],
+            "consumed_amount": state["consumed_amount"],
+        }
+        return self._page(request, "budgets", mine, {"user": state["user"], "effective_budget": effective})
 
-    def _page(self, request: Request, field: str, rows: list[dict[str, Any]]) -> Response:
+    def _page(
+        self, request: Request, field: str, rows: list[dict[str, Any]], extra: dict[str, Any] | None = None
+    ) -> Response:
         paging = page_params(request, default_per_page=BUDGETS_PER_PAGE)
         if isinstance(paging, Response):
             return paging
         page, per_page = paging
         shown = rows[(page - 1) * per_page : page * per_page]
-        body = {field: shown, "has_next_page": page * per_page < len(rows), "total_count": len(rows)}
+        body = {field: shown, **(extra or {}), "has_next_page": page * per_page < len(rows), "total_count": len(rows)}
         return billing_json(request, self.state, body)
 
     async def budget(self, request: Request) -> Response:
@@ -140,11 +158,17 @@ class BillingAdminRoutes:
         if found["budget_scope"] != "multi_user_customer":
             return message(404, f"Budget {found['id']} is not a multi-user budget: it has no user states")
         states = await asyncio.to_thread(centers.user_states, self.state.today(), request.path_params["name"])
-        user = request.query_params.get("user")
+        query = request.query_params
+        user = query.get("user")
         if user is not None:
             states = [s for s in states if s["user"].lower() == user.lower()]
-        if request.query_params.get("sort_order") == "desc":
-            states.reverse()
+        try:
+            low, high = int(query.get("threshold_lower_bound", 0)), int(query.get("threshold_upper_bound", 10**9))
+        except ValueError:
+            return message(422, "threshold_lower_bound and threshold_upper_bound must be integers (percent)")
+        states = [s for s in states if low <= _percent(s) <= high]
+        if query.get("sort_order") in ("0", "1"):  # by consumption against the target; 0 descending
+            states.sort(key=_percent, reverse=query["sort_order"] == "0")
         return self._page(request, "user_states", states)
 
     async def seat_breakdown(self, request: Request) -> Response:
@@ -187,6 +211,12 @@ class BillingAdminRoutes:
             return message(404, "no such scope: scope organization|enterprise|user and its name")
         total = await asyncio.to_thread(billed_total, self.ledger, scope, year, month)
         return JSONResponse(wire_json(_strings(total), "service"))
+
+
+def _percent(state: dict[str, Any]) -> Decimal:
+    """A user state's consumption as a percentage of its target."""
+    consumed: Decimal = state["consumed_amount"]
+    return Decimal(100) * consumed / Decimal(state["target_amount"])
 
 
 def _strings(value: Any) -> Any:

@@ -185,3 +185,29 @@ def test_an_installation_without_billing_read_is_told_it_is_not_accessible_by_in
     )
     assert refused.status_code == 403
     assert refused.json()["message"] == "Resource not accessible by integration"
+
+
+def test_budgets_for_a_user_name_the_budget_in_effect_and_blocked_users_filter_by_threshold(billing: Any) -> None:
+    _, client, dialect = billing
+    path = PREFIX[dialect] + "/budgets"
+    budgets = decimal_json(client.get(path, params={"per_page": 100}))["budgets"]
+    multi = next(b for b in budgets if b["budget_scope"] == "multi_user_customer")
+    own = next(b for b in budgets if b["budget_scope"] == "user")
+    states = decimal_json(client.get(f"{path}/{multi['id']}/user-states", params={"per_page": 100}))["user_states"]
+    for login, effective_id in (
+        (own["user"], own["id"]),
+        (next(s["user"] for s in states if "override_budget_id" not in s), multi["id"]),
+    ):
+        body = decimal_json(client.get(path, params={"user": login.upper()}))
+        assert body["user"] == login
+        assert body["effective_budget"]["id"] == effective_id
+        state = next(s for s in states if s["user"] == login)
+        assert body["effective_budget"]["consumed_amount"] == state["consumed_amount"]
+        assert {b["budget_scope"] for b in body["budgets"]} <= {"multi_user_customer", "user"}
+    blocked = decimal_json(
+        client.get(f"{path}/{multi['id']}/user-states", params={"threshold_lower_bound": 100, "per_page": 100})
+    )["user_states"]
+    assert blocked == [s for s in states if s["consumed_amount"] >= s["target_amount"]] != []
+    by_use = decimal_json(client.get(f"{path}/{multi['id']}/user-states", params={"sort_order": "0", "per_page": 100}))
+    shares = [s["consumed_amount"] / s["target_amount"] for s in by_use["user_states"]]
+    assert shares == sorted(shares, reverse=True)
