@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -79,11 +79,7 @@ def collect_billing_state(
                 what = "budgets"
                 budget_records = api.list_budgets(client, enterprise=name)
                 what = "budget user states"
-                user_states = {
-                    record["id"]: api.list_budget_user_states(client, enterprise=name, budget_id=record["id"])
-                    for record in budget_records
-                    if isinstance(record, dict) and isinstance(record.get("id"), str)
-                }
+                user_states = _user_states(client, name, budget_records)
             else:
                 what = "seat breakdown"
                 seat_answers[name] = api.get_org_billing(client, org=name)
@@ -114,6 +110,27 @@ def collect_billing_state(
         ),
     }
     return StateResult(day=day, frames=frames, owners=tuple(owners), refused=tuple(refused))
+
+
+# The budgets the service keeps per-user states of: those spread over many users.
+MULTI_USER_SCOPES = frozenset({"multi_user_customer", "multi_user_cost_center"})
+
+
+def _user_states(
+    client: ServiceClient, enterprise: str, budgets: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each multi-user budget's user states; a budget answering 404 (deleted since the listing,
+    or holding none) has none."""
+    states: dict[str, list[dict[str, Any]]] = {}
+    for record in budgets:
+        budget_id = record.get("id") if isinstance(record, dict) else None
+        if not isinstance(budget_id, str) or record.get("budget_scope") not in MULTI_USER_SCOPES:
+            continue
+        try:
+            states[budget_id] = api.list_budget_user_states(client, enterprise=enterprise, budget_id=budget_id)
+        except NotFound:
+            states[budget_id] = []
+    return states
 
 
 def run_billing_state(

@@ -7,10 +7,10 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
    without landing), then its fully loaded segments removed; a segment a running receiver still
    writes that names the person, or holds their login in its text, stops the erasure, which is
    run again once the receiver is stopped;
-2. the raw archive: every file of a user-level report naming the person written again without
-   their lines, and every archived seat listing without the seats they hold (their name and
-   email with them) and their login in the other seats' text, its new path and sha256 recorded
-   with its lineage; an archive file no row names (a killed run's) written again in place
+2. the raw archive: every file of a user-level report (and billing export) naming the person
+   written again without their lines, and every archived seat listing without the seats they
+   hold (their name and email with them) and their login in the other seats' text, its new path
+   and sha256 recorded with its lineage; an archive file no row names (a killed run's) written again in place
    (privacy/unrecorded.py);
 3. the ETag cache: every cached listing naming the person;
 4. the warehouse: every row naming the person (warehouse.erasure.PERSON_TABLES, quarantined
@@ -43,6 +43,7 @@ from pipelines.privacy.unrecorded import erase_from_unrecorded
 from pipelines.publish.lake import publish, remove_unpublished_files
 from pipelines.publish.pseudonymous import publish_pseudonymous
 from pipelines.service import forget_cached
+from pipelines.warehouse.billing_exports import export_line_names
 from pipelines.warehouse.erasure import (
     Forgotten,
     Person,
@@ -150,13 +151,13 @@ def _segment_names(record: SpoolRecord, person: Person) -> bool:
 
 
 def _edit_line(person: Person) -> Callable[[bytes], bytes | None]:
-    """An archived line without the person: a report line naming them in its user fields goes; a
-    seat listing's line (parsed only then: report lines hold no seat) goes when it is their seat,
-    or loses their login from its text."""
+    """An archived line without the person: a report line naming them in its user fields goes, and
+    a billing export's line whose username is theirs; a seat listing's line (parsed only then:
+    report lines hold no seat) goes when it is their seat, or loses their login from its text."""
     pattern = re.compile(person.report_line_pattern().encode())
 
     def edit(line: bytes) -> bytes | None:
-        if pattern.search(line) is not None:
+        if pattern.search(line) is not None or export_line_names(line, person.is_login):
             return None
         return seat_line_without(line, person) if SEAT_HOLDER_KEY in line else line
 

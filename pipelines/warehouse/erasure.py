@@ -23,6 +23,7 @@ from datetime import date
 
 import duckdb
 
+from pipelines.warehouse.billing_exports import EXPORT_KIND, export_line_pattern
 from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.derived import ScopeDay, refresh_derived, refresh_team_days
 from pipelines.warehouse.people import Forgotten, Person, person_hashes
@@ -192,6 +193,17 @@ def erase_rows(
         last_day=last_day,
     )
     removed["raw.quarantine"] = len(quarantined)
+    if person.login is not None:  # a billing export's lines name people by their username alone
+        removed["raw.quarantine"] += len(
+            run_sql(
+                conn,
+                "privacy/delete_person_export_lines.sql",
+                report_kind=EXPORT_KIND,
+                pattern=export_line_pattern(person.login),
+                first_day=first_day,
+                last_day=last_day,
+            )
+        )
     # A refused user line of theirs was what explained their day's difference: now the erasure does.
     record_days.update((scope, scope_name, day) for scope, scope_name, day in quarantined if day is not None)
     return Erased({name: count for name, count in removed.items() if count}, frozenset(days), frozenset(record_days))

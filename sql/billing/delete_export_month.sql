@@ -1,0 +1,9 @@
+-- An export month landing again (inside its transaction): the archived files of the scope's
+-- earlier exports of the month, and their lines still in quarantine (not cleared by a person),
+-- leave raw.report_files and raw.quarantine; an open month's export ends on another day each run.
+DELETE FROM raw.report_files
+ WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
+   AND report_start_day BETWEEN $start_day AND $end_day;
+DELETE FROM raw.quarantine
+ WHERE scope = $scope AND scope_name = $scope_name AND report_kind = $report_kind AND level = $level
+   AND report_start_day BETWEEN $start_day AND $end_day AND cleared_at IS NULL;
