@@ -4,8 +4,8 @@
 -- the budget covers, from the landed bill: budget_scope 'enterprise' the enterprise's bill,
 -- 'organization' that organization's (budget_entity_name), 'cost_center' that cost center's
 -- (by name on the newest cost-center snapshot, or id), 'user' that user's lines of the usage
--- export (billing.user_usage); only the lines of budget_product_sku, a product or a SKU (all when
--- empty). Other scopes (repository, multi-user) are not in the landed bill: NULL.
+-- export (billing.user_usage); only the lines of budget_product_sku, a product, a SKU or a bundle
+-- of a meter's SKUs ('ai_credits', 'premium_requests'; all when empty). Other scopes (repository, multi-user) are not in the landed bill: NULL.
 -- projected_month_end: linear on the days elapsed, consumed_to_date / (the day of the month of
 -- the newest billed day) * (the days of the month), in DECIMAL rounded down to $0.000001; a
 -- closed month (or one billed to its last day) projects what it consumed. projected_over:
@@ -13,7 +13,11 @@
 -- the budget's user-states (billing.budget_user_states, newest snapshot) whose consumed amount
 -- reached their target, when prevent_further_usage stops their usage; 0 when it does not.
 CREATE OR REPLACE VIEW bi.budget_burn AS
-WITH budgets AS (
+WITH bundles AS (
+    -- A bundle a budget may name instead of a product or SKU: every SKU of the meter.
+    SELECT bundle, meter FROM (VALUES ('ai_credits', 'ai_credit'), ('premium_requests', 'premium_request'))
+        AS b(bundle, meter)
+), budgets AS (
     SELECT b.*
     FROM billing.budgets AS b
     JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.budgets GROUP BY ALL) AS n
@@ -36,19 +40,22 @@ WITH budgets AS (
     GROUP BY ALL
 ), spend AS (
     -- Every landed net line a budget could cover, with what it is of.
-    SELECT 'enterprise' AS budget_scope, scope_name AS enterprise, scope_name AS entity, day, product, sku, net_amount
+    SELECT 'enterprise' AS budget_scope, scope_name AS enterprise, scope_name AS entity, day, meter, product, sku,
+           net_amount
     FROM billing.credit_usage
     WHERE scope = 'enterprise'
     UNION ALL
-    SELECT 'organization', NULL, scope_name, day, product, sku, net_amount
+    SELECT 'organization', NULL, scope_name, day, meter, product, sku, net_amount
     FROM billing.credit_usage
     WHERE scope = 'organization'
     UNION ALL
-    SELECT 'cost_center', u.scope_name, u.cost_center_id, u.day, u.product, u.sku, u.net_amount
+    SELECT 'cost_center', u.scope_name, u.cost_center_id, u.day, u.meter, u.product, u.sku, u.net_amount
     FROM billing.cost_center_usage AS u
     WHERE u.scope = 'enterprise' AND u.cost_center_id <> 'none'
     UNION ALL
-    SELECT 'user', scope_name, user_login, day, product, sku, net_amount
+    SELECT 'user', scope_name, user_login, day,
+           CASE unit_type WHEN 'ai-credits' THEN 'ai_credit' WHEN 'requests' THEN 'premium_request' END,
+           product, sku, net_amount
     FROM billing.user_usage
     WHERE scope = 'enterprise'
 ), consumed AS (
@@ -58,6 +65,7 @@ WITH budgets AS (
     LEFT JOIN centers AS c
       ON b.budget_scope = 'cost_center' AND c.enterprise = b.enterprise
      AND (c.name = b.budget_entity_name OR c.cost_center_id = b.budget_entity_name)
+    LEFT JOIN bundles AS bu ON bu.bundle = b.budget_product_sku
     JOIN spend AS s
       ON s.budget_scope = b.budget_scope AND date_trunc('month', s.day) = m.month
      AND coalesce(s.enterprise, b.enterprise) = b.enterprise
@@ -65,7 +73,8 @@ WITH budgets AS (
                                         WHEN 'cost_center' THEN c.cost_center_id
                                         WHEN 'user' THEN coalesce(b.user_login, b.budget_entity_name)
                                         ELSE b.budget_entity_name END
-     AND (coalesce(b.budget_product_sku, '') = '' OR s.sku = b.budget_product_sku OR s.product = b.budget_product_sku)
+     AND (coalesce(b.budget_product_sku, '') = '' OR s.sku = b.budget_product_sku OR s.product = b.budget_product_sku
+          OR s.meter = bu.meter)
     GROUP BY ALL
 ), blocked AS (
     SELECT enterprise, budget_id, count(*) AS users

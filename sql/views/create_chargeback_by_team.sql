@@ -20,8 +20,9 @@
 --      a scope-day's rows add up to its bill in bi.cost_daily exactly. reason says why: a cost
 --      center none of whose resources is on a listed team that day, a credit (negative net),
 --      usage of users on no team, no usage signal (no credits reported), cost centers that add
---      up to more than the bill (fetched at different times), and the allocations' rounding
---      down to $0.000001 (bi.micro, _money.sql), so no team is ever charged more than its share.
+--      up to more than the bill (fetched at different times), no user-level report landed that
+--      day, and the allocations' rounding down to $0.000001 (bi.micro, _money.sql), so no team is
+--      ever charged more than its share.
 -- Teams are listed by the user-teams report (teams under 5 members are not), so usage of people
 -- on no listed team is unallocated, not guessed. team is the team's latest slug (core.dim_team).
 CREATE OR REPLACE VIEW bi.chargeback_by_team AS
@@ -169,12 +170,22 @@ WITH settings AS (
     SELECT scope, scope_name, day, team_id, team, 'credit share', sum(amount), bool_or(rounded)
     FROM outside_shares
     GROUP BY ALL
+), reported AS (
+    -- The scope-days whose user-level usage report landed: the credits and teams to allocate by.
+    SELECT DISTINCT scope, scope_name, day FROM core.user_report_days
 ), causes AS (
     -- Why part of a scope-day is unallocated, one text each.
+    SELECT b.scope, b.scope_name, b.day,
+           'no user-level usage report of this day landed: no credits or teams to allocate by' AS cause
+    FROM bills AS b
+    LEFT JOIN reported AS r USING (scope, scope_name, day)
+    WHERE r.day IS NULL
+    UNION ALL
     SELECT c.scope, c.scope_name, c.day,
            'cost center ' || coalesce(n.name, c.cost_center_id) || ': none of its teams, users or organizations '
-           || 'is on a listed team that day' AS cause
+           || 'is on a listed team that day'
     FROM centers AS c
+    JOIN reported AS r USING (scope, scope_name, day)
     LEFT JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
     LEFT JOIN names AS n ON n.enterprise = c.scope_name AND n.cost_center_id = c.cost_center_id
     WHERE c.net > 0 AND w.teams IS NULL
@@ -194,13 +205,15 @@ WITH settings AS (
                 ELSE 'usage in no cost center of users on no listed team'
            END
     FROM outside AS o
+    LEFT JOIN reported AS r USING (scope, scope_name, day)
     WHERE o.net < 0
-       OR (o.net > 0 AND NOT EXISTS (SELECT 1 FROM outside_members AS m
-                                     WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
-                                       AND m.team_id IS NOT NULL))
-       OR (o.net > 0 AND EXISTS (SELECT 1 FROM outside_members AS m
-                                 WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
-                                   AND m.team_id IS NULL))
+       OR (o.net > 0 AND r.day IS NOT NULL
+           AND (NOT EXISTS (SELECT 1 FROM outside_members AS m
+                            WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
+                              AND m.team_id IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM outside_members AS m
+                           WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
+                             AND m.team_id IS NULL)))
     UNION ALL
     SELECT scope, scope_name, day, 'allocations rounded down to $0.000001'
     FROM allocated

@@ -211,6 +211,7 @@ def _known_world(conn: duckdb.DuckDBPyConnection) -> None:
                                    (6, 2, "web"), (6, 3, "docs")):  # fmt: skip
         on_team(conn, user_id, team_id, slug)
     on_team(conn, 4, 10, "ops", scope="organization", scope_name=ORG)
+    rebuild_rollups(conn)  # the user reports' days, as their landings record them
 
 
 def test_chargeback_follows_cost_centers_then_credit_shares_and_leaves_the_rest_unallocated_with_reasons(
@@ -255,6 +256,7 @@ def test_a_share_that_does_not_divide_to_the_millionth_is_rounded_down_and_the_r
     for user_id in (1, 2, 3):
         user_day(conn, user_id, "1", scope="organization", scope_name=ORG)
         on_team(conn, user_id, user_id, f"team-{user_id}", scope="organization", scope_name=ORG)
+    rebuild_rollups(conn)
     got = chargeback(conn, ORG)
     assert got == {
         **{(f"team-{n}", "credit share"): Decimal("0.333333") for n in (1, 2, 3)},
@@ -264,21 +266,31 @@ def test_a_share_that_does_not_divide_to_the_millionth_is_rounded_down_and_the_r
     assert reason == "allocations rounded down to $0.000001"
 
 
-def test_a_day_without_any_credits_reported_is_unallocated_for_want_of_a_signal(
+def test_a_day_without_credits_reported_or_without_a_report_is_unallocated_for_want_of_a_signal(
     conn: duckdb.DuckDBPyConnection,
 ) -> None:
     bill(conn, "7.25", scope="organization", scope_name=ORG)
     user_day(conn, 1, "0", scope="organization", scope_name=ORG)
     on_team(conn, 1, 1, "platform", scope="organization", scope_name=ORG)
-    rows = conn.execute("SELECT team, rule, reason, net_amount FROM bi.chargeback_by_team").fetchall()
+    rebuild_rollups(conn)
+    bill(conn, "1.5", scope="organization", scope_name=ORG, day=DAY + timedelta(days=1))  # no report landed
+    rows = conn.execute("SELECT day, team, rule, reason, net_amount FROM bi.chargeback_by_team ORDER BY day").fetchall()
     assert rows == [
         (
+            DAY,
             "unallocated",
             "unallocated",
             "usage in no cost center with no usage signal: no user outside the cost centers reported AI credits "
             "that day",
             Decimal("7.25"),
-        )
+        ),
+        (
+            DAY + timedelta(days=1),
+            "unallocated",
+            "unallocated",
+            "no user-level usage report of this day landed: no credits or teams to allocate by",
+            Decimal("1.5"),
+        ),
     ]
 
 
