@@ -16,6 +16,7 @@ from pipelines.defs.audit.automation import audit_job, build_audit_automation
 from pipelines.defs.audit.checks import warehouse_audit
 from pipelines.defs.billing.assets import billing_usage
 from pipelines.defs.billing.automation import billing_job, build_billing_automation
+from pipelines.defs.billing.state import billing_exports, billing_state
 from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import build_events_automation, events_job
 from pipelines.defs.partitions import usage_days
@@ -47,6 +48,8 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             *build_snapshot_assets(snapshot_days),
             webhook_deliveries,
             billing_usage,
+            billing_state,
+            billing_exports,
             serving_copy,
         ],
         asset_checks=[warehouse_audit, *FRESHNESS_CHECKS],

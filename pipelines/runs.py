@@ -254,7 +254,7 @@ def _run_plan(
             log=log,
             alerting=alerting,
             label="billing",
-            ops={"billing_usage": {"config": {"refetch": plan.refetch_billing}}},
+            ops={name: {"config": {"refetch": plan.refetch_billing}} for name in ("billing_usage", "billing_exports")},
         )
 
 
