@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines.cli._base import Failed, load_settings
-from pipelines.service import AccessProblem, Budget, ConfigError, ServiceClient, ServiceError, check_access, oauth_login
+from pipelines.service import (
+    AccessProblem,
+    Budget,
+    ConfigError,
+    RequestFailed,
+    ServiceClient,
+    ServiceError,
+    check_access,
+    oauth_login,
+)
+from pipelines.service.access import BillingAccess, check_billing_access
 
 if TYPE_CHECKING:
     from pipelines.config import Settings
@@ -20,14 +30,19 @@ if TYPE_CHECKING:
 def check() -> int:
     """Verify credentials, permissions and policy against the service.
 
-    Prints one line per problem (exit 1), or one OK line naming what is readable and the
-    rate-limit budget.
+    Prints one line per problem (exit 1), or one OK line naming what is readable (the
+    reports, and the billing data of each scope) and the rate-limit budget, then one line per
+    scope naming the billing data the token cannot read and the roles it needs (the run lands
+    everything else: still exit 0).
     """
     settings = load_settings()
     problems, client = _configured(settings)
+    billing: tuple[BillingAccess, ...] = ()
     if client is not None:
         with client:
             result = check_access(client, settings.scopes)
+            if settings.billing_months:  # BILLING_MONTHS=0: billing is off, nothing to ask
+                billing = check_billing_access(client, [(a.scope, a.scope_name) for a in result.readable])
         # Every call fails alike on bad credentials: one line per problem, not per call.
         failed: dict[str, str] = {}
         for problem in result.problems:
@@ -43,8 +58,53 @@ def check() -> int:
         else f"{a.scope} {a.scope_name!r} 28-day report readable ({a.report.start_day}..{a.report.end_day})"
         for a in result.readable
     )
-    click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}")
+    click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}{_billing_readable(billing)}")
+    for line in _billing_missing(billing):
+        click.echo(line)
     return 0
+
+
+def _billing_readable(found: tuple[BillingAccess, ...]) -> str:
+    """The OK line's clause naming, per scope, the billing data the token can read."""
+    scopes: dict[tuple[str, str], list[str]] = {}
+    for access in found:
+        if access.error is None:
+            scopes.setdefault((access.scope, access.scope_name), []).append(access.probe.what)
+    if not scopes:
+        return ""
+    return "; billing readable: " + ", ".join(
+        f"{scope} {name!r} {' and '.join(whats)}" for (scope, name), whats in scopes.items()
+    )
+
+
+def _billing_missing(found: tuple[BillingAccess, ...]) -> list[str]:
+    """One line per scope and refusal: what billing data it cannot read, the answer, and who can.
+
+    The run still lands everything else of the scope: these lines never fail the check."""
+    refused: dict[tuple[str, str, str], dict[str, list[str]]] = {}
+    for access in found:
+        if access.error is not None:
+            key = (access.scope, access.scope_name, _refusal(access.error))
+            refused.setdefault(key, {}).setdefault(access.probe.roles, []).append(access.probe.what)
+    lines = []
+    for (scope, name, why), by_roles in refused.items():
+        whats = [what for listed in by_roles.values() for what in listed]
+        needs = (
+            next(iter(by_roles))
+            if len(by_roles) == 1
+            else ", ".join(f"{roles} for {' and '.join(listed)}" for roles, listed in by_roles.items())
+        )
+        lines.append(
+            f"billing of {scope} {name!r}: {' and '.join(whats)} not readable ({why}): the token needs {needs}; "
+            "the cost views stay without it"
+        )
+    return lines
+
+
+def _refusal(error: ServiceError) -> str:
+    if isinstance(error, RequestFailed):
+        return f"{error.status} {error.message}"
+    return str(error)
 
 
 def configuration_problems(settings: Settings) -> list[str]:

@@ -2,15 +2,20 @@
 
 One ``/rate_limit`` call, then one report-metadata call per scope: every failure is kept with
 the probe that met it, so a caller can say which scope is wrong and what kind of problem it is.
+Then, per scope, one call for each kind of billing data (``BILLING_PROBES``): which the token can
+read, and for each it cannot, the answer and the roles it needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from pipelines.service._stats import Budget
+from pipelines.service.billing_wire import Dialect as BillingDialect
+from pipelines.service.billing_wire import billing_path
 from pipelines.service.client import ServiceClient
 from pipelines.service.dialect import Scope
 from pipelines.service.errors import (
@@ -23,7 +28,17 @@ from pipelines.service.errors import (
 )
 from pipelines.service.reports import ReportMetadata, ReportRef, fetch_report_metadata
 
-__all__ = ["AccessCheck", "AccessProblem", "ProblemKind", "ScopeAccess", "check_access"]
+__all__ = [
+    "BILLING_PROBES",
+    "AccessCheck",
+    "AccessProblem",
+    "BillingAccess",
+    "BillingProbe",
+    "ProblemKind",
+    "ScopeAccess",
+    "check_access",
+    "check_billing_access",
+]
 
 ProblemKind = Literal[
     "bad_credentials",
@@ -92,3 +107,66 @@ def _kind(exc: ServiceError, *, probed_scope: bool) -> ProblemKind:
     if isinstance(exc, RateLimited):
         return "rate_limit_spent"
     return "service_error"
+
+
+@dataclass(frozen=True)
+class BillingProbe:
+    """One kind of billing data: the endpoint read to learn whether the token can, and who can."""
+
+    what: str  # as `check` names it
+    endpoint: str  # its name in pipelines/service/billing_wire.py
+    scope: Scope
+    roles: str  # who may read it, as the service documents it
+
+
+_ENTERPRISE_ROLES = (
+    "an enterprise administrator or billing manager, a custom enterprise role with billing read, "
+    "or an app installed on the enterprise with billing read"
+)
+BILLING_PROBES: tuple[BillingProbe, ...] = (
+    BillingProbe("usage", "ai_credit_usage", "enterprise", _ENTERPRISE_ROLES),
+    BillingProbe("cost centers", "cost_centers", "enterprise", _ENTERPRISE_ROLES),
+    BillingProbe("budgets", "budgets", "enterprise", _ENTERPRISE_ROLES),
+    BillingProbe("exports", "reports", "enterprise", _ENTERPRISE_ROLES),
+    BillingProbe("usage", "ai_credit_usage", "organization", "an organization administrator"),
+    BillingProbe(
+        "seat breakdown",
+        "seat_billing",
+        "organization",
+        "an organization owner (a classic token needs manage_billing:copilot or read:org)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class BillingAccess:
+    """Whether one kind of billing data of a scope could be read; `error` None: it could."""
+
+    scope: Scope
+    scope_name: str
+    probe: BillingProbe
+    error: ServiceError | None
+
+
+def check_billing_access(
+    client: ServiceClient, scopes: Sequence[tuple[Scope, str]], *, now: datetime | None = None
+) -> tuple[BillingAccess, ...]:
+    """One GET per scope and kind of billing data (the usage of this month, the first page of
+    each listing); never raises ServiceError."""
+    today = (now or datetime.now(UTC)).date()
+    dialect: BillingDialect = "github" if client.dialect.name == "github" else "service"
+    found: list[BillingAccess] = []
+    for scope, name in scopes:
+        for probe in BILLING_PROBES:
+            if probe.scope != scope:
+                continue
+            params: Mapping[str, Any] = (
+                {"year": today.year, "month": today.month} if probe.endpoint == "ai_credit_usage" else {}
+            )
+            try:
+                client.get(path=billing_path(dialect, scope, name, probe.endpoint), params=params, conditional=False)
+            except ServiceError as exc:
+                found.append(BillingAccess(scope, name, probe, exc))
+                continue
+            found.append(BillingAccess(scope, name, probe, None))
+    return tuple(found)

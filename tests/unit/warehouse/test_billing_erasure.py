@@ -11,8 +11,10 @@ import duckdb
 import polars as pl
 
 from pipelines.ingest.forgotten import without_forgotten
+from pipelines.privacy import apply_retention
 from pipelines.warehouse.erasure import PERSON_TABLES, Forgotten, Person, erase_rows, person_hashes
 from pipelines.warehouse.erasure_person import find_person
+from pipelines.warehouse.erasure_text import erase_from_text
 
 DAY = date(2026, 11, 3)
 SNAP = date(2026, 11, 27)
@@ -39,8 +41,8 @@ def _land(conn: duckdb.DuckDBPyConnection) -> None:
             [SNAP, kind, name],
         )
     conn.execute(
-        "INSERT INTO billing.budgets (snapshot_day, enterprise, budget_id, budget_scope, user_login, budget_amount,"
-        " fetched_at) VALUES (?, 'big', 'b-ann', 'user', 'ann', 50, now())",
+        "INSERT INTO billing.budgets (snapshot_day, enterprise, budget_id, budget_scope, budget_entity_name,"
+        " user_login, budget_amount, fetched_at) VALUES (?, 'big', 'b-ann', 'user', 'ann', 'ann', 50, now())",
         [SNAP],
     )
     conn.execute(
@@ -62,6 +64,7 @@ def test_forget_removes_the_person_s_billing_rows_and_nothing_of_anyone_else(con
     assert person == Person(None, "ann")
     conn.execute("BEGIN TRANSACTION")
     erased = erase_rows(conn, person)
+    erase_from_text(conn, person)
     conn.execute("COMMIT")
     assert erased.rows == {
         "billing.user_usage": 1,
@@ -77,7 +80,9 @@ def test_forget_removes_the_person_s_billing_rows_and_nothing_of_anyone_else(con
         ("User", "bob"),
     ]
     # The user's budget is the enterprise's: it stays, without them.
-    assert conn.sql("SELECT budget_id, user_login FROM billing.budgets").fetchall() == [("b-ann", None)]
+    assert conn.sql("SELECT budget_id, user_login, budget_entity_name FROM billing.budgets").fetchall() == [
+        ("b-ann", None, "[erased]")
+    ]
     # The bill is the scope's aggregate: untouched.
     assert conn.sql("SELECT sum(net_amount) FROM billing.credit_usage").fetchall() == [(Decimal("3.75"),)]
     marked = {row[0] for row in conn.sql("SELECT DISTINCT table_name FROM meta.lake_changes").fetchall()}
@@ -100,3 +105,11 @@ def test_a_fetched_state_drops_an_erased_user_resource_but_a_team_of_the_same_na
         ("Team", "ann"),
         ("User", "bob"),
     ]
+
+
+def test_retention_removes_the_billing_rows_of_expired_days_and_keeps_the_bill(conn):
+    _land(conn)
+    done = apply_retention(conn, days=10, today=date(2026, 11, 20))  # the export day expired, the snapshot kept
+    assert done.rows == {"billing.user_usage": 2}
+    assert conn.sql("SELECT count(*) FROM billing.budget_user_states").fetchall() == [(2,)]
+    assert conn.sql("SELECT sum(net_amount) FROM billing.credit_usage").fetchall() == [(Decimal("3.75"),)]
