@@ -21,6 +21,7 @@ from pipelines.service import billing_state as api
 from pipelines.service import canonical_scopes
 from pipelines.service.errors import NotFound, PermissionDenied
 from pipelines.transform import billing_state as tf
+from pipelines.transform.columns import polars_types
 from pipelines.warehouse.billing_state import replace_state_day
 
 if TYPE_CHECKING:
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
     from pipelines.service import ServiceClient
     from pipelines.warehouse.erasure import Forgotten
 
-__all__ = ["StateRefused", "StateResult", "collect_billing_state", "run_billing_state"]
+__all__ = ["ENDPOINT", "StateRefused", "StateResult", "collect_billing_state", "run_billing_state"]
+
+ENDPOINT = "billing_state"  # billing.fetches' name of a scope's state fetch
 
 # Who can read what the state is fetched from, as a refusal says it.
 ENTERPRISE_ROLES = "an enterprise administrator or billing manager, or an app with enterprise billing read"
@@ -58,6 +61,7 @@ class StateResult:
     frames: dict[str, pl.DataFrame]
     owners: tuple[str, ...]  # the enterprises and organizations whose state was read
     refused: tuple[StateRefused, ...] = field(default=())
+    fetches: pl.DataFrame | None = None  # billing.fetches: a row per scope (endpoint `billing_state`)
 
 
 def collect_billing_state(
@@ -69,10 +73,18 @@ def collect_billing_state(
     )
     refused: list[StateRefused] = []
     owners: list[str] = []
-    centers, resources, budgets, states = [], [], [], []
+    centers: list[pl.DataFrame] = []
+    resources: list[pl.DataFrame] = []
+    budgets: list[pl.DataFrame] = []
+    states: list[pl.DataFrame] = []
     seat_answers: dict[str, object] = {}
+    fetches: list[dict[str, Any]] = []
     for scope, name in scopes:
         what = "cost centers"
+        requests_before = client.stats.requests
+        fetch = {"scope": scope, "scope_name": name, "endpoint": ENDPOINT, "day": day, "fetched_at": fetched_at}
+        fetch |= {"month_closed": False, "status": "ok", "rows": 0, "message": None}
+        fetches.append(fetch)
         try:
             if scope == "enterprise":
                 listed = api.list_cost_centers(client, enterprise=name)
@@ -85,16 +97,26 @@ def collect_billing_state(
                 seat_answers[name] = api.get_org_billing(client, org=name)
         except (PermissionDenied, NotFound) as exc:
             refused.append(StateRefused(scope, name, what, exc.status, exc.message))
+            status = "denied" if isinstance(exc, PermissionDenied) else "failed"
+            fetch |= {"status": status, "message": exc.message, "calls": client.stats.requests - requests_before}
             continue
+        fetch["calls"] = client.stats.requests - requests_before
         owners.append(name)
         if scope == "enterprise":
             center_frame, resource_frame = tf.cost_center_frames(
                 listed, day=day, enterprise=name, fetched_at=fetched_at
             )
-            centers.append(center_frame)
-            resources.append(resource_frame)
-            budgets.append(tf.budgets_frame(budget_records, day=day, enterprise=name, fetched_at=fetched_at))
-            states.append(tf.budget_user_states_frame(user_states, day=day, enterprise=name, fetched_at=fetched_at))
+            landed = [
+                center_frame,
+                resource_frame,
+                tf.budgets_frame(budget_records, day=day, enterprise=name, fetched_at=fetched_at),
+                tf.budget_user_states_frame(user_states, day=day, enterprise=name, fetched_at=fetched_at),
+            ]
+            for frames_of, frame in zip((centers, resources, budgets, states), landed, strict=True):
+                frames_of.append(frame)
+            fetch["rows"] = sum(frame.height for frame in landed)
+        else:
+            fetch["rows"] = 1
     empty_centers, empty_resources = tf.cost_center_frames([], day=day, enterprise="", fetched_at=fetched_at)
     frames = {
         "billing.cost_centers": pl.concat([empty_centers, *centers]),
@@ -109,7 +131,13 @@ def collect_billing_state(
             fetched_at=fetched_at,
         ),
     }
-    return StateResult(day=day, frames=frames, owners=tuple(owners), refused=tuple(refused))
+    return StateResult(
+        day=day,
+        frames=frames,
+        owners=tuple(owners),
+        refused=tuple(refused),
+        fetches=pl.DataFrame(fetches, schema=polars_types("billing.fetches")),
+    )
 
 
 # The budgets the service keeps per-user states of: those spread over many users.
@@ -150,5 +178,5 @@ def run_billing_state(
             {name.removeprefix("billing."): frame for name, frame in frames.items()}, forgotten, schema="billing"
         )
         frames = {f"billing.{name}": frame for name, frame in kept.items()}
-    replace_state_day(conn, day=day, frames=frames, owners=result.owners)
-    return StateResult(day=day, frames=frames, owners=result.owners, refused=result.refused)
+    replace_state_day(conn, day=day, frames=frames, owners=result.owners, fetches=result.fetches)
+    return StateResult(day=day, frames=frames, owners=result.owners, refused=result.refused, fetches=result.fetches)

@@ -1,7 +1,7 @@
 """Land one snapshot day of the billing state (cost centers and their resources, budgets and
-their user states, seat breakdowns): each table's rows of the owners fetched replaced, all in
-one transaction, so a re-run of the day replaces what the first left and a failure leaves the
-day as it was (docs/billing.md)."""
+their user states, seat breakdowns): each table's rows of the owners fetched replaced, with a
+billing.fetches row per scope asked (ok, denied), all in one transaction, so a re-run of the day
+replaces what the first left and a failure leaves the day as it was (docs/billing.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from datetime import date
 import duckdb
 import polars as pl
 
-from pipelines.warehouse.catalog import Table, tables
+from pipelines.warehouse.catalog import Table, table, tables
+from pipelines.warehouse.replace import LANDINGS, _run_on_batch
 from pipelines.warehouse.sql import rollback, run_sql
 
 __all__ = ["STATE_TABLES", "replace_state_day"]
@@ -19,6 +20,7 @@ __all__ = ["STATE_TABLES", "replace_state_day"]
 # The billing tables a snapshot day holds: the billing landing's tables partitioned by it.
 STATE_TABLES: tuple[Table, ...] = tuple(t for t in tables(writer="billing") if t.partition == "snapshot_day")
 _FRAME_VIEW = "state_frame"
+_FETCHES = "billing.fetches"
 
 
 def _owner(declared: Table) -> str:
@@ -27,10 +29,16 @@ def _owner(declared: Table) -> str:
 
 
 def replace_state_day(
-    conn: duckdb.DuckDBPyConnection, *, day: date, frames: Mapping[str, pl.DataFrame], owners: Collection[str]
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    day: date,
+    frames: Mapping[str, pl.DataFrame],
+    owners: Collection[str],
+    fetches: pl.DataFrame | None = None,
 ) -> dict[str, int]:
     """Replace `day`'s rows of `owners` in every state table with `frames` (table name → rows, every
-    state table given, even empty); all or nothing. Returns rows written per table."""
+    state table given, even empty), and record `fetches` (billing.fetches rows); all or nothing.
+    Returns rows written per table."""
     expected = {t.name for t in STATE_TABLES}
     if set(frames) != expected:
         raise ValueError(
@@ -51,7 +59,13 @@ def replace_state_day(
                 owners=sorted(owners),
             )
             conn.unregister(_FRAME_VIEW)
-        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=sorted(expected), start_day=day, end_day=day)
+        marked = sorted(expected)
+        if fetches is not None and fetches.height:
+            landing = table(_FETCHES).landing
+            assert landing is not None
+            _run_on_batch(conn, LANDINGS[landing], fetches.to_arrow(), identifiers={"table": _FETCHES})
+            marked.append(_FETCHES)
+        run_sql(conn, "warehouse/mark_lake_changes.sql", tables=marked, start_day=day, end_day=day)
         conn.commit()
     except BaseException:
         # An aborted transaction refuses even unregister: roll back first, then clean up.

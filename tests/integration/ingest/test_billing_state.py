@@ -49,6 +49,8 @@ def _counts(conn) -> dict[str, int]:
 def test_a_snapshot_day_of_the_billing_state_lands_in_both_dialects(conn, dialect):
     result = _run(EmulatorConfig(seed=11, users=12, today=TODAY, dialect=dialect), conn)
     assert result.refused == () and result.owners == ("acme-corp", "acme")
+    fetched = "SELECT scope, status, rows > 0 FROM billing.fetches WHERE endpoint = 'billing_state' ORDER BY scope"
+    assert conn.sql(fetched).fetchall() == [("enterprise", "ok", True), ("organization", "ok", True)]
     counts = _counts(conn)
     assert counts["billing.cost_centers"] >= 3 and counts["billing.budgets"] >= 2, counts
     assert counts["billing.budget_user_states"] > 0 and counts["billing.seat_breakdown"] == 1, counts
@@ -92,6 +94,11 @@ def test_a_token_without_billing_read_lands_none_of_it_and_says_one_line_a_scope
     assert "enterprise 'acme-corp'" in lines[0] and "billing manager" in lines[0]
     assert "organization 'acme'" in lines[1] and "organization owner" in lines[1]
     assert set(_counts(conn).values()) == {0}
+    fetched = "SELECT scope, status, message FROM billing.fetches WHERE endpoint = 'billing_state' ORDER BY scope"
+    assert conn.sql(fetched).fetchall() == [
+        ("enterprise", "denied", "Must have admin rights or billing manager role"),
+        ("organization", "denied", "Must have admin rights or billing manager role"),
+    ]
 
 
 def test_a_scope_refused_later_keeps_the_day_it_had(conn):

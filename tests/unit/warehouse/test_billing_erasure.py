@@ -113,3 +113,20 @@ def test_retention_removes_the_billing_rows_of_expired_days_and_keeps_the_bill(c
     assert done.rows == {"billing.user_usage": 2}
     assert conn.sql("SELECT count(*) FROM billing.budget_user_states").fetchall() == [(2,)]
     assert conn.sql("SELECT sum(net_amount) FROM billing.credit_usage").fetchall() == [(Decimal("3.75"),)]
+
+
+def test_a_person_s_quarantined_export_lines_go_and_anyone_else_s_stay(conn):
+    for number, text in enumerate(('2026-10-02,Ann,copilot,x,"m",bad', "2026-10-02,anne,copilot,x,m,bad"), start=2):
+        conn.execute(
+            "INSERT INTO raw.quarantine (scope, scope_name, report_kind, level, report_start_day, report_end_day,"
+            " file_index, archive_path, link, line_number, reason, line_text, fetched_at)"
+            " VALUES ('enterprise', 'big', 'billing-export', 'user', '2026-10-01', '2026-10-31', 0, 'a', 'l', ?,"
+            " 'quantity is not an amount', ?, now())",
+            [number, text],
+        )
+    conn.execute("BEGIN TRANSACTION")
+    erased = erase_rows(conn, Person(None, "ann"))
+    conn.execute("COMMIT")
+    assert erased.rows == {"raw.quarantine": 1}
+    assert not erased.record_days  # the bill's lines are no usage report's records
+    assert conn.sql("SELECT line_text FROM raw.quarantine").fetchall() == [("2026-10-02,anne,copilot,x,m,bad",)]
