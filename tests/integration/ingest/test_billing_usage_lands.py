@@ -34,7 +34,8 @@ def dialect(request: pytest.FixtureRequest) -> str:
 
 
 def _emulator(dialect: Any, **config: Any) -> Iterator[RunningEmulator]:
-    with running_emulator(EmulatorConfig(seed=7, users=30, repos=4, today=TODAY, dialect=dialect, **config)) as emu:
+    config: dict[str, Any] = {"seed": 7, "users": 30, "repos": 4, "today": TODAY} | config
+    with running_emulator(EmulatorConfig(dialect=dialect, **config)) as emu:
         yield emu
 
 
@@ -182,3 +183,22 @@ def test_a_token_without_billing_read_lands_the_reports_and_says_one_line_per_sc
             )
         assert landed.available
         assert conn.execute("SELECT count(*) FROM core.user_daily_totals").fetchone() != (0,)
+
+
+def test_months_before_june_2026_land_as_premium_requests_and_later_ones_as_ai_credits(dialect: str) -> None:
+    for emu in _emulator(dialect, today=date(2026, 6, 10)):
+        with duckdb.connect() as conn:
+            migrate(conn)
+            _run(emu, conn)
+            meters = conn.execute(
+                "SELECT date_trunc('month', day) AS month, meter, unit_type, min(price_per_unit), max(price_per_unit)"
+                " FROM billing.credit_usage GROUP BY ALL ORDER BY ALL"
+            ).fetchall()
+            assert [row[1:] for row in meters] == [
+                ("premium_request", "requests", Decimal("0.04"), Decimal("0.04")),
+                ("ai_credit", "ai-credits", Decimal("0.01"), Decimal("0.01")),
+            ]
+            for scope, name in _scopes(emu):
+                may = date(2026, 5, 1)
+                net = _month_sums(conn, "billing.credit_usage", scope, name, may)[5]
+                assert net == Decimal(_bill(emu, scope, name, may)["total"]["net_amount"]), scope
