@@ -16,7 +16,10 @@ day), or an enterprise minus all its shown organizations, a period minus all its
 scope or a team minus shown teams within it that do not overlap (teams/uncovered_teams.sql). A
 few rows per scope and day, from the rollups, so writing them whole costs little; which teams
 lie within others is worked out from user rows, each day's read once, only for the days a
-publish changed.
+publish changed. Cost is two tables, per 28-day period: a cost center's net (shown where the
+usage export's per-user lines add up to it and k or more people are behind it) and a team's net
+charged back (shown where its team period is, k or more members paid it, and no shown cost center
+or team of another scope shares its payers): never the whole bill, what is unallocated, or anyone's.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ _UNCOVERED = "uncovered"
 # Days worked out at once from user rows.
 _CHUNK = 14
 _WORK_TABLES = (
+    "aggregate_cost_center_people",
     "aggregate_active_users",
     "aggregate_active_members",
     "aggregate_uncovered_shown",
@@ -100,15 +104,17 @@ def publish_aggregate(
         for status in _STATUS:
             run_sql(conn, f"aggregate/{status}.sql", k=k)
         _hide_uncovered_teams(conn, serving, k)
+        # In name order, each kept to the end: a table may read those before it (the cost of a
+        # team period is shown only where aggregate_team_periods shows the period).
         for name in AGGREGATE_TABLES:
             run_sql(conn, f"aggregate/{name}.sql", k=k)
             write_aside(conn.sql(f"SELECT * FROM aggregate_{name}").to_arrow_table(), staging / name)
-            conn.execute(f"DROP TABLE aggregate_{name}")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
-        for table in (*(f"aggregate{status}" for status in _STATUS), *_WORK_TABLES):
+        tables = (*(f"aggregate_{name}" for name in AGGREGATE_TABLES), *(f"aggregate{s}" for s in _STATUS))
+        for table in (*tables, *_WORK_TABLES):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.unregister(_NESTED_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
