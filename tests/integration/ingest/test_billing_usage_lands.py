@@ -33,8 +33,8 @@ def dialect(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _emulator(dialect: Any, **config: Any) -> Iterator[RunningEmulator]:
-    config: dict[str, Any] = {"seed": 7, "users": 30, "repos": 4, "today": TODAY} | config
+def _emulator(dialect: Any, **given: Any) -> Iterator[RunningEmulator]:
+    config: dict[str, Any] = {"seed": 7, "users": 30, "repos": 4, "today": TODAY} | given
     with running_emulator(EmulatorConfig(dialect=dialect, **config)) as emu:
         yield emu
 
