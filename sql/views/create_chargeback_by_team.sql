@@ -65,32 +65,49 @@ WITH settings AS (
     FROM core.user_daily_totals
 ), center_teams AS (
     -- The teams of each cost center a day: (team_scope, team_scope_name, team_id) names a team.
-    SELECT DISTINCT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope AS team_scope,
-           m.scope_name AS team_scope_name, m.team_id, m.team
+    -- One equi-join per resource type: a join on alternatives would compare every pair of a day.
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope AS team_scope, m.scope_name AS team_scope_name,
+           m.team_id, m.team
     FROM center_resources AS c
     JOIN members AS m
-      ON m.day = c.day
-     AND ((c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name
-           AND (m.slug = c.resource_name OR m.team = c.resource_name))
-       OR (c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name
-           AND m.user_login = c.resource_name)
-       OR (c.resource_type = 'Organization' AND m.scope = 'organization' AND m.scope_name = c.resource_name))
-), center_members AS (
-    -- Each member of each of a cost center's teams, their credits that day (the bill scope's
-    -- report) and on how many of the cost center's teams they are.
-    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_id, t.team, m.user_id,
-           coalesce(k.credits, 0) AS credits,
-           count(*) OVER (PARTITION BY t.scope, t.scope_name, t.day, t.cost_center_id, m.user_id) AS teams_of_user
+      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
+     AND m.slug = c.resource_name
+    UNION
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    FROM center_resources AS c
+    JOIN members AS m
+      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
+     AND m.team = c.resource_name
+    UNION
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    FROM center_resources AS c
+    JOIN members AS m
+      ON c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
+     AND m.user_login = c.resource_name
+    UNION
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    FROM center_resources AS c
+    JOIN members AS m
+      ON c.resource_type = 'Organization' AND m.scope = 'organization' AND m.scope_name = c.resource_name
+     AND m.day = c.day
+), center_member_rows AS (
+    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_id, t.team, m.user_id
     FROM center_teams AS t
     JOIN members AS m
       ON m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day AND m.team_id = t.team_id
-    LEFT JOIN credits AS k ON k.scope = t.scope AND k.scope_name = t.scope_name AND k.day = t.day AND k.user_id = m.user_id
+), center_user_teams AS (
+    -- On how many of the cost center's teams each member is.
+    SELECT scope, scope_name, day, cost_center_id, user_id, count(*) AS teams_of_user
+    FROM center_member_rows
+    GROUP BY ALL
 ), center_team_weights AS (
-    -- A team's weight: its members' credits, each member's split between their teams of the
-    -- cost center in whole units (split_units divides evenly between up to 16 teams).
-    SELECT m.scope, m.scope_name, m.day, m.cost_center_id, m.team_id, m.team,
-           sum(m.credits * s.split_units // m.teams_of_user) AS weight
-    FROM center_members AS m
+    -- A team's weight: its members' credits that day (the bill scope's report), each member's
+    -- split between their teams of the cost center in whole units (split_units).
+    SELECT r.scope, r.scope_name, r.day, r.cost_center_id, r.team_id, r.team,
+           sum(coalesce(k.credits, 0) * s.split_units // u.teams_of_user) AS weight
+    FROM center_member_rows AS r
+    JOIN center_user_teams AS u USING (scope, scope_name, day, cost_center_id, user_id)
+    LEFT JOIN credits AS k USING (scope, scope_name, day, user_id)
     CROSS JOIN settings AS s
     GROUP BY ALL
 ), center_weights AS (
@@ -98,20 +115,15 @@ WITH settings AS (
     FROM center_team_weights
     GROUP BY ALL
 ), center_shares AS (
-    -- By credits: net * the team's weight / the cost center's, rounded down.
+    -- By credits: net * the team's weight / the cost center's, rounded down; with no credits on
+    -- any of its teams, equally.
     SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
-           c.net * t.weight // w.weight AS amount, c.net * t.weight % w.weight <> 0 AS rounded
+           CASE WHEN w.weight > 0 THEN c.net * t.weight // w.weight ELSE c.net // w.teams END AS amount,
+           CASE WHEN w.weight > 0 THEN c.net * t.weight % w.weight ELSE c.net % w.teams END <> 0 AS rounded
     FROM center_team_weights AS t
     JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
     JOIN centers AS c USING (scope, scope_name, day, cost_center_id)
-    WHERE c.net > 0 AND w.weight > 0
-    UNION ALL
-    -- No credits on any of its teams: equally.
-    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team, c.net // w.teams, c.net % w.teams <> 0
-    FROM center_team_weights AS t
-    JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
-    JOIN centers AS c USING (scope, scope_name, day, cost_center_id)
-    WHERE c.net > 0 AND w.weight = 0
+    WHERE c.net > 0
 ), outside AS (
     -- What no cost center holds: the bill less the cost centers' nets.
     SELECT b.scope, b.scope_name, b.day, bi.micro(b.bill) - coalesce(sum(c.net), 0) AS net
@@ -121,45 +133,65 @@ WITH settings AS (
 ), held AS (
     -- Users a cost center holds that day: its User resources, its Team resources' members, the
     -- users in its Organization resources' reports.
-    SELECT DISTINCT c.scope, c.scope_name, c.day, k.user_id
+    SELECT c.scope, c.scope_name, c.day, k.user_id
     FROM center_resources AS c
     JOIN credits AS k
-      ON k.day = c.day
-     AND ((c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name
-           AND k.user_login = c.resource_name)
-       OR (c.resource_type = 'Organization' AND k.scope = 'organization' AND k.scope_name = c.resource_name))
+      ON c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name AND k.day = c.day
+     AND k.user_login = c.resource_name
     UNION
-    SELECT DISTINCT c.scope, c.scope_name, c.day, m.user_id
+    SELECT c.scope, c.scope_name, c.day, k.user_id
+    FROM center_resources AS c
+    JOIN credits AS k
+      ON c.resource_type = 'Organization' AND k.scope = 'organization' AND k.scope_name = c.resource_name
+     AND k.day = c.day
+    UNION
+    SELECT c.scope, c.scope_name, c.day, m.user_id
     FROM center_resources AS c
     JOIN members AS m
-      ON c.resource_type = 'Team' AND m.day = c.day AND m.scope = c.scope AND m.scope_name = c.scope_name
-     AND (m.slug = c.resource_name OR m.team = c.resource_name)
+      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
+     AND m.slug = c.resource_name
+    UNION
+    SELECT c.scope, c.scope_name, c.day, m.user_id
+    FROM center_resources AS c
+    JOIN members AS m
+      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
+     AND m.team = c.resource_name
 ), outside_users AS (
-    SELECT k.scope, k.scope_name, k.day, k.user_id, k.credits,
-           sum(k.credits * s.split_units) OVER (PARTITION BY k.scope, k.scope_name, k.day) AS weight
+    -- The users no cost center holds, with credits that day.
+    SELECT k.scope, k.scope_name, k.day, k.user_id, k.credits
     FROM credits AS k
     JOIN outside AS o USING (scope, scope_name, day)
-    CROSS JOIN settings AS s
     LEFT JOIN held AS h USING (scope, scope_name, day, user_id)
     WHERE h.user_id IS NULL AND k.credits > 0
-), outside_members AS (
-    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, u.weight, m.team_id, m.team,
-           count(m.team_id) OVER (PARTITION BY u.scope, u.scope_name, u.day, u.user_id) AS teams_of_user
+), outside_member_rows AS (
+    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, m.team_id, m.team
     FROM outside_users AS u
-    LEFT JOIN members AS m USING (scope, scope_name, day, user_id)
+    JOIN members AS m USING (scope, scope_name, day, user_id)
+), outside_user_teams AS (
+    SELECT scope, scope_name, day, user_id, count(*) AS teams_of_user
+    FROM outside_member_rows
+    GROUP BY ALL
+), outside_days AS (
+    -- A day's weight: every outside user's credits (those on no team keep theirs unallocated).
+    SELECT u.scope, u.scope_name, u.day, sum(u.credits * s.split_units) AS weight, count(*) AS users,
+           count(t.user_id) AS users_on_teams
+    FROM outside_users AS u
+    CROSS JOIN settings AS s
+    LEFT JOIN outside_user_teams AS t USING (scope, scope_name, day, user_id)
+    GROUP BY ALL
 ), outside_team_weights AS (
     -- A team's weight: its members' credits, each split between the member's teams.
-    SELECT m.scope, m.scope_name, m.day, m.team_id, m.team, any_value(m.weight) AS users_weight,
-           sum(m.credits * s.split_units // m.teams_of_user) AS weight
-    FROM outside_members AS m
+    SELECT r.scope, r.scope_name, r.day, r.team_id, r.team,
+           sum(r.credits * s.split_units // t.teams_of_user) AS weight
+    FROM outside_member_rows AS r
+    JOIN outside_user_teams AS t USING (scope, scope_name, day, user_id)
     CROSS JOIN settings AS s
-    WHERE m.team_id IS NOT NULL
     GROUP BY ALL
 ), outside_shares AS (
-    -- net * the team's weight / every outside user's credits (those on no team keep theirs unallocated).
     SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
-           o.net * t.weight // t.users_weight AS amount, o.net * t.weight % t.users_weight <> 0 AS rounded
+           o.net * t.weight // d.weight AS amount, o.net * t.weight % d.weight <> 0 AS rounded
     FROM outside_team_weights AS t
+    JOIN outside_days AS d USING (scope, scope_name, day)
     JOIN outside AS o USING (scope, scope_name, day)
     WHERE o.net > 0
 ), allocated AS (
@@ -198,42 +230,38 @@ WITH settings AS (
     UNION ALL
     SELECT o.scope, o.scope_name, o.day,
            CASE WHEN o.net < 0 THEN 'the cost centers add up to more than the bill (fetched at different times)'
-                WHEN NOT EXISTS (SELECT 1 FROM outside_users AS u
-                                 WHERE u.scope = o.scope AND u.scope_name = o.scope_name AND u.day = o.day)
+                WHEN d.day IS NULL
                     THEN 'usage in no cost center with no usage signal: no user outside the cost centers reported '
                          || 'AI credits that day'
                 ELSE 'usage in no cost center of users on no listed team'
            END
     FROM outside AS o
     LEFT JOIN reported AS r USING (scope, scope_name, day)
-    WHERE o.net < 0
-       OR (o.net > 0 AND r.day IS NOT NULL
-           AND (NOT EXISTS (SELECT 1 FROM outside_members AS m
-                            WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
-                              AND m.team_id IS NOT NULL)
-                OR EXISTS (SELECT 1 FROM outside_members AS m
-                           WHERE m.scope = o.scope AND m.scope_name = o.scope_name AND m.day = o.day
-                             AND m.team_id IS NULL)))
+    LEFT JOIN outside_days AS d USING (scope, scope_name, day)
+    WHERE o.net < 0 OR (o.net > 0 AND r.day IS NOT NULL AND (d.day IS NULL OR d.users_on_teams < d.users))
     UNION ALL
     SELECT scope, scope_name, day, 'allocations rounded down to $0.000001'
     FROM allocated
     WHERE rounded
-), rest AS (
-    SELECT b.scope, b.scope_name, b.day,
-           b.bill - coalesce((SELECT bi.from_micro(sum(a.amount)) FROM allocated AS a
-                              WHERE a.scope = b.scope AND a.scope_name = b.scope_name AND a.day = b.day), 0) AS amount
-    FROM bills AS b
+), reasons AS (
+    SELECT scope, scope_name, day, string_agg(DISTINCT cause, '. ' ORDER BY cause) AS reason
+    FROM causes
+    GROUP BY ALL
+), allocated_days AS (
+    SELECT scope, scope_name, day, bi.from_micro(sum(amount)) AS amount
+    FROM allocated
+    GROUP BY ALL
 )
 SELECT scope, scope_name, day, team_id, team, rule, CAST(NULL AS VARCHAR) AS reason,
        bi.from_micro(amount) AS net_amount
 FROM allocated
 WHERE amount > 0
 UNION ALL
-SELECT r.scope, r.scope_name, r.day, NULL, 'unallocated', 'unallocated',
-       (SELECT string_agg(DISTINCT c.cause, '. ' ORDER BY c.cause) FROM causes AS c
-        WHERE c.scope = r.scope AND c.scope_name = r.scope_name AND c.day = r.day),
-       CAST(r.amount AS DECIMAL(18, 6))
-FROM rest AS r
-WHERE r.amount <> 0;
+SELECT b.scope, b.scope_name, b.day, NULL, 'unallocated', 'unallocated', r.reason,
+       CAST(b.bill - coalesce(a.amount, 0) AS DECIMAL(18, 6))
+FROM bills AS b
+LEFT JOIN allocated_days AS a USING (scope, scope_name, day)
+LEFT JOIN reasons AS r USING (scope, scope_name, day)
+WHERE b.bill - coalesce(a.amount, 0) <> 0;
 
 COMMENT ON VIEW bi.chargeback_by_team IS 'One row per scope, day, team and rule (cost center, credit share) and one unallocated row with its reasons: the day''s bill charged to teams by cost-center membership, else by each user''s share of the reported AI credits (a user on two teams split, never counted twice), and the rows of a scope-day add up to its bill in bi.cost_daily exactly.';
