@@ -49,8 +49,10 @@ class Table:
     # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
-    counters: tuple[str, ...] = ()  # counts that are never negative (the sign check); with grain: the grain check
-    label: tuple[str, ...] = ()  # grain columns that name a failing row in a check's detail
+    counters: tuple[str, ...] = ()  # counts that are never negative (the sign check)
+    # Grain columns that name a failing row in a check's detail: a report's table with a label has
+    # its grain checked in each landing's transaction (pipelines/warehouse/checks.py).
+    label: tuple[str, ...] = ()
     asset: str | None = None  # the Dagster group whose asset shows it
     # How a landing writes a batch (LANDINGS in replace.py): "rows" as they come, "days" but
     # not the days kept from a 1-day report, "keyed" like "days" recording each file's
@@ -79,6 +81,11 @@ class Table:
     # batch, where DuckDB's index would cost memory on every insert, and for rows the grain check
     # holds unique instead (a billing user state may come without its user).
     keyed: bool = True
+    # The columns naming the repository a snapshot row is of (its name, and its numeric id where
+    # the row has one): a webhook refresh replaces by them the rows of the repositories it takes
+    # again (pipelines/warehouse/snapshots.py). None: no row is of one repository.
+    repository_name: str | None = None
+    repository_id: str | None = None
 
     @property
     def name(self) -> str:
@@ -397,11 +404,13 @@ TABLES: tuple[Table, ...] = (
         "Extension: who was on which team each day (user-teams report), landed with the day's user rows.",
         partition="day",
         writer="user-teams",
+        levels=frozenset({USER}),
         asset="usage",
         landing="rows",
         replaces="days",
         person=_USER,
         keyed=False,
+        label=("scope_name", "day", "team_id"),
     ),
     Table(
         "core",
@@ -496,6 +505,8 @@ TABLES: tuple[Table, ...] = (
         writer="snapshot",
         asset="snapshots",
         text=("description",),
+        repository_name="full_name",
+        repository_id="repository_id",
     ),
     Table(
         "snapshots",
@@ -505,6 +516,8 @@ TABLES: tuple[Table, ...] = (
         partition="snapshot_day",
         writer="snapshot",
         asset="snapshots",
+        repository_name="full_name",
+        repository_id="repository_id",
     ),
     Table(
         "snapshots",
@@ -516,6 +529,8 @@ TABLES: tuple[Table, ...] = (
         asset="snapshots",
         person=_USER,
         text=("title",),
+        repository_name="repository_full_name",
+        repository_id="repository_id",
     ),
     Table(
         "snapshots",
@@ -593,6 +608,7 @@ TABLES: tuple[Table, ...] = (
         lake_grain="month",
         writer="snapshot",
         text=("message",),
+        repository_name="repository",
     ),
     Table(
         "events",

@@ -110,33 +110,35 @@ class _Facts:
             ("slice", " AND ".join(f"{c} = ${c}" for c in slice_columns)),
         )
 
-    def checks(self) -> tuple[Check, Check]:
+    def checks(self) -> tuple[Check, ...]:
+        """The grain check, and the sign check when the table has counters."""
         table, identifiers = ("core", self.table), self.identifiers()
-        return (
-            Check(
-                "grain_is_unique",
-                table,
-                "checks/count_duplicate_rows.sql",
-                f"One row per {self.grain}.",
-                levels=self.levels,
-                identifiers=identifiers,
-            ),
-            Check(
-                "counts_are_non_negative",
-                table,
-                "checks/count_negative_rows.sql",
-                "No count below zero.",
-                levels=self.levels,
-                identifiers=identifiers,
-            ),
+        grain = Check(
+            "grain_is_unique",
+            table,
+            "checks/count_duplicate_rows.sql",
+            f"One row per {self.grain}.",
+            levels=self.levels,
+            identifiers=identifiers,
         )
+        if not self.counters:
+            return (grain,)
+        sign = Check(
+            "counts_are_non_negative",
+            table,
+            "checks/count_negative_rows.sql",
+            "No count below zero.",
+            levels=self.levels,
+            identifiers=identifiers,
+        )
+        return grain, sign
 
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 _PERSON_COLUMNS = {column for t in TABLES if t.person for column in t.person}
 # The levels of the reports landed inside another's transaction: writers of facts too.
 _CARRIED_LEVELS = {k.level for k in REPORT_KINDS if k.carried_by is not None}
-# The report fact tables with a grain and counters in the catalog, as the templates need them.
+# The report fact tables whose grain (with its label) and counters the catalog gives, as the templates need them.
 _FACTS = tuple(
     _Facts(
         t.table,
@@ -147,7 +149,7 @@ _FACTS = tuple(
         t.levels,
     )
     for t in TABLES
-    if (t.writer == "report" or t.writer in _CARRIED_LEVELS) and t.counters
+    if (t.writer == "report" or t.writer in _CARRIED_LEVELS) and t.label
 )
 
 # Checked in every report's transaction over the report's slice (and by the audit over all).
@@ -171,14 +173,6 @@ REPORT_CHECKS: tuple[Check, ...] = (
         "checks/count_agents_missing_from_dim.sql",
         "Every agent_id in core.agent_activity has a row with its latest label.",
     ),
-    _Facts(
-        "user_team_days",
-        "scope, scope name, day, user and team",
-        ("scope", "scope_name", "day", "user_id", "team_id"),
-        ("scope_name", "day", "team_id"),
-        (),
-        _USER,
-    ).checks()[0],
     Check(
         "members_are_users_of_the_day",
         ("core", "user_team_days"),

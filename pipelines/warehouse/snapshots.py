@@ -17,7 +17,8 @@ from pipelines.warehouse.sql import rollback, run_sql
 
 SNAPSHOT_TABLES = tuple(t.table for t in tables(writer="snapshot"))
 # The tables holding rows of one repository: what a refresh of named repositories replaces.
-REPOSITORY_TABLES = ("repositories", "repository_stats", "issues", "warnings")
+_BY_REPOSITORY = tuple(t for t in tables(writer="snapshot") if t.repository_name)
+REPOSITORY_TABLES = tuple(t.table for t in _BY_REPOSITORY)
 
 # The name the statements replacing a day read its rows from.
 _FRAME_VIEW = "snapshot_frame"
@@ -87,7 +88,15 @@ def refresh_snapshot_repositories(
     ids = frames["repositories"]["repository_id"].to_list()
     conn.begin()
     try:
-        run_sql(conn, "snapshots/delete_repository_rows.sql", day=day, ids=ids, names=subjects)
+        for t in _BY_REPOSITORY:
+            named = {"table": t.name, "name": str(t.repository_name)}
+            if t.repository_id is None:
+                run_sql(conn, "snapshots/delete_named_rows.sql", identifiers=named, day=day, names=subjects)
+            else:  # by id too: a renamed one's rows as well
+                by_id = named | {"id": t.repository_id}
+                run_sql(
+                    conn, "snapshots/delete_repository_rows.sql", identifiers=by_id, day=day, ids=ids, names=subjects
+                )
         for table in REPOSITORY_TABLES:
             conn.register(_FRAME_VIEW, frames[table].to_arrow())
             run_sql(conn, "snapshots/insert_day_rows.sql", identifiers={"table": f"snapshots.{table}"})

@@ -30,13 +30,13 @@ TABLE_ASSETS = {f"{t.schema}/{t.table}": t for t in TABLES if t.asset is not Non
 # follows it), and the publish itself.
 LANDS_INTO_TABLES = "usage/latest_28_day_report"
 PUBLISH = "serving/warehouse_copy"
-# Each table with counters has its grain and sign checked in each report's transaction (blocking)
-# and again by the weekly audit over the whole history (never blocking).
+# Each report table with a label has its grain checked in each report's transaction (blocking), and
+# its sign when it has counters, and again by the weekly audit over the whole history (never blocking).
 CATALOG_CHECKS = {
     check
     for key, t in TABLE_ASSETS.items()
-    if t.counters
-    for name in ("grain_is_unique", "counts_are_non_negative")
+    for name, applies in (("grain_is_unique", t.label), ("counts_are_non_negative", t.counters))
+    if applies
     for check in ((key, name, True), (key, AUDIT_PREFIX + name, False))
 }
 # The other checks: (asset, check, blocking, repeated by the weekly audit). Blocking checks hold
@@ -53,7 +53,6 @@ POLICY_CHECKS = {
     ("raw/report_files", "quarantine_is_empty", True, True),
     ("raw/report_fetches", "provisional_days_fetched_again", False, False),
     ("raw/field_drift", "fields_are_declared", False, False),
-    ("core/user_team_days", "grain_is_unique", True, True),  # no counters: no sign check
     ("core/user_team_days", "members_are_users_of_the_day", False, True),
     ("core/dim_team", "covers_every_team", True, True),
     ("core/repository_days", "pull_requests_fit_the_aggregate", False, True),
