@@ -141,6 +141,30 @@ def test_organizations_of_the_enterprise_add_up_to_it(billing: Any) -> None:
     assert tuple(parts[0][k] + parts[1][k] for k in range(3)) == whole
 
 
+def test_billing_usage_and_its_summary_hold_both_meters_and_add_up_to_their_answers(billing: Any) -> None:
+    _, client, w = billing
+    may = {"year": 2026, "month": 5}  # premium requests until May 31, AI credits from June 1
+    summer = [{"year": 2026, "month": m} for m in (5, 6)]
+    metered = [
+        _sums(decimal_json(client.get(w["prefix"] + path, params=month))[w["items"]], w)
+        for month in summer
+        for path in (w["ai"], w["premium"])
+    ]
+    expected = tuple(sum(m[k] for m in metered) for k in range(3))
+    usage = [i for month in summer for i in decimal_json(client.get(w["prefix"] + "/usage", params=month))[w["items"]]]
+    summary = [
+        i
+        for month in summer
+        for i in decimal_json(client.get(w["prefix"] + "/usage/summary", params=month))[w["items"]]
+    ]
+    assert _sums(usage, w) == _sums(summary, w) == expected
+    assert {i["date"][:7] for i in usage} == {"2026-05", "2026-06"}
+    org = "organizationName" if w["items"] == "usageItems" else "organization_name"
+    assert {i[org] for i in usage} == {"acme", "acme-labs"}
+    units = {i[w["unit"]] for i in decimal_json(client.get(w["prefix"] + "/usage/summary", params=may))[w["items"]]}
+    assert units == {"requests"}
+
+
 def test_more_than_24_months_back_is_refused_with_a_message(billing: Any) -> None:
     _, client, w = billing
     oldest = decimal_json(client.get(w["prefix"] + w["premium"], params={"year": 2024, "month": 12}))
