@@ -41,6 +41,13 @@ VIEWS = (
     "adoption_phase_labels",
     "repository_outcomes_daily",
     "service_incident_days",
+    "cost_daily",
+    "cost_by_cost_center",
+    "chargeback_by_team",
+    "cost_per_active_user",
+    "budget_burn",
+    "credit_reconciliation",
+    "billing_model_drift",
 )
 
 
