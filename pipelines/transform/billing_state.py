@@ -23,20 +23,11 @@ from pipelines.transform.columns import polars_types
 from pipelines.transform.json_values import dumps
 
 __all__ = [
-    "STATE_TABLES",
     "budget_user_states_frame",
     "budgets_frame",
     "cost_center_frames",
     "seat_breakdown_frame",
 ]
-
-STATE_TABLES = (
-    "billing.cost_centers",
-    "billing.cost_center_resources",
-    "billing.budgets",
-    "billing.budget_user_states",
-    "billing.seat_breakdown",
-)
 
 Record = Mapping[str, Any]
 _Cast = Callable[[object], object]

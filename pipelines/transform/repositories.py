@@ -35,7 +35,7 @@ from pipelines.transform.schema import (
     WIRE_NAMES,
 )
 
-__all__ = ["REPOSITORY_TABLES", "RepositoryRows", "repository_rows"]
+__all__ = ["RepositoryRows", "repository_rows"]
 
 _PULLS = "pull_requests"
 # The object's scalar members (its comment-type array lands as rows of its own).
@@ -44,21 +44,29 @@ _MEMBERS: dict[str, pl.DataType] = {
 }
 _CONTEXT = ("scope", "scope_name", "day")
 _FINALITY = ("fetched_at", "is_final")
+# Where each of a line's rows lands: the repository's day, its review times, its comment types.
+# Which tables the repos report lands is the catalog's (writer="repos"), which the landing loops
+# over; tests/unit/ingest/test_kinds.py holds these to it.
 _DAYS = "core.repository_days"
-# Each table's columns beside the context and finality, in order: its declaration's.
-REPOSITORY_TABLES: dict[str, dict[str, pl.DataType]] = {
-    name: polars_types(name, leave_out=frozenset({*_CONTEXT, *_FINALITY}))
-    for name in (_DAYS, "core.repository_review_times", "core.repository_comment_types")
-}
+_REVIEWS = "core.repository_review_times"
+_COMMENTS = "core.repository_comment_types"
+_LINE_ROWS = (_DAYS, _REVIEWS, _COMMENTS)
+
+
+def _columns(name: str) -> dict[str, pl.DataType]:
+    """The table's columns beside the context and finality, in order: its declaration's."""
+    return polars_types(name, leave_out=frozenset({*_CONTEXT, *_FINALITY}))
+
+
 # The fields a line names as its columns do: the repository's own (its table's but the object's and extra).
-_REPOSITORY = frozenset(c for c in REPOSITORY_TABLES[_DAYS] if c != "extra" and not c.startswith(f"{_PULLS}_"))
+_REPOSITORY = frozenset(c for c in _columns(_DAYS) if c != "extra" and not c.startswith(f"{_PULLS}_"))
 _KNOWN = frozenset({"day", *_REPOSITORY, _PULLS, REVIEW_TIMES_FIELD})
 _INT64 = range(-(2**63), 2**63)
 
 
 @dataclass(frozen=True)
 class RepositoryRows:
-    frames: dict[str, pl.DataFrame]  # REPOSITORY_TABLES' tables, with context and finality
+    frames: dict[str, pl.DataFrame]  # a frame per table a line lands in, with context and finality
     refused: list[tuple[int, str]]  # (line number, reason)
     lines: list[int]  # the line of each row of core.repository_days
     keyed: KeyedLines  # the lines of a repository listed more than once (places (0, line))
@@ -176,7 +184,7 @@ def repository_rows(
     served_at: datetime | None = None,
 ) -> RepositoryRows:
     """Rows of (line number, line) pairs; `entity_id` None takes any entity id."""
-    found: dict[str, list[dict[str, Any]]] = {name: [] for name in REPOSITORY_TABLES}
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in _LINE_ROWS}
     refused: list[tuple[int, str]] = []
     keyed = KeyedLines()
     numbers: list[int] = []
@@ -199,10 +207,10 @@ def repository_rows(
         if not keyed.add(row["repo_id"], (0, number), text):
             continue
         numbers.append(number)
-        for name, rows in zip(REPOSITORY_TABLES, ([row], reviews, comments), strict=True):
+        for name, rows in zip(_LINE_ROWS, ([row], reviews, comments), strict=True):
             found[name] += rows
     if keyed.conflicts:  # a repository on two different lines lands from neither
-        kept = [r["repo_id"] not in keyed.conflicts for r in found["core.repository_days"]]
+        kept = [r["repo_id"] not in keyed.conflicts for r in found[_DAYS]]
         numbers = [n for n, keep in zip(numbers, kept, strict=True) if keep]
         found = {name: [r for r in rows if r["repo_id"] not in keyed.conflicts] for name, rows in found.items()}
     context = [
@@ -211,10 +219,10 @@ def repository_rows(
         pl.lit(day, dtype=pl.Date()).alias("day"),
     ]
     frames = {
-        name: pl.DataFrame(found[name], schema=columns)
+        name: pl.DataFrame(found[name], schema=_columns(name))
         .with_columns(context)
         .with_columns(finality_columns(fetched_at=fetched_at, served_at=served_at))
         .select(list(polars_types(name)))  # the table's order
-        for name, columns in REPOSITORY_TABLES.items()
+        for name in _LINE_ROWS
     }
     return RepositoryRows(frames=frames, refused=refused, lines=numbers, keyed=keyed)

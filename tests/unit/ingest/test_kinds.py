@@ -4,14 +4,15 @@ docs/architecture.md counts, because every other module loops over the declarati
 from __future__ import annotations
 
 import ast
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
 from pipelines.ingest.kinds import ROWS
 from pipelines.service import ReportRef, get_dialect
-from pipelines.service.kinds import REPORT_KINDS, carried_with, report_kind
+from pipelines.service.kinds import REPORT_KINDS, ReportKind, carried_with, report_kind
+from pipelines.transform import Provenance
 from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.replace import _replaced
 
@@ -87,6 +88,22 @@ def test_every_carried_kind_has_its_rows_its_tables_and_a_carrier_of_its_period(
         assert {t.name for t in _replaced(kind.level) if t.writer == kind.level} == {
             t.name for t in landed if t.replaces
         }
+
+
+@pytest.mark.parametrize("kind", CARRIED, ids=str)
+def test_a_carried_kind_s_rows_are_for_exactly_the_tables_the_catalog_says_it_writes(kind: ReportKind) -> None:
+    # The transform names the table each of its rows lands in (it cannot read the catalog); the
+    # catalog says which tables the kind lands rows in (its others, core.team_days, its refresh
+    # derives): the two must be one list.
+    day = date(2026, 11, 20)
+    prov = Provenance(
+        ref=ReportRef("organization", "acme", kind.kind, kind.level, day),
+        start_day=day,
+        end_day=day,
+        fetched_at=datetime(2026, 11, 21, tzinfo=UTC),
+        dialect="service",
+    )
+    assert set(ROWS[kind]([], prov).frames) == {t.name for t in tables(writer=kind.level) if t.landing}
 
 
 def test_each_carrier_carries_exactly_the_kinds_that_name_it() -> None:

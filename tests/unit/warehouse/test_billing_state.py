@@ -39,10 +39,6 @@ def _counts(conn) -> dict[str, int]:
     return {t.name: conn.sql(f"SELECT count(*) FROM {t.name}").fetchall()[0][0] for t in STATE_TABLES}
 
 
-def test_the_state_tables_are_the_catalog_s_billing_tables_of_a_snapshot_day():
-    assert {t.name for t in STATE_TABLES} == set(tf.STATE_TABLES)
-
-
 def test_a_re_run_of_the_day_replaces_it(conn):
     replace_state_day(conn, day=DAY, frames=_frames("big", 3), owners=("big", "acme"))
     replace_state_day(conn, day=DAY, frames=_frames("big", 2), owners=("big", "acme"))
