@@ -57,41 +57,43 @@ WITH settings AS (
     FROM centers AS c
     JOIN resources AS r ON c.scope = 'enterprise' AND r.enterprise = c.scope_name AND r.cost_center_id = c.cost_center_id
 ), members AS (
-    SELECT m.scope, m.scope_name, m.day, m.team_id, m.slug, coalesce(d.slug, m.slug) AS team, m.user_id, m.user_login
-    FROM core.user_team_days AS m
-    LEFT JOIN core.dim_team AS d USING (scope, scope_name, team_id)
+    SELECT scope, scope_name, day, team_id, user_id, user_login FROM core.user_team_days
 ), credits AS (
     SELECT scope, scope_name, day, user_id, user_login, bi.micro(coalesce(ai_credits_used, 0)) AS credits
     FROM core.user_daily_totals
 ), center_teams AS (
-    -- The teams of each cost center a day: (team_scope, team_scope_name, team_id) names a team.
-    -- One equi-join per resource type: a join on alternatives would compare every pair of a day.
-    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope AS team_scope, m.scope_name AS team_scope_name,
-           m.team_id, m.team
+    -- The teams of each cost center a day, (team_scope, team_scope_name, team_id): from the
+    -- listed teams of the day (core.team_days, a few rows a day) where a resource names a team or
+    -- an organization, so only a User resource reads memberships. One equi-join per kind: a join
+    -- on alternatives would compare every pair of a day.
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope AS team_scope, t.scope_name AS team_scope_name,
+           t.team_id
     FROM center_resources AS c
-    JOIN members AS m
-      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
-     AND m.slug = c.resource_name
+    JOIN core.team_days AS t
+      ON c.resource_type = 'Team' AND t.scope = c.scope AND t.scope_name = c.scope_name AND t.day = c.day
+     AND t.slug = c.resource_name
     UNION
-    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    -- A Team resource by the team's latest slug (renamed since the day).
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope, t.scope_name, t.team_id
     FROM center_resources AS c
-    JOIN members AS m
-      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
-     AND m.team = c.resource_name
+    JOIN core.dim_team AS d
+      ON c.resource_type = 'Team' AND d.scope = c.scope AND d.scope_name = c.scope_name AND d.slug = c.resource_name
+    JOIN core.team_days AS t
+      ON t.scope = d.scope AND t.scope_name = d.scope_name AND t.team_id = d.team_id AND t.day = c.day
     UNION
-    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id
     FROM center_resources AS c
     JOIN members AS m
       ON c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
      AND m.user_login = c.resource_name
     UNION
-    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id, m.team
+    SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope, t.scope_name, t.team_id
     FROM center_resources AS c
-    JOIN members AS m
-      ON c.resource_type = 'Organization' AND m.scope = 'organization' AND m.scope_name = c.resource_name
-     AND m.day = c.day
+    JOIN core.team_days AS t
+      ON c.resource_type = 'Organization' AND t.scope = 'organization' AND t.scope_name = c.resource_name
+     AND t.day = c.day
 ), center_member_rows AS (
-    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_id, t.team, m.user_id
+    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id, m.user_id
     FROM center_teams AS t
     JOIN members AS m
       ON m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day AND m.team_id = t.team_id
@@ -103,7 +105,7 @@ WITH settings AS (
 ), center_team_weights AS (
     -- A team's weight: its members' credits that day (the bill scope's report), each member's
     -- split between their teams of the cost center in whole units (split_units).
-    SELECT r.scope, r.scope_name, r.day, r.cost_center_id, r.team_id, r.team,
+    SELECT r.scope, r.scope_name, r.day, r.cost_center_id, r.team_scope, r.team_scope_name, r.team_id,
            sum(coalesce(k.credits, 0) * s.split_units // u.teams_of_user) AS weight
     FROM center_member_rows AS r
     JOIN center_user_teams AS u USING (scope, scope_name, day, cost_center_id, user_id)
@@ -117,7 +119,7 @@ WITH settings AS (
 ), center_shares AS (
     -- By credits: net * the team's weight / the cost center's, rounded down; with no credits on
     -- any of its teams, equally.
-    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
+    SELECT t.scope, t.scope_name, t.day, t.team_scope, t.team_scope_name, t.team_id,
            CASE WHEN w.weight > 0 THEN c.net * t.weight // w.weight ELSE c.net // w.teams END AS amount,
            CASE WHEN w.weight > 0 THEN c.net * t.weight % w.weight ELSE c.net % w.teams END <> 0 AS rounded
     FROM center_team_weights AS t
@@ -145,17 +147,12 @@ WITH settings AS (
       ON c.resource_type = 'Organization' AND k.scope = 'organization' AND k.scope_name = c.resource_name
      AND k.day = c.day
     UNION
-    SELECT c.scope, c.scope_name, c.day, m.user_id
-    FROM center_resources AS c
+    SELECT t.scope, t.scope_name, t.day, m.user_id
+    FROM center_teams AS t
+    JOIN center_resources AS c USING (scope, scope_name, day, cost_center_id)
     JOIN members AS m
-      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
-     AND m.slug = c.resource_name
-    UNION
-    SELECT c.scope, c.scope_name, c.day, m.user_id
-    FROM center_resources AS c
-    JOIN members AS m
-      ON c.resource_type = 'Team' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
-     AND m.team = c.resource_name
+      ON c.resource_type = 'Team' AND m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day
+     AND m.team_id = t.team_id
 ), outside_users AS (
     -- The users no cost center holds, with credits that day.
     SELECT k.scope, k.scope_name, k.day, k.user_id, k.credits
@@ -164,7 +161,7 @@ WITH settings AS (
     LEFT JOIN held AS h USING (scope, scope_name, day, user_id)
     WHERE h.user_id IS NULL AND k.credits > 0
 ), outside_member_rows AS (
-    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, m.team_id, m.team
+    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, m.team_id
     FROM outside_users AS u
     JOIN members AS m USING (scope, scope_name, day, user_id)
 ), outside_user_teams AS (
@@ -181,25 +178,26 @@ WITH settings AS (
     GROUP BY ALL
 ), outside_team_weights AS (
     -- A team's weight: its members' credits, each split between the member's teams.
-    SELECT r.scope, r.scope_name, r.day, r.team_id, r.team,
+    SELECT r.scope, r.scope_name, r.day, r.scope AS team_scope, r.scope_name AS team_scope_name, r.team_id,
            sum(r.credits * s.split_units // t.teams_of_user) AS weight
     FROM outside_member_rows AS r
     JOIN outside_user_teams AS t USING (scope, scope_name, day, user_id)
     CROSS JOIN settings AS s
     GROUP BY ALL
 ), outside_shares AS (
-    SELECT t.scope, t.scope_name, t.day, t.team_id, t.team,
+    SELECT t.scope, t.scope_name, t.day, t.team_scope, t.team_scope_name, t.team_id,
            o.net * t.weight // d.weight AS amount, o.net * t.weight % d.weight <> 0 AS rounded
     FROM outside_team_weights AS t
     JOIN outside_days AS d USING (scope, scope_name, day)
     JOIN outside AS o USING (scope, scope_name, day)
     WHERE o.net > 0
 ), allocated AS (
-    SELECT scope, scope_name, day, team_id, team, 'cost center' AS rule, sum(amount) AS amount, bool_or(rounded) AS rounded
+    SELECT scope, scope_name, day, team_scope, team_scope_name, team_id, 'cost center' AS rule, sum(amount) AS amount,
+           bool_or(rounded) AS rounded
     FROM center_shares
     GROUP BY ALL
     UNION ALL
-    SELECT scope, scope_name, day, team_id, team, 'credit share', sum(amount), bool_or(rounded)
+    SELECT scope, scope_name, day, team_scope, team_scope_name, team_id, 'credit share', sum(amount), bool_or(rounded)
     FROM outside_shares
     GROUP BY ALL
 ), reported AS (
@@ -252,10 +250,11 @@ WITH settings AS (
     FROM allocated
     GROUP BY ALL
 )
-SELECT scope, scope_name, day, team_id, team, rule, CAST(NULL AS VARCHAR) AS reason,
-       bi.from_micro(amount) AS net_amount
-FROM allocated
-WHERE amount > 0
+SELECT a.scope, a.scope_name, a.day, a.team_id, coalesce(d.slug, CAST(a.team_id AS VARCHAR)) AS team, a.rule,
+       CAST(NULL AS VARCHAR) AS reason, bi.from_micro(a.amount) AS net_amount
+FROM allocated AS a
+LEFT JOIN core.dim_team AS d ON d.scope = a.team_scope AND d.scope_name = a.team_scope_name AND d.team_id = a.team_id
+WHERE a.amount > 0
 UNION ALL
 SELECT b.scope, b.scope_name, b.day, NULL, 'unallocated', 'unallocated', r.reason,
        CAST(b.bill - coalesce(a.amount, 0) AS DECIMAL(18, 6))

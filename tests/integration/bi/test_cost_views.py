@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pipelines.transform.billing_models import BILLING_MODELS
 from pipelines.warehouse import migrate
 from pipelines.warehouse.rollups import rebuild_rollups
+from pipelines.warehouse.sql import run_sql
 from tests.integration.bi._docs import BI_DOCS
 
 DAY = date(2026, 11, 10)
@@ -36,6 +37,7 @@ WORLD_TABLES = (
     "billing.budget_user_states",
     "core.user_daily_totals",
     "core.user_team_days",
+    "core.team_days",
     "core.dim_team",
     "core.daily_totals",
     "core.user_report_days",
@@ -153,6 +155,25 @@ def on_team(
     )
 
 
+def derive(conn: duckdb.DuckDBPyConnection) -> None:
+    """What the landings of the rows inserted would have derived from them: each day's listed
+    teams and the latest slugs (core.team_days, core.dim_team), and the rollups (core.user_report_days)."""
+    conn.execute("DELETE FROM core.team_days")
+    conn.execute("DELETE FROM core.dim_team")
+    scopes = conn.execute("SELECT scope, scope_name, min(day), max(day) FROM core.user_team_days GROUP BY ALL")
+    for scope, scope_name, first_day, last_day in scopes.fetchall():
+        conn.execute("CREATE OR REPLACE TEMP TABLE touched_teams (team_id BIGINT)")  # as begin_user_teams.sql leaves it
+        run_sql(
+            conn,
+            "warehouse/refresh_team_dimensions.sql",
+            scope=scope,
+            scope_name=scope_name,
+            start_day=first_day,
+            end_day=last_day,
+        )
+    rebuild_rollups(conn)
+
+
 def chargeback(conn: duckdb.DuckDBPyConnection, scope_name: str = ENTERPRISE) -> dict[tuple[str, str], Decimal]:
     rows = conn.execute(
         "SELECT team, rule, net_amount FROM bi.chargeback_by_team WHERE scope_name = ?", [scope_name]
@@ -211,7 +232,7 @@ def _known_world(conn: duckdb.DuckDBPyConnection) -> None:
                                    (6, 2, "web"), (6, 3, "docs")):  # fmt: skip
         on_team(conn, user_id, team_id, slug)
     on_team(conn, 4, 10, "ops", scope="organization", scope_name=ORG)
-    rebuild_rollups(conn)  # the user reports' days, as their landings record them
+    derive(conn)
 
 
 def test_chargeback_follows_cost_centers_then_credit_shares_and_leaves_the_rest_unallocated_with_reasons(
@@ -246,7 +267,28 @@ def test_a_cost_centers_net_is_split_by_its_teams_credits_a_member_on_two_counti
         user_day(conn, user_id, credits)
     for user_id, team_id, slug in ((1, 1, "platform"), (1, 2, "web"), (2, 2, "web")):
         on_team(conn, user_id, team_id, slug)
+    derive(conn)
     assert chargeback(conn) == {("platform", "cost center"): Decimal("15"), ("web", "cost center"): Decimal("75")}
+
+
+def test_a_team_resource_names_the_team_by_its_slug_that_day_or_its_latest_and_rows_show_the_latest(
+    conn: duckdb.DuckDBPyConnection,
+) -> None:
+    later = DAY + timedelta(days=1)
+    for day, slug in ((DAY, "plat-old"), (later, "platform")):  # team 1 renamed the day after
+        bill(conn, "10", day=day)
+        center_bill(conn, "cc", "10", day=day)
+        user_day(conn, 1, "5", day=day)
+        on_team(conn, 1, 1, slug, day=day)
+    cost_center(conn, "cc", "Platform", [("Team", "platform")], snapshot=later)
+    derive(conn)
+    rows = conn.execute(
+        "SELECT day, team_id, team, rule, net_amount FROM bi.chargeback_by_team ORDER BY day"
+    ).fetchall()
+    assert rows == [
+        (DAY, 1, "platform", "cost center", Decimal("10")),
+        (later, 1, "platform", "cost center", Decimal("10")),
+    ]
 
 
 def test_a_share_that_does_not_divide_to_the_millionth_is_rounded_down_and_the_rest_is_unallocated(
@@ -256,7 +298,7 @@ def test_a_share_that_does_not_divide_to_the_millionth_is_rounded_down_and_the_r
     for user_id in (1, 2, 3):
         user_day(conn, user_id, "1", scope="organization", scope_name=ORG)
         on_team(conn, user_id, user_id, f"team-{user_id}", scope="organization", scope_name=ORG)
-    rebuild_rollups(conn)
+    derive(conn)
     got = chargeback(conn, ORG)
     assert got == {
         **{(f"team-{n}", "credit share"): Decimal("0.333333") for n in (1, 2, 3)},
@@ -272,7 +314,7 @@ def test_a_day_without_credits_reported_or_without_a_report_is_unallocated_for_w
     bill(conn, "7.25", scope="organization", scope_name=ORG)
     user_day(conn, 1, "0", scope="organization", scope_name=ORG)
     on_team(conn, 1, 1, "platform", scope="organization", scope_name=ORG)
-    rebuild_rollups(conn)
+    derive(conn)
     bill(conn, "1.5", scope="organization", scope_name=ORG, day=DAY + timedelta(days=1))  # no report landed
     rows = conn.execute("SELECT day, team, rule, reason, net_amount FROM bi.chargeback_by_team ORDER BY day").fetchall()
     assert rows == [
@@ -371,6 +413,7 @@ def test_for_any_world_a_days_chargeback_adds_up_to_its_bill_and_no_team_is_char
             user_day(conn, user, c, scope=scope, scope_name=scope_name)
             for slug in teams[user]:
                 on_team(conn, user, team_ids[slug], slug, scope=scope, scope_name=scope_name)
+    derive(conn)
 
     sums = conn.execute(
         "SELECT c.scope, c.scope_name, c.day, c.net, b.net FROM"
@@ -524,7 +567,7 @@ def test_each_call_of_the_credit_reconciliation_on_known_user_days(conn: duckdb.
     reported = {1: "100", 2: "10", 3: "100", 4: "0", 5: "25", 7: "50"}
     for user_id, credits in reported.items():
         user_day(conn, user_id, credits)
-    rebuild_rollups(conn)  # the user report's day, as its landing records it
+    derive(conn)
     for login, quantity, sku in (
         ("dev-1", "101.9", "assistant_ai_credit"),  # within 2%
         ("dev-2", "10.95", "assistant_ai_credit"),  # within 1 credit, not 2%
