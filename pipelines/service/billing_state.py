@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from pipelines.service.billing_wire import Dialect, Scope, billing_path, wire_name
-from pipelines.service.errors import MalformedResponse
+from pipelines.service.errors import MalformedResponse, ServiceError
 
 if TYPE_CHECKING:
     from pipelines.service._answer import Answer
@@ -71,7 +71,7 @@ def _items(answer: Answer, body: Mapping[str, Any], key: str) -> list[Record]:
 def paged(fetch: Callable[[int], tuple[list[Record], bool, int | None]], *, what: str) -> Iterator[Record]:
     """Every item of a listing paged by number: `fetch(page)` answers (items, has_next_page,
     total_count). Stops at the first page without a next one, or an empty page; a listing whose
-    pages go on beyond its own total_count is refused (ValueError naming it)."""
+    pages go on beyond its own total_count is refused (ServiceError naming it)."""
     page, seen = 1, 0
     while True:
         items, has_next, total = fetch(page)
@@ -80,7 +80,7 @@ def paged(fetch: Callable[[int], tuple[list[Record], bool, int | None]], *, what
         if not has_next or not items:
             return
         if total is not None and seen >= total:
-            raise ValueError(f"{what}: page {page} says another follows after all {total} items it counts")
+            raise ServiceError(f"{what}: page {page} says another follows after all {total} items it counts")
         page += 1
 
 

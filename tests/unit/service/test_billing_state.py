@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pipelines.service import RetryPolicy, Secret, ServiceClient, ServiceConfig, TokenAuth
+from pipelines.service import RetryPolicy, Secret, ServiceClient, ServiceConfig, ServiceError, TokenAuth
 from pipelines.service.billing_state import (
     get_org_billing,
     list_budget_user_states,
@@ -60,7 +60,7 @@ def test_a_listing_whose_pages_never_end_is_refused():
     def endless(page: int):
         return [{"id": str(page)}], True, 3
 
-    with pytest.raises(ValueError, match="another follows after all 3 items"):
+    with pytest.raises(ServiceError, match="another follows after all 3 items"):
         list(paged(endless, what="GET budgets"))
 
 
