@@ -22,6 +22,7 @@ from pipelines.defs.events.automation import build_events_automation, events_job
 from pipelines.defs.partitions import usage_days
 from pipelines.defs.resources import build_resources
 from pipelines.defs.serving.assets import publish_job, serving_copy
+from pipelines.defs.serving.budgets import budgets_within_their_amounts
 from pipelines.defs.snapshots.assets import build_snapshot_assets
 from pipelines.defs.snapshots.automation import build_snapshot_automation, snapshots_job
 from pipelines.defs.snapshots.days import snapshot_days
@@ -52,7 +53,7 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             billing_exports,
             serving_copy,
         ],
-        asset_checks=[warehouse_audit, *FRESHNESS_CHECKS],
+        asset_checks=[warehouse_audit, *FRESHNESS_CHECKS, budgets_within_their_amounts],
         jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job, billing_job],
         schedules=[
             *usage_schedules,

@@ -144,7 +144,7 @@ def _team_line(rows: list[tuple[Any, ...]], *, command: str) -> str:
     left = "".join(
         f"; unallocated {money(net)}" + (f" ({reasons})" if reasons else "")
         for team_id, _, net, _, reasons in rows
-        if team_id is None
+        if team_id is None and abs(net) >= Decimal("0.005")  # rounding's millionths: nothing to say
     )
     return (
         f"  charged back to teams ({len(teams)}; a user on two teams split between them), the most first: "

@@ -1,5 +1,6 @@
 """The summary a person reads after `metrics-etl run` and `demo`: what landed and where, the
-headline figures, agents, seats, the busiest teams and fields beyond the schema."""
+headline figures, agents, seats, the busiest teams, what the assistant cost (pipelines.bi._cost)
+and fields beyond the schema."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pipelines._words import counted, rate_change
+from pipelines.bi._cost import cost_lines
 from pipelines.warehouse.lock import connect_for_reading
 from pipelines.warehouse.sql import run_sql
 
@@ -58,6 +60,7 @@ def summarize(
                 f'{command} sql "{_INACTIVE_SEATS_QUERY}"\n'
             )
         out.write(_team_lines(run_sql(conn, "metadata/select_team_summary.sql"), command=command))
+        out.write(cost_lines(conn, command=command))
         out.write(_drift_line(run_sql(conn, "metadata/select_field_drift.sql")))
 
 

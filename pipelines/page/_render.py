@@ -13,6 +13,7 @@ import duckdb
 
 from pipelines.page._axis import Axis, time_axis
 from pipelines.page._chart import line_chart
+from pipelines.page._cost import cost_section
 from pipelines.page._document import page_document
 from pipelines.page._incidents import incidents_section
 from pipelines.page._periods import TotalChange, period_rows, periods_section, summary_section
@@ -77,6 +78,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             incidents_section(conn),
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),
+            cost_section(conn),
             repositories_section(conn),
             seats_section(conn),
         ]

@@ -69,6 +69,7 @@ POLICY_CHECKS = {
     ("snapshots/enterprise_seats", "enterprise_seats_landed", False, False),
     ("snapshots/repository_stats", "counts_are_consistent", True, False),
     ("snapshots/repository_stats", "every_repository_has_stats", True, False),
+    ("serving/warehouse_copy", "budgets_within_their_amounts", False, False),
 }
 CHECKS = CATALOG_CHECKS | {
     check

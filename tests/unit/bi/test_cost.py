@@ -113,3 +113,9 @@ def test_money_is_said_to_the_cent_with_its_sign():
     assert money(Decimal("1234.5")) == "$1,234.50"
     assert money(Decimal("-3")) == "-$3.00"
     assert money(None) == "—"
+
+
+def test_an_unallocated_rest_of_rounding_alone_is_not_said(conn):
+    conn.execute("UPDATE bi.chargeback_by_team SET net_amount = 0.000001 WHERE team_id IS NULL")
+    teams = next(line for line in _lines(conn) if line.startswith("  charged back to teams"))
+    assert "unallocated" not in teams
