@@ -61,6 +61,7 @@ def render_aggregate_page(conn: duckdb.DuckDBPyConnection, *, generated: datetim
             _periods(conn, scope=scope, name=name),
             _activity(conn, scope=scope, name=name, axis=axis),
             _teams(conn, scope=scope, name=name),
+            _cost(conn),
         ]
     )
     subtitle = f"{escape(scope)} {escape(name)} · {first_day} to {last_day} · aggregate tier · generated {stamp}"
@@ -150,3 +151,29 @@ def _teams(conn: duckdb.DuckDBPyConnection, *, scope: str, name: str) -> str:
         "active users a day over its final days with team data.</p>"
         f"{table(headings=_TEAM_HEADINGS, rows=body)}</section>"
     )
+
+
+_COST_HEADINGS = ("Cost center or team", "Scope", "Net")
+
+
+def _cost(conn: duckdb.DuckDBPyConnection) -> str:
+    rows = run_sql(conn, "page/aggregate/select_cost.sql")
+    if not rows:
+        return ""
+    body: list[tuple[str, list[Cell]]] = [
+        (
+            f'class="cost-row" data-kind="{escape(kind)}"',
+            [(f"{escape(kind)}: {escape(name or '')}", ""), (escape(label), ""), *_cost_figure(net, hidden)],
+        )
+        for kind, label, name, hidden, net, _start, _end in rows
+    ]
+    return (
+        '<section class="card" id="cost"><h2>Cost</h2>'
+        f"<p class=\"lead\">{rows[0][5]} to {rows[0][6]}: each cost center's net and each team's net charged back, "
+        "in dollars. The whole bill, what could not be allocated and anyone's own cost are not in this tier.</p>"
+        f"{table(headings=_COST_HEADINGS, rows=body)}</section>"
+    )
+
+
+def _cost_figure(net: Any, hidden: bool) -> list[Cell]:
+    return [(_HIDDEN, "")] if hidden else [(f"${net:,.2f}", "num")]

@@ -15,7 +15,8 @@ by credits; an enterprise team and an organization team of the same people whose
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import re
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from itertools import combinations
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.page._aggregate import render_aggregate_page
 from pipelines.publish.aggregate import aggregate_serving
 from pipelines.publish.lake import publish
 from pipelines.warehouse.rollups import rebuild_rollups
@@ -268,3 +270,14 @@ def test_a_cost_center_its_export_lines_do_not_add_up_to_is_hidden(template, tmp
     serving = _publish(template, tmp_path / "world", without="dev-1")
     rows = {r["cost_center_id"]: r for r in _rows(serving, "cost_center_periods")}
     assert (rows["cc-a"]["suppressed"], rows["cc-a"]["net_amount"]) == (True, None)
+
+
+def test_the_aggregate_page_shows_the_tier_s_cost_and_says_what_it_hides(published):
+    with duckdb.connect(str(aggregate_serving(published)), read_only=True) as tier:
+        page = render_aggregate_page(tier, generated=datetime(2026, 11, 25, tzinfo=UTC))
+    cost = re.search(r'<section class="card" id="cost">(.*?)</section>', page, re.S).group(1)
+    rows = re.findall(r'<tr class="cost-row" data-kind="([^"]+)">(.*?)</tr>', cost, re.S)
+    shown = {re.search(r"<td[^>]*>([^<]+)</td>", cells).group(1) for _, cells in rows if "hidden" not in cells}
+    assert shown == {"Cost center: Alpha", "Team: team-1002", "Team: team-2003"}
+    assert sum("hidden: could tell of fewer than k people" in cells for _, cells in rows) == len(rows) - 3
+    assert "dev-" not in page
