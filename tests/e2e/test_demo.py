@@ -53,7 +53,15 @@ def test_the_demo_writes_only_its_own_home_and_its_printed_query_answers(tmp_pat
             "SELECT count(*) FROM bi.reconciliation"
             " WHERE difference <> 0 AND (reason IS NULL OR status = 'unexplained')"
         ).fetchone()
+        # What the assistant cost (issue 45): the bill's net of the newest 28 days, printed and on the page.
+        (net,) = conn.execute(
+            "SELECT sum(net_amount) FROM bi.cost_daily WHERE scope = 'enterprise'"
+            " AND day > (SELECT max(day) - 28 FROM bi.cost_daily WHERE scope = 'enterprise')"
+        ).fetchone()
     assert unexplained == (0,)
+    (cost,) = [line for line in done.stdout.splitlines() if line.startswith("cost, enterprise acme-corp, ")]
+    assert f"${net:,.2f} net" in cost, cost
+    assert '<section class="card" id="cost"><h2>Cost</h2>' in page
     (query_line,) = [line for line in done.stdout.splitlines() if line.startswith("query it: ")]
     words = shlex.split(query_line.removeprefix("query it: "))  # run as printed, the program's name too
     answered = subprocess.run(words, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
