@@ -36,10 +36,11 @@ __all__ = [
 ]
 
 USER_USAGE = "billing.user_usage"
-# An export's place among the raw tables' reports: level "user" (it names people, so erasure and
-# retention treat its files as a user-level report's), its own kind.
-EXPORT_KIND = "billing-export"
-EXPORT_LEVEL = "user"
+# An export's place among the raw tables' reports (archived under RAW_DIR/.../billing-export/):
+# a level of its own, so no report's landing, coverage or quarantine key meets it; not
+# "aggregate", so erasure and retention treat its files as naming people.
+EXPORT_KIND = "export"
+EXPORT_LEVEL = "billing"
 _FETCHES = "billing.fetches"
 
 

@@ -63,7 +63,7 @@ def test_each_export_is_archived_compressed_with_its_sha256(conn, tmp_path):
     with running_emulator(EmulatorConfig(seed=11, users=12, today=TODAY)) as emu:
         _ingest(emu, conn, tmp_path / "raw")
     files = conn.sql(
-        "SELECT archive_path, sha256, records FROM raw.report_files WHERE report_kind = 'billing-export'"
+        "SELECT archive_path, sha256, records FROM raw.report_files WHERE report_kind = 'export' AND level = 'billing'"
     ).fetchall()
     assert len(files) == 3
     for path, sha, records in files:

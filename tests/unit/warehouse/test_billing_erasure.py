@@ -120,7 +120,7 @@ def test_a_person_s_quarantined_export_lines_go_and_anyone_else_s_stay(conn):
         conn.execute(
             "INSERT INTO raw.quarantine (scope, scope_name, report_kind, level, report_start_day, report_end_day,"
             " file_index, archive_path, link, line_number, reason, line_text, fetched_at)"
-            " VALUES ('enterprise', 'big', 'billing-export', 'user', '2026-10-01', '2026-10-31', 0, 'a', 'l', ?,"
+            " VALUES ('enterprise', 'big', 'export', 'billing', '2026-10-01', '2026-10-31', 0, 'a', 'l', ?,"
             " 'quantity is not an amount', ?, now())",
             [number, text],
         )
