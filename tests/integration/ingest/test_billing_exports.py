@@ -16,6 +16,7 @@ import zstandard
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.ingest.billing_exports import ingest_exports
+from pipelines.privacy import apply_retention
 from pipelines.service import ServiceClient
 from tests._emulator import settings_for
 
@@ -98,3 +99,15 @@ def test_months_before_ai_credits_are_never_exported(conn, tmp_path):
         result = _ingest(emu, conn, tmp_path / "raw", months=4)
     assert result.months == 1
     assert conn.sql("SELECT min(day) >= '2026-06-01' FROM billing.user_usage").fetchall() == [(True,)]
+
+
+def test_retention_removes_expired_export_months_rows_and_archived_files(conn, tmp_path):
+    with running_emulator(EmulatorConfig(seed=11, users=12, today=TODAY)) as emu:
+        _ingest(emu, conn, tmp_path / "raw")
+    exported = "SELECT report_start_day, archive_path FROM raw.report_files WHERE level = 'billing'"
+    paths = dict(conn.sql(exported).fetchall())
+    # Everything before November expires: September's and October's exports go, November's stays.
+    done = apply_retention(conn, days=19, today=TODAY, raw_dir=tmp_path / "raw")
+    assert done.files == 2 and done.rows["billing.user_usage"] > 0
+    assert [Path(p).exists() for _, p in sorted(paths.items())] == [False, False, True]
+    assert conn.sql("SELECT min(day) FROM billing.user_usage").fetchall() == [(date(2026, 11, 1),)]
