@@ -8,7 +8,7 @@ from datetime import date
 import dagster as dg
 
 from pipelines._clock import utc_today
-from pipelines._memory import bound_malloc_arenas
+from pipelines._memory import bound_malloc
 from pipelines.config import Settings
 from pipelines.defs._automation import Automation
 from pipelines.defs.alerts import build_alert_sensors
@@ -75,5 +75,5 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
 def defs() -> dg.Definitions:
     """The definitions of the process environment (and `.env`), built when Dagster loads them."""
     # Dagster's code servers and run workers load this: their runs start threads too.
-    bound_malloc_arenas()
+    bound_malloc()
     return build_definitions(Settings.from_env())

@@ -111,9 +111,9 @@ def cli(home: Path | None) -> None:
     in a DuckDB warehouse, through Dagster."""
     from dotenv import load_dotenv
 
-    from pipelines._memory import bound_malloc_arenas
+    from pipelines._memory import bound_malloc
 
-    bound_malloc_arenas()
+    bound_malloc()
     # As `dagster dev` does: secrets kept in .env reach the Dagster runs through their variables
     # (`dg.EnvVar`); a variable already set wins.
     load_dotenv(Path(".env"), override=False)

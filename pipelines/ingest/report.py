@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines._memory import bound_malloc
 from pipelines.ingest._carried import fetch_carried
 from pipelines.ingest._download import archive_dir
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
@@ -207,6 +208,7 @@ def ingest_report(
     its rows' grain: the report rolls back on that check and is fetched once more looking for
     such records, which are quarantined while the rest lands (only such a report pays).
     """
+    bound_malloc()  # its threads and large buffers (pipelines/_memory.py)
     try:
         return _ingest(
             client=client,

@@ -19,7 +19,6 @@ from collections.abc import Callable, Generator
 from datetime import datetime
 
 import httpx
-import jwt
 
 from pipelines.service._redaction import register_secrets
 from pipelines.service._secret import Secret
@@ -92,6 +91,11 @@ class AppAuth(httpx.Auth):
         Counting the 10 minutes from ``iat`` (not from now) keeps ``exp - iat`` within the limit
         however strictly a server reads "10 minutes after issue".
         """
+        # Imported here: PyJWT loads the cryptography library (~10 MB resident), which only an
+        # app's token needs; a process on a personal or OAuth token (every report's ingest) goes
+        # without it.
+        import jwt
+
         issued = int(self._clock()) - JWT_BACKDATE_SECONDS
         claims = {"iat": issued, "exp": issued + JWT_LIFETIME_SECONDS, "iss": self.app_id}
         try:

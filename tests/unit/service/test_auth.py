@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import httpx
 import jwt
 import pytest
@@ -70,3 +73,20 @@ def _iso(epoch: float) -> str:
     from datetime import UTC, datetime
 
     return datetime.fromtimestamp(epoch, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def test_a_report_s_ingest_on_a_token_never_loads_the_app_token_library() -> None:
+    # PyJWT brings the cryptography library (~10 MB resident), which only an app's token needs:
+    # every ingest process on a token would carry it into its peak RSS (docs/benchmarks.md).
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; import pipelines.config, pipelines.ingest, pipelines.warehouse; "
+            "print(sorted({'jwt', 'cryptography'} & set(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert loaded == "[]"
