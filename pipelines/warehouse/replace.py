@@ -244,24 +244,36 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
         yield landing
         run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
         run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
-        ref = report.ref
-        refresh_rollups(
-            conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day, end_day=report.end_day
-        )
-        run_sql(
-            conn,
-            "warehouse/mark_lake_changes.sql",
-            tables=_lake_tables(report),
-            start_day=report.start_day,
-            end_day=report.end_day,
-        )
+        # The COMMIT too: it merges the transaction's primary-key entries into the tables' indexes,
+        # which DuckDB keeps pinned (never spilled), so it needs what the rollups grew them by. The
+        # limit comes back once the transaction has ended: set inside a failed one, it would fail.
         with end_of_landing_memory(conn):
-            landing.checks = _check(conn, report)
-        run_sql(conn, "warehouse/drop_landed_keys.sql")
-        conn.execute("COMMIT")
+            try:
+                _end(conn, report, landing)
+            except BaseException:
+                rollback(conn)
+                raise
     except BaseException:
         rollback(conn)
         raise
+
+
+def _end(conn: duckdb.DuckDBPyConnection, report: ReportSlice, landing: ReportLanding) -> None:
+    """Refresh the rollups of the report's days, mark the lake's partitions, check and commit."""
+    ref = report.ref
+    refresh_rollups(
+        conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day, end_day=report.end_day
+    )
+    run_sql(
+        conn,
+        "warehouse/mark_lake_changes.sql",
+        tables=_lake_tables(report),
+        start_day=report.start_day,
+        end_day=report.end_day,
+    )
+    landing.checks = _check(conn, report)
+    run_sql(conn, "warehouse/drop_landed_keys.sql")
+    conn.execute("COMMIT")
 
 
 def _check(conn: duckdb.DuckDBPyConnection, report: ReportSlice) -> list[CheckOutcome]:
