@@ -9,8 +9,16 @@ the open months only (the current one, and the previous until the 4th): work sca
 open month, not the history. Months before 2026-06-01 are the premium-request meter's, later
 ones the AI-credit meter's.
 
-A scope whose token cannot read billing lands nothing here, is recorded `denied` in
-billing.fetches and said in ONE line; the run goes on (the reports land as ever).
+Newest month first, every scope's month before the one before it; before each scope's month the
+rate-limit budget must cover its calls and keep BUDGET_RESERVE for the rest of the run, else the
+backfill stops there, says so in one line, and the next runs fetch the months not landed closed.
+
+A scope whose token cannot read billing (403), or whose billing answers another error, lands
+nothing more here, is recorded `denied` or `failed` in billing.fetches and said in ONE line; the
+other scopes and the run go on (the reports land as ever).
+
+Long because the month's fetch, the budget's stop and a scope's refusal share one run's state
+(the scopes' closed months and cost centers, the calls spent): apart, each would pass it around.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import duckdb
 import polars as pl
 
 from pipelines._clock import utc_today
+from pipelines._words import counted
 from pipelines.service.billing import NO_COST_CENTER, UsageAnswer, cost_center_ids, fetch_usage, service_today
 from pipelines.service.billing_wire import (
     AI_CREDITS_FROM,
@@ -36,7 +45,7 @@ from pipelines.service.billing_wire import (
     month_closes,
 )
 from pipelines.service.client import ServiceClient
-from pipelines.service.errors import PermissionDenied
+from pipelines.service.errors import PermissionDenied, RateLimited, RequestFailed, ServiceError
 from pipelines.transform.billing_usage import UNDECLARED, UsageRows, usage_rows
 from pipelines.transform.columns import polars_types
 from pipelines.warehouse.billing_usage import (
@@ -48,7 +57,16 @@ from pipelines.warehouse.billing_usage import (
 )
 from pipelines.warehouse.catalog import table
 
-__all__ = ["FEEDS", "BillingResult", "Feed", "ingest_billing", "meter_of", "months_to_fetch"]
+__all__ = [
+    "BUDGET_RESERVE",
+    "FEEDS",
+    "BillingRefusal",
+    "BillingResult",
+    "Feed",
+    "ingest_billing",
+    "meter_of",
+    "months_to_fetch",
+]
 
 
 @dataclass(frozen=True)
@@ -103,13 +121,44 @@ def _days(month: date, today: date) -> list[date]:
     return [month + timedelta(days=n) for n in range((last - month).days + 1)]
 
 
+# Calls of the rate-limit budget a billing run leaves for the rest of the run (the reports,
+# snapshots, billing state and exports): the backfill stops before the budget falls under it.
+BUDGET_RESERVE = 1000
+
+
 @dataclass
 class BillingResult:
     calls: int = 0
     months: int = 0  # table-months landed
     rows: dict[str, int] = dataclass_field(default_factory=dict)
-    denied: list[str] = dataclass_field(default_factory=list)  # the one line of each scope refused
+    denied: list[str] = dataclass_field(default_factory=list)  # the one line of each scope refused or failed
+    refused: list[BillingRefusal] = dataclass_field(default_factory=list)
     drift: list[str] = dataclass_field(default_factory=list)  # "table: path" of every undeclared field seen
+    deferred: str | None = None  # the one line saying the backfill stopped for the rate limit
+
+
+@dataclass
+class _Scope:
+    """One scope's work in a run: the months its feeds landed closed, its cost centers once asked."""
+
+    scope: Scope
+    name: str
+    closed: set[tuple[str, date]]
+    centers: list[str] | None = None
+
+    def feeds(self, month: date) -> list[Feed]:
+        return [
+            f
+            for f in FEEDS
+            if (self.scope == "enterprise" or not f.by_cost_center) and (f.name, month) not in self.closed
+        ]
+
+    def calls(self, month: date, today: date) -> int:
+        """What fetching the month costs: a call per day (per cost center and `none`) or per month."""
+        days = len(_days(month, today))
+        return sum(
+            (days * (len(self.centers or ()) if f.by_cost_center else 1)) if f.per_day else 1 for f in self.feeds(month)
+        )
 
 
 def ingest_billing(
@@ -119,68 +168,130 @@ def ingest_billing(
     scopes: Iterable[tuple[Scope, str]],
     months: int = HISTORY_MONTHS,
     refetch: bool = False,
+    reserve: int = BUDGET_RESERVE,
     say: Callable[[str], None] = print,
 ) -> BillingResult:
-    """Fetch and land the billed usage of every scope (see the module's docstring); `refetch`
-    fetches the closed months again too."""
+    """Fetch and land the billed usage of every scope (see the module's docstring), newest month
+    first, while the rate-limit budget stays over `reserve`; `refetch` fetches the closed months
+    again too."""
     result = BillingResult()
     if months <= 0:
         return result
     today = service_today(client) or utc_today()
-    for scope, name in scopes:
-        try:
-            _ingest_scope(client, conn, scope=scope, name=name, today=today, months=months, refetch=refetch, out=result)
-        except PermissionDenied as exc:
-            line = f"billing of {scope} {name} not read: the token needs {BILLING_ROLES}; cost views stay empty for it"
-            record_denied(conn, _denied_rows(scope, name, today, exc))
-            result.denied.append(line)
-            say(line)
+    work = [
+        _Scope(scope, name, set() if refetch else closed_months(conn, scope=scope, scope_name=name))
+        for scope, name in scopes
+    ]
+    window = list(reversed(months_to_fetch(today=today, months=months, closed=())))
+    wanted = [m for m in window if any(w.feeds(m) for w in work)]
+    landed = 0
+    for month in wanted:
+        for w in [w for w in work if w.feeds(month)]:
+            try:
+                if w.centers is None and w.scope == "enterprise":
+                    w.centers = [*cost_center_ids(client, w.name), NO_COST_CENTER]
+                    result.calls += 1
+                if not _affordable(client, w.calls(month, today), reserve):
+                    raise _OutOfBudget
+                for feed in w.feeds(month):
+                    _land(client, conn, feed, w, month=month, today=today, out=result)
+            except (_OutOfBudget, RateLimited):
+                result.deferred = _deferred(landed, len(wanted))
+            except ServiceError as exc:
+                _refused(conn, w, today, exc, result, say)
+                work.remove(w)
+                continue
+            if result.deferred is not None:
+                say(result.deferred)
+                return result
+        landed += 1
     return result
 
 
-def _denied_rows(scope: str, name: str, today: date, exc: PermissionDenied) -> pl.DataFrame:
+class _OutOfBudget(Exception):
+    """The next month would spend the budget's reserve."""
+
+
+def _affordable(client: ServiceClient, calls: int, reserve: int) -> bool:
+    budget = client.budgets.get("core")
+    return budget is None or budget.remaining is None or budget.remaining - calls >= reserve
+
+
+def _deferred(landed: int, wanted: int) -> str:
+    return (
+        f"billing backfill: {landed} of {counted(wanted, 'month')} landed; "
+        "the rest follow on the next runs (rate limit)"
+    )
+
+
+def _land(
+    client: ServiceClient,
+    conn: duckdb.DuckDBPyConnection,
+    feed: Feed,
+    w: _Scope,
+    *,
+    month: date,
+    today: date,
+    out: BillingResult,
+) -> None:
+    landed = _fetch_month(client, feed, scope=w.scope, name=w.name, month=month, today=today, centers=w.centers)
+    out.calls += int(landed.fetches["calls"].sum())
+    land_billing_month(conn, landed)
+    out.months += 1
+    out.rows[feed.table] = out.rows.get(feed.table, 0) + landed.rows.height
+    seen = (f"{feed.name}: {path}" for path in landed.drift["path"].unique().sort())
+    out.drift += [path for path in seen if path not in out.drift]
+
+
+@dataclass(frozen=True)
+class BillingRefusal:
+    """A scope whose billed usage could not be read: denied (403) or failed (any other answer)."""
+
+    scope: Scope
+    name: str
+    status: str  # denied | failed
+    message: str  # the service's status and message
+
+    def line(self) -> str:
+        if self.status == "denied":
+            return (
+                f"billing of {self.scope} {self.name} not read: the token needs {BILLING_ROLES[self.scope]}; "
+                "cost views stay empty for it"
+            )
+        return f"billing of {self.scope} {self.name} not read ({self.message}); the next run asks again"
+
+
+def _refused(
+    conn: duckdb.DuckDBPyConnection,
+    w: _Scope,
+    today: date,
+    exc: ServiceError,
+    out: BillingResult,
+    say: Callable[[str], None],
+) -> None:
+    status = "denied" if isinstance(exc, PermissionDenied) else "failed"
+    message = f"{exc.status} {exc.message}" if isinstance(exc, RequestFailed) else str(exc)
+    refusal = BillingRefusal(w.scope, w.name, status, message)
+    record_denied(conn, _refused_rows(refusal, today))
+    out.refused.append(refusal)
+    out.denied.append(refusal.line())
+    say(refusal.line())
+
+
+def _refused_rows(refusal: BillingRefusal, today: date) -> pl.DataFrame:
     row = {
-        "scope": scope,
-        "scope_name": name,
+        "scope": refusal.scope,
+        "scope_name": refusal.name,
         "endpoint": "*",
         "day": today,
         "fetched_at": datetime.now(UTC),
         "month_closed": False,
-        "status": "denied",
+        "status": refusal.status,
         "calls": 1,
         "rows": 0,
-        "message": exc.message,
+        "message": refusal.message,
     }
     return pl.DataFrame([row], schema=polars_types("billing.fetches"))
-
-
-def _ingest_scope(
-    client: ServiceClient,
-    conn: duckdb.DuckDBPyConnection,
-    *,
-    scope: Scope,
-    name: str,
-    today: date,
-    months: int,
-    refetch: bool,
-    out: BillingResult,
-) -> None:
-    closed = set() if refetch else closed_months(conn, scope=scope, scope_name=name)
-    centers: list[str] | None = None
-    for feed in FEEDS:
-        if feed.by_cost_center and scope != "enterprise":
-            continue
-        for month in months_to_fetch(today=today, months=months, closed={m for e, m in closed if e == feed.name}):
-            if feed.by_cost_center and centers is None:
-                centers = [*cost_center_ids(client, name), NO_COST_CENTER]
-                out.calls += 1
-            landed = _fetch_month(client, feed, scope=scope, name=name, month=month, today=today, centers=centers)
-            out.calls += int(landed.fetches["calls"].sum())
-            land_billing_month(conn, landed)
-            out.months += 1
-            out.rows[feed.table] = out.rows.get(feed.table, 0) + landed.rows.height
-            seen = (f"{feed.name}: {path}" for path in landed.drift["path"].unique().sort())
-            out.drift += [path for path in seen if path not in out.drift]
 
 
 def _fetch_month(

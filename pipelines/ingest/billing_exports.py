@@ -100,7 +100,7 @@ def ingest_exports(
             except (PermissionDenied, NotFound) as exc:
                 line = (
                     f"billing exports of enterprise {name!r} not read ({exc.status} {exc.message}): the token needs "
-                    f"{BILLING_ROLES}; billing.user_usage (the cost per user) stays without it"
+                    f"{BILLING_ROLES['enterprise']}; billing.user_usage (the cost per user) stays without it"
                 )
                 record_denied(conn, _denied(name, today, exc.message))
                 result.lines.append(line)

@@ -116,7 +116,8 @@ def _misdirection(*, status: int, path: str, headers: httpx.Headers, text: str, 
 def _permission_hint(*, path: str, message: str) -> str:
     text = message.lower()
     if "/billing" in path and "/billing/seats" not in path:
-        return f"Billing data needs an {BILLING_ROLES}: give the token one of those roles, or leave billing out."
+        roles = BILLING_ROLES["enterprise" if path.startswith("/enterprises/") else "organization"]
+        return f"Billing data needs an {roles}: give the token one of those roles, or leave billing out."
     if "/metrics/" in path:
         scope = "enterprise" if path.startswith("/enterprises/") else "organization"
         if "policy" in text:

@@ -42,8 +42,11 @@ HISTORY_MONTHS = 24
 # A month's amounts are provisional until 00:00 UTC on this day after its last (the 4th of the
 # next month): until then a day of it may answer more; after, never again.
 CLOSE_AFTER_DAYS = 3
-# Who may read a scope's billing (a 403's hint, and the run's line for a scope refused).
-BILLING_ROLES = "enterprise administrator, billing manager or an app with billing read"
+# Who may read a scope's billing, per scope (a 403's hint, and the run's line for a scope refused).
+BILLING_ROLES: dict[Scope, str] = {
+    "enterprise": "enterprise administrator, billing manager or an app with billing read",
+    "organization": "organization administrator (owner), billing manager or an app with billing read",
+}
 # AI credits replaced premium requests on this day: the months before are the premium meter's.
 AI_CREDITS_FROM = date(2026, 6, 1)
 
