@@ -143,7 +143,12 @@ def demo(days: int, users: int, repos: int, seed: int) -> None:
         click.echo(f"emulator: {emu.base_url} (seed {seed}, {users} users, {repos} repositories)")
         click.echo(f"demo data home: {home}")
         try:
-            settings = _demo_settings(emu.credentials, home=home, first_day=plan.first_day)
+            settings = _demo_settings(
+                emu.credentials,
+                home=home,
+                first_day=plan.first_day,
+                billing_months=_demo_billing_months(plan.first_day),
+            )
             run_plan(plan, settings=settings, start_day=plan.first_day, out=sys.stdout)
         except (RunFailed, ConfigError) as exc:
             raise Failed(str(exc)) from None
@@ -175,7 +180,18 @@ def _next_steps(command: str, *, page: Path, home: Path) -> list[str]:
     return lines
 
 
-def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> Settings:
+def _demo_billing_months(first_day: date) -> int:
+    """The months of bill the demo lands: those its days fall in (not the 24 a deployment
+    backfills), unless the operator sets BILLING_MONTHS."""
+    from pipelines.config import ENV_VARS
+
+    if ENV_VARS["billing_months"] in os.environ:
+        return load_settings().billing_months
+    today = utc_today()
+    return (today.year - first_day.year) * 12 + today.month - first_day.month + 1
+
+
+def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date, billing_months: int) -> Settings:
     """The emulator as the service, every file in the demo's home (none from the environment).
 
     The emulator's token goes through the token file, never the environment: the runs read it
@@ -191,6 +207,7 @@ def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date) -> 
         orgs=(creds["org"],),
         enterprises=(creds["enterprise"],),
         metrics_start_day=first_day,
+        billing_months=billing_months,
     )
     _write_owner_only(settings.token_file, creds["token"])
     return settings

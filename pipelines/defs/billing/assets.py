@@ -41,8 +41,8 @@ def billing_usage(
     context: dg.AssetExecutionContext, config: BillingConfig, service: ServiceResource, warehouse: WarehouseResource
 ) -> Iterator[dg.MaterializeResult[None]]:
     """Every scope's billed usage of the months not yet closed (the history the first time,
-    BILLING_MONTHS back); a scope whose token cannot read billing is said in one line and
-    recorded `denied`, and the run goes on."""
+    BILLING_MONTHS back, newest first, as far as the rate-limit budget allows); a scope whose
+    token cannot read billing is said in one line and recorded `denied`, and the run goes on."""
     settings = service.settings()
     with service.client() as client, warehouse.get_connection() as conn:
         result = ingest_billing(
@@ -59,7 +59,7 @@ def billing_usage(
         metadata: dict[str, dg.RawMetadataValue] = {"dagster/row_count": dg.MetadataValue.int(result.rows.get(name, 0))}
         if name == _FETCHES:
             # `warnings`: the lines `metrics-etl run` shows under the run (one per scope refused).
-            warnings = [*result.denied] + (
+            warnings = [*result.denied, *([result.deferred] if result.deferred else [])] + (
                 ["billing answers carried undeclared fields: " + ", ".join(result.drift)] if result.drift else []
             )
             metadata |= {

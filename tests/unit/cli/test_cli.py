@@ -10,16 +10,17 @@ import shutil
 import stat
 import sys
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
+from pipelines._clock import utc_today
 from pipelines.cli import cli, main
 from pipelines.cli._base import own_command
-from pipelines.cli._run import _demo_settings, _next_steps
+from pipelines.cli._run import _demo_billing_months, _demo_settings, _next_steps
 
 
 def _commands(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
@@ -155,7 +156,7 @@ def test_the_demo_passes_the_emulator_token_in_an_owner_only_file(runner: CliRun
         "org": "acme",
         "enterprise": "acme-corp",
     }
-    settings = _demo_settings(creds, home=tmp_path / "demo", first_day=date(2026, 10, 1))
+    settings = _demo_settings(creds, home=tmp_path / "demo", first_day=date(2026, 10, 1), billing_months=2)
     assert settings.token is None and settings.base_url == "http://127.0.0.1:9"
     assert settings.orgs == ("acme",) and settings.enterprises == ("acme-corp",)
     path = settings.token_file
@@ -164,6 +165,18 @@ def test_the_demo_passes_the_emulator_token_in_an_owner_only_file(runner: CliRun
     assert settings.dagster_home == tmp_path / "demo" / "dagster"
     assert path.read_text() == "emulator-token" and stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "emulator-token" not in repr(settings) and "SERVICE_TOKEN" not in os.environ
+
+
+def test_the_demo_lands_the_bill_of_the_months_its_days_fall_in_unless_billing_months_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BILLING_MONTHS", raising=False)
+    month = utc_today().replace(day=1)
+    assert _demo_billing_months(month) == 1
+    assert _demo_billing_months((month - timedelta(days=1)).replace(day=1)) == 2
+    assert _demo_billing_months(month.replace(year=month.year - 1)) == 13
+    monkeypatch.setenv("BILLING_MONTHS", "24")
+    assert _demo_billing_months(month) == 24
 
 
 def test_the_demo_never_uses_the_deployments_home(
