@@ -4,12 +4,16 @@ fetched now and landed as the day's rows (docs/billing.md).
 
 A scope whose billing answers 403 (the token is no enterprise administrator or billing
 manager, or an app without billing read) or 404 is refused alone: it is told in one line, and
-whatever the day held of it stays; the other scopes land. People erased by `metrics-etl
-forget` are left out before anything lands.
+whatever the day held of it stays; the other scopes land. A budgets or user-states listing the
+service pages inconsistently (an item repeated, pages past its count: ListingRefused) is
+refused the same way, recorded `failed`: the day keeps those tables' rows of the enterprise,
+and the rest of its state lands. People erased by `metrics-etl forget` are left out before
+anything lands.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
@@ -44,10 +48,17 @@ class StateRefused:
     scope: str  # "enterprise" | "organization"
     name: str
     what: str  # what could not be read
-    status: int
+    status: int | None  # None: a listing refused for what it answered, not for its status
     message: str
+    kept: tuple[str, ...] = ()  # a listing refused: the tables whose day's rows of the scope stay
 
     def line(self) -> str:
+        if self.status is None:
+            return (
+                f"billing state of {self.scope} {self.name!r}: its {self.what} refused ({self.message}); "
+                f"its rows of the day in {' and '.join(self.kept)} stay as they were, the rest of its state "
+                "landed; the next run asks again"
+            )
         roles = ENTERPRISE_ROLES if self.scope == "enterprise" else ORGANIZATION_ROLES
         return (
             f"billing state of {self.scope} {self.name!r} not read ({self.what}: {self.status} {self.message}): "
@@ -85,6 +96,8 @@ def collect_billing_state(
         fetch = {"scope": scope, "scope_name": name, "endpoint": ENDPOINT, "day": day, "fetched_at": fetched_at}
         fetch |= {"month_closed": False, "status": "ok", "rows": 0, "message": None}
         fetches.append(fetch)
+        budget_records: list[dict[str, Any]] | None = None  # None: refused, the day's rows kept
+        user_states: dict[str, list[dict[str, Any]]] | None = None
         try:
             if scope == "enterprise":
                 listed = api.list_cost_centers(client, enterprise=name)
@@ -100,6 +113,10 @@ def collect_billing_state(
             status = "denied" if isinstance(exc, PermissionDenied) else "failed"
             fetch |= {"status": status, "message": exc.message, "calls": client.stats.requests - requests_before}
             continue
+        except api.ListingRefused as exc:
+            stale = _STATE_OF[what]
+            refused.append(StateRefused(scope, name, what, None, str(exc), stale))
+            fetch |= {"status": "failed", "message": str(exc)}
         fetch["calls"] = client.stats.requests - requests_before
         owners.append(name)
         if scope == "enterprise":
@@ -109,8 +126,8 @@ def collect_billing_state(
             landed = [
                 center_frame,
                 resource_frame,
-                tf.budgets_frame(budget_records, day=day, enterprise=name, fetched_at=fetched_at),
-                tf.budget_user_states_frame(user_states, day=day, enterprise=name, fetched_at=fetched_at),
+                tf.budgets_frame(budget_records or [], day=day, enterprise=name, fetched_at=fetched_at),
+                tf.budget_user_states_frame(user_states or {}, day=day, enterprise=name, fetched_at=fetched_at),
             ]
             for frames_of, frame in zip((centers, resources, budgets, states), landed, strict=True):
                 frames_of.append(frame)
@@ -138,6 +155,23 @@ def collect_billing_state(
         refused=tuple(refused),
         fetches=pl.DataFrame(fetches, schema=polars_types("billing.fetches")),
     )
+
+
+# A listing refused: the tables it leaves as the day held them (the budgets' refusal leaves their
+# user states unasked).
+_STATE_OF: Mapping[str, tuple[str, ...]] = {
+    "budgets": ("billing.budgets", "billing.budget_user_states"),
+    "budget user states": ("billing.budget_user_states",),
+}
+
+
+def _kept(refused: tuple[StateRefused, ...]) -> dict[str, list[str]]:
+    """Each state table's owners whose day's rows stay (their listing refused)."""
+    kept: dict[str, list[str]] = {}
+    for refusal in refused:
+        for name in refusal.kept:
+            kept.setdefault(name, []).append(refusal.name)
+    return kept
 
 
 # The budgets the service keeps per-user states of: those spread over many users.
@@ -178,5 +212,7 @@ def run_billing_state(
             {name.removeprefix("billing."): frame for name, frame in frames.items()}, forgotten, schema="billing"
         )
         frames = {f"billing.{name}": frame for name, frame in kept.items()}
-    replace_state_day(conn, day=day, frames=frames, owners=result.owners, fetches=result.fetches)
+    replace_state_day(
+        conn, day=day, frames=frames, owners=result.owners, kept=_kept(result.refused), fetches=result.fetches
+    )
     return StateResult(day=day, frames=frames, owners=result.owners, refused=result.refused, fetches=result.fetches)

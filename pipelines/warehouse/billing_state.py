@@ -34,11 +34,13 @@ def replace_state_day(
     day: date,
     frames: Mapping[str, pl.DataFrame],
     owners: Collection[str],
+    kept: Mapping[str, Collection[str]] | None = None,
     fetches: pl.DataFrame | None = None,
 ) -> dict[str, int]:
     """Replace `day`'s rows of `owners` in every state table with `frames` (table name → rows, every
-    state table given, even empty), and record `fetches` (billing.fetches rows); all or nothing.
-    Returns rows written per table."""
+    state table given, even empty), but for the owners `kept` names of a table (table name →
+    owners whose rows of it stay: a listing of theirs refused), and record `fetches`
+    (billing.fetches rows); all or nothing. Returns rows written per table."""
     expected = {t.name for t in STATE_TABLES}
     if set(frames) != expected:
         raise ValueError(
@@ -56,7 +58,7 @@ def replace_state_day(
                 "billing/replace_state_day.sql",
                 identifiers={"table": declared.name, "owner": _owner(declared)},
                 day=day,
-                owners=sorted(owners),
+                owners=sorted(set(owners) - set((kept or {}).get(declared.name, ()))),
             )
             conn.unregister(_FRAME_VIEW)
         marked = sorted(expected)
