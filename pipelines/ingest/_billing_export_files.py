@@ -1,7 +1,8 @@
 """A usage report export's files: each downloaded from its signed link into the raw archive
-(an expired link asks the service for the export's links again), its lines handed for parsing,
-and the month written again without the people `metrics-etl forget` erased (their rows, their
-lines in the archived file and in quarantine)."""
+(an expired link asks the service for the export's links again), its lines handed for parsing
+(a file no line of which can land refuses the export: ExportUnreadable), and the month written
+again without the people `metrics-etl forget` erased (their rows, their lines in the archived
+file and in quarantine)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from pipelines.warehouse.erasure import Forgotten
 
 _ATTEMPTS = 3  # a file whose link expired mid-download: the export's links asked for again
 _BATCH_LINES = 10_000
+
+
+class ExportUnreadable(Exception):
+    """A file of an export no line of which can land (its header names too little): the month
+    landed before stays, rather than being replaced with nothing."""
 
 
 @dataclass(frozen=True)

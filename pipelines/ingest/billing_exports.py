@@ -8,8 +8,9 @@ for, waited on (bounded, backing off), its signed CSV links downloaded into the 
 replaced in one transaction; a line that cannot land goes to raw.quarantine with its reason and
 the others land. People erased by `metrics-etl forget` are left out of the rows and of the
 archived file. A token that cannot read the exports is said in one line per enterprise and
-recorded `denied` in billing.fetches; an export the service did not finish is said and asked
-for again by the next run.
+recorded `denied` in billing.fetches; an export the service did not finish, or whose file cannot
+be read (its header), is said, lands nothing (the month landed before stays) and is asked for
+again by the next run.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import polars as pl
 
 from pipelines._clock import utc_today
 from pipelines.ingest._billing_export_files import (
+    ExportUnreadable,
     download_export_file,
     segment_lines,
     table_frame,
@@ -106,7 +108,8 @@ def ingest_exports(
                 result.lines.append(line)
                 say(line)
                 break
-            except ExportNotReady as exc:
+            except (ExportNotReady, ExportUnreadable) as exc:
+                remove_unrecorded(conn, sorted(_month_dirs(raw_dir, name, month)))  # what it archived, unlanded
                 result.lines.append(str(exc))
                 say(str(exc))
                 continue
@@ -199,6 +202,12 @@ def _export_month(
     quarantine: list[dict[str, Any]] = []
     for each in files:
         parsed = export_rows(segment_lines(each.segments), source)
+        if parsed.unreadable is not None:
+            raise ExportUnreadable(
+                f"the {export.report_type} export {export.id} of enterprise {name!r} ({export.start_day}.."
+                f"{export.end_day}) not landed: its file {each.index} cannot be read ({parsed.unreadable}); "
+                "billing.user_usage keeps the month as last landed, and the next run asks for it again"
+            )
         refused = [(reject.line_number, reject.reason, reject.line_text) for s in each.segments for reject in s.rejects]
         refused += [(number, reason, truncate_line(text.encode())) for number, reason, text in parsed.refused]
         rows += parsed.rows

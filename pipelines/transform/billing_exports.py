@@ -1,10 +1,13 @@
 """An enterprise's usage report export (CSV, one line per user, day, SKU and model) → rows of
 billing.user_usage, and the lines that cannot land with the reason (docs/billing.md).
 
-Pure functions, no I/O. The header names the columns; amounts parse as `Decimal` from their text
-(never a float) and land DECIMAL(18,6). A line lands when its day is a date inside the export's
-period, its user and SKU are named and every amount is a number; any other line is refused
-alone with its reason (raw.quarantine) and the file's other lines land. A column the header
+Pure functions, no I/O. The header names the columns (a UTF-8 byte-order mark before it is the
+encoding mark it is); a header without the date, user, SKU or an amount the cost views need
+makes the file unreadable (`ExportRows.unreadable`): no line of it can land, so the month is not
+replaced. Amounts parse as `Decimal` from their text (never a float) and land DECIMAL(18,6). A
+line lands when its day is a date inside the export's period, its user and SKU are named and
+every amount is a number; any other line is refused alone with its reason (raw.quarantine) and
+the file's other lines land. A column the header
 adds beyond the known ones is kept in the row's `extra`. Product and SKU values land under the
 service's product word (`billing_wire.canonical_word`), as the usage tables' do.
 """
@@ -46,6 +49,10 @@ EXPORT_COLUMNS: dict[str, str] = {
     "cost_center_name": "cost_center_name",
 }
 _REQUIRED = ("date", "username", "sku")
+# The amounts the cost views sum and the bill nets (gross - discount = net): a header without one
+# would land every line with it NULL.
+_AMOUNTS = ("quantity", "gross_amount", "discount_amount", "net_amount")
+_BOM = "\ufeff"  # UTF-8's byte-order mark, as the archive's lines decode it
 _MONEY = frozenset(
     {"quantity", "applied_cost_per_quantity", "gross_amount", "discount_amount", "net_amount", "total_monthly_quota"}
 )
@@ -70,6 +77,7 @@ class ExportLines:
 class ExportRows:
     rows: list[dict[str, Any]] = field(default_factory=list)
     refused: list[tuple[int, str, str]] = field(default_factory=list)  # line number, reason, line text
+    unreadable: str | None = None  # why no line of the file can land (its header), if so
 
 
 def _amount(text: str) -> Decimal | None:
@@ -87,13 +95,16 @@ def _flag(text: str) -> bool | None:
 
 
 def export_rows(lines: Iterable[tuple[int, str]], source: ExportLines) -> ExportRows:
-    """The rows of an export's lines ((number, text), the header first); refused lines with why."""
+    """The rows of an export's lines ((number, text), the header first); refused lines with why; or,
+    the header naming too little or missing, why the file is unreadable."""
     out = ExportRows()
     header: list[str] | None = None
     seen: dict[tuple[Any, ...], int] = {}
     for number, text in lines:
         if not text.strip():
             continue
+        if header is None:
+            text = text.removeprefix(_BOM)
         try:
             fields = next(csv.reader([text]))
         except csv.Error as exc:
@@ -101,8 +112,8 @@ def export_rows(lines: Iterable[tuple[int, str]], source: ExportLines) -> Export
             continue
         if header is None:
             header = [name.strip().lower() for name in fields]
-            if missing := [name for name in _REQUIRED if name not in header]:
-                out.refused.append((number, f"the header names no {', '.join(missing)} column: no line can land", text))
+            if missing := [name for name in (*_REQUIRED, *_AMOUNTS) if name not in header]:
+                out.unreadable = f"its header names no {', '.join(missing)} column"
                 return out
             continue
         row, why = _row(dict(zip(header, fields, strict=False)), len(fields), len(header), source)
@@ -117,6 +128,8 @@ def export_rows(lines: Iterable[tuple[int, str]], source: ExportLines) -> Export
             continue
         seen[key] = number
         out.rows.append(row)
+    if header is None:
+        out.unreadable = "it holds no header line"
     return out
 
 

@@ -8,6 +8,7 @@ import json
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -78,9 +79,30 @@ def test_each_line_that_cannot_land_is_refused_alone_with_its_reason():
     assert "fields where the header names" in reasons[7] and "repeats line 2" in reasons[8]
 
 
-def test_a_header_without_the_user_column_lands_nothing_and_says_why():
-    rows = export_rows([(1, "date,product,sku"), (2, "2026-10-02,copilot,x")], SOURCE)
-    assert rows.rows == [] and rows.refused[0][:2] == (1, "the header names no username column: no line can land")
+def test_a_header_without_the_user_column_makes_the_file_unreadable_and_says_why():
+    rows = export_rows([(1, "date,product,sku,quantity,gross_amount,discount_amount,net_amount")], SOURCE)
+    assert (rows.rows, rows.refused, rows.unreadable) == ([], [], "its header names no username column")
+
+
+@pytest.mark.parametrize("amount", ["quantity", "gross_amount", "discount_amount", "net_amount"])
+def test_a_header_without_an_amount_the_views_need_makes_the_file_unreadable_not_null_money(amount):
+    header = ",".join(name for name in HEADER.split(",") if name != amount)
+    line = ",".join(value for name, value in zip(HEADER.split(","), _line().split(","), strict=False) if name != amount)
+    rows = export_rows([(1, header), (2, line)], SOURCE)
+    assert (rows.rows, rows.unreadable) == ([], f"its header names no {amount} column")
+
+
+def test_a_file_without_a_header_line_is_unreadable():
+    assert export_rows([(1, "  ")], SOURCE).unreadable == "it holds no header line"
+
+
+@given(st.lists(st.sampled_from(["ann", "bob", "cyd", "dee"]), unique=True, min_size=1))
+def test_a_utf8_byte_order_mark_before_the_header_is_read_as_the_encoding_mark(users: list[str]):
+    lines = _numbered(*(_line(user=user) for user in users))
+    marked = [(1, "\ufeff" + lines[0][1]), *lines[1:]]
+    plain, with_mark = export_rows(lines, SOURCE), export_rows(marked, SOURCE)
+    assert with_mark.unreadable is None and with_mark.refused == []
+    assert with_mark.rows == plain.rows and [row["user_login"] for row in plain.rows] == users
 
 
 def test_a_column_the_header_adds_is_kept_in_extra():
