@@ -20,6 +20,7 @@ from pipelines._clock import utc_today
 from pipelines._words import counted
 from pipelines.alerts import deliver, retry_kept
 from pipelines.defs.alerts import ALERTED_BY_PROCESS, outbox_of, run_alert, warning_alerts, warning_checks
+from pipelines.defs.billing.not_read import NOT_READ, not_read_lines
 from pipelines.defs.failures import RUN_MEMORY_ADVICE, failure_cause
 from pipelines.defs.serving.assets import SERVING
 from pipelines.defs.snapshots.days import add_snapshot_day
@@ -120,17 +121,21 @@ class _Alerting:
 
 
 def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
-    """Lines the assets asked to show, e.g. which scopes had no report for a day."""
+    """Lines the assets asked to show, e.g. which scopes had no report for a day; a scope whose
+    billing the token could not read, once for all the billing assets that found it so."""
     notes: list[str] = []
+    refused: list[object] = []
     for event in result.all_events:
         if event.event_type_value != "ASSET_MATERIALIZATION":
             continue
-        for key in ("not_available", "warnings"):
+        for key in ("not_available", "warnings", NOT_READ):
             value = event.materialization.metadata.get(key)
             lines = value.value if value is not None else None
-            if isinstance(lines, list):
+            if isinstance(lines, list) and key == NOT_READ:
+                refused += lines
+            elif isinstance(lines, list):
                 notes += [line for line in lines if isinstance(line, str) and line not in notes]
-    return notes
+    return notes + not_read_lines(refused)
 
 
 def _execute(

@@ -66,6 +66,7 @@ class ExportResult:
     quarantined: int = 0
     calls: int = 0
     lines: list[str] = field(default_factory=list)  # what a person must know: one line each
+    denied: dict[str, str] = field(default_factory=dict)  # enterprise -> the 403 refusing its exports
 
 
 def ingest_exports(
@@ -105,6 +106,8 @@ def ingest_exports(
                     f"{BILLING_ROLES['enterprise']}; billing.user_usage (the cost per user) stays without it"
                 )
                 record_denied(conn, _denied(name, today, exc.message))
+                if isinstance(exc, PermissionDenied):
+                    result.denied[name] = f"{exc.status} {exc.message}"
                 result.lines.append(line)
                 say(line)
                 break

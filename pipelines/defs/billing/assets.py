@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from pipelines.defs._tables import table_key
+from pipelines.defs.billing.not_read import NOT_READ, not_read
 from pipelines.defs.resources import ServiceResource, WarehouseResource
 from pipelines.ingest.billing import FEEDS, ingest_billing
 from pipelines.warehouse.catalog import table, tables
@@ -59,13 +60,17 @@ def billing_usage(
         metadata: dict[str, dg.RawMetadataValue] = {"dagster/row_count": dg.MetadataValue.int(result.rows.get(name, 0))}
         if name == _FETCHES:
             # `warnings`: the lines `metrics-etl run` shows under the run (one per scope refused).
-            warnings = [*result.denied, *([result.deferred] if result.deferred else [])] + (
+            # A scope refused (403) is told with the state's and the exports' refusals, once (not_read.py).
+            failed = [r.line() for r in result.refused if r.status != "denied"]
+            warnings = [*failed, *([result.deferred] if result.deferred else [])] + (
                 ["billing answers carried undeclared fields: " + ", ".join(result.drift)] if result.drift else []
             )
+            denied = [not_read(r.scope, r.name, "usage", r.message) for r in result.refused if r.status == "denied"]
             metadata |= {
                 "calls": result.calls,
                 "months_landed": result.months,
-                "scopes_denied": len(result.denied),
+                "scopes_denied": len(denied),
                 "warnings": dg.MetadataValue.json(warnings),
+                NOT_READ: dg.MetadataValue.json(denied),
             }
         yield dg.MaterializeResult(asset_key=key, metadata=metadata)

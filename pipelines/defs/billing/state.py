@@ -16,6 +16,7 @@ import dagster as dg
 from pipelines._clock import utc_today
 from pipelines.defs._tables import table_key
 from pipelines.defs.billing.assets import GROUP, POOL, BillingConfig
+from pipelines.defs.billing.not_read import NOT_READ, not_read
 from pipelines.defs.resources import ServiceResource, StorageResource, WarehouseResource
 from pipelines.ingest.billing_exports import ingest_exports
 from pipelines.ingest.billing_state import run_billing_state
@@ -59,12 +60,17 @@ def billing_state(
         )
     for refused in result.refused:
         context.log.warning(refused.line())
+    # A 403 is told with the usage's and the exports' refusals, once (not_read.py); any other, alone.
+    denied = [not_read(r.scope, r.name, r.what, f"{r.status} {r.message}") for r in result.refused if r.status == 403]
+    failed = [r.line() for r in result.refused if r.status != 403]
     for name, key in STATE_KEYS.items():
         metadata: dict[str, dg.RawMetadataValue] = {
             "dagster/row_count": dg.MetadataValue.int(result.frames[name].height),
             "snapshot_day": str(day),
             "billing_off": off,
         }
+        if name == next(iter(STATE_KEYS)):  # said once, not once per table
+            metadata |= {NOT_READ: dg.MetadataValue.json(denied), "warnings": dg.MetadataValue.json(failed)}
         yield dg.MaterializeResult(asset_key=key, metadata=metadata)
 
 
@@ -95,5 +101,8 @@ def billing_exports(
         "months_landed": result.months,
         "quarantined_lines": result.quarantined,
         "calls": result.calls,
+        NOT_READ: dg.MetadataValue.json(
+            [not_read("enterprise", name, "exports", answer) for name, answer in result.denied.items()]
+        ),
     }
     yield dg.MaterializeResult(asset_key=EXPORT_KEYS[USER_USAGE], metadata=metadata)
