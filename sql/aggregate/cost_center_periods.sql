@@ -12,7 +12,8 @@
 -- the shown cost centers is either. Such a row stays, suppressed = true, its figure NULL.
 CREATE OR REPLACE TEMP TABLE aggregate_cost_center_people AS
 -- Who each cost center's period is about: the logins of its lines in the usage export, with their
--- net (read again by team_periods_cost.sql: a team sharing them is not shown beside it).
+-- net (read again by team_periods_cost.sql: a team sharing them is not shown beside it); one
+-- person whatever the spelling of their login (bi.login_key, sql/views/_login.sql).
 WITH bounds AS (
     SELECT max(day) AS last_day
     FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
@@ -24,8 +25,8 @@ WITH bounds AS (
     UNION
     SELECT DISTINCT enterprise, cost_center_id, name FROM billing.cost_centers WHERE name IS NOT NULL
 )
-SELECT n.scope_name, n.cost_center_id, (b.last_day - u.day) // 28 AS period_index, u.user_login,
-       sum(u.net_amount) AS net_amount
+SELECT n.scope_name, n.cost_center_id, (b.last_day - u.day) // 28 AS period_index,
+       bi.login_key(u.user_login) AS user_login, sum(u.net_amount) AS net_amount
 FROM billing.user_usage AS u
 CROSS JOIN bounds AS b
 JOIN names AS n ON n.scope_name = u.scope_name AND n.name = u.cost_center_name

@@ -30,7 +30,10 @@ WITH bounds AS (
     WHERE c.team_id IS NOT NULL AND c.day <= b.last_day
     GROUP BY c.scope, c.scope_name, period_index, c.team_id
 ), payers AS (
-    SELECT DISTINCT m.scope, m.scope_name, (b.last_day - m.day) // 28 AS period_index, m.team_id, m.user_login
+    -- Their logins as the cost centers' people have them (bi.login_key): the report and the
+    -- export may spell one person's login apart.
+    SELECT DISTINCT m.scope, m.scope_name, (b.last_day - m.day) // 28 AS period_index, m.team_id,
+           bi.login_key(m.user_login) AS user_login
     FROM core.user_team_days AS m
     CROSS JOIN bounds AS b
     JOIN core.user_daily_totals AS u
