@@ -32,7 +32,6 @@ from typing import Any, cast
 import duckdb
 import polars as pl
 
-from pipelines._clock import utc_today
 from pipelines._words import counted
 from pipelines.service.billing import NO_COST_CENTER, UsageAnswer, cost_center_ids, fetch_usage, service_today
 from pipelines.service.billing_wire import (
@@ -53,6 +52,7 @@ from pipelines.warehouse.billing_usage import (
     BillingMonth,
     closed_months,
     land_billing_month,
+    newest_known_day,
     record_denied,
 )
 from pipelines.warehouse.catalog import table
@@ -177,7 +177,12 @@ def ingest_billing(
     result = BillingResult()
     if months <= 0:
         return result
-    today = service_today(client) or utc_today()
+    today = service_today(client)
+    if today is None:  # never this machine's day: the service may not have reached it, nor closed its month
+        today = newest_known_day(conn)
+        say(_clockless(today))
+        if today is None:
+            return result
     work = [
         _Scope(scope, name, set() if refetch else closed_months(conn, scope=scope, scope_name=name))
         for scope, name in scopes
@@ -194,7 +199,7 @@ def ingest_billing(
                 if not _affordable(client, w.calls(month, today), reserve):
                     raise _OutOfBudget
                 for feed in w.feeds(month):
-                    _land(client, conn, feed, w, month=month, today=today, out=result)
+                    _land(client, conn, feed, w, month=month, today=today, out=result, say=say)
             except (_OutOfBudget, RateLimited):
                 result.deferred = _deferred(landed, len(wanted))
             except ServiceError as exc:
@@ -206,6 +211,13 @@ def ingest_billing(
                 return result
         landed += 1
     return result
+
+
+def _clockless(known: date | None) -> str:
+    cause = "billing: the service's answers carry no usable Date header (does a proxy remove it?)"
+    if known is None:
+        return f"{cause} and no day it has is known yet: nothing asked; the next run with a Date fetches it"
+    return f"{cause}: days asked up to {known}, the newest it is known to have, every month landed open (asked again)"
 
 
 class _OutOfBudget(Exception):
@@ -233,14 +245,22 @@ def _land(
     month: date,
     today: date,
     out: BillingResult,
+    say: Callable[[str], None],
 ) -> None:
-    landed = _fetch_month(client, feed, scope=w.scope, name=w.name, month=month, today=today, centers=w.centers)
+    landed, told = _fetch_month(client, feed, scope=w.scope, name=w.name, month=month, today=today, centers=w.centers)
     out.calls += int(landed.fetches["calls"].sum())
     land_billing_month(conn, landed)
     out.months += 1
     out.rows[feed.table] = out.rows.get(feed.table, 0) + landed.rows.height
-    seen = (f"{feed.name}: {path}" for path in landed.drift["path"].unique().sort())
+    drift = landed.drift.select("path", "drift").unique().sort("path", "drift").iter_rows()
+    seen = (f"{feed.name}: {path}" + ("" if kind == UNDECLARED else f" ({kind})") for path, kind in drift)
     out.drift += [path for path in seen if path not in out.drift]
+    if told:
+        say(
+            f"{feed.table} of {w.scope} {w.name}: {counted(len(told), 'item')} whose gross - discount is not "
+            f"its net, landed as sent (net is what is billed): {told[0]}"
+            + (f"; and {len(told) - 1} more (raw.field_drift, drift inconsistent)" if len(told) > 1 else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -303,7 +323,8 @@ def _fetch_month(
     month: date,
     today: date,
     centers: list[str] | None,
-) -> BillingMonth:
+) -> tuple[BillingMonth, list[str]]:
+    """The month's rows, fetches and drift, and what to tell of its items (UsageRows.told)."""
     meter = meter_of(month)
     dialect = cast(Dialect, client.dialect.name)
     endpoint = feed.endpoint or f"{meter}_usage"
@@ -330,12 +351,14 @@ def _fetch_month(
             if center is not None:
                 fixed |= _center(dialect, answer, center)
             answers.append((fixed, answer))
-        served = [a.served_at for _, a in answers if a.served_at is not None] or [datetime.now(UTC)]
-        fetched_at = max(served)
-        closed = min(served).date() >= month_closes(month)
+        # Closed only on the service's word: an answer without a Date leaves its month open.
+        served = [a.served_at for _, a in answers if a.served_at is not None]
+        fetched_at = max(served, default=datetime.now(UTC))
+        closed = len(served) == len(answers) and min(served).date() >= month_closes(month)
         before = len(rows.rows)
+        unheld = 0
         for fixed, answer in answers:
-            usage_rows(
+            unheld += usage_rows(
                 rows,
                 answer.items,
                 dialect=dialect,
@@ -346,6 +369,8 @@ def _fetch_month(
                 fetched_at=fetched_at,
                 month_closed=closed,
             )
+        if unheld:
+            closed = rows.reopen(before)
         fetches.append(
             {
                 "scope": scope,
@@ -357,11 +382,11 @@ def _fetch_month(
                 "status": "ok",
                 "calls": len(answers),
                 "rows": len(rows.rows) - before,
-                "message": None,
+                "message": f"{counted(unheld, 'amount')} kept in extra: no column holds it" if unheld else None,
             }
         )
     end = _next_month(month) - timedelta(days=1)
-    return BillingMonth(
+    landed = BillingMonth(
         scope=scope,
         scope_name=name,
         table=feed.table,
@@ -371,6 +396,7 @@ def _fetch_month(
         fetches=pl.DataFrame(fetches, schema=polars_types("billing.fetches")),
         drift=_drift_frame(rows, scope=scope, name=name, feed=feed),
     )
+    return landed, rows.told
 
 
 def _center(dialect: Dialect, answer: UsageAnswer, center: str) -> dict[str, Any]:
@@ -390,11 +416,11 @@ def _drift_frame(rows: UsageRows, *, scope: str, name: str, feed: Feed) -> pl.Da
             "report_kind": feed.name,
             "day": day,
             "path": path,
-            "drift": UNDECLARED,
+            "drift": drift,
             "records": count,
-            "json_type": rows.drift.types[(day, path)],
+            "json_type": rows.drift.types[(day, path, drift)],
             "fetched_at": now,
         }
-        for (day, path), count in sorted(rows.drift.counts.items())
+        for (day, path, drift), count in sorted(rows.drift.counts.items())
     ]
     return pl.DataFrame(records, schema=polars_types("raw.field_drift"))

@@ -1,13 +1,16 @@
 """The columns of the billing tables, as their DDL says them (pipelines/transform/columns.py reads them).
 
-Money and quantities are DECIMAL(18,6), never floating point: a month's rows sum to the bill to
-the cent. Every landed row says when it was fetched and whether its month was closed then, and
-keeps the fields the declarations do not name in `extra` (told as drift).
+Money and quantities are DECIMAL, never floating point: a month's rows sum to the bill to the
+cent. The billed usage's (_USAGE_MONEY) are DECIMAL(38,6): the service's amounts have up to 15
+digits, more than DECIMAL(18,6) holds before the point (sql/schema/089 widened them). Every
+landed row says when it was fetched and whether its month was closed then, and keeps the fields
+the declarations do not name in `extra` (told as drift).
 """
 
 from __future__ import annotations
 
 _MONEY = "DECIMAL(18,6)"
+_USAGE_MONEY = "DECIMAL(38,6)"
 # What every usage landing adds to a row: when, whether final, and what the declaration lacks.
 _LANDED = (
     "month_closed BOOLEAN NOT NULL",
@@ -17,13 +20,13 @@ _LANDED = (
 # A usage line's price, quantities and amounts, as the AI-credit and summary answers give them.
 _AMOUNTS = (
     "unit_type VARCHAR",
-    f"price_per_unit {_MONEY}",
-    f"gross_quantity {_MONEY}",
-    f"gross_amount {_MONEY}",
-    f"discount_quantity {_MONEY}",
-    f"discount_amount {_MONEY}",
-    f"net_quantity {_MONEY}",
-    f"net_amount {_MONEY}",
+    f"price_per_unit {_USAGE_MONEY}",
+    f"gross_quantity {_USAGE_MONEY}",
+    f"gross_amount {_USAGE_MONEY}",
+    f"discount_quantity {_USAGE_MONEY}",
+    f"discount_amount {_USAGE_MONEY}",
+    f"net_quantity {_USAGE_MONEY}",
+    f"net_amount {_USAGE_MONEY}",
 )
 _SNAPSHOT = ("snapshot_day DATE", "enterprise VARCHAR")
 
@@ -61,11 +64,11 @@ BILLING: dict[str, tuple[str, ...]] = {
         "organization_name VARCHAR",
         "repository_name VARCHAR",
         "unit_type VARCHAR",
-        f"quantity {_MONEY}",
-        f"price_per_unit {_MONEY}",
-        f"gross_amount {_MONEY}",
-        f"discount_amount {_MONEY}",
-        f"net_amount {_MONEY}",
+        f"quantity {_USAGE_MONEY}",
+        f"price_per_unit {_USAGE_MONEY}",
+        f"gross_amount {_USAGE_MONEY}",
+        f"discount_amount {_USAGE_MONEY}",
+        f"net_amount {_USAGE_MONEY}",
         *_LANDED,
     ),
     "billing.usage_summary": (

@@ -40,6 +40,7 @@ _POLARS: dict[str, pl.DataType] = {
     "INTEGER": pl.Int32(),
     "VARCHAR[]": pl.List(pl.String()),
     "DECIMAL(18,6)": pl.Decimal(18, 6),
+    "DECIMAL(38,6)": pl.Decimal(38, 6),
 }
 _DDL = re.compile(r"^(?P<name>\w+) (?P<type>.+?)(?P<not_null> NOT NULL)?(?: DEFAULT (?P<default>.+))?$")
 

@@ -4,14 +4,16 @@ fetched rows come in (its `landing`), with one billing.fetches row per day fetch
 month's drift in raw.field_drift (level `billing`, report kind the table); all or nothing, so a
 re-fetched open month replaces its rows and a re-run changes nothing.
 
-Which months are done is read here too: a month of a table whose fetch landed with the month
-closed is never fetched again.
+Which months are done is read here too: a month of a table whose every day fetched has a fetch
+made after the month closed is never fetched again; and the newest day the service is known to
+have, for a run whose answers say no date.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 import duckdb
 import polars as pl
@@ -20,7 +22,14 @@ from pipelines.warehouse.catalog import table
 from pipelines.warehouse.replace import LANDINGS, REPLACES, _run_on_batch
 from pipelines.warehouse.sql import rollback, run_sql
 
-__all__ = ["BILLING_LEVEL", "BillingMonth", "closed_months", "land_billing_month", "record_denied"]
+__all__ = [
+    "BILLING_LEVEL",
+    "BillingMonth",
+    "closed_months",
+    "land_billing_month",
+    "newest_known_day",
+    "record_denied",
+]
 
 # raw.field_drift's level for what billing answers carried beyond the declarations.
 BILLING_LEVEL = "billing"
@@ -94,3 +103,9 @@ def closed_months(conn: duckdb.DuckDBPyConnection, *, scope: str, scope_name: st
         (endpoint, month)
         for endpoint, month in run_sql(conn, "billing/select_closed_months.sql", scope=scope, scope_name=scope_name)
     }
+
+
+def newest_known_day(conn: duckdb.DuckDBPyConnection) -> date | None:
+    """The newest day the service answered billing for, or served a usage report of; None if none."""
+    ((day,),) = run_sql(conn, "billing/select_newest_known_day.sql")
+    return cast(date | None, day)

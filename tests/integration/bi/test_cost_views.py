@@ -194,7 +194,7 @@ def test_cost_daily_is_the_bill_line_by_line_with_the_usage_reports_model_id(con
         ("coding_agent_ai_credit", "GPT-5.2", None, "ai-credits",
          Decimal("66"), Decimal("0.66"), Decimal("0"), Decimal("0"), Decimal("66"), Decimal("0.66"), False),
     ]  # fmt: skip
-    assert conn.execute("SELECT typeof(net_amount) FROM bi.cost_daily LIMIT 1").fetchone() == ("DECIMAL(18,6)",)
+    assert conn.execute("SELECT typeof(net_amount) FROM bi.cost_daily LIMIT 1").fetchone() == ("DECIMAL(38,6)",)
 
 
 def test_cost_centers_read_under_their_newest_name_and_none_adds_the_rest_of_the_bill(

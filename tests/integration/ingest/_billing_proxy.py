@@ -16,7 +16,6 @@ import httpx
 from emulator import EmulatorConfig, RunningEmulator, running_emulator
 from pipelines.ingest.billing import BillingResult, ingest_billing
 from pipelines.service import RetryPolicy, ServiceClient
-from pipelines.warehouse import migrate
 from tests._emulator import settings_for
 
 __all__ = ["FAST", "Change", "Proxy", "proxied"]
@@ -78,13 +77,8 @@ class Proxy:
 
 
 @contextmanager
-def proxied(today: date) -> Iterator[tuple[Proxy, duckdb.DuckDBPyConnection]]:
-    """An emulator (github dialect, seed 7, 12 users) on `today` behind the proxy, and a migrated warehouse."""
+def proxied(today: date) -> Iterator[Proxy]:
+    """An emulator (github dialect, seed 7, 12 users) on `today` behind the proxy."""
     config = EmulatorConfig(dialect="github", seed=7, users=12, repos=2, today=today)
     with running_emulator(config) as emu, httpx.Client(base_url=emu.base_url) as upstream:
-        conn = duckdb.connect()
-        migrate(conn)
-        try:
-            yield Proxy(emu, upstream), conn
-        finally:
-            conn.close()
+        yield Proxy(emu, upstream)

@@ -9,6 +9,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipelines.service.billing import parse_usage
 from pipelines.service.billing_wire import Dialect
@@ -82,8 +84,8 @@ def test_an_undeclared_field_lands_in_extra_exactly_and_is_told_as_drift() -> No
     row = out.frame().row(0, named=True)
     assert json.loads(row["extra"]) == {"carbonGrams": "0.123456789"}
     assert out.drift.counts == {
-        (date(2026, 11, 19), "usageItems[].carbonGrams"): 1,
-        (date(2026, 11, 19), "newEnvelope"): 1,
+        (date(2026, 11, 19), "usageItems[].carbonGrams", "undeclared"): 1,
+        (date(2026, 11, 19), "newEnvelope", "undeclared"): 1,
     }
 
 
@@ -115,3 +117,81 @@ def test_a_billing_usage_line_without_a_repository_keys_on_an_empty_name() -> No
     )
     row = out.frame().row(0, named=True)
     assert row["repository_name"] == "" and row["day"] == date(2026, 11, 3) and row["quantity"] == Decimal(12)
+
+
+def _one_amount(net: object) -> tuple[UsageRows, int]:
+    answer = parse_usage(json.dumps({"usageItems": [ITEM]}).encode(), dialect="github", url="/u")
+    out = UsageRows("billing.credit_usage")
+    unheld = usage_rows(
+        out,
+        [answer.items[0] | {"netAmount": net}],
+        dialect="github",
+        day=date(2026, 11, 19),
+        envelope={},
+        fixed={"scope": "enterprise", "scope_name": "acme", "meter": "ai_credit"},
+        grain=table("billing.credit_usage").grain,
+        fetched_at=FETCHED,
+        month_closed=True,
+    )
+    return out, unheld
+
+
+_HELD = st.decimals(min_value=Decimal(-(10**32) + 1), max_value=Decimal(10**32 - 1), places=6, allow_nan=False)
+
+
+@given(net=_HELD, as_text=st.booleans())
+def test_an_amount_a_money_column_holds_lands_exactly_whether_sent_as_a_number_or_a_decimal_string(
+    net: Decimal, as_text: bool
+) -> None:
+    sent = format(net, "f") if as_text else net
+    out, unheld = _one_amount(sent)
+    row = out.frame().row(0, named=True)
+    assert (row["net_amount"], row["extra"], unheld) == (net, None, 0)
+    assert not [key for key in out.drift.counts if key[2] != "inconsistent"]
+
+
+@pytest.mark.parametrize(
+    ("sent", "drift"),
+    [
+        ("0.18 USD", "mistyped"),
+        ("NaN", "mistyped"),
+        (" 0.18", "mistyped"),
+        (True, "mistyped"),
+        ({"amount": 1}, "mistyped"),
+        (Decimal(10) ** 32, "unheld"),
+        ("1e40", "unheld"),
+        (Decimal("0.1234567"), "unheld"),
+    ],
+)
+def test_an_amount_no_money_column_holds_is_null_kept_in_extra_as_sent_told_as_drift_and_reopens_its_day(
+    sent: object, drift: str
+) -> None:
+    out, unheld = _one_amount(sent)
+    row = out.frame().row(0, named=True)
+    assert row["net_amount"] is None and unheld == 1
+    assert json.loads(row["extra"]) == {"netAmount": json.loads(json.dumps(sent, default=str))}
+    assert out.drift.counts[(date(2026, 11, 19), "usageItems[].netAmount", drift)] == 1
+    assert out.reopen(0) is False and out.frame()["month_closed"].to_list() == [False]
+
+
+def test_two_items_of_one_key_in_an_answer_are_one_line_their_amounts_summed_and_told() -> None:
+    twice = {"usageItems": [ITEM, ITEM | {"grossAmount": 1, "discountAmount": 0, "netAmount": 1}]}
+    out = _rows(twice, "github")
+    (row,) = out.frame().iter_rows(named=True)
+    assert (row["gross_amount"], row["discount_amount"], row["net_amount"]) == (
+        Decimal("20.07"),
+        Decimal("3"),
+        Decimal("17.07"),
+    )
+    assert row["gross_quantity"] == Decimal(1907 * 2) and row["price_per_unit"] == Decimal("0.01")
+    assert out.drift.counts[(date(2026, 11, 19), "usageItems[]", "repeated")] == 1
+
+
+def test_an_item_whose_gross_less_discount_is_not_its_net_lands_as_sent_and_is_told_naming_it() -> None:
+    out = _rows({"usageItems": [ITEM | {"discountAmount": -0.04}]}, "github")
+    row = out.frame().row(0, named=True)
+    assert (row["discount_amount"], row["net_amount"]) == (Decimal("-0.04"), Decimal("16.07"))
+    assert out.drift.counts[(date(2026, 11, 19), "usageItems[].netAmount", "inconsistent")] == 1
+    (told,) = out.told
+    assert told.startswith("2026-11-19 assistant assistant_ai_credit Auto: Claude Haiku 4.5: gross_amount 19.07")
+    assert told.endswith("net_amount 16.07 (differs by -3.04)")
