@@ -77,6 +77,9 @@ class Table:
     # Free-text columns that may hold a login ("as discussed with @dev-00018"): erasure replaces
     # it there with a placeholder (pipelines/warehouse/people.py).
     text: tuple[str, ...] = ()
+    # List columns (VARCHAR[]) of logins naming people (a budget's alert recipients): erasure takes
+    # the person's login out of the list, in any case, and a landing drops erased people's.
+    login_lists: tuple[str, ...] = ()
     # Whether the grain is the table's primary key. False for the large facts landed batch by
     # batch, where DuckDB's index would cost memory on every insert, and for rows the grain check
     # holds unique instead (a billing user state may come without its user).
@@ -313,6 +316,17 @@ TABLES: tuple[Table, ...] = (
         ("scope", "scope_name", "day", "enterprise"),
         "Rollup: the users an organization's user-level report shares with an enterprise's each day, which "
         "says the enterprise the organization is in (bi.reconciliation).",
+        partition="day",
+        lake_grain="month",
+        writer="rollup",
+    ),
+    Table(
+        "core",
+        "credit_team_sets",
+        ("scope", "scope_name", "day", "team_set"),
+        "Rollup: a day's users with AI credits grouped by the teams they were on (an enterprise's users also by "
+        "their organizations' teams and reports), their number and credits: what bi.chargeback_by_team splits "
+        "and holds by, read instead of user rows.",
         partition="day",
         lake_grain="month",
         writer="rollup",
@@ -740,6 +754,7 @@ TABLES: tuple[Table, ...] = (
         asset="billing",
         person=_USER,
         text=("budget_entity_name",),
+        login_lists=("alert_recipients",),
     ),
     Table(
         "billing",

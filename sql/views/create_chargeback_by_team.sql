@@ -25,6 +25,9 @@
 --      ever charged more than its share.
 -- Teams are listed by the user-teams report (teams under 5 members are not), so usage of people
 -- on no listed team is unallocated, not guessed. team is the team's latest slug (core.dim_team).
+-- Members and credits come from core.credit_team_sets (users with credits grouped by their teams,
+-- organizations' teams and reports, a rollup), never a year of user rows: only the users a User
+-- resource names are read (their teams and credits), so the cost grows with teams and days.
 CREATE OR REPLACE VIEW bi.chargeback_by_team AS
 WITH settings AS (
     -- A user's credits are split between their teams in whole units of 1/720720 of a
@@ -56,16 +59,11 @@ WITH settings AS (
     SELECT c.*, r.resource_type, r.resource_name
     FROM centers AS c
     JOIN resources AS r ON c.scope = 'enterprise' AND r.enterprise = c.scope_name AND r.cost_center_id = c.cost_center_id
-), members AS (
-    SELECT scope, scope_name, day, team_id, user_id, user_login FROM core.user_team_days
-), credits AS (
-    SELECT scope, scope_name, day, user_id, user_login, bi.micro(coalesce(ai_credits_used, 0)) AS credits
-    FROM core.user_daily_totals
 ), center_teams AS (
     -- The teams of each cost center a day, (team_scope, team_scope_name, team_id): from the
     -- listed teams of the day (core.team_days, a few rows a day) where a resource names a team or
-    -- an organization, so only a User resource reads memberships. One equi-join per kind: a join
-    -- on alternatives would compare every pair of a day.
+    -- an organization; only a User resource reads memberships, its users' alone. One equi-join
+    -- per kind: a join on alternatives would compare every pair of a day.
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope AS team_scope, t.scope_name AS team_scope_name,
            t.team_id
     FROM center_resources AS c
@@ -83,7 +81,7 @@ WITH settings AS (
     UNION
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id
     FROM center_resources AS c
-    JOIN members AS m
+    JOIN core.user_team_days AS m
       ON c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
      AND m.user_login = c.resource_name
     UNION
@@ -92,26 +90,37 @@ WITH settings AS (
     JOIN core.team_days AS t
       ON c.resource_type = 'Organization' AND t.scope = 'organization' AND t.scope_name = c.resource_name
      AND t.day = c.day
-), center_member_rows AS (
-    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id, m.user_id
+), sets AS (
+    -- The users with credits a day, grouped by their teams (and an enterprise's by their
+    -- organizations' teams and reports): core.credit_team_sets, a few rows a team-day, never user rows.
+    SELECT scope, scope_name, day, team_set, scope_teams, organizations, credited_users,
+           bi.micro(credited_ai_credits) AS credited, bi.micro(ai_credits) AS credits
+    FROM core.credit_team_sets
+), set_teams AS (
+    SELECT scope, scope_name, day, team_set, unnest(teams, recursive := true)
+    FROM core.credit_team_sets
+), center_set_rows AS (
+    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id, s.team_set
     FROM center_teams AS t
-    JOIN members AS m
-      ON m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day AND m.team_id = t.team_id
-), center_user_teams AS (
-    -- On how many of the cost center's teams each member is.
-    SELECT scope, scope_name, day, cost_center_id, user_id, count(*) AS teams_of_user
-    FROM center_member_rows
+    JOIN set_teams AS s USING (scope, scope_name, day, team_scope, team_scope_name, team_id)
+), center_set_teams AS (
+    -- On how many of the cost center's teams each set's members are.
+    SELECT scope, scope_name, day, cost_center_id, team_set, count(*) AS teams_of_user
+    FROM center_set_rows
     GROUP BY ALL
 ), center_team_weights AS (
     -- A team's weight: its members' credits that day (the bill scope's report), each member's
-    -- split between their teams of the cost center in whole units (split_units).
-    SELECT r.scope, r.scope_name, r.day, r.cost_center_id, r.team_scope, r.team_scope_name, r.team_id,
-           sum(coalesce(k.credits, 0) * s.split_units // u.teams_of_user) AS weight
-    FROM center_member_rows AS r
-    JOIN center_user_teams AS u USING (scope, scope_name, day, cost_center_id, user_id)
-    LEFT JOIN credits AS k USING (scope, scope_name, day, user_id)
+    -- split between their teams of the cost center in whole units (split_units): a set's credits
+    -- split as its users' are (core.credit_team_sets). Every team of the cost center has members
+    -- (core.team_days is its memberships'), those without credits weighing 0.
+    SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id,
+           coalesce(sum(g.credits * s.split_units // n.teams_of_user), 0) AS weight
+    FROM center_teams AS t
     CROSS JOIN settings AS s
-    GROUP BY ALL
+    LEFT JOIN center_set_rows AS r USING (scope, scope_name, day, cost_center_id, team_scope, team_scope_name, team_id)
+    LEFT JOIN center_set_teams AS n USING (scope, scope_name, day, cost_center_id, team_set)
+    LEFT JOIN sets AS g USING (scope, scope_name, day, team_set)
+    GROUP BY t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id
 ), center_weights AS (
     SELECT scope, scope_name, day, cost_center_id, sum(weight) AS weight, count(*) AS teams
     FROM center_team_weights
@@ -132,58 +141,96 @@ WITH settings AS (
     FROM bills AS b
     LEFT JOIN centers AS c USING (scope, scope_name, day)
     GROUP BY b.scope, b.scope_name, b.day, b.bill
-), held AS (
-    -- Users a cost center holds that day: its User resources, its Team resources' members, the
-    -- users in its Organization resources' reports.
-    SELECT c.scope, c.scope_name, c.day, k.user_id
-    FROM center_resources AS c
-    JOIN credits AS k
-      ON c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name AND k.day = c.day
-     AND k.user_login = c.resource_name
-    UNION
-    SELECT c.scope, c.scope_name, c.day, k.user_id
-    FROM center_resources AS c
-    JOIN credits AS k
-      ON c.resource_type = 'Organization' AND k.scope = 'organization' AND k.scope_name = c.resource_name
-     AND k.day = c.day
-    UNION
-    SELECT t.scope, t.scope_name, t.day, m.user_id
+), held_teams AS (
+    -- A cost center with a Team resource holds the members of each of its teams.
+    SELECT DISTINCT t.scope, t.scope_name, t.day, t.team_scope, t.team_scope_name, t.team_id
     FROM center_teams AS t
     JOIN center_resources AS c USING (scope, scope_name, day, cost_center_id)
-    JOIN members AS m
-      ON c.resource_type = 'Team' AND m.scope = t.team_scope AND m.scope_name = t.team_scope_name AND m.day = t.day
-     AND m.team_id = t.team_id
-), outside_users AS (
-    -- The users no cost center holds, with credits that day.
-    SELECT k.scope, k.scope_name, k.day, k.user_id, k.credits
-    FROM credits AS k
+    WHERE c.resource_type = 'Team'
+), held_sets AS (
+    -- The sets a cost center holds that day: on a held team, or in an Organization resource's report.
+    SELECT s.scope, s.scope_name, s.day, s.team_set
+    FROM set_teams AS s
+    JOIN held_teams AS h USING (scope, scope_name, day, team_scope, team_scope_name, team_id)
+    UNION
+    SELECT g.scope, g.scope_name, g.day, g.team_set
+    FROM (SELECT scope, scope_name, day, team_set, unnest(organizations) AS organization FROM sets) AS g
+    JOIN center_resources AS c
+      ON c.resource_type = 'Organization' AND c.scope = g.scope AND c.scope_name = g.scope_name AND c.day = g.day
+     AND c.resource_name = g.organization
+), resource_users AS (
+    -- The users a User resource holds, with credits that day (the bill scope's report): the only
+    -- user rows the view reads.
+    SELECT DISTINCT c.scope, c.scope_name, c.day, k.user_id, bi.micro(k.ai_credits_used) AS credits
+    FROM center_resources AS c
+    JOIN core.user_daily_totals AS k
+      ON c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name AND k.day = c.day
+     AND k.user_login = c.resource_name
+    WHERE k.ai_credits_used > 0
+), resource_user_teams AS (
+    -- Their teams, as their set has them: the bill scope's and, an enterprise's, organizations'.
+    SELECT u.scope, u.scope_name, u.day, u.user_id, m.scope AS team_scope, m.scope_name AS team_scope_name, m.team_id
+    FROM resource_users AS u
+    JOIN core.user_team_days AS m
+      ON m.day = u.day AND m.user_id = u.user_id
+     AND ((m.scope = u.scope AND m.scope_name = u.scope_name) OR (u.scope = 'enterprise' AND m.scope = 'organization'))
+), resource_users_alone AS (
+    -- Those a User resource alone holds: their set is not held already, so it still counts them.
+    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits,
+           count(t.team_id) FILTER (WHERE t.team_scope = u.scope AND t.team_scope_name = u.scope_name) AS scope_teams
+    FROM resource_users AS u
+    LEFT JOIN resource_user_teams AS t USING (scope, scope_name, day, user_id)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM resource_user_teams AS r
+        JOIN held_teams AS h USING (scope, scope_name, day, team_scope, team_scope_name, team_id)
+        WHERE r.scope = u.scope AND r.scope_name = u.scope_name AND r.day = u.day AND r.user_id = u.user_id)
+      AND NOT EXISTS (
+        SELECT 1 FROM center_resources AS c
+        JOIN core.user_daily_totals AS o ON o.scope = 'organization' AND o.scope_name = c.resource_name AND o.day = c.day
+        WHERE c.resource_type = 'Organization' AND c.scope = u.scope AND c.scope_name = u.scope_name
+          AND c.day = u.day AND o.user_id = u.user_id)
+    GROUP BY ALL
+), outside_sets AS (
+    -- The sets no cost center holds, with credits that day.
+    SELECT g.scope, g.scope_name, g.day, g.team_set, g.scope_teams, g.credited_users, g.credited
+    FROM sets AS g
     JOIN outside AS o USING (scope, scope_name, day)
-    LEFT JOIN held AS h USING (scope, scope_name, day, user_id)
-    WHERE h.user_id IS NULL AND k.credits > 0
-), outside_member_rows AS (
-    SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits, m.team_id
-    FROM outside_users AS u
-    JOIN members AS m USING (scope, scope_name, day, user_id)
-), outside_user_teams AS (
-    SELECT scope, scope_name, day, user_id, count(*) AS teams_of_user
-    FROM outside_member_rows
-    GROUP BY ALL
+    LEFT JOIN held_sets AS h USING (scope, scope_name, day, team_set)
+    WHERE h.team_set IS NULL AND g.credited_users > 0
 ), outside_days AS (
-    -- A day's weight: every outside user's credits (those on no team keep theirs unallocated).
-    SELECT u.scope, u.scope_name, u.day, sum(u.credits * s.split_units) AS weight, count(*) AS users,
-           count(t.user_id) AS users_on_teams
-    FROM outside_users AS u
+    -- A day's weight: every outside user's credits (those on no team keep theirs unallocated):
+    -- the sets', less the users a User resource holds.
+    SELECT p.scope, p.scope_name, p.day, sum(p.credits * s.split_units) AS weight, sum(p.users) AS users,
+           coalesce(sum(p.users) FILTER (WHERE p.scope_teams > 0), 0) AS users_on_teams
+    FROM (
+        SELECT scope, scope_name, day, scope_teams, credited_users AS users, credited AS credits FROM outside_sets
+        UNION ALL
+        SELECT u.scope, u.scope_name, u.day, u.scope_teams, -1, -u.credits
+        FROM resource_users_alone AS u
+        JOIN outside AS o USING (scope, scope_name, day)
+    ) AS p
     CROSS JOIN settings AS s
-    LEFT JOIN outside_user_teams AS t USING (scope, scope_name, day, user_id)
     GROUP BY ALL
+    HAVING sum(p.users) > 0
 ), outside_team_weights AS (
-    -- A team's weight: its members' credits, each split between the member's teams.
-    SELECT r.scope, r.scope_name, r.day, r.scope AS team_scope, r.scope_name AS team_scope_name, r.team_id,
-           sum(r.credits * s.split_units // t.teams_of_user) AS weight
-    FROM outside_member_rows AS r
-    JOIN outside_user_teams AS t USING (scope, scope_name, day, user_id)
-    CROSS JOIN settings AS s
+    -- A team's weight: its members' credits, each split between the member's teams of the bill scope.
+    SELECT p.scope, p.scope_name, p.day, p.scope AS team_scope, p.scope_name AS team_scope_name, p.team_id,
+           sum(p.weight) AS weight
+    FROM (
+        SELECT g.scope, g.scope_name, g.day, t.team_id, g.credited * s.split_units // g.scope_teams AS weight
+        FROM outside_sets AS g
+        JOIN set_teams AS t USING (scope, scope_name, day, team_set)
+        CROSS JOIN settings AS s
+        WHERE t.team_scope = g.scope AND t.team_scope_name = g.scope_name
+        UNION ALL
+        SELECT u.scope, u.scope_name, u.day, t.team_id, -(u.credits * s.split_units // u.scope_teams)
+        FROM resource_users_alone AS u
+        JOIN resource_user_teams AS t USING (scope, scope_name, day, user_id)
+        CROSS JOIN settings AS s
+        WHERE t.team_scope = u.scope AND t.team_scope_name = u.scope_name
+    ) AS p
     GROUP BY ALL
+    HAVING sum(p.weight) > 0
 ), outside_shares AS (
     SELECT t.scope, t.scope_name, t.day, t.team_scope, t.team_scope_name, t.team_id,
            o.net * t.weight // d.weight AS amount, o.net * t.weight % d.weight <> 0 AS rounded
