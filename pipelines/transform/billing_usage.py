@@ -143,13 +143,25 @@ def _wire(dialect: Dialect, column: str) -> str:
     return wire_name(dialect, _PUBLIC[column])
 
 
-def _merge(out: UsageRows, into: dict[str, Any], row: Mapping[str, Any], items_path: str) -> None:
-    """A second item of a key: one line of the bill, each amount summed (a side sent alone kept)."""
-    for column in MONEY - {"price_per_unit"}:
-        if column in into or column in row:
-            a, b = into.get(column), row.get(column)
-            into[column] = b if a is None else a if b is None else _EXACT.add(a, b)
+def _merge(out: UsageRows, into: dict[str, Any], row: Mapping[str, Any], items_path: str, dialect: Dialect) -> int:
+    """A second item of a key: one line of the bill, each amount summed (a side sent alone kept),
+    and the second's `extra` kept beside the first's (a key both carry, differently: both values).
+    Returns how many sums no column holds (NULL, kept in `extra` as exact text)."""
+    extra = json.loads(into["extra"] or "{}")
+    for key, value in json.loads(row["extra"] or "{}").items():
+        extra[key] = value if extra.get(key, value) == value else [extra[key], value]
+    unheld = 0
+    for column in (MONEY - {"price_per_unit"}) & (into.keys() | row.keys()):
+        a, b = into.get(column), row.get(column)
+        into[column] = b if a is None else a if b is None else _EXACT.add(a, b)
+        if into[column] is not None and _amount(into[column])[1] is not None:
+            key = _wire(dialect, column)
+            extra[key], into[column] = str(into[column]), None
+            out.drift.count(into["day"], f"{items_path}[].{key}", extra[key], UNHELD)
+            unheld += 1
+    into["extra"] = _text(extra) if extra else None
     out.drift.count(into["day"], f"{items_path}[]", {}, REPEATED)
+    return unheld
 
 
 def usage_rows(
@@ -208,7 +220,7 @@ def usage_rows(
         row["month_closed"] = month_closed
         line = tuple(row[c] for c in grain)
         if line in out._keys:
-            _merge(out, out.rows[out._keys[line]], row, items_path)
+            unheld += _merge(out, out.rows[out._keys[line]], row, items_path, dialect)
             continue
         out._keys[line] = len(out.rows)
         out.rows.append(row)

@@ -195,3 +195,12 @@ def test_an_item_whose_gross_less_discount_is_not_its_net_lands_as_sent_and_is_t
     (told,) = out.told
     assert told.startswith("2026-11-19 assistant assistant_ai_credit Auto: Claude Haiku 4.5: gross_amount 19.07")
     assert told.endswith("net_amount 16.07 (differs by -3.04)")
+
+
+def test_two_items_of_one_key_keep_both_extras_and_a_sum_no_column_holds_is_kept_not_landed() -> None:
+    big = ITEM | {"netAmount": 10**32 - 1, "carbonGrams": 1}
+    out = _rows({"usageItems": [big, big | {"carbonGrams": 2}]}, "github")
+    (row,) = out.frame().iter_rows(named=True)
+    assert row["net_amount"] is None and row["gross_amount"] == Decimal("38.14")
+    assert json.loads(row["extra"]) == {"carbonGrams": [1, 2], "netAmount": str(2 * (10**32 - 1))}
+    assert out.drift.counts[(date(2026, 11, 19), "usageItems[].netAmount", "unheld")] == 1
