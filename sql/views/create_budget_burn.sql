@@ -3,8 +3,10 @@
 -- billing.budgets) and month of the enterprise's bill. consumed_to_date: the month's net spend
 -- the budget covers, from the landed bill: budget_scope 'enterprise' the enterprise's bill,
 -- 'organization' that organization's (budget_entity_name), 'cost_center' that cost center's
--- (by name on the newest cost-center snapshot, or id), 'user' that user's lines of the usage
--- export (billing.user_usage); only the lines of budget_product_sku, a product, a SKU or a bundle
+-- (by id, or by name on the newest cost-center snapshot: the active cost center of that name, a
+-- deleted one's usage never counting under it; the deleted ones only when none active has it),
+-- 'user' that user's lines of the usage export (billing.user_usage), whatever the spelling of the
+-- login (bi.login_key: the budget and the export may spell it apart); only the lines of budget_product_sku, a product, a SKU or a bundle
 -- of a meter's SKUs ('ai_credits', 'premium_requests'; all when empty). Other scopes (repository, multi-user) are not in the landed bill: NULL.
 -- projected_month_end: linear on the days elapsed, consumed_to_date / (the day of the month of
 -- the newest billed day) * (the days of the month), in DECIMAL rounded down to $0.000001; a
@@ -28,10 +30,17 @@ WITH bundles AS (
     JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.budget_user_states GROUP BY ALL) AS n
       USING (enterprise, snapshot_day)
 ), centers AS (
-    SELECT c.enterprise, c.cost_center_id, c.name
+    SELECT c.enterprise, c.cost_center_id, c.name, coalesce(c.state, '') <> 'deleted' AS active
     FROM billing.cost_centers AS c
     JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_centers GROUP BY ALL) AS n
       USING (enterprise, snapshot_day)
+), named AS (
+    -- The cost centers a name means: the active ones of that name; a deleted one only when no
+    -- active cost center has the name (the budget is then the deleted cost center's own).
+    SELECT enterprise, cost_center_id, name
+    FROM centers
+    WHERE name IS NOT NULL
+    QUALIFY active OR NOT bool_or(active) OVER (PARTITION BY enterprise, name)
 ), months AS (
     SELECT scope_name AS enterprise, date_trunc('month', day) AS month, max(day) AS newest_day,
            bool_and(coalesce(month_closed, FALSE)) AS month_closed
@@ -53,7 +62,7 @@ WITH bundles AS (
     FROM billing.cost_center_usage AS u
     WHERE u.scope = 'enterprise' AND u.cost_center_id <> 'none'
     UNION ALL
-    SELECT 'user', scope_name, user_login, day,
+    SELECT 'user', scope_name, bi.login_key(user_login), day,
            CASE unit_type WHEN 'ai-credits' THEN 'ai_credit' WHEN 'requests' THEN 'premium_request' END,
            product, sku, net_amount
     FROM billing.user_usage
@@ -62,16 +71,17 @@ WITH bundles AS (
     SELECT b.enterprise, b.budget_id, m.month, sum(s.net_amount) AS amount
     FROM budgets AS b
     JOIN months AS m USING (enterprise)
-    LEFT JOIN centers AS c
-      ON b.budget_scope = 'cost_center' AND c.enterprise = b.enterprise
-     AND (c.name = b.budget_entity_name OR c.cost_center_id = b.budget_entity_name)
+    LEFT JOIN (SELECT enterprise, cost_center_id, cost_center_id AS named_by FROM centers
+               UNION
+               SELECT enterprise, cost_center_id, name FROM named) AS c
+      ON b.budget_scope = 'cost_center' AND c.enterprise = b.enterprise AND c.named_by = b.budget_entity_name
     LEFT JOIN bundles AS bu ON bu.bundle = b.budget_product_sku
     JOIN spend AS s
       ON s.budget_scope = b.budget_scope AND date_trunc('month', s.day) = m.month
      AND coalesce(s.enterprise, b.enterprise) = b.enterprise
      AND s.entity = CASE b.budget_scope WHEN 'enterprise' THEN b.enterprise
                                         WHEN 'cost_center' THEN c.cost_center_id
-                                        WHEN 'user' THEN coalesce(b.user_login, b.budget_entity_name)
+                                        WHEN 'user' THEN bi.login_key(coalesce(b.user_login, b.budget_entity_name))
                                         ELSE b.budget_entity_name END
      AND (coalesce(b.budget_product_sku, '') = '' OR s.sku = b.budget_product_sku OR s.product = b.budget_product_sku
           OR s.meter = bu.meter)
