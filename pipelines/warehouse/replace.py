@@ -10,7 +10,7 @@ recorded per file in a small temp table.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import duckdb
@@ -111,10 +111,21 @@ def _lake_tables(report: ReportSlice) -> list[str]:
 class ReportLanding:
     """The open transaction of one report; made by `land_report`."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, report: ReportSlice) -> None:
+    def __init__(self, conn: duckdb.DuckDBPyConnection, report: ReportSlice, memory: ExitStack) -> None:
         self._conn = conn
         self._report = report
+        self._memory = memory  # the end of the landing's raised limit, given back after the transaction
+        self._memory_raised = False
         self.checks: list[CheckOutcome] = []  # the report's checks, once its rows are all in
+
+    def _raise_memory(self) -> None:
+        """Raise the memory limit for the rest of the transaction, once: from here on it replaces
+        keyed rows, whose index entries DuckDB keeps pinned (never spilled) until the COMMIT merges
+        them into the tables' indexes, the COMMIT too. The limit comes back once the transaction
+        has ended (set inside a failed one, it would fail too)."""
+        if not self._memory_raised:
+            self._memory.enter_context(end_of_landing_memory(self._conn))
+            self._memory_raised = True
 
     def insert(self, *, table: str, frame: pl.DataFrame, file_index: int) -> None:
         """Insert a batch into core/raw through DuckDB's Arrow scan (no Python rows)."""
@@ -135,6 +146,7 @@ class ReportLanding:
         them; the lines landed."""
         refresh = carried.ref.report.refresh
         days = self._days()
+        self._raise_memory()
         if refresh is not None:
             run_sql(self._conn, refresh[0], **days)
         self._replace_carried(carried)
@@ -236,30 +248,25 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
     """Open the report's transaction; when the block ends normally, refresh the agent dimensions
     it touched and the rollups of its days, check the report's slice and commit. It rolls back if the block raises or a
     blocking check fails (ChecksFailed). Either all of the report lands or none."""
-    conn.execute("BEGIN TRANSACTION")
-    try:
-        run_sql(conn, "warehouse/begin_report_landing.sql", **_params(report))
-        _delete_replaced(conn, _params(report))
-        landing = ReportLanding(conn, report)
-        yield landing
-        run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
-        run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
-        # The COMMIT too: it merges the transaction's primary-key entries into the tables' indexes,
-        # which DuckDB keeps pinned (never spilled), so it needs what the rollups grew them by. The
-        # limit comes back once the transaction has ended: set inside a failed one, it would fail.
-        with end_of_landing_memory(conn):
-            try:
-                _end(conn, report, landing)
-            except BaseException:
-                rollback(conn)
-                raise
-    except BaseException:
-        rollback(conn)
-        raise
+    with ExitStack() as memory:
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            run_sql(conn, "warehouse/begin_report_landing.sql", **_params(report))
+            _delete_replaced(conn, _params(report))
+            landing = ReportLanding(conn, report, memory)
+            yield landing
+            landing._raise_memory()  # everything after the batches
+            _end(conn, report, landing)
+        except BaseException:
+            rollback(conn)
+            raise
 
 
 def _end(conn: duckdb.DuckDBPyConnection, report: ReportSlice, landing: ReportLanding) -> None:
-    """Refresh the rollups of the report's days, mark the lake's partitions, check and commit."""
+    """Keep the cleared quarantine, refresh the agent dimensions and the rollups of the report's
+    days, mark the lake's partitions, check and commit."""
+    run_sql(conn, "warehouse/keep_cleared_quarantine.sql", **_params(report))
+    run_sql(conn, "warehouse/refresh_agent_dimensions.sql", **_params(report))
     ref = report.ref
     refresh_rollups(
         conn, scope=ref.scope, scope_name=ref.scope_name, start_day=report.start_day, end_day=report.end_day
