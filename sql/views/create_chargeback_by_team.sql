@@ -4,9 +4,10 @@
 -- rule, in this order:
 --   1. rule 'cost center': each cost center's net that day (billing.cost_center_usage, an
 --      enterprise's) goes to its teams, from its resources on the enterprise's newest snapshot
---      (billing.cost_center_resources): a Team resource is that enterprise team, a User
---      resource the teams the user was on that day, an Organization resource that
---      organization's teams that day (core.user_team_days). It is split by each team's share of
+--      of cost centers (billing.cost_centers, with billing.cost_center_resources of that day; a
+--      cost center not on it has none): a Team resource is that enterprise team, a User
+--      resource the teams the user was on that day (its login in any spelling, bi.login_key),
+--      an Organization resource that organization's teams that day (core.user_team_days). It is split by each team's share of
 --      the AI credits the usage reports gave its members that day (core.user_daily_totals of the
 --      bill's scope, ai_credits_used), a member on k of the cost center's teams counting 1/k on
 --      each; equally between its teams when none of them reported credits.
@@ -18,11 +19,12 @@
 --      teams is half on each, never counted twice.
 --   3. 'unallocated' is the rest, computed as the remainder (the bill less every allocation), so
 --      a scope-day's rows add up to its bill in bi.cost_daily exactly. reason says why: a cost
---      center none of whose resources is on a listed team that day, a credit (negative net),
---      usage of users on no team, no usage signal (no credits reported), cost centers that add
---      up to more than the bill (fetched at different times), no user-level report landed that
---      day, and the allocations' rounding down to $0.000001 (bi.micro, _money.sql), so no team is
---      ever charged more than its share.
+--      center none of whose resources is on a listed team that day, a cost center not on the
+--      newest snapshot, a credit (negative net) of a cost center or in no cost center (an
+--      organization's refund), usage of users on no team, no usage signal (no credits reported),
+--      cost centers that add up to more than the bill (a credit outside them, or fetched at
+--      different times), no user-level report landed that day, and the allocations' rounding
+--      down to $0.000001 (bi.micro, _money.sql), so no team is ever charged more than its share.
 -- Teams are listed by the user-teams report (teams under 5 members are not), so usage of people
 -- on no listed team is unallocated, not guessed. team is the team's latest slug (core.dim_team).
 -- Members and credits come from core.credit_team_sets (users with credits grouped by their teams,
@@ -51,9 +53,14 @@ WITH settings AS (
     JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_centers GROUP BY ALL) AS n
       USING (enterprise, snapshot_day)
 ), resources AS (
-    SELECT r.enterprise, r.cost_center_id, r.resource_type, r.resource_name
+    -- The resources of the newest snapshot of cost centers (the two land together from one
+    -- listing): a snapshot whose cost centers list no resource has none, never an older one's.
+    -- A User resource by its login key (bi.login_key): the bill and the reports may spell it apart.
+    SELECT r.enterprise, r.cost_center_id, r.resource_type,
+           CASE r.resource_type WHEN 'User' THEN bi.login_key(r.resource_name) ELSE r.resource_name END
+               AS resource_name
     FROM billing.cost_center_resources AS r
-    JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_center_resources GROUP BY ALL) AS n
+    JOIN (SELECT enterprise, max(snapshot_day) AS snapshot_day FROM billing.cost_centers GROUP BY ALL) AS n
       USING (enterprise, snapshot_day)
 ), center_resources AS (
     SELECT c.*, r.resource_type, r.resource_name
@@ -83,7 +90,7 @@ WITH settings AS (
     FROM center_resources AS c
     JOIN core.user_team_days AS m
       ON c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
-     AND m.user_login = c.resource_name
+     AND bi.login_key(m.user_login) = c.resource_name
     UNION
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope, t.scope_name, t.team_id
     FROM center_resources AS c
@@ -137,7 +144,8 @@ WITH settings AS (
     WHERE c.net > 0
 ), outside AS (
     -- What no cost center holds: the bill less the cost centers' nets.
-    SELECT b.scope, b.scope_name, b.day, bi.micro(b.bill) - coalesce(sum(c.net), 0) AS net
+    SELECT b.scope, b.scope_name, b.day, bi.micro(b.bill) - coalesce(sum(c.net), 0) AS net,
+           count(c.cost_center_id) AS centers
     FROM bills AS b
     LEFT JOIN centers AS c USING (scope, scope_name, day)
     GROUP BY b.scope, b.scope_name, b.day, b.bill
@@ -165,7 +173,7 @@ WITH settings AS (
     FROM center_resources AS c
     JOIN core.user_daily_totals AS k
       ON c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name AND k.day = c.day
-     AND k.user_login = c.resource_name
+     AND bi.login_key(k.user_login) = c.resource_name
     WHERE k.ai_credits_used > 0
 ), resource_user_teams AS (
     -- Their teams, as their set has them: the bill scope's and, an enterprise's, organizations'.
@@ -259,8 +267,12 @@ WITH settings AS (
     WHERE r.day IS NULL
     UNION ALL
     SELECT c.scope, c.scope_name, c.day,
-           'cost center ' || coalesce(n.name, c.cost_center_id) || ': none of its teams, users or organizations '
-           || 'is on a listed team that day'
+           CASE WHEN n.cost_center_id IS NULL
+                    THEN 'cost center ' || c.cost_center_id || ': not on the newest snapshot of cost centers, so '
+                         || 'no resources to charge teams by'
+                ELSE 'cost center ' || coalesce(n.name, c.cost_center_id) || ': none of its teams, users or '
+                     || 'organizations is on a listed team that day'
+           END
     FROM centers AS c
     JOIN reported AS r USING (scope, scope_name, day)
     LEFT JOIN center_weights AS w USING (scope, scope_name, day, cost_center_id)
@@ -274,7 +286,12 @@ WITH settings AS (
     WHERE c.net < 0
     UNION ALL
     SELECT o.scope, o.scope_name, o.day,
-           CASE WHEN o.net < 0 THEN 'the cost centers add up to more than the bill (fetched at different times)'
+           CASE WHEN o.net < 0 AND o.centers = 0
+                    THEN 'a credit (negative net) in no cost center is charged to no team: nothing to allocate a '
+                         || 'refund by'
+                WHEN o.net < 0
+                    THEN 'the cost centers add up to more than the bill (a credit outside them, or fetched at '
+                         || 'different times)'
                 WHEN d.day IS NULL
                     THEN 'usage in no cost center with no usage signal: no user outside the cost centers reported '
                          || 'AI credits that day'

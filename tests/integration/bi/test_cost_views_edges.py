@@ -4,11 +4,26 @@ gone from the newest snapshot, and what an unallocated reason says."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import duckdb
 
-from tests.integration.bi.test_cost_views import DAY, bill, budget, center_bill, conn, cost_center, user_bill, warehouse
+from tests.integration.bi.test_cost_views import (
+    DAY,
+    ORG,
+    bill,
+    budget,
+    center_bill,
+    chargeback,
+    conn,
+    cost_center,
+    derive,
+    on_team,
+    user_bill,
+    user_day,
+    warehouse,
+)
 
 __all__ = ["conn", "warehouse"]  # fixtures: a migrated warehouse, emptied for each test
 
@@ -47,3 +62,54 @@ def test_a_budget_naming_a_cost_center_counts_the_active_one_not_a_deleted_one_o
     budget(conn, "b-old-id", "cost_center", "cc-old", 50)
     budget(conn, "b-deleted-name", "cost_center", "Legacy", 50)
     assert consumed(conn) == {"b-name": Decimal("10"), "b-old-id": Decimal("5"), "b-deleted-name": Decimal("2")}
+
+
+def test_a_user_resource_names_its_user_whatever_the_case_of_the_login(conn: duckdb.DuckDBPyConnection) -> None:
+    # A cost center listing `DEV-1` charges the teams of dev-1 of the reports.
+    bill(conn, "10")
+    center_bill(conn, "cc", "10")
+    cost_center(conn, "cc", "Web", [("User", "DEV-1")], snapshot=DAY)
+    user_day(conn, 1, "1")
+    on_team(conn, 1, 1, "web")
+    derive(conn)
+    assert chargeback(conn) == {("web", "cost center"): Decimal("10")}
+
+
+def test_the_unallocated_reason_of_an_organization_s_credit_names_no_cost_centers(
+    conn: duckdb.DuckDBPyConnection,
+) -> None:
+    # An organization has no cost centers: its day's credit (a refund) is charged to no team, and
+    # the reason says so, not that cost centers add up to more than the bill.
+    bill(conn, "-1", scope="organization", scope_name=ORG)
+    for user in (1, 2, 3):
+        user_day(conn, user, "1", scope="organization", scope_name=ORG)
+        on_team(conn, user, user, f"t{user}", scope="organization", scope_name=ORG)
+    derive(conn)
+    ((reason, net),) = conn.execute(
+        "SELECT reason, net_amount FROM bi.chargeback_by_team WHERE scope = 'organization'"
+    ).fetchall()
+    assert net == Decimal("-1")
+    assert reason == "a credit (negative net) in no cost center is charged to no team: nothing to allocate a refund by"
+
+
+def test_a_cost_center_missing_from_the_newest_snapshot_is_charged_by_no_older_snapshot_s_resources(
+    conn: duckdb.DuckDBPyConnection,
+) -> None:
+    # docs/bi.md: a cost center's teams come "from its resources on the newest snapshot". cc is on
+    # the day before's, with team a; the newest lists only cc-2, with no resources at all.
+    bill(conn, "10")
+    center_bill(conn, "cc", "10")
+    cost_center(conn, "cc", "Web", [("Team", "a")], snapshot=DAY - timedelta(days=1))
+    cost_center(conn, "cc-2", "Other", [], snapshot=DAY)
+    user_day(conn, 1, "1")
+    on_team(conn, 1, 1, "a")
+    derive(conn)
+    rows = conn.execute("SELECT team, rule, reason, net_amount FROM bi.chargeback_by_team").fetchall()
+    assert rows == [
+        (
+            "unallocated",
+            "unallocated",
+            "cost center cc: not on the newest snapshot of cost centers, so no resources to charge teams by",
+            Decimal("10"),
+        )
+    ]
