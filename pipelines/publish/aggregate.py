@@ -63,9 +63,10 @@ _SOURCES = "_sources.json"
 # Beside it: the team-days hidden where teams add up to a scope or another team, and what each
 # day's were worked out from (its user rows and memberships, and which teams were shown before).
 _UNCOVERED = "uncovered"
+# People of the days worked out at once (teams/select_runs.sql): 37 bytes each, in memory.
+_CHUNK_PEOPLE = 1_000_000
+_BOTH = (False, True)  # the definitions of the people behind figures: counts, then sums
 # Temp tables of one publish (teams/active_members.sql, teams/uncovered_teams.sql).
-# Days worked out at once from user rows.
-_CHUNK = 14
 _WORK_TABLES = (
     "aggregate_cost_center_people",
     "aggregate_active_users",
@@ -186,11 +187,11 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
         run_sql(conn, "aggregate/teams/start_uncovered.sql")
         for days in _load_active(conn, stale):
             run_sql(conn, "aggregate/teams/shown_so_far.sql", days=days)
-            # A round for each definition of the people behind figures, until neither hides any.
-            while sum(
-                run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k, sums=sums)[0][0] for sums in (False, True)
-            ):
-                pass
+            # Rounds until neither definition hides any, of the days the last rounds hid some on.
+            working = days
+            while working:
+                hid = (run_sql(conn, "aggregate/teams/uncovered_teams.sql", k=k, sums=s, days=working) for s in _BOTH)
+                working = sorted({day for rows in hid for (day,) in rows})
         fresh = conn.table("aggregate_uncovered_hidden").to_arrow_table()
         if kept is not None:
             unchanged = pa.array([date.fromisoformat(day) for day in sources if day not in stale], pa.date32())
@@ -205,11 +206,13 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
 
 
 def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> Iterator[list[date]]:
-    """Each run of up to _CHUNK days of `stale`, once teams/active_members.sql holds its people (one
-    run at a time: a year's would not fit the memory limit). At least one run, maybe of none."""
+    """Each run of `stale` of about _CHUNK_PEOPLE people, once teams/active_members.sql holds them
+    (one at a time: a year's would not fit the memory limit). At least one run, maybe of none."""
     days = [date.fromisoformat(day) for day in stale]
-    for first in range(0, max(len(days), 1), _CHUNK):
-        chunk = days[first : first + _CHUNK]
+    runs: dict[int, list[date]] = {0: []}
+    for day, run in run_sql(conn, "aggregate/teams/select_runs.sql", days=days, people=_CHUNK_PEOPLE):
+        runs.setdefault(run, []).append(day)
+    for chunk in runs.values():
         run_sql(
             conn,
             "aggregate/teams/active_members.sql",

@@ -18,13 +18,15 @@
 -- beyond them, whom only its telemetry saw) and ($sums) the sums (the members and users whose
 -- lines carry counts). Reads aggregate_active_users and aggregate_active_members
 -- (active_members.sql), aggregate_scope_day_status and aggregate_uncovered_shown (the team-days
--- shown so far of the days worked out again).
+-- shown so far of the days worked out again), of the days $days only: every figure is of one
+-- date, so a day whose last round hid nothing is settled and the rounds go on without it.
+-- Returns the days this round hid a team on.
 CREATE OR REPLACE TEMP TABLE aggregate_uncovered_round AS
 WITH shown AS (
     SELECT m.*
     FROM aggregate_active_members AS m
     SEMI JOIN aggregate_uncovered_shown AS s USING (scope, scope_name, day, team_id)
-    WHERE NOT $sums OR m.with_counts
+    WHERE (NOT $sums OR m.with_counts) AND m.day IN (SELECT unnest(CAST($days AS DATE[])))
 ), sizes AS (
     SELECT scope, scope_name, day, team_id, count(*) AS members
     FROM shown
@@ -32,7 +34,7 @@ WITH shown AS (
 ), containers AS (
     SELECT scope, scope_name, day, CAST(NULL AS BIGINT) AS team_id, user_id
     FROM aggregate_active_users
-    WHERE CASE WHEN $sums THEN with_counts ELSE counted END
+    WHERE CASE WHEN $sums THEN with_counts ELSE counted END AND day IN (SELECT unnest(CAST($days AS DATE[])))
     UNION ALL
     SELECT scope, scope_name, day, team_id, user_id FROM shown
 ), container_sizes AS (
@@ -127,5 +129,4 @@ DELETE FROM aggregate_uncovered_shown AS s
 USING aggregate_uncovered_round AS r
 WHERE s.scope = r.scope AND s.scope_name = r.scope_name AND s.day = r.day AND s.team_id = r.team_id;
 INSERT INTO aggregate_uncovered_hidden SELECT * FROM aggregate_uncovered_round;
-SELECT count(*) FROM aggregate_uncovered_round
-
+SELECT DISTINCT day FROM aggregate_uncovered_round
