@@ -14,6 +14,8 @@
 -- coding agent, Spark); 'reported, not billed' when the export bills the user nothing that day.
 -- explanation says it in words, with the credits outside the signal and whether the bill's
 -- month or the report's day was still open (late usage posts until the month closes).
+-- A user is one login in any spelling (bi.login_key): the export and the report may spell it
+-- apart, and user_login is the report's spelling where the report has the user.
 CREATE OR REPLACE VIEW bi.credit_reconciliation AS
 WITH settings AS (
     SELECT CAST(0.02 AS DECIMAL(18, 6)) AS tolerance_share, CAST(1 AS DECIMAL(18, 6)) AS tolerance_credits
@@ -26,7 +28,8 @@ WITH settings AS (
     FROM billing.user_usage AS u
     JOIN core.user_report_days AS r USING (scope, scope_name, day)
 ), billed AS (
-    SELECT u.scope, u.scope_name, u.day, u.user_login, sum(u.quantity) AS credits,
+    SELECT u.scope, u.scope_name, u.day, bi.login_key(u.user_login) AS login, min(u.user_login) AS user_login,
+           sum(u.quantity) AS credits,
            coalesce(sum(u.quantity) FILTER (WHERE o.sku IS NULL), 0) AS signal_credits,
            coalesce(sum(u.quantity) FILTER (WHERE o.sku IS NOT NULL), 0) AS outside_credits,
            string_agg(DISTINCT o.what, ' and ' ORDER BY o.what) AS outside_what,
@@ -37,7 +40,8 @@ WITH settings AS (
     WHERE u.unit_type = 'ai-credits'
     GROUP BY ALL
 ), reported AS (
-    SELECT t.scope, t.scope_name, t.day, t.user_login, coalesce(t.ai_credits_used, 0) AS credits,
+    SELECT t.scope, t.scope_name, t.day, bi.login_key(t.user_login) AS login, t.user_login,
+           coalesce(t.ai_credits_used, 0) AS credits,
            coalesce(t.is_final, TRUE) AS is_final
     FROM core.user_daily_totals AS t
     JOIN days AS d USING (scope, scope_name, day)
@@ -49,7 +53,7 @@ WITH settings AS (
            coalesce(b.outside_credits, 0) AS outside_credits, b.outside_what, b.month_closed
     FROM reported AS r
     FULL JOIN billed AS b
-      ON b.scope = r.scope AND b.scope_name = r.scope_name AND b.day = r.day AND b.user_login = r.user_login
+      ON b.scope = r.scope AND b.scope_name = r.scope_name AND b.day = r.day AND b.login = r.login
     WHERE coalesce(r.credits, 0) > 0 OR coalesce(b.credits, 0) > 0
 ), called AS (
     SELECT p.*, p.billed_credits - coalesce(p.reported_credits, 0) AS difference,

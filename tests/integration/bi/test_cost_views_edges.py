@@ -113,3 +113,17 @@ def test_a_cost_center_missing_from_the_newest_snapshot_is_charged_by_no_older_s
             Decimal("10"),
         )
     ]
+
+
+def test_the_credit_reconciliation_pairs_a_user_s_billed_and_reported_credits_whatever_the_spelling(
+    conn: duckdb.DuckDBPyConnection,
+) -> None:
+    # The report says dev-1; the export spells the same user DEV-1 on some lines: one user, one row.
+    user_day(conn, 1, "100")
+    derive(conn)
+    user_bill(conn, "DEV-1", "60")
+    user_bill(conn, "dev-1", "41.9")
+    rows = conn.execute(
+        "SELECT user_login, reported_credits, billed_credits, call FROM bi.credit_reconciliation"
+    ).fetchall()
+    assert rows == [("dev-1", Decimal("100"), Decimal("101.9"), "agrees")]
