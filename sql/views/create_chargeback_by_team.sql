@@ -321,7 +321,7 @@ LEFT JOIN core.dim_team AS d ON d.scope = a.team_scope AND d.scope_name = a.team
 WHERE a.amount > 0
 UNION ALL
 SELECT b.scope, b.scope_name, b.day, NULL, 'unallocated', 'unallocated', r.reason,
-       CAST(b.bill - coalesce(a.amount, 0) AS DECIMAL(18, 6))
+       CAST(b.bill - coalesce(a.amount, 0) AS DECIMAL(38, 6))
 FROM bills AS b
 LEFT JOIN allocated_days AS a USING (scope, scope_name, day)
 LEFT JOIN reasons AS r USING (scope, scope_name, day)

@@ -32,7 +32,7 @@ SELECT
     c.period_index,
     c.last_day - CAST(28 * c.period_index + 27 AS INTEGER) AS period_start,
     c.last_day - CAST(28 * c.period_index AS INTEGER) AS period_end,
-    CAST(c.net_amount AS DECIMAL(18, 6)) AS net_amount,
+    CAST(c.net_amount AS DECIMAL(38, 6)) AS net_amount,
     c.billed_days,
     c.month_closed,
     u.active_users,

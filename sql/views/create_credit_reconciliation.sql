@@ -75,8 +75,8 @@ SELECT
     c.day,
     c.user_login,
     c.reported_credits,
-    CAST(c.billed_credits AS DECIMAL(18, 6)) AS billed_credits,
-    CAST(c.difference AS DECIMAL(18, 6)) AS difference,
+    CAST(c.billed_credits AS DECIMAL(38, 6)) AS billed_credits,
+    CAST(c.difference AS DECIMAL(38, 6)) AS difference,
     c.call,
     concat_ws('. ',
         CASE c.call

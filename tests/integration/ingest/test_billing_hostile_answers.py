@@ -83,6 +83,8 @@ def test_an_amount_of_15_digits_lands_exactly_not_as_null(conn: duckdb.DuckDBPyC
     assert _day(conn) == _sent(sent)
     _other_tables_landed(conn)
     assert result.months == 4
+    for (view,) in conn.execute("SELECT view_name FROM duckdb_views() WHERE schema_name = 'bi'").fetchall():
+        conn.execute(f"SELECT count(*) FROM bi.{view}").fetchall()  # no view's money type overflows on it
 
 
 def test_an_amount_sent_as_a_decimal_string_is_that_number(conn: duckdb.DuckDBPyConnection) -> None:
