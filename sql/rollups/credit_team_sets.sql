@@ -34,21 +34,29 @@ WITH lines AS (
      WHERE l.scope = 'enterprise' AND o.day BETWEEN $start_day AND $end_day
      GROUP BY ALL
 ), users AS (
-    SELECT l.scope, l.scope_name, l.day,
+    SELECT l.scope, l.scope_name, l.day, l.user_id,
            coalesce(t.teams, []) AS teams, coalesce(t.scope_teams, 0) AS scope_teams,
-           coalesce(o.organizations, []) AS organizations,
-           CASE WHEN len(t.teams) > 16 THEN row_number() OVER (PARTITION BY l.scope, l.scope_name, l.day, t.teams,
-               o.organizations ORDER BY l.credits, l.user_id) ELSE 0 END AS alone,
-           l.credits
+           coalesce(o.organizations, []) AS organizations, l.credits
       FROM lines AS l
       LEFT JOIN teams AS t USING (scope, scope_name, day, user_id)
       LEFT JOIN organizations AS o USING (scope, scope_name, day, user_id)
+), numbered AS (
+    -- Only the users on more than 16 teams are numbered (a window over every user would cost the landing).
+    SELECT scope, scope_name, day, teams, scope_teams, organizations, 0 AS alone, credits
+      FROM users
+     WHERE len(teams) <= 16
+    UNION ALL
+    SELECT scope, scope_name, day, teams, scope_teams, organizations,
+           row_number() OVER (PARTITION BY scope, scope_name, day, teams, organizations ORDER BY credits, user_id),
+           credits
+      FROM users
+     WHERE len(teams) > 16
 ), sets AS (
     SELECT scope, scope_name, day, teams, scope_teams, organizations, alone,
            count(*) FILTER (WHERE credits > 0) AS credited_users,
            coalesce(sum(credits) FILTER (WHERE credits > 0), 0) AS credited_ai_credits,
            sum(credits) AS ai_credits
-      FROM users
+      FROM numbered
      GROUP BY ALL
 )
 SELECT scope, scope_name, day,
