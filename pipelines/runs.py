@@ -74,7 +74,7 @@ class RunPlan:
     last_day: date  # before first_day: no daily reports (e.g. only today was asked for)
     latest_28_day: bool = True
     snapshots: bool = True
-    billing: bool = True  # the billed usage of the open months (docs/billing.md)
+    billing: bool = True  # the billed usage of the months from first_day's (docs/billing.md)
     refetch_billing: bool = False  # and of the closed months too
 
 
@@ -251,7 +251,7 @@ def _run_plan(
             partition_key=today.isoformat(),
         )
     if plan.billing:
-        out.write("billed usage of the open months\n")
+        out.write(f"billed usage of the months from {plan.first_day:%Y-%m}\n")
         _execute(
             defs.resolve_job_def("billing_job"),
             instance=instance,
@@ -259,7 +259,10 @@ def _run_plan(
             log=log,
             alerting=alerting,
             label="billing",
-            ops={name: {"config": {"refetch": plan.refetch_billing}} for name in ("billing_usage", "billing_exports")},
+            ops={
+                name: {"config": {"refetch": plan.refetch_billing, "since": plan.first_day.isoformat()}}
+                for name in ("billing_usage", "billing_exports")
+            },
         )
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "Feed",
     "ingest_billing",
     "meter_of",
+    "months_since",
     "months_to_fetch",
 ]
 
@@ -114,6 +115,16 @@ def months_to_fetch(*, today: date, months: int, closed: Iterable[date]) -> list
         first = _month_start(first - timedelta(days=1))
         wanted.append(first)
     return [m for m in reversed(wanted) if m not in done]
+
+
+def months_since(since: date | None, today: date, months: int) -> int:
+    """How many months back a run's window reaches: from `since`'s month to today's (a run lands
+    the bill of the months its days fall in and of the months after them, which hold the open
+    ones), never more than `months`; None (the schedule): `months`, the backfill."""
+    if since is None or months <= 0:
+        return months
+    span = (today.year - since.year) * 12 + today.month - since.month + 1
+    return min(months, max(1, span))
 
 
 def _days(month: date, today: date) -> list[date]:
@@ -167,13 +178,14 @@ def ingest_billing(
     *,
     scopes: Iterable[tuple[Scope, str]],
     months: int = HISTORY_MONTHS,
+    since: date | None = None,
     refetch: bool = False,
     reserve: int = BUDGET_RESERVE,
     say: Callable[[str], None] = print,
 ) -> BillingResult:
     """Fetch and land the billed usage of every scope (see the module's docstring), newest month
-    first, while the rate-limit budget stays over `reserve`; `refetch` fetches the closed months
-    again too."""
+    first, while the rate-limit budget stays over `reserve`; `since` (a run's first day) keeps the
+    window to the months from its month on; `refetch` fetches the closed months again too."""
     result = BillingResult()
     if months <= 0:
         return result
@@ -183,6 +195,7 @@ def ingest_billing(
         say(_clockless(today))
         if today is None:
             return result
+    months = months_since(since, today, months)
     work = [
         _Scope(scope, name, set() if refetch else closed_months(conn, scope=scope, scope_name=name))
         for scope, name in scopes

@@ -36,7 +36,7 @@ from pipelines.ingest._billing_export_files import (
 )
 from pipelines.ingest.archive import report_dir
 from pipelines.ingest.archive_files import remove_unrecorded
-from pipelines.ingest.billing import months_to_fetch
+from pipelines.ingest.billing import months_since, months_to_fetch
 from pipelines.ingest.parse import truncate_line
 from pipelines.service import ServiceClient
 from pipelines.service.billing import service_today
@@ -76,6 +76,7 @@ def ingest_exports(
     enterprises: Iterable[str],
     raw_dir: Path,
     months: int = HISTORY_MONTHS,
+    since: date | None = None,
     refetch: bool = False,
     forgotten: Forgotten | None = None,
     polls: int = POLLS,
@@ -87,6 +88,7 @@ def ingest_exports(
     if months <= 0:  # BILLING_MONTHS=0: billing is off
         return result
     today = service_today(client) or utc_today()
+    months = months_since(since, today, months)
     for name in enterprises:
         closed = {
             month

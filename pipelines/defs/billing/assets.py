@@ -1,5 +1,6 @@
-"""The billed usage of every scope (docs/billing.md): one asset run per day fetches the open
-months (and, the first time, the history the service keeps) and lands them.
+"""The billed usage of every scope (docs/billing.md): the schedule's run fetches the months not
+landed closed of the BILLING_MONTHS the service keeps (the backfill, within the rate-limit
+budget), a `metrics-etl run` those from its first day's month on, and lands them.
 
 Its tables are the catalog's of group `billing` that a usage feed lands (pipelines/ingest/billing.py
 FEEDS) and billing.fetches; unpartitioned, as the months it fetches are its own business (a
@@ -7,6 +8,7 @@ closed month is never fetched again, an open one every run).
 """
 
 from collections.abc import Iterator
+from datetime import date
 
 import dagster as dg
 
@@ -27,6 +29,12 @@ BILLING_USAGE_KEYS = {
 
 class BillingConfig(dg.Config):
     refetch: bool = False  # fetch the closed months again too (`metrics-etl run --refetch`)
+    # A run's first day (ISO): only the months from its month on (`metrics-etl run` lands the bill
+    # of the months its days fall in); empty, the schedule's: BILLING_MONTHS back, the backfill.
+    since: str = ""
+
+    def since_day(self) -> date | None:
+        return date.fromisoformat(self.since) if self.since else None
 
 
 @dg.multi_asset(
@@ -51,6 +59,7 @@ def billing_usage(
             conn,
             scopes=settings.scopes,
             months=settings.billing_months,
+            since=config.since_day(),
             refetch=config.refetch,
             say=context.log.warning,
         )

@@ -92,6 +92,7 @@ def billing_exports(
             enterprises=settings.enterprises,
             raw_dir=storage.raw_path,
             months=settings.billing_months,
+            since=config.since_day(),
             refetch=config.refetch,
             forgotten=load_forgotten(conn, storage.pseudonym_key),
             say=context.log.warning,

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.ingest.billing import meter_of, months_to_fetch
+from pipelines.ingest.billing import meter_of, months_since, months_to_fetch
 from pipelines.service.billing_wire import HISTORY_MONTHS, month_closes
 
 
@@ -64,3 +64,34 @@ def test_premium_requests_meter_the_months_before_june_2026_and_ai_credits_from_
     assert meter_of(date(2026, 5, 1)) == "premium_request"
     assert meter_of(date(2026, 6, 1)) == "ai_credit"
     assert meter_of(date(2024, 12, 1)) == "premium_request"
+
+
+@given(
+    since=st.dates(min_value=date(2023, 1, 1), max_value=date(2027, 12, 31)),
+    today=st.dates(min_value=date(2025, 1, 1), max_value=date(2027, 12, 31)),
+    months=st.integers(min_value=0, max_value=24),
+)
+def test_a_run_s_window_holds_the_months_from_its_first_day_s_to_today_s_and_no_more(
+    since: date, today: date, months: int
+) -> None:
+    reach = months_since(since, today, months)
+    window = months_to_fetch(today=today, months=reach, closed=()) if reach else []
+    if months == 0:  # BILLING_MONTHS=0: billing off, whatever the run's days
+        assert reach == 0
+    elif since.replace(day=1) > today.replace(day=1):  # days the service has not reached: its month only
+        assert window == [today.replace(day=1)]
+    else:
+        assert window[-1] == today.replace(day=1)
+        assert window[0] == max(since.replace(day=1), months_to_fetch(today=today, months=months, closed=())[0])
+
+
+def test_a_run_of_one_day_fetches_its_month_and_the_schedule_the_backfill() -> None:
+    today = date(2026, 11, 20)
+    assert months_to_fetch(today=today, months=months_since(date(2026, 11, 19), today, 24), closed=()) == [
+        date(2026, 11, 1)
+    ]
+    assert months_to_fetch(today=today, months=months_since(date(2026, 10, 30), today, 24), closed=()) == [
+        date(2026, 10, 1),
+        date(2026, 11, 1),
+    ]
+    assert months_since(None, today, 24) == 24
