@@ -137,24 +137,24 @@ class BillingAdminRoutes:
         body = {field: shown, **(extra or {}), "has_next_page": page * per_page < len(rows), "total_count": len(rows)}
         return billing_json(request, self.state, body)
 
-    async def budget(self, request: Request) -> Response:
+    async def _budget_of_path(self, request: Request) -> tuple[Centers, dict[str, Any]] | Response:
+        """The enterprise's cost center book and the budget the path names, or the answer refusing it."""
         centers = self._centers(request)
         if isinstance(centers, Response):
             return centers
         budgets = await self._budget_list(request, centers)
         found = next((b for b in budgets if b["id"] == request.path_params["budget_id"]), None)
-        if found is None:
-            return message(404, "Not Found")
-        return billing_json(request, self.state, found)
+        return message(404, "Not Found") if found is None else (centers, found)
+
+    async def budget(self, request: Request) -> Response:
+        named = await self._budget_of_path(request)
+        return named if isinstance(named, Response) else billing_json(request, self.state, named[1])
 
     async def user_states(self, request: Request) -> Response:
-        centers = self._centers(request)
-        if isinstance(centers, Response):
-            return centers
-        budgets = await self._budget_list(request, centers)
-        found = next((b for b in budgets if b["id"] == request.path_params["budget_id"]), None)
-        if found is None:
-            return message(404, "Not Found")
+        named = await self._budget_of_path(request)
+        if isinstance(named, Response):
+            return named
+        centers, found = named
         if found["budget_scope"] != "multi_user_customer":
             return message(404, f"Budget {found['id']} is not a multi-user budget: it has no user states")
         states = await asyncio.to_thread(centers.user_states, self.state.today(), request.path_params["name"])
