@@ -8,8 +8,9 @@ without their lines. So an erased person never lands again, and the aggregate re
 figures, which the service computes, stay as the service gave them.
 
 A snapshot's listings are filtered before they land (`without_forgotten`): a seat or a member
-naming an erased person goes, an issue they wrote stays without its author, and an @mention of
-one in a free-text column (an issue's title) is replaced by a placeholder. Its ETag cache
+naming an erased person goes, an issue they wrote stays without its author, an @mention of
+one in a free-text column (an issue's title) is replaced by a placeholder, and their login
+leaves a list of logins (a budget's alert recipients). Its ETag cache
 entries naming them are removed after it (`forget_cached`): the next snapshot asks for those
 listings whole again, and no cached copy keeps them.
 """
@@ -88,12 +89,15 @@ def without_forgotten(
 ) -> dict[str, pl.DataFrame]:
     """The frames (table name in `schema` → rows) without the erased people: a row naming one goes,
     or stays without them where the table keeps such rows (an issue loses its author); their
-    @mentions in the catalog's free-text columns are replaced."""
+    @mentions in the catalog's free-text columns are replaced, and their logins leave its list
+    columns of logins."""
     person_tables = {t.name: t for t in PERSON_TABLES}
-    texts = {t.name: t.text for t in tables()}
-    kept = {
-        name: _without_mentions(frame, forgotten, texts.get(f"{schema}.{name}", ())) for name, frame in frames.items()
-    }
+    declared = {t.name: t for t in tables()}
+    kept = {}
+    for name, frame in frames.items():
+        table = declared.get(f"{schema}.{name}")
+        texts, lists = (table.text, table.login_lists) if table is not None else ((), ())
+        kept[name] = _without_listed(_without_mentions(frame, forgotten, texts), forgotten, lists)
     for name, frame in list(kept.items()):
         person_table = person_tables.get(f"{schema}.{name}")
         if person_table is None or frame.height == 0:
@@ -123,5 +127,19 @@ def _without_mentions(frame: pl.DataFrame, forgotten: Forgotten, columns: tuple[
         return frame
     return frame.with_columns(
         pl.col(column).map_elements(lambda text: redact_text(text, forgotten), return_dtype=pl.String)
+        for column in present
+    )
+
+
+def _without_listed(frame: pl.DataFrame, forgotten: Forgotten, columns: tuple[str, ...]) -> pl.DataFrame:
+    present = [column for column in columns if column in frame.columns]
+    if not present or frame.height == 0:
+        return frame
+
+    def kept(logins: list[str | None] | None) -> list[str | None] | None:
+        return None if logins is None else [x for x in logins if x is None or not forgotten.is_login(x)]
+
+    return frame.with_columns(
+        pl.Series(column, [kept(logins) for logins in frame[column].to_list()], dtype=frame[column].dtype)
         for column in present
     )

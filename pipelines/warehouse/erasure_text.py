@@ -2,7 +2,8 @@
 
 Webhook deliveries a person field of their kind names them in go; their login in other
 people's deliveries and in the catalog's free-text columns (`Table.text`: issue titles,
-quarantined lines, ...) is replaced by a placeholder, and the lake partitions changed are
+quarantined lines, ...) is replaced by a placeholder, it leaves the catalog's list columns of
+logins (`Table.login_lists`: a budget's alert recipients), and the lake partitions changed are
 marked. The candidates are found in SQL by the login or the id anywhere in the text, then
 tested field by field and word by word (pipelines/warehouse/people.py), so a repository whose
 id is the user id, or a longer login, is never touched.
@@ -22,10 +23,12 @@ __all__ = ["erase_from_text"]
 def erase_from_text(conn: duckdb.DuckDBPyConnection, person: Person) -> dict[str, int]:
     """What names the person beyond their rows, inside the caller's transaction: the webhook
     deliveries a person field of their kind names them in go; their login in other deliveries'
-    text and in the catalog's free-text columns is replaced. Rows removed per table. (A landing
-    needs none of it: the loader and a snapshot screen what they land.)"""
+    text and in the catalog's free-text columns is replaced, and leaves its lists of logins. Rows
+    removed per table. (A landing needs none of it: the loader and a snapshot screen what they
+    land.)"""
     removed = _erase_deliveries(conn, person)
     _redact_texts(conn, person)
+    _drop_from_lists(conn, person)
     return {name: count for name, count in removed.items() if count}
 
 
@@ -86,3 +89,24 @@ def _redact_texts(conn: duckdb.DuckDBPyConnection, person: Person) -> None:
                 rowids=list(changed),
                 texts=list(changed.values()),
             )
+
+
+def _drop_from_lists(conn: duckdb.DuckDBPyConnection, person: Person) -> None:
+    """The person's login out of every list column of logins the catalog declares
+    (Table.login_lists), in any case, the rest of each list kept; their lake partitions marked."""
+    if person.login is None:
+        return
+    for declared in tables():
+        for column in declared.login_lists:
+            identifiers = {"table": declared.name, "column": column, "day": declared.partition or ""}
+            rowids = [
+                rowid
+                for (rowid,) in run_sql(
+                    conn, "privacy/select_list_naming.sql", identifiers=identifiers, login=person.login
+                )
+            ]
+            if not rowids:
+                continue
+            if declared.partition is not None:
+                run_sql(conn, "privacy/mark_text_rows.sql", identifiers=identifiers, rowids=rowids)
+            run_sql(conn, "privacy/update_list_without.sql", identifiers=identifiers, rowids=rowids, login=person.login)

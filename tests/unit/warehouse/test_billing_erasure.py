@@ -1,17 +1,21 @@
 """Erasure of one person from the billing tables, derived from the catalog's person columns: their
-billed lines, budget user states and cost-center membership go; anyone else's rows, a team or
+billed lines, budget user states and cost-center membership go, their login leaves budgets'
+alert recipients (the catalog's list columns of logins); anyone else's rows, a team or
 organization resource spelled like their login, and the scope's bill stay."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from pipelines.ingest.forgotten import without_forgotten
 from pipelines.privacy import apply_retention
+from pipelines.privacy.forget import Places, forget
+from pipelines.transform.billing_state import budgets_frame
 from pipelines.warehouse.erasure import PERSON_TABLES, Forgotten, Person, erase_rows, person_hashes
 from pipelines.warehouse.erasure_person import find_person
 from pipelines.warehouse.erasure_text import erase_from_text
@@ -130,3 +134,51 @@ def test_a_person_s_quarantined_export_lines_go_and_anyone_else_s_stay(conn):
     assert erased.rows == {"raw.quarantine": 1}
     assert not erased.record_days  # the bill's lines are no usage report's records
     assert conn.sql("SELECT line_text FROM raw.quarantine").fetchall() == [("2026-10-02,anne,copilot,x,m,bad",)]
+
+
+def _budget(conn: duckdb.DuckDBPyConnection, budget_id: str, recipients: list[str] | None) -> None:
+    conn.execute(
+        "INSERT INTO billing.budgets (snapshot_day, enterprise, budget_id, budget_scope, budget_entity_name,"
+        " budget_amount, will_alert, alert_recipients, fetched_at) VALUES (?, 'big', ?, 'enterprise', 'big', 50,"
+        " TRUE, ?, now())",
+        [SNAP, budget_id, recipients],
+    )
+
+
+def test_forget_takes_the_person_out_of_budgets_alert_recipients_in_any_case_and_no_one_else(conn, tmp_path: Path):
+    _budget(conn, "b-all", ["admin", "Ann", "anne", "ann-1"])
+    _budget(conn, "b-ann", ["ann"])
+    _budget(conn, "b-none", None)
+    places = Places(
+        raw_dir=tmp_path / "raw",
+        spool_dir=tmp_path / "spool",
+        etag_cache=None,
+        lake=tmp_path / "lake",
+        serving=tmp_path / "serving.duckdb",
+        aggregate_k=5,
+    )
+    forget(conn, "ann", key="a-test-pseudonym-key-of-some-length", places=places)
+    assert conn.sql("SELECT budget_id, alert_recipients FROM billing.budgets ORDER BY 1").fetchall() == [
+        ("b-all", ["admin", "anne", "ann-1"]),
+        ("b-ann", []),
+        ("b-none", None),
+    ]
+    # The lake is published again without them (their partitions were marked changed).
+    lake = sorted(str(path) for path in (tmp_path / "lake").rglob("*.parquet") if "budgets" in str(path))
+    assert lake and duckdb.sql(
+        "SELECT list_sort(flatten(list(alert_recipients))) FROM read_parquet($files, union_by_name => true)"
+        " WHERE budget_id IN ('b-all', 'b-ann')",
+        params={"files": lake},
+    ).fetchall() == [(["admin", "ann-1", "anne"],)]
+
+
+def test_a_fetched_budget_lands_without_an_erased_alert_recipient():
+    key = b"k" * 32
+    forgotten = Forgotten(key, frozenset(person_hashes(key, Person(None, "ann"))))
+    records = [
+        {"id": "b-1", "budget_scope": "enterprise", "budget_alerting": {"will_alert": True, "alert_recipients": r}}
+        for r in (["ANN", "bob"], [])
+    ]
+    budgets = budgets_frame(records, day=SNAP, enterprise="big", fetched_at=datetime.now(UTC))
+    kept = without_forgotten({"budgets": budgets}, forgotten, schema="billing")
+    assert kept["budgets"]["alert_recipients"].to_list() == [["bob"], []]

@@ -87,6 +87,26 @@ def test_every_table_with_a_column_naming_a_person_declares_it(warehouse: duckdb
             assert t.partition in columns[t.name], f"{t.name}: erasure and retention select its rows by day"
 
 
+# A list column named like people it holds (a budget's alert recipients): logins, unless declared.
+_PEOPLE_LIST = re.compile(r"(recipients|logins|users|members|assignees|reviewers|authors)$")
+
+
+def test_every_list_of_logins_is_declared(warehouse: duckdb.DuckDBPyConnection) -> None:
+    # Erasure takes a login out of the declared lists only (Table.login_lists): one left
+    # undeclared would keep the person (a budget's alert recipients did).
+    lists = {
+        (f"{schema}.{name}", column)
+        for schema, name, column in warehouse.sql(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns"
+            " WHERE data_type = 'VARCHAR[]' AND table_schema <> 'bi'"
+        ).fetchall()
+    }
+    declared = {(t.name, column) for t in TABLES for column in t.login_lists}
+    assert declared <= lists
+    assert {place for place in lists if _PEOPLE_LIST.search(place[1])} <= declared
+    assert ("billing.budgets", "alert_recipients") in declared
+
+
 def test_the_dagster_assets_of_each_concern_are_the_catalog_s(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SERVICE_TOKEN", "catalog-test-token")  # Dagster reads secrets from the environment
     settings = Settings(base_url="http://127.0.0.1:9", token=Secret("catalog-test-token"), orgs=("acme",))
