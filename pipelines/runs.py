@@ -252,6 +252,7 @@ def _run_plan(
         )
     if plan.billing:
         out.write(f"billed usage of the months from {plan.first_day:%Y-%m}\n")
+        billing = {"refetch": plan.refetch_billing, "since": plan.first_day.isoformat()}
         _execute(
             defs.resolve_job_def("billing_job"),
             instance=instance,
@@ -259,10 +260,7 @@ def _run_plan(
             log=log,
             alerting=alerting,
             label="billing",
-            ops={
-                name: {"config": {"refetch": plan.refetch_billing, "since": plan.first_day.isoformat()}}
-                for name in ("billing_usage", "billing_exports")
-            },
+            ops={op: {"config": billing} for op in ("billing_usage", "billing_exports")},
         )
 
 
