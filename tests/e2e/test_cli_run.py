@@ -87,7 +87,9 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
         env = _env(tmp_path, **environ_for(emu, SERVICE_ENTERPRISE=emu.credentials["enterprise"]))
         first = _run(env, tmp_path, "--day", today.isoformat(), "--no-latest", "--no-snapshots")
         assert first.returncode == 0, first.stderr[-3000:]
-        assert f"{today} not available yet" in first.stdout and "nothing landed yet" in first.stdout
+        # No report landed; the bill of the day's month did (billing follows the run's days).
+        assert f"{today} not available yet" in first.stdout
+        assert f"billed usage of the months from {today:%Y-%m}" in first.stdout
         done = _run(env, tmp_path, "--day", yesterday.isoformat(), "--no-latest", "--no-snapshots")
         assert done.returncode == 0, done.stderr[-3000:]
         assert f"organization acme: not available yet: {yesterday}" in done.stdout
@@ -97,7 +99,8 @@ def test_a_first_run_before_the_days_report_exists_says_not_available_per_scope_
         assert before.returncode == 0, before.stderr[-3000:]
         assert f"organization acme: no report exists for {old} (before the platform's history" in before.stdout
     with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as conn:
-        assert conn.execute("SELECT count(*) FROM raw.report_files").fetchone() == (0,)
+        # No usage report file (the billing exports of the months are archived there too).
+        assert conn.execute("SELECT count(*) FROM raw.report_files WHERE level <> 'billing'").fetchone() == (0,)
 
 
 @pytest.mark.parametrize(

@@ -43,13 +43,17 @@ def test_a_run_started_from_the_root_directory_keeps_every_file_in_the_home_and_
     assert not Path("/data").exists() and not Path("/warehouse.duckdb").exists()
     for name in ("warehouse.duckdb", "serving.duckdb", "lake", "raw", "http-cache.sqlite3", "dagster/dagster.yaml"):
         assert (home / name).exists(), name
-    (log,) = (home / "logs").glob("run-*.log")
+    logs = list((home / "logs").glob("run-*.log"))
     with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
-        (run,) = instance.get_runs()
-        assert run.status == dg.DagsterRunStatus.SUCCESS and run.job_name == "usage_daily_job"
+        # The day's reports, then the bill of its month: a run each, both in the home's history.
+        runs = {run.job_name: run for run in instance.get_runs()}
+        assert sorted(runs) == ["billing_job", "usage_daily_job"]
+        assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs.values())
         event = instance.get_latest_materialization_event(dg.AssetKey(["core", "daily_totals"]))
-        assert event is not None and event.run_id == run.run_id
-    assert run.run_id in log.read_text(), "the log names the run it records"
+        assert event is not None and event.run_id == runs["usage_daily_job"].run_id
+    (log,) = logs  # one log for the command, naming each run it records
+    for run in runs.values():
+        assert run.run_id in log.read_text(), "the log names the runs it records"
 
 
 def test_a_failed_run_names_its_run_and_its_log_file_both_of_which_exist(emu, tmp_path):
