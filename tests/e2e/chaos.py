@@ -47,8 +47,9 @@ _EXCLUDED: dict[tuple[str, str], dict[str, str]] = {
 }
 # Bookkeeping of one warehouse's history, not data: which lake partitions wait for the next
 # publish depends on where a killed run stopped.
-# raw.report_fetches records every fetch: a killed run's re-run fetched its reports again.
-_SKIPPED = {("meta", "lake_changes"), ("raw", "report_fetches")}
+# raw.report_fetches and billing.fetches record every fetch: a killed run's re-run fetched its
+# reports and its bill again.
+_SKIPPED = {("meta", "lake_changes"), ("raw", "report_fetches"), ("billing", "fetches")}
 # A seat listing is archived as the service sent it, with the links of its users, teams and
 # organizations, which name the service's host and port: the two runs' emulators listen on
 # different ports, so a listing's bytes, sha256 and file name differ for the same seats. Its

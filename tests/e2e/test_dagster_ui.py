@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_SECONDS = 300  # the webserver loads the definitions in a code server; slow on 2 busy cores
 LOCATION, REPOSITORY = "metrics_etl", "__repository__"
-JOBS = ("usage_daily_job", "usage_latest_job", "snapshots_job", "serving_publish_job")
+JOBS = ("usage_daily_job", "usage_latest_job", "snapshots_job", "serving_publish_job", "billing_job")
 _TODAY = datetime.now(UTC).date()
 EARLIER_SNAPSHOTS = [_TODAY - timedelta(days=30), _TODAY - timedelta(days=3)]  # taken in an older version
 
