@@ -30,7 +30,7 @@ _RULES = tuple(sorted(p.name for p in (SQL_DIR / "rollups").glob("_*.sql")))
 
 
 # The rollups' joins and windows over a scope's days (and 27 before them) run at the end of a
-# landing, whose memory limit (48 MB, sql/ingest/limit_resources.sql) is sized for its batches
+# landing, whose memory limit (64 MB, sql/ingest/limit_resources.sql) is sized for its batches
 # and by then holds the transaction's rows: the demo's week of reports ran out of it there, in
 # the rollups and then in the checks after them.
 _ROLLUP_MEMORY = 256 * 2**20
