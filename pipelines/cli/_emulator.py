@@ -61,6 +61,13 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     default=0,
     help="Seats with a null assignee (a deleted or pending account) ending each seat listing.",
 )
+@click.option(
+    "--billing-read",
+    type=click.Choice(["on", "off"]),
+    default="on",
+    show_default=True,
+    help="off: the owner's and installation's tokens lack billing read (billing answers 403).",
+)
 @click.option("--credentials-out", type=_FILE, help="Write the credentials JSON here (the app key goes next to it).")
 def emulator(**options: str | int | bool | date | Path | None) -> int:
     """Run the platform emulator on loopback."""
