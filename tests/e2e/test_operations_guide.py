@@ -312,6 +312,7 @@ def the_ui_shows_the_cli_run_and_running_automation(host: Host) -> None:
     (repository,) = graphql(host, _AUTOMATION)["repositoriesOrError"]["nodes"]
     schedules = {s["name"]: (s["cronSchedule"], s["scheduleState"]["status"]) for s in repository["schedules"]}
     assert schedules == {
+        "billing_daily_schedule": ("0 7 * * *", "RUNNING"),
         "snapshots_daily_schedule": ("0 5 * * *", "RUNNING"),
         "usage_daily_schedule": ("0 6 * * *", "RUNNING"),
         "usage_latest_schedule": ("30 6 * * *", "RUNNING"),
