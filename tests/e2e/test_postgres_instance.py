@@ -97,15 +97,17 @@ def test_a_cli_run_is_recorded_in_postgres(postgres, emulator, tmp_path, monkeyp
         monkeypatch.setenv(name, value)
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
         assert type(instance.run_storage).__module__.startswith("dagster_postgres")
-        (run,) = instance.get_runs()
-        assert run.job_name == "usage_daily_job"
-        assert run.status == dg.DagsterRunStatus.SUCCESS
+        # The day's reports, then the bill of its month: a run each.
+        runs = {r.job_name: r for r in instance.get_runs()}
+        assert sorted(runs) == ["billing_job", "usage_daily_job"]
+        assert all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs.values())
+        run = runs["usage_daily_job"]
         event = instance.get_latest_materialization_event(dg.AssetKey(["core", "daily_totals"]))
         assert event is not None and event.run_id == run.run_id
         assert event.asset_materialization is not None and event.asset_materialization.partition == day
 
     # Straight from PostgreSQL's tables, not through Dagster: the rows are there.
-    assert postgres.count("cli_run", "SELECT count(*) FROM runs") == 1
+    assert postgres.count("cli_run", "SELECT count(*) FROM runs") == 2
     materializations = postgres.count(
         "cli_run", "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'"
     )
