@@ -62,7 +62,12 @@ def test_an_issues_delivery_without_repository_is_quarantined_and_the_next_run_p
 
     for run in (first, second):
         assert run.success
-        (check,) = [e.event_specific_data for e in run.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+        (check,) = [
+            e.asset_check_evaluation_data
+            for e in run.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"
+            and e.asset_check_evaluation_data.check_name == "deliveries_name_event_and_repository"
+        ]
         assert check.passed
     with duckdb.connect(str(events_env["WAREHOUSE_PATH"]), read_only=True) as conn:
         assert conn.execute("SELECT delivery_id, reason FROM events.webhook_quarantine").fetchall() == [
