@@ -54,6 +54,10 @@ class Check:
     blocking: bool = True
     levels: frozenset[str] = _BOTH  # report levels whose slice it applies to
     identifiers: tuple[tuple[str, str], ...] = ()
+    # A query over key hashes `% $parts = $part`: run in as many passes as its slice has rows
+    # per pass (`passes_sql` counts them), each answer summed (0: one pass, no such parameters).
+    rows_per_pass: int = 0
+    passes_sql: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,8 @@ class _Facts:
             f"One row per {self.grain}.",
             levels=self.levels,
             identifiers=identifiers,
+            rows_per_pass=_GRAIN_ROWS_PER_PASS,
+            passes_sql="checks/count_slice_rows.sql",
         )
         if not self.counters:
             return (grain,)
@@ -135,6 +141,10 @@ class _Facts:
 
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+# The grain check groups its slice's key hashes; a table of groups for 1.5 M breakdown rows (a
+# 500,000-user day) raised the landing's peak RSS by ~110 MB in one pass, ~47 MB in four
+# (docs/benchmarks.md), and the audit's whole history is larger still: passes bound it.
+_GRAIN_ROWS_PER_PASS = 400_000
 _PERSON_COLUMNS = {column for t in TABLES if t.person for column in t.person}
 # The levels of the reports landed inside another's transaction: writers of facts too.
 _CARRIED_LEVELS = {k.level for k in REPORT_KINDS if k.carried_by is not None}
@@ -221,8 +231,17 @@ def run_checks(
     """Each check's outcome; `params` are bound to the parameters each query names."""
     outcomes = []
     for check in checks:
-        failures, detail = run_sql(conn, check.sql, identifiers=dict(check.identifiers), **params)[0]
-        outcomes.append(CheckOutcome(check, int(failures), (detail or "")[:_DETAIL_CHARS], where))
+        identifiers = dict(check.identifiers)
+        parts = 1
+        if check.rows_per_pass:
+            ((rows,),) = run_sql(conn, check.passes_sql, identifiers=identifiers, **params)
+            parts = max(1, -(-int(rows) // check.rows_per_pass))
+        failures, details = 0, []
+        for part in range(parts):
+            found, detail = run_sql(conn, check.sql, identifiers=identifiers, part=part, parts=parts, **params)[0]
+            failures += int(found)
+            details += [detail] if detail else []
+        outcomes.append(CheckOutcome(check, failures, ", ".join(details)[:_DETAIL_CHARS], where))
     return outcomes
 
 

@@ -1,7 +1,11 @@
 """The grain and sign checks are one template per kind, filled per table: each finds what it
 guards against, only inside the slice it is given, and passes on a clean warehouse."""
 
+from dataclasses import replace
 from datetime import date
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pipelines.warehouse.checks import REPORT_CHECKS, WHOLE_HISTORY, run_checks, slice_params
 
@@ -86,3 +90,22 @@ def test_no_check_detail_names_the_user_of_a_duplicate_or_a_team_member(conn):
     }
     for outcome in failed:
         assert not {"1000022", "dev-00022", "1000023", "dev-00023"} & set(outcome.describe().replace(",", " ").split())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    users=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=30),
+    rows_per_pass=st.integers(min_value=1, max_value=7),
+)
+def test_the_grain_check_in_passes_finds_what_one_pass_finds(conn, users, rows_per_pass):
+    # Passes split the slice by key hash, so every key's rows meet in one pass: the duplicates
+    # summed over the passes are the duplicates of the whole slice, each counted once.
+    conn.execute("DELETE FROM core.user_daily_totals")
+    for user_id in users:
+        _user_row(conn, "acme", user_id, 1)
+    acme = slice_params(scope="organization", scope_name="acme", level="user", start_day=DAY, end_day=DAY)
+    grain = _check("grain_is_unique", "user_daily_totals")
+    (in_passes,) = run_checks(conn, [replace(grain, rows_per_pass=rows_per_pass)], where="acme", **acme)
+    (in_one,) = run_checks(conn, [replace(grain, rows_per_pass=0)], where="acme", **acme)
+    duplicated = len({u for u in users if users.count(u) > 1})
+    assert in_passes.failures == in_one.failures == duplicated
