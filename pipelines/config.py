@@ -30,11 +30,13 @@ from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, Token
 from pipelines.service.dialect import Scope
 
 __all__ = [
+    "CATALOG_TIERS",
     "DEFAULT_API_VERSION",
     "ENV_VARS",
     "PAGE_TIERS",
     "SECRET_FIELDS",
     "ConfigError",
+    "MetricsConfig",
     "Secret",
     "Settings",
     "default_data_dir",
@@ -44,6 +46,9 @@ DEFAULT_API_VERSION = "2026-03-10"
 # The privacy tiers report.html can follow (docs/privacy.md): everything the serving database
 # holds, or "aggregate": nobody named, as the aggregate tier promises.
 PAGE_TIERS: Final = ("full", "aggregate")
+# The tiers the metric catalog may serve (`metrics-etl metrics`, `metrics-etl mcp`): the aggregate
+# tier alone, or with the pseudonymous tier's per-person metrics beside it (docs/metrics.md).
+CATALOG_TIERS: Final = ("aggregate", "pseudonymous")
 _APP_DIR = "metrics-etl"
 
 # Each Settings field's environment variable (the table of docs/configuration.md): `from_env`
@@ -90,6 +95,9 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "sql_timeout": "METRICS_SQL_TIMEOUT",
         "sql_memory_limit": "METRICS_SQL_MEMORY_LIMIT",
         "sql_spill_limit": "METRICS_SQL_SPILL_LIMIT",
+        "catalog_tier": "METRICS_CATALOG_TIER",
+        "catalog_row_limit": "METRICS_CATALOG_ROW_LIMIT",
+        "catalog_timeout": "METRICS_CATALOG_TIMEOUT",
     }
 )
 # Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
@@ -120,6 +128,25 @@ _HOME_NAMES: Final[Mapping[str, str]] = MappingProxyType(
         "dagster_home": "dagster",
     }
 )
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    """What the metric catalog's reader (pipelines.metrics) may open, read-only: the aggregate
+    tier's serving database, and the pseudonymous tier's when `tier` is "pseudonymous" (each in
+    its tier's directory, beside that tier's lake); and how much one answer may take."""
+
+    aggregate_path: Path
+    pseudonymous_path: Path | None = None
+    tier: str = "aggregate"  # CATALOG_TIERS
+    row_limit: int = 1000
+    time_limit_s: float = 10.0
+
+
+def _tier_serving(serving: Path, tier: str) -> Path:
+    """A tier's serving database, as pipelines.publish names it: `<tier>/<stem>-<tier><suffix>`
+    beside SERVING_PATH (tests/unit/metrics/test_config.py holds the two names equal)."""
+    return serving.parent / tier / f"{serving.stem}-{tier}{serving.suffix}"
 
 
 @dataclass(frozen=True)
@@ -173,6 +200,11 @@ class Settings:
     sql_timeout: float = 300.0
     sql_memory_limit: int = 2 * 1024**3
     sql_spill_limit: int = 4 * 1024**3
+    # The metric catalog (docs/metrics.md): its tier (CATALOG_TIERS; per-person metrics only with
+    # "pseudonymous"), and the rows and seconds one answer may take.
+    catalog_tier: str = "aggregate"
+    catalog_row_limit: int = 1000
+    catalog_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -241,6 +273,19 @@ class Settings:
             except OSError as exc:
                 raise ConfigError(f"{ENV_VARS['app_private_key_path']} cannot be read: {exc.strerror}") from None
         return replace(self, token=Secret(token) if token else _read_token_file(self.token_file), app_private_key=key)
+
+    def metrics_config(self, tier: str | None = None) -> MetricsConfig:
+        """The metric catalog's reader configuration, at `tier` (None: METRICS_CATALOG_TIER's)."""
+        tier = tier or self.catalog_tier
+        if tier not in CATALOG_TIERS:
+            raise ConfigError(f"the metric catalog's tier must be {' or '.join(CATALOG_TIERS)}, not {tier!r}")
+        return MetricsConfig(
+            aggregate_path=_tier_serving(self.serving_path, "aggregate"),
+            pseudonymous_path=_tier_serving(self.serving_path, "pseudonymous") if tier == "pseudonymous" else None,
+            tier=tier,
+            row_limit=self.catalog_row_limit,
+            time_limit_s=self.catalog_timeout,
+        )
 
     def service_config(self) -> ServiceConfig:
         """The service client's configuration: an app installation if one is set, else the token."""
@@ -398,6 +443,11 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         sql_timeout=_number(values, "sql_timeout", 300.0, "a number of seconds above 0") or _positive("sql_timeout"),
         sql_memory_limit=_size(values, "sql_memory_limit", 2 * 1024**3) or _positive("sql_memory_limit"),
         sql_spill_limit=_size(values, "sql_spill_limit", 4 * 1024**3),
+        catalog_tier=_choice(values, "catalog_tier", CATALOG_TIERS),
+        catalog_row_limit=_whole(values, "catalog_row_limit", 1000, "a whole number of rows above 0")
+        or _positive("catalog_row_limit"),
+        catalog_timeout=_number(values, "catalog_timeout", 10.0, "a number of seconds above 0")
+        or _positive("catalog_timeout"),
     )
 
 
