@@ -4,14 +4,15 @@ Each call opens the tier's database read-only for as long as it takes (MetricsRe
 answer is of the newest publish, and what `forget` or retention removed is gone from the next one.
 Calls run one at a time, on a worker thread: a slow one never stops the server reading and
 answering the protocol, and two never hold two connections' memory at once. A refused question
-is a tool error whose text is the reader's one line; nothing of a traceback reaches the client.
+is a tool error whose text is the reader's one line, or the time limit's; nothing of a traceback
+reaches the client.
 """
 
 from __future__ import annotations
 
-import functools
+import threading
 from importlib.metadata import version
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -20,6 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from pipelines.config import ENV_VARS
 from pipelines.mcp._tools import TOOLS, ToolSpec, argument_error
 from pipelines.metrics import MetricsConfig, MetricsError, MetricsReader
 
@@ -36,7 +38,7 @@ _READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, 
 
 def build_server(config: MetricsConfig) -> Server[Any]:
     """The server answering from the tier `config` names, within its row and time limits."""
-    one_at_a_time = anyio.CapacityLimiter(1)
+    questions = _Questions(config)
     tools = [
         types.Tool(
             name=spec.name,
@@ -63,9 +65,7 @@ def build_server(config: MetricsConfig) -> Server[Any]:
         except ValidationError as exc:
             return _refused(argument_error(spec, exc))
         try:
-            answer = await anyio.to_thread.run_sync(
-                functools.partial(_answer, config, spec, args), limiter=one_at_a_time
-            )
+            answer = await questions.answer(spec, args)
         except MetricsError as exc:
             return _refused(str(exc))
         return types.CallToolResult(
@@ -82,9 +82,35 @@ def build_server(config: MetricsConfig) -> Server[Any]:
     )
 
 
-def _answer(config: MetricsConfig, spec: ToolSpec, args: Any) -> dict[str, Any]:
-    with MetricsReader(config) as reader:
-        return spec.answer(reader, args)
+class _Questions:
+    """Questions one at a time, each on a worker thread and answered within the time limit, the wait
+    for its turn included. Past the limit the client is told so at once and the server reads on;
+    the question's thread, which the reader interrupts at the same limit, ends before the next
+    question starts, and a question whose client was told already is never asked."""
+
+    def __init__(self, config: MetricsConfig) -> None:
+        self.config = config
+        self.turn = threading.Lock()
+
+    async def answer(self, spec: ToolSpec, args: Any) -> dict[str, Any]:
+        given_up = threading.Event()
+
+        def ask() -> dict[str, Any] | None:
+            with self.turn:
+                if given_up.is_set():
+                    return None
+                with MetricsReader(self.config) as reader:
+                    return spec.answer(reader, args)
+
+        with anyio.move_on_after(self.config.time_limit_s):
+            answer = await anyio.to_thread.run_sync(ask, abandon_on_cancel=True)
+            return cast(dict[str, Any], answer)  # None only once given up, below
+        given_up.set()
+        raise MetricsError(
+            f"the question ran past the time limit of {self.config.time_limit_s:g} s "
+            f"({ENV_VARS['catalog_timeout']}): ask for fewer days or groups, or raise the limit",
+            usage=False,
+        )
 
 
 def _refused(line: str) -> types.CallToolResult:

@@ -43,3 +43,22 @@ def test_a_refusal_is_the_readers_one_line_and_the_server_answers_on(tmp_path: P
         "unknown tool 'run_sql': the tools are list_metrics, list_dimensions, describe_metric, query_metric, "
         "compare_periods"
     )
+
+
+def test_a_question_past_the_time_limit_is_answered_so_and_the_server_answers_on(tmp_path: Path) -> None:
+    absent = tmp_path / "aggregate" / "serving-aggregate.duckdb"
+    # No question ends within a microsecond: the limit passes before the reader has answered.
+    server = build_server(MetricsConfig(aggregate_path=absent, time_limit_s=1e-6))
+
+    async def talk() -> tuple[types.CallToolResult, types.ListToolsResult]:
+        async with Client(server) as client:
+            late = await client.call_tool("list_metrics", {})
+            return late, await client.list_tools()
+
+    late, listed = anyio.run(talk)
+    assert late.is_error
+    assert [block.text for block in late.content if isinstance(block, types.TextContent)] == [
+        "the question ran past the time limit of 1e-06 s (METRICS_CATALOG_TIMEOUT): ask for fewer days or groups, "
+        "or raise the limit"
+    ]
+    assert len(listed.tools) == len(TOOLS)
