@@ -22,7 +22,6 @@ from pipelines.cli._dev import dev_env
 from pipelines.cli._emulator import emulator
 from pipelines.cli._fields import fields
 from pipelines.cli._home import backup, init, migrate, publish
-from pipelines.cli._mcp import mcp
 from pipelines.cli._metrics import metrics
 from pipelines.cli._page import export, report
 from pipelines.cli._privacy import forget
@@ -135,7 +134,6 @@ for _command in (
     export,
     sql,
     metrics,
-    mcp,
     fields,
     quarantine,
     webhooks,
