@@ -1,7 +1,7 @@
 """The ASGI application: the gate (emulator/gate.py: faults, versions, auth and limits), then the
 routes of the service's data (here; the seat listings' in emulator/seat_routes.py, billing's in
-emulator/billing_usage.py and emulator/billing_admin.py) and the token and control routes
-(emulator/control.py)."""
+emulator/billing_usage.py and emulator/billing_admin.py), the token and control routes
+(emulator/control.py) and the vendors' (emulator/vendors.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from emulator.hooks import Deliveries, push_payload
 from emulator.reports import Reports
 from emulator.seat_routes import SeatRoutes
 from emulator.state import EmulatorState
+from emulator.vendors import vendor_routes
 from emulator.world_records import Account, Repository
 
 
@@ -275,6 +276,7 @@ def build_app(state: EmulatorState, deliveries: Deliveries) -> ASGIApp:
         *BillingAdminRoutes(state, ledger).table(),
         *BillingExports(state, ledger).table(),
         *ControlRoutes(state, deliveries).table(),
+        *vendor_routes(state, reports.data),
     ]
 
     async def _not_found(request: Request, exc: Exception) -> Response:

@@ -12,7 +12,13 @@ import threading
 from datetime import date
 from pathlib import Path
 
-from emulator.config import REPORT_FILE_LEVELS, EmulatorConfig, parse_fault_spec, parse_record_drift
+from emulator.config import (
+    REPORT_FILE_LEVELS,
+    EmulatorConfig,
+    parse_fault_spec,
+    parse_record_drift,
+    parse_vendors,
+)
 from emulator.errors import EmulatorError
 from emulator.server import running_emulator
 
@@ -74,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="off: the owner's and installation's tokens lack billing read (billing answers 403)",
     )
     parser.add_argument(
+        "--vendors",
+        default="claude,cursor",
+        help="the vendors served beside the service: claude, cursor, a comma list, or none",
+    )
+    parser.add_argument(
         "--credentials-out",
         type=Path,
         default=None,
@@ -102,6 +113,7 @@ def _config(args: argparse.Namespace) -> EmulatorConfig:
         cloud_agent_from=args.cloud_agent_from,
         unassigned_seats=args.unassigned_seats,
         billing_read=args.billing_read == "on",
+        vendors=parse_vendors(args.vendors),
     )
 
 

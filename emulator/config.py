@@ -147,6 +147,15 @@ def parse_record_drift(text: str) -> RecordDrift:
 
 
 REPORT_FILE_LEVELS = ("user", "aggregate", "user-teams", "repos")
+VENDORS = ("claude", "cursor")
+
+
+def parse_vendors(text: str) -> tuple[str, ...]:
+    """The CLI form `claude,cursor`; `none` (or nothing) serves no vendor."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip() and n.strip() != "none")
+    if unknown := set(names) - set(VENDORS):
+        raise EmulatorError(f"unknown vendors {', '.join(sorted(unknown))}; known: {', '.join(VENDORS)}, none")
+    return names
 
 
 @dataclass(frozen=True)
@@ -193,8 +202,18 @@ class EmulatorConfig:
     # billing manager, an app with billing read): False serves a token without it, whose billing
     # answers are 403 while the rest of the platform answers as before (docs/emulator.md, "Billing").
     billing_read: bool = True
+    # The vendors served beside the service (emulator/vendors.py): "claude", "cursor"; () serves
+    # the service alone, as a team that buys neither. Each key's requests a minute before a 429:
+    # Cursor documents 20 for its Admin API; Anthropic gives no number for this endpoint.
+    vendors: tuple[str, ...] = ("claude", "cursor")
+    claude_requests_per_minute: int = 60
+    cursor_requests_per_minute: int = 20
 
     def __post_init__(self) -> None:
+        if unknown := set(self.vendors) - set(VENDORS):
+            raise EmulatorError(f"unknown vendors {', '.join(sorted(unknown))}; known: {', '.join(VENDORS)}")
+        if min(self.claude_requests_per_minute, self.cursor_requests_per_minute) < 1:
+            raise EmulatorError("a vendor's requests per minute must be at least 1")
         if self.dialect not in ("service", "github"):
             raise EmulatorError(f"unknown dialect {self.dialect!r}")
         if self.user_lines_per_file < 1:

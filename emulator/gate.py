@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from emulator.answers import message
 from emulator.report_files import close_connection
 from emulator.state import EmulatorState, Principal
+from emulator.vendor_http import PREFIX as VENDORS_PREFIX
 
 _MAX_JWT_LIFETIME = 600
 _CLOCK_SKEW = 60
@@ -70,6 +71,10 @@ class Gate:
         if path.startswith("/_emulator/"):
             await self.inner(scope, receive, send)
             return
+        if path.startswith(VENDORS_PREFIX + "/"):
+            # A vendor's API answers with its own auth, limits and errors (emulator/vendors.py).
+            await self.inner(scope, receive, self._counted(send, scope))
+            return
         kind = _path_kind(path)
         state = self.state
         scope["emulator.docs_url"] = state.wire.docs_url
@@ -105,6 +110,14 @@ class Gate:
                 await self._answer(scope, receive, send, kind, principal, early or self.inner)
                 return
         await self._answer(scope, receive, send, kind, None, early)
+
+    def _counted(self, send: Send, scope: Scope) -> Send:
+        async def send_counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.state.count_request("vendor", message["status"], f"{scope['method']} {scope['path']}")
+            await send(message)
+
+        return send_counted
 
     def _check_headers(self, request: Request, kind: str) -> Response | None:
         wire = self.state.wire

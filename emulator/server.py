@@ -23,6 +23,7 @@ from emulator.crypto import private_key_pem
 from emulator.errors import EmulatorError
 from emulator.hooks import Deliveries
 from emulator.state import EmulatorState
+from emulator.vendors import vendor_credentials
 
 _START_TIMEOUT_SECONDS = 30
 
@@ -105,6 +106,7 @@ def credentials_for(state: EmulatorState, *, base_url: str, key_path: Path) -> d
         "enterprises": ",".join(config.enterprises),
         "webhook_secret": state.webhook_secret,
         "dialect": config.dialect,
+        **vendor_credentials(state, base_url=base_url),
     }
 
 

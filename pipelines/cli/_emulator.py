@@ -68,6 +68,12 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     show_default=True,
     help="off: the owner's and installation's tokens lack billing read (billing answers 403).",
 )
+@click.option(
+    "--vendors",
+    default="claude,cursor",
+    show_default=True,
+    help="The vendors served beside the service: claude, cursor, a comma list, or none.",
+)
 @click.option("--credentials-out", type=_FILE, help="Write the credentials JSON here (the app key goes next to it).")
 def emulator(**options: str | int | bool | date | Path | None) -> int:
     """Run the platform emulator on loopback."""
