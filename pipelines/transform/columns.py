@@ -23,11 +23,12 @@ from pipelines.transform._columns_core import CORE
 from pipelines.transform._columns_events import EVENTS
 from pipelines.transform._columns_raw import RAW
 from pipelines.transform._columns_snapshots import SNAPSHOTS
+from pipelines.transform._columns_vendors import VENDORS
 from pipelines.transform.schema import declared_columns, duckdb_type
 
 __all__ = ["Column", "polars_types", "table_columns", "table_ddl"]
 
-_DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS, **BILLING}
+_DECLARATIONS = {**RAW, **CORE, **SNAPSHOTS, **EVENTS, **BILLING, **VENDORS}
 # A frame's type of each warehouse type a transform writes (JSON: the text DuckDB parses on insert).
 _POLARS: dict[str, pl.DataType] = {
     "VARCHAR": pl.String(),

@@ -46,7 +46,8 @@ class Table:
     # sql/rollups/<table>.sql for a landing's days in its transaction: pipelines/warehouse/rollups.py),
     # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced),
     # or "declared" (`migrate` writes it from a declaration in code), or "billing" (a scope's
-    # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction).
+    # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction), or
+    # "vendors" (a vendor's days of an endpoint per transaction: pipelines/ingest/vendors.py).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check)
@@ -62,7 +63,8 @@ class Table:
     # Which rows a report landing again replaces (REPLACES in replace.py): "days" its scope's
     # days (at its level, if the table has one) but the kept ones, "report" the rows of the
     # same report, "open-report" those not cleared by a person, "report-days" the report kind's
-    # days, "scope-days" the scope's days landed (a billing month). None: rows are kept (a history).
+    # days, "scope-days" the scope's days landed (a billing month), "partition-days" every row of
+    # the days landed (a vendor's, which has one account). None: rows are kept (a history).
     replaces: str | None = None
     # A rollup: how many days after a landing's days it is computed again too (its rows there
     # depend on the days before them).
@@ -80,6 +82,13 @@ class Table:
     # List columns (VARCHAR[]) of logins naming people (a budget's alert recipients): erasure takes
     # the person's login out of the list, in any case, and a landing drops erased people's.
     login_lists: tuple[str, ...] = ()
+    # A vendor's table (schema vendors) names its person by the email the vendor sends, and by the
+    # vendor's own user id where it sends one: erasure takes out the rows of the person's emails
+    # (theirs given, or the ones their seats show) and vendor ids, retention by the partition day
+    # (pipelines/warehouse/erasure_vendors.py). On a table of the service's people (`person`),
+    # `email` names where their email shows, for erasure to find it.
+    email: str | None = None
+    vendor_id: str | None = None
     # Whether the grain is the table's primary key. False for the large facts landed batch by
     # batch, where DuckDB's index would cost memory on every insert, and for rows the grain check
     # holds unique instead (a billing user state may come without its user).
@@ -568,6 +577,7 @@ TABLES: tuple[Table, ...] = (
         writer="snapshot",
         asset="snapshots",
         person=("user_id", "login"),
+        email="assignee_email",
     ),
     Table(
         "snapshots",
@@ -591,6 +601,7 @@ TABLES: tuple[Table, ...] = (
         writer="snapshot",
         asset="snapshots",
         person=("user_id", "login"),
+        email="assignee_email",
     ),
     Table(
         "snapshots",
@@ -786,6 +797,84 @@ TABLES: tuple[Table, ...] = (
         "billing_models.py declares them (bi.cost_daily, bi.billing_model_drift).",
         writer="declared",
     ),
+    Table(
+        "vendors",
+        "claude_code_days",
+        ("day", "actor_type", "actor"),
+        "Claude Code's own analytics (Anthropic Admin API): per day and actor (a user by email, or an API key by "
+        "name) its sessions, lines added and removed, commits and pull requests, edit and write tools accepted "
+        "and rejected, organization, customer, subscription and terminal type; is_final once the vendor's lag "
+        "has passed.",
+        partition="day",
+        writer="vendors",
+        landing="rows",
+        replaces="partition-days",
+        email="email",
+    ),
+    Table(
+        "vendors",
+        "claude_code_models",
+        ("day", "actor_type", "actor", "model"),
+        "Claude Code's tokens (input, output, cache read and creation) and estimated cost in cents per day, "
+        "actor and model.",
+        partition="day",
+        writer="vendors",
+        landing="rows",
+        replaces="partition-days",
+        email="email",
+    ),
+    Table(
+        "vendors",
+        "cursor_days",
+        ("day", "email"),
+        "Cursor's team daily usage (Cursor Admin API) per day and member: lines added and deleted (and of them "
+        "accepted), applies, accepts and rejects, tabs shown and accepted, composer, chat and agent requests, "
+        "requests included in the subscription, by API key and usage-based, the most used model and "
+        "extensions; is_final once the vendor's lag has passed.",
+        partition="day",
+        writer="vendors",
+        landing="rows",
+        replaces="partition-days",
+        email="email",
+        vendor_id="user_id",
+    ),
+    Table(
+        "vendors",
+        "cursor_spend",
+        ("cycle_start", "email"),
+        "Cursor's spend per member and billing cycle (the cycle to date as last read, on read_day), in cents, "
+        "with fast premium requests and the member's hard limit.",
+        partition="cycle_start",
+        lake_grain="month",
+        writer="vendors",
+        landing="rows",
+        replaces="partition-days",
+        email="email",
+    ),
+    Table(
+        "vendors",
+        "cursor_members",
+        ("snapshot_day", "email"),
+        "Cursor's team members on the snapshot day: user id, name, role, whether removed.",
+        partition="snapshot_day",
+        lake_grain="month",
+        writer="vendors",
+        landing="rows",
+        replaces="partition-days",
+        email="email",
+        vendor_id="user_id",
+    ),
+    Table(
+        "vendors",
+        "fetches",
+        ("vendor", "endpoint", "day", "fetched_at"),
+        "Every vendor fetch of a day per endpoint: its calls, records and lines quarantined, the vendor's clock, "
+        "whether the day was final then, and its status (ok, denied: the key cannot read it, failed).",
+        partition="day",
+        lake_grain="month",
+        writer="vendors",
+        landing="upsert",
+    ),
 )
 
 
@@ -803,6 +892,7 @@ def tables(
     asset: str | None = None,
     partitioned: bool | None = None,
     person: bool | None = None,
+    vendor_person: bool | None = None,
 ) -> list[Table]:
     """The declared tables matching every filter given, in declaration order."""
     return [
@@ -812,6 +902,7 @@ def tables(
         and (asset is None or t.asset == asset)
         and (partitioned is None or (t.partition is not None) == partitioned)
         and (person is None or (t.person is not None) == person)
+        and (vendor_person is None or (t.person is None and t.email is not None) == vendor_person)
     ]
 
 

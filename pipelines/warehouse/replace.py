@@ -45,6 +45,7 @@ REPLACES = {
     "open-report": "warehouse/delete_open_report_rows.sql",
     "report-days": "warehouse/delete_report_kind_days.sql",
     "scope-days": "warehouse/delete_scope_days.sql",
+    "partition-days": "warehouse/delete_partition_days.sql",
 }
 # The columns landed_keys records (begin_report_landing.sql): a file's rows are found again by
 # those of them in a table's grain.

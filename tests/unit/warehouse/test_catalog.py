@@ -78,13 +78,25 @@ def test_every_table_with_a_column_naming_a_person_declares_it(warehouse: duckdb
     columns = _columns(warehouse)
     for t in TABLES:
         person_like = {c for c in columns[t.name] if _PERSON_LIKE.search(c)} - _ORGANIZATIONS
-        declared = set(t.person or ())
+        declared = set(t.person or ()) | ({t.vendor_id} if t.vendor_id else set())
         if t.person_where is not None:  # named for every row, a person on some only (resource_name)
             declared = {c for c in declared if _PERSON_LIKE.search(c)}
             assert t.person_where[0] in columns[t.name], t.name
         assert person_like == declared, f"{t.name}: declare Table.person for {sorted(person_like)}"
         if t.person is not None:
             assert t.partition in columns[t.name], f"{t.name}: erasure and retention select its rows by day"
+
+
+def test_every_email_column_is_declared_and_every_vendor_table_names_its_person(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    # Erasure finds a person's emails, and their vendor rows, by the declared columns only.
+    columns = _columns(warehouse)
+    for t in TABLES:
+        emails = {c for c in columns[t.name] if c.endswith("email")}
+        assert emails == ({t.email} if t.email else set()), f"{t.name}: declare Table.email for {sorted(emails)}"
+        if t.schema == "vendors" and t.name != "vendors.fetches":
+            assert t.email is not None and t.partition in columns[t.name], t.name
 
 
 # A list column named like people it holds (a budget's alert recipients): logins, unless declared.
