@@ -138,36 +138,38 @@ def _notes(result: dg.ExecuteInProcessResult) -> list[str]:
     return notes + not_read_lines(refused)
 
 
-def _execute(
-    job: dg.JobDefinition,
-    *,
-    instance: dg.DagsterInstance,
-    out: TextIO,
-    log: RunLog,
-    alerting: _Alerting,
-    label: str,
-    memory_advice: str = RUN_MEMORY_ADVICE,
-    **kwargs: Any,
-) -> dg.ExecuteInProcessResult:
-    started = time.monotonic()
-    out.write(f"  {label} … ")
-    out.flush()
-    tags = process_tags() | alerting.tags | kwargs.pop("tags", {})
-    run_config = _QUIET | {"ops": kwargs.pop("ops", {})}
-    with _progress(out) as progress:
-        result = execute_in_code_location(job, instance=instance, run_config=run_config, tags=tags, **kwargs)
-    if progress.interrupted:
+@dataclass(frozen=True)
+class _Runner:
+    """One command's runs: where they are kept, logged and alerted, and where progress goes."""
+
+    instance: dg.DagsterInstance
+    out: TextIO
+    log: RunLog
+    alerting: _Alerting
+
+    def execute(
+        self, job: dg.JobDefinition, *, label: str, memory_advice: str = RUN_MEMORY_ADVICE, **kwargs: Any
+    ) -> dg.ExecuteInProcessResult:
+        """Run `job` once with a progress line; RunFailed (one line) when it fails."""
+        out, started = self.out, time.monotonic()
         out.write(f"  {label} … ")
-    log.write(label, result, instance)
-    alerting.run_ended(result, where=f"run {result.run_id}; {log.where()}", memory_advice=memory_advice)
-    if not result.success:
-        out.write("failed\n")
-        reason = failure_cause(result.all_events, memory_advice=memory_advice)
-        raise RunFailed(f"{label}: {reason} (run {result.run_id}; {log.where()})")
-    out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
-    for note in _notes(result):
-        out.write(f"    {note}\n")
-    return result
+        out.flush()
+        tags = process_tags() | self.alerting.tags | kwargs.pop("tags", {})
+        run_config = _QUIET | {"ops": kwargs.pop("ops", {})}
+        with _progress(out) as progress:
+            result = execute_in_code_location(job, instance=self.instance, run_config=run_config, tags=tags, **kwargs)
+        if progress.interrupted:
+            out.write(f"  {label} … ")
+        self.log.write(label, result, self.instance)
+        where = f"run {result.run_id}; {self.log.where()}"
+        self.alerting.run_ended(result, where=where, memory_advice=memory_advice)
+        if not result.success:
+            out.write("failed\n")
+            raise RunFailed(f"{label}: {failure_cause(result.all_events, memory_advice=memory_advice)} ({where})")
+        out.write(f"ok ({time.monotonic() - started:.1f}s)\n")
+        for note in _notes(result):
+            out.write(f"    {note}\n")
+        return result
 
 
 def _release(instance: dg.DagsterInstance, out: TextIO) -> None:
@@ -189,20 +191,13 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
         _release(instance, out)
         alerting = _Alerting(settings, instance)
         try:
-            _run_plan(plan, defs=defs, instance=instance, log=RunLog(settings.logs_dir), alerting=alerting, out=out)
+            _run_plan(plan, defs=defs, runner=_Runner(instance, out, RunLog(settings.logs_dir), alerting))
         finally:
             alerting.command_ended(defs)
 
 
-def _run_plan(
-    plan: RunPlan,
-    *,
-    defs: dg.Definitions,
-    instance: dg.DagsterInstance,
-    log: RunLog,
-    alerting: _Alerting,
-    out: TextIO,
-) -> None:
+def _run_plan(plan: RunPlan, *, defs: dg.Definitions, runner: _Runner) -> None:
+    out = runner.out
     daily = defs.resolve_job_def("usage_daily_job")
     day_count = (plan.last_day - plan.first_day).days + 1
     if day_count > 0:
@@ -213,12 +208,8 @@ def _run_plan(
     chunk_start = plan.first_day
     while chunk_start <= plan.last_day:
         chunk_end = min(chunk_start + timedelta(days=_CHUNK_DAYS - 1), plan.last_day)
-        _execute(
+        runner.execute(
             daily,
-            instance=instance,
-            out=out,
-            log=log,
-            alerting=alerting,
             label=f"{chunk_start} .. {chunk_end}",
             asset_selection=None if chunk_end == plan.last_day else landing_only,
             tags={
@@ -229,36 +220,21 @@ def _run_plan(
         chunk_start = chunk_end + timedelta(days=1)
     if plan.latest_28_day:
         out.write("latest 28-day reports\n")
-        _execute(
-            defs.resolve_job_def("usage_latest_job"),
-            instance=instance,
-            out=out,
-            log=log,
-            alerting=alerting,
-            label="latest",
-        )
+        runner.execute(defs.resolve_job_def("usage_latest_job"), label="latest")
     if plan.snapshots:
         out.write("repository, issue and member snapshot\n")
         today = utc_today()
-        add_snapshot_day(instance, today)
-        _execute(
+        add_snapshot_day(runner.instance, today)
+        runner.execute(
             defs.resolve_job_def("snapshots_job"),
-            instance=instance,
-            out=out,
-            log=log,
-            alerting=alerting,
             label=f"snapshot {today}",
             partition_key=today.isoformat(),
         )
     if plan.billing:
         out.write(f"billed usage of the months from {plan.first_day:%Y-%m}\n")
         billing = {"refetch": plan.refetch_billing, "since": plan.first_day.isoformat()}
-        _execute(
+        runner.execute(
             defs.resolve_job_def("billing_job"),
-            instance=instance,
-            out=out,
-            log=log,
-            alerting=alerting,
             label="billing",
             ops={op: {"config": billing} for op in ("billing_usage", "billing_exports")},
         )
@@ -286,15 +262,7 @@ def run_job(
         _release(instance, out)
         alerting = _Alerting(settings, instance)
         try:
-            return _execute(
-                job,
-                instance=instance,
-                out=out,
-                log=RunLog(settings.logs_dir),
-                alerting=alerting,
-                label=job_name,
-                ops=ops or {},
-                memory_advice=memory_advice,
-            )
+            runner = _Runner(instance, out, RunLog(settings.logs_dir), alerting)
+            return runner.execute(job, label=job_name, ops=ops or {}, memory_advice=memory_advice)
         finally:
             alerting.command_ended(defs)
