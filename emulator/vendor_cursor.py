@@ -1,11 +1,12 @@
 """The emulated Cursor Admin API, as its docs describe it (docs/vendors.md) under the vendor's
 prefix: `GET /teams/members`, `POST /teams/daily-usage-data` (`startDate` and `endDate` in epoch
-milliseconds, at most 90 days apart, no paging) and `POST /teams/spend` (search, sort and page
-numbers); HTTP Basic with the key as the username and no password; errors as
+milliseconds, at most 30 days apart; without `page` and `pageSize` the active users' records
+only, with both every member's, `pageSize` members a page) and `POST /teams/spend` (search, sort
+and page numbers); HTTP Basic with the key as the username and no password; errors as
 `{"error", "message"}`; a team's requests per minute answered 429 with `Retry-After: 60`.
 
 A range's days are those from the day of `startDate` to the day of `endDate`, both included.
-`pageSize` is not documented to have a default or a maximum: here 100, and any size from 1.
+Spend's `pageSize` is not documented to have a default or a maximum: here 100, any size from 1.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from emulator.vendor_cursor_data import CursorData
 from emulator.vendor_http import CURSOR, Limiter, cursor_error
 from emulator.vendor_people import day_of_ms
 
-MAX_RANGE_DAYS = 90
+MAX_RANGE_DAYS = 30
 _DAY_MS = 86_400_000
 DEFAULT_PAGE_SIZE = 100
 SORTS = ("amount", "date", "user")
@@ -80,8 +81,27 @@ class CursorRoutes:
             return _bad("endDate must not be before startDate")
         if end - start > MAX_RANGE_DAYS * _DAY_MS:
             return _bad(f"Date range cannot exceed {MAX_RANGE_DAYS} days")
-        records = self.data.daily(day_of_ms(int(start)), day_of_ms(int(end)), today=self.state.today())
-        return JSONResponse({"data": records, "period": {"startDate": start, "endDate": end}})
+        first, last, today = day_of_ms(int(start)), day_of_ms(int(end)), self.state.today()
+        period = {"startDate": start, "endDate": end}
+        page, size = body.get("page"), body.get("pageSize")
+        if page is None or size is None:
+            records = [r for r in self.data.daily(first, last, today=today) if r["isActive"]]
+            return JSONResponse({"data": records, "period": period})
+        if problem := _whole("page", page) or _whole("pageSize", size):
+            return problem
+        roster = self.data.people.roster("cursor")
+        pages = max(1, -(-len(roster) // size))
+        members = roster[(page - 1) * size : page * size]
+        records = self.data.daily(first, last, today=today, people=members) if members else []
+        pagination = {
+            "page": page,
+            "pageSize": size,
+            "totalUsers": len(roster),
+            "totalPages": pages,
+            "hasNextPage": page < pages,
+            "hasPreviousPage": page > 1,
+        }
+        return JSONResponse({"data": records, "period": period, "pagination": pagination})
 
     async def spend(self, request: Request) -> Response:
         if refused := self._refused(request):
@@ -98,9 +118,8 @@ class CursorRoutes:
             return _bad(f"sortBy must be one of {', '.join(SORTS)}")
         if direction not in ("asc", "desc"):
             return _bad("sortDirection must be asc or desc")
-        for name, value in (("page", page), ("pageSize", size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                return _bad(f"{name} must be a whole number from 1")
+        if problem := _whole("page", page) or _whole("pageSize", size):
+            return problem
         cycle_start, members = self.data.spend(today=self.state.today())
         wanted = term.lower()
         found = [m for m in members if wanted in m["name"].lower() or wanted in m["email"].lower()]
@@ -127,6 +146,12 @@ async def _body(request: Request) -> dict[str, Any] | Response:
     if not isinstance(body, dict):
         return _bad("Request body must be a JSON object")
     return body
+
+
+def _whole(name: str, value: object) -> JSONResponse | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return None
+    return _bad(f"{name} must be a whole number from 1")
 
 
 def _number(value: object) -> bool:

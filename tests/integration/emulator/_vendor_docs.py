@@ -29,7 +29,17 @@ def _kind(value: Any) -> str:
 
 
 # Fields the vendors' references document as "or null".
-NULLABLE = frozenset({"next_page", "subscription_type"})
+NULLABLE = frozenset(
+    {
+        "next_page",
+        "subscription_type",
+        "mostUsedModel",
+        "applyMostUsedExtension",
+        "tabMostUsedExtension",
+        "clientVersion",
+        "monthlyLimitDollars",
+    }
+)
 
 
 def differences(served: Any, documented: Any, path: str = "$", optional: frozenset[str] = frozenset()) -> list[str]:

@@ -1,7 +1,7 @@
 """The emulated Cursor Admin API over HTTP, against the vendor's docs (docs/vendors.md): the
-documented members, daily usage and spend, at most 90 days a request, page numbers for spend,
-Cursor's error shape for a wrong key and a bad request, and 429 with Retry-After once the team's
-minute is spent."""
+documented members, daily usage (the active users' records, or with page numbers every member's)
+and spend, at most 30 days a request, Cursor's error shape for a wrong key and a bad request, and
+429 with Retry-After once the team's minute is spent."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import httpx
 import pytest
 
 from emulator import EmulatorConfig, RunningEmulator, running_emulator
+from emulator.vendor_cursor_data import RATES
 from emulator.vendor_people import day_ms
 from tests.integration.emulator._vendor_docs import differences, example
 
 TODAY = date(2026, 11, 20)
 _DAY = 86_400_000
-_OPTIONAL = frozenset({"applyMostUsedExtension", "tabMostUsedExtension", "clientVersion", "email"})
 
 
 @pytest.fixture(scope="module")
@@ -45,19 +45,44 @@ def test_the_members_are_the_docs_example_in_shape(emu: RunningEmulator) -> None
     assert {m["role"] for m in body["teamMembers"]} == {"owner", "member"}
 
 
-def test_daily_usage_is_every_member_every_day_in_the_docs_shape(emu: RunningEmulator) -> None:
-    start, end = day_ms(TODAY - timedelta(days=29)), day_ms(TODAY)
-    body = _post(emu, "/teams/daily-usage-data", {"startDate": start, "endDate": end}).json()
+def _daily(emu: RunningEmulator, days: int, **paging: int) -> dict[str, Any]:
+    start, end = day_ms(TODAY - timedelta(days=days - 1)), day_ms(TODAY)
+    body: dict[str, Any] = _post(emu, "/teams/daily-usage-data", {"startDate": start, "endDate": end, **paging}).json()
     assert body["period"] == {"startDate": start, "endDate": end}
+    return body
+
+
+def test_daily_usage_without_page_numbers_is_the_active_users_records_in_the_docs_shape(emu: RunningEmulator) -> None:
+    body = _daily(emu, 30)
+    assert "pagination" not in body and len(body["data"]) >= 100
+    assert all(r["isActive"] for r in body["data"])
+    assert differences(body, example("period"), optional=frozenset({"pagination"})) == []
+    everyone = _daily(emu, 30, page=1, pageSize=1000)["data"]
+    assert body["data"] == [r for r in everyone if r["isActive"]]
+
+
+def test_daily_usage_with_page_numbers_is_every_member_every_day_in_the_docs_shape(emu: RunningEmulator) -> None:
     members = [m["email"] for m in _members(emu).json()["teamMembers"]]
+    body = _daily(emu, 30, page=1, pageSize=1000)
+    start = body["period"]["startDate"]
     assert [(r["date"], r["email"]) for r in body["data"]] == [
         (start + n * _DAY, email) for n in range(30) for email in members
     ]
-    active = [r for r in body["data"] if r["isActive"]]
-    idle = [r for r in body["data"] if not r["isActive"]]
-    assert active and idle
-    assert differences({**body, "data": active}, example("period")) == []
-    assert differences({**body, "data": idle}, example("period"), optional=_OPTIONAL) == []
+    assert {r["isActive"] for r in body["data"]} == {True, False}
+    assert differences(body, example("period")) == []
+    assert body["pagination"] == {
+        "page": 1,
+        "pageSize": 1000,
+        "totalUsers": len(members),
+        "totalPages": 1,
+        "hasNextPage": False,
+        "hasPreviousPage": False,
+    }
+    pages = [_daily(emu, 3, page=n, pageSize=5) for n in range(1, 20)]
+    assert {p["pagination"]["totalPages"] for p in pages} == {-(-len(members) // 5)}
+    assert [p["pagination"]["hasNextPage"] for p in pages[:2]] == [True, True]
+    paged = sorted((r["date"], r["email"]) for p in pages for r in p["data"])
+    assert paged == sorted((r["date"], r["email"]) for r in _daily(emu, 3, page=1, pageSize=1000)["data"])
 
 
 def test_a_range_ending_in_the_middle_of_a_day_holds_that_day(emu: RunningEmulator) -> None:
@@ -72,7 +97,8 @@ def test_a_range_ending_in_the_middle_of_a_day_holds_that_day(emu: RunningEmulat
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ({"startDate": 0, "endDate": 91 * _DAY}, "Date range cannot exceed 90 days"),
+        ({"startDate": 0, "endDate": 31 * _DAY}, "Date range cannot exceed 30 days"),
+        ({"startDate": 0, "endDate": _DAY, "page": 0, "pageSize": 10}, "page must be a whole number"),
         ({"startDate": 2 * _DAY, "endDate": _DAY}, "endDate must not be before startDate"),
         ({"endDate": _DAY}, "startDate is required"),
         ({"startDate": "2026-11-01", "endDate": _DAY}, "startDate is required"),
@@ -85,9 +111,9 @@ def test_a_bad_range_is_refused_in_cursors_shape(emu: RunningEmulator, body: Any
     assert answer.json()["error"] == "Bad Request" and answer.json()["message"].startswith(says)
 
 
-def test_ninety_days_is_one_request(emu: RunningEmulator) -> None:
-    start = day_ms(TODAY - timedelta(days=90))
-    answer = _post(emu, "/teams/daily-usage-data", {"startDate": start, "endDate": start + 90 * _DAY})
+def test_thirty_days_is_one_request(emu: RunningEmulator) -> None:
+    start = day_ms(TODAY - timedelta(days=30))
+    answer = _post(emu, "/teams/daily-usage-data", {"startDate": start, "endDate": start + 30 * _DAY})
     assert answer.status_code == 200 and answer.json()["data"]
 
 
@@ -112,12 +138,17 @@ def test_spend_sorts_and_searches_as_documented(emu: RunningEmulator) -> None:
     assert _post(emu, "/teams/spend", {"pageSize": 0}).status_code == 400
 
 
-def test_the_cycles_spend_is_its_daily_usage_based_requests_at_four_cents(emu: RunningEmulator) -> None:
-    body = {"startDate": day_ms(TODAY.replace(day=1)), "endDate": day_ms(TODAY)}
+def test_the_cycles_spend_is_its_daily_requests_at_the_members_rate(emu: RunningEmulator) -> None:
+    body = {"startDate": day_ms(TODAY.replace(day=1)), "endDate": day_ms(TODAY), "page": 1, "pageSize": 1000}
     daily = _post(emu, "/teams/daily-usage-data", body).json()["data"]
+    ids = {m["email"]: m["id"] for m in _members(emu).json()["teamMembers"]}
     for member in _post(emu, "/teams/spend", {}).json()["teamMemberSpend"]:
         mine = [r for r in daily if r["email"] == member["email"]]
-        assert member["spendCents"] == 4 * sum(r["usageBasedReqs"] for r in mine)
+        usage = sum(r["usageBasedReqs"] for r in mine)
+        every = usage + sum(r["subscriptionIncludedReqs"] for r in mine)
+        assert member["userId"] == ids[member["email"]] and member["fastPremiumRequests"] == usage
+        assert any(abs(member["overallSpendCents"] - every * rate) < 1e-6 for rate in RATES)
+        assert abs(member["spendCents"] * every - member["overallSpendCents"] * usage) < 1e-3
 
 
 @pytest.mark.parametrize("auth", [None, ("key_wrong", ""), ("{key}", "a-password"), "Bearer {key}"])
