@@ -4,10 +4,13 @@ mistake is one line naming what is accepted."""
 
 from __future__ import annotations
 
+import io
+import re
 from datetime import date, timedelta
 
 import pytest
 
+from pipelines.bi.summary import summarize
 from pipelines.metrics import MetricsError, MetricsReader
 from tests.integration.bi._warehouse import DAYS, LAST_DAY
 from tests.integration.metrics.conftest import Home
@@ -50,6 +53,19 @@ def test_a_comparison_makes_the_page_s_call_for_every_app(home: Home) -> None:
         assert rows[agent]["change_low"] == pytest.approx(low) and rows[agent]["change_high"] == pytest.approx(high)
     assert comparison.compared_by is not None and comparison.compared_by.name == "agent_job_starts"
     assert rows["a-1"]["said"].startswith("9.0 job starts a day against 4.0 in the first period: grown")
+
+
+def test_the_run_summary_s_headline_is_the_catalog_s_job_starts(home: Home) -> None:
+    out = io.StringIO()
+    summarize(home.warehouse, serving=home.serving, out=out)
+    found = re.search(
+        r"headline, organization acme, last 28 days \(\S+ \.\. (\S+)\): ([\d,]+) agent job starts", out.getvalue()
+    )
+    assert found, out.getvalue()
+    with MetricsReader(home.config()) as reader:
+        days = reader.query("agent_job_starts", period=date.fromisoformat(found.group(1)))
+    assert not days.suppressed.count
+    assert sum(r["agent_job_starts"] or 0 for r in days.records()) == int(found.group(2).replace(",", "")) > 0
 
 
 def test_a_day_without_the_agent_array_is_a_gap_never_zero(home: Home) -> None:
