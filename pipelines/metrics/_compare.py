@@ -34,7 +34,7 @@ def comparison_rows(
     the page's words for it."""
     names = ("scope", "scope_name", *shape.key_columns)
     made = (*names, "first_total", "first_days", "second_total", "second_days", "hidden_days")
-    made += ("first_per_day", "second_per_day", "call", "change_low", "change_high")
+    made += ("first_per_day", "second_per_day", "call", "change_low", "change_high", "min_days")
     columns = (*names, "first_value", "second_value", "first_days", "second_days", "first_per_day")
     columns += ("second_per_day", "change", "change_low", "change_high", "call", "said")
     rows = []
@@ -56,6 +56,10 @@ def comparison_rows(
             low=r["change_low"],
             high=r["change_high"],
         )
+        if r["call"] is None:
+            # The rule calls nothing on fewer compared days a period than its minimum.
+            days = f"{r['first_days']} and {r['second_days']} compared days"
+            said = f"no comparison: {days} (the rule needs {r['min_days']} in each)"
         rows.append(
             (
                 *(r[n] for n in names),

@@ -39,7 +39,8 @@ SELECT * EXCLUDE (first_squares, second_squares),
        bi.change_low(second_total, second_squares, second_days, first_total, first_squares, first_days)
            AS change_low,
        bi.change_high(second_total, second_squares, second_days, first_total, first_squares, first_days)
-           AS change_high
+           AS change_high,
+       bi.min_compared_days() AS min_days
 FROM stats
 ORDER BY ALL
 LIMIT $rows

@@ -189,3 +189,9 @@ def test_no_tier_yet_is_one_line_saying_how_to_make_it(tmp_path) -> None:
         pass
     assert str(refused.value).startswith("no aggregate tier yet: ") and not refused.value.usage
     assert str(refused.value).endswith("(every publish writes it: run `metrics-etl run`)")
+
+
+def test_a_filter_s_value_is_only_ever_a_value(home: Home) -> None:
+    with MetricsReader(home.config()) as reader:
+        answer = reader.query("agent_job_starts", filters={"agent": "a-1' OR '1'='1"}, **EVERY_DAY)
+    assert [r for r in answer.records() if r["agent"] is not None] == []
