@@ -66,6 +66,20 @@ METRICS = (
         measure="sum(code_acceptance_activity_count)",
         compared_by="code_acceptances",
     ),
+    _period(
+        name="code_generations_28d",
+        definition="Code suggestions the assistant generated over the 28-day period.",
+        unit="generations",
+        measure="sum(code_generation_activity_count)",
+        compared_by="code_generations",
+    ),
+    _period(
+        name="code_acceptances_28d",
+        definition="Generated code suggestions users accepted over the 28-day period.",
+        unit="acceptances",
+        measure="sum(code_acceptance_activity_count)",
+        compared_by="code_acceptances",
+    ),
     _day(
         name="acceptance_rate",
         definition="Accepted code suggestions per suggestion generated on the day (acceptances / generations; "

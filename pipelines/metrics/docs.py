@@ -63,7 +63,10 @@ A metric whose figures its group's view already has is one declaration in its gr
 aggregate over the view's rows, e.g. `sum(agent_sessions)`), its dimensions (and `split_by` for a
 figure that does not add up across them, as distinct users), and `compared_by` when the page's
 change rule can weigh its daily counts; the group's helper gives its grain, source, gap and
-finality rules. Then write this page again: `python -m pipelines.metrics.docs > docs/metrics.md`.
+finality rules. Then write this page again: `python -m pipelines.metrics.docs > docs/metrics.md`,
+and give its figure from the full tier's views (one line of `FULL` in
+`tests/integration/metrics/_both_ways.py`), so the proof that the catalog and the page agree
+covers it. (`code_generations_28d` and `code_acceptances_28d` were added so: one production file.)
 A figure of the tier the view does not carry yet is one more column in its group's SQL
 (`sql/metrics/<group>.sql`); a new group is its module, its SQL file and its line in
 `pipelines/metrics/catalog.py`. `tests/unit/metrics/test_catalog.py` checks every declaration

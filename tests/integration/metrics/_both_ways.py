@@ -33,6 +33,8 @@ FULL = {
     "interactions_28d": _PERIOD.format(value="sum(user_initiated_interaction_count)"),
     "code_generations": _DAILY.format(value="code_generation_activity_count"),
     "code_acceptances": _DAILY.format(value="code_acceptance_activity_count"),
+    "code_generations_28d": _PERIOD.format(value="sum(code_generation_activity_count)"),
+    "code_acceptances_28d": _PERIOD.format(value="sum(code_acceptance_activity_count)"),
     "acceptance_rate": _DAILY.format(
         value="code_acceptance_activity_count / nullif(code_generation_activity_count, 0)"
     ),

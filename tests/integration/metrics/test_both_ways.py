@@ -18,6 +18,7 @@ import pytest
 from pipelines.bi.summary import summarize
 from pipelines.config import Settings
 from pipelines.metrics import MetricsReader
+from pipelines.metrics.catalog import METRICS
 from pipelines.publish.lake import publish
 from pipelines.service import ReportRef
 from tests.integration.bi._landed import landed_warehouse
@@ -43,6 +44,10 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     publish(conn, lake=root / "lake", serving=root / "serving.duckdb", k=2, full=True)
     conn.close()
     return root
+
+
+def test_every_metric_of_the_aggregate_tier_is_computed_both_ways() -> None:
+    assert set(FULL) == {m.name for m in METRICS.values() if m.tier == "aggregate"}
 
 
 @pytest.mark.parametrize("name", [n for n in FULL if n not in _NO_BILL])
