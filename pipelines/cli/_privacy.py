@@ -13,15 +13,17 @@ from pipelines.cli._base import Failed, load_settings
 if TYPE_CHECKING:
     from pipelines.config import Settings
 
-# A numeric user id in ASCII digits, or a login as the service spells one (an `@` before it, as in a mention).
-_PERSON = re.compile(r"[0-9]+|@?[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?", re.ASCII)
+# A numeric user id in ASCII digits, a login as the service spells one (an `@` before it, as in a
+# mention), or an email (how the vendors name people: docs/vendors.md).
+_PERSON = re.compile(r"[0-9]+|@?[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?|[^\s@\"]+@[^\s@\"]+\.[^\s@\"]+", re.ASCII)
 
 
 @click.command()
-@click.argument("who", metavar="LOGIN|USER_ID")
+@click.argument("who", metavar="LOGIN|USER_ID|EMAIL")
 def forget(who: str) -> None:
-    """Erase one person (a login, or a numeric user id) from the warehouse, the lake, the serving
-    databases, the raw archive, the ETag cache and the webhook spool and deliveries.
+    """Erase one person (a login, a numeric user id, or an email) from the warehouse, the lake, the
+    serving databases, the raw archive, the ETag cache and the webhook spool and deliveries; the
+    vendors' rows and records of their emails (given, or shown by their seats) too.
 
     Records that an erasure happened (when, how many rows, which stores), never whom, and keeps
     keyed hashes (METRICS_PSEUDONYM_KEY) so later fetches drop the person's lines on ingest.
@@ -42,8 +44,8 @@ def forget(who: str) -> None:
         )
     if not _PERSON.fullmatch(who.strip()):
         raise Failed(
-            f"{who.strip()!r} is neither a login nor a numeric user id: give the person's login (letters, digits, "
-            "single hyphens, an `@` before it allowed) or their user id in ASCII digits"
+            f"{who.strip()!r} is neither a login, a numeric user id nor an email: give the person's login (letters, "
+            "digits, single hyphens, an `@` before it allowed), their user id in ASCII digits, or their email"
         )
     if not settings.warehouse_path.is_file():
         raise Failed(f"nothing to erase from: {settings.warehouse_path} does not exist")

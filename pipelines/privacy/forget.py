@@ -7,7 +7,8 @@ meta.erasures when done (when, how many rows and files, which store; never whom)
    without landing), then its fully loaded segments removed; a segment a running receiver still
    writes that names the person, or holds their login in its text, stops the erasure, which is
    run again once the receiver is stopped;
-2. the raw archive: every file of a user-level report (and billing export) naming the person
+2. the raw archive: every file of a user-level report (and billing export, and vendor's
+   records, by the person's emails and vendor user ids) naming the person
    written again without their lines, and every archived seat listing without the seats they
    hold (their name and email with them) and their login in the other seats' text, its new path
    and sha256 recorded with its lineage; an archive file no row names (a killed run's) written again in place
@@ -57,6 +58,7 @@ from pipelines.warehouse.erasure import (
 )
 from pipelines.warehouse.erasure_person import find_person
 from pipelines.warehouse.erasure_text import erase_from_text
+from pipelines.warehouse.erasure_vendors import vendor_line_names
 from pipelines.warehouse.people import redact_text, screen_payload
 from pipelines.warehouse.sql import rollback, run_sql
 from pipelines.webhooks.load import load_spool, prune_spool
@@ -86,7 +88,7 @@ class ErasureResult:
 
 
 def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Places) -> ErasureResult:
-    """Erase the person `who` (a login or a user id) from every store; what each store lost."""
+    """Erase the person `who` (a login, a user id or an email) from every store; what each store lost."""
     person = find_person(conn, who)
     remember(conn, key.encode(), person)
     result = ErasureResult(person_known=person.user_id is not None and person.login is not None)
@@ -104,6 +106,8 @@ def forget(conn: duckdb.DuckDBPyConnection, who: str, *, key: str, places: Place
     )
     erasure.step("warehouse", lambda: _warehouse(conn, person))
     erasure.step("lake and serving databases", lambda: _lake(conn, places, key))
+    # An email known only to the vendors (no seat shows it) names a person their rows were of.
+    result.person_known = result.person_known or bool(person.emails and result.stores["warehouse"][0])
     return result
 
 
@@ -151,13 +155,15 @@ def _segment_names(record: SpoolRecord, person: Person) -> bool:
 
 
 def _edit_line(person: Person) -> Callable[[bytes], bytes | None]:
-    """An archived line without the person: a report line naming them in its user fields goes, and
-    a billing export's line whose username is theirs; a seat listing's line (parsed only then:
-    report lines hold no seat) goes when it is their seat, or loses their login from its text."""
+    """An archived line without the person: a report line naming them in its user fields goes, a
+    billing export's line whose username is theirs, and a vendor's record of their email or id; a
+    seat listing's line (parsed only then: report lines hold no seat) goes when it is their seat,
+    or loses their login from its text."""
     pattern = re.compile(person.report_line_pattern().encode())
+    vendor_record = vendor_line_names(person)
 
     def edit(line: bytes) -> bytes | None:
-        if pattern.search(line) is not None or export_line_names(line, person.is_login):
+        if pattern.search(line) is not None or export_line_names(line, person.is_login) or vendor_record(line):
             return None
         return seat_line_without(line, person) if SEAT_HOLDER_KEY in line else line
 

@@ -1,5 +1,6 @@
-"""METRICS_RETENTION_DAYS: user-level rows, the raw archive and webhook payloads older than that
-many days leave the data home, at each publish of the daily run (docs/privacy.md).
+"""METRICS_RETENTION_DAYS: user-level rows (the vendors' rows of people too), the raw archive and
+webhook payloads older than that many days leave the data home, at each publish of the daily run
+(docs/privacy.md).
 
 Aggregate-level rows (the service's own figures per scope and day) are kept. What a run looks
 at is what expired since the last one (meta.retention keeps the first day kept), plus the old
@@ -21,6 +22,7 @@ import duckdb
 from pipelines.ingest.archive_files import expired_files
 from pipelines.warehouse.catalog import table
 from pipelines.warehouse.erasure import PERSON_TABLES, ScopeDay, refresh_derived
+from pipelines.warehouse.erasure_vendors import VENDOR_TABLES
 from pipelines.warehouse.sql import rollback, run_sql
 
 __all__ = ["RetentionResult", "apply_retention"]
@@ -75,6 +77,9 @@ def apply_retention(
             both_levels = "level" in table(person_table.name).grain
             sql = "privacy/expire_user_level_rows.sql" if both_levels else "privacy/expire_rows.sql"
             rows[person_table.name] = len(run_sql(conn, sql, identifiers=identifiers, **window))
+        for vendor_table in VENDOR_TABLES:  # a vendor's rows of a person: nothing derived from them
+            identifiers = {"table": vendor_table.name, "day": str(vendor_table.partition)}
+            rows[vendor_table.name] = len(run_sql(conn, "privacy/expire_rows.sql", identifiers=identifiers, **window))
         refresh_derived(conn, expiring)
         rows["events.webhook_deliveries"] = len(run_sql(conn, "privacy/expire_deliveries.sql", **window))
         rows["events.webhook_quarantine"] = len(run_sql(conn, "privacy/expire_quarantine.sql", **window))

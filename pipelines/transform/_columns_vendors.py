@@ -11,6 +11,7 @@ passed), and keeps what the declarations do not name in `extra` (told as drift).
 from __future__ import annotations
 
 _CENTS = "DECIMAL(38,6)"
+_DOLLARS = "DECIMAL(18,6)"
 _LANDED = (
     "is_final BOOLEAN NOT NULL",
     "fetched_at TIMESTAMP WITH TIME ZONE NOT NULL",
@@ -82,10 +83,15 @@ VENDORS: dict[str, tuple[str, ...]] = {
         "role VARCHAR",
         f"spend_cents {_CENTS}",
         "fast_premium_requests BIGINT",
-        "hard_limit_override_dollars DECIMAL(18,6)",
+        f"hard_limit_override_dollars {_DOLLARS}",
         "read_day DATE NOT NULL",
         "fetched_at TIMESTAMP WITH TIME ZONE NOT NULL",
         "extra JSON",
+        # Cursor's current page (sql/schema/100 added them to a table made before).
+        "user_id VARCHAR",
+        f"overall_spend_cents {_CENTS}",
+        f"monthly_limit_dollars {_DOLLARS}",
+        f"effective_per_user_limit_dollars {_DOLLARS}",
     ),
     "vendors.cursor_members": (
         "snapshot_day DATE",

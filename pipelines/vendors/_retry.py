@@ -147,7 +147,7 @@ class RetryPolicy:
                 raise RateLimited(
                     failure.vendor,
                     f"{failure.message}; waiting {retry_state.upcoming_sleep:.0f}s would exceed the "
-                    f"{max_wait:.0f}s a run waits: the next run asks again",
+                    f"{max_wait:.0f}s a run waits",
                     status=failure.status,
                     said=failure.said,
                     retry_after=failure.retry_after,

@@ -5,11 +5,13 @@ wait and every answer by hand."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -100,9 +102,12 @@ class VendorClient:
         if response.status_code >= 400:
             raise self._failure(method, path, response)
         try:
-            body = response.json()
-        except ValueError:
-            raise Malformed(title, f"{method} {path} answered 200 with a body that is not JSON") from None
+            # Money exact: every non-integer number a Decimal, never a float.
+            body = json.loads(response.content, parse_float=Decimal)
+        except (ValueError, RecursionError):
+            raise Malformed(
+                title, f"{method} {path} answered {response.status_code} with a body that is not JSON"
+            ) from None
         return Answer(body, _served_at(response))
 
     def _failure(self, method: str, path: str, response: httpx.Response) -> VendorError:
@@ -129,7 +134,7 @@ class VendorClient:
                 title, f"{place} (rate limited)", status=status, said=said, retry_after=_seconds(response)
             )
         if status >= 500:
-            return ServerError(title, f"{place}; the next run asks again", status=status, said=said)
+            return ServerError(title, place, status=status, said=said)
         return RequestFailed(title, place, status=status, said=said)
 
 

@@ -14,6 +14,11 @@ from pipelines.vendors.wire import CURSOR, ENDPOINTS
 
 __all__ = ["daily_usage", "epoch_ms", "members", "spend", "windows"]
 
+
+def _today() -> date:
+    return datetime.now(UTC).date()
+
+
 _DAY_MS = 86_400_000
 _PAGE_SIZE = 100
 _MAX_PAGES = 10_000  # a team of a million members: beyond, the answer's totalPages is not believed
@@ -34,11 +39,12 @@ def windows(start: date, end: date, days: int = CURSOR.window_days) -> list[tupl
     return out
 
 
-def members(client: VendorClient, today: date) -> Fetched:
+def members(client: VendorClient) -> Fetched:
+    """The team's members now: the fetch covers the vendor's day (its clock, else ours)."""
     endpoint = ENDPOINTS["members"]
-    fetched = Fetched(endpoint, today, today)
+    fetched = Fetched(endpoint, _today(), _today())
     fetched.add(client.get(endpoint.path), client.vendor.title)
-    return fetched
+    return fetched.on_its_day()
 
 
 def daily_usage(client: VendorClient, start: date, end: date) -> list[Fetched]:
@@ -53,16 +59,17 @@ def daily_usage(client: VendorClient, start: date, end: date) -> list[Fetched]:
     return out
 
 
-def spend(client: VendorClient, today: date) -> Fetched:
-    """Every page of the members' spend, the first page's cycle start in the envelope."""
+def spend(client: VendorClient) -> Fetched:
+    """Every page of the members' spend in the current cycle (the first page's cycle start in the
+    envelope), on the vendor's day."""
     endpoint = ENDPOINTS["spend"]
-    fetched = Fetched(endpoint, today, today)
+    fetched = Fetched(endpoint, _today(), _today())
     page = 1
     while True:
         body = fetched.add(client.post(endpoint.path, {"page": page, "pageSize": _PAGE_SIZE}), client.vendor.title)
         pages = body.get("totalPages")
         if pages is None or (isinstance(pages, int) and not isinstance(pages, bool) and page >= pages):
-            return fetched
+            return fetched.on_its_day()
         if not isinstance(pages, int) or isinstance(pages, bool) or pages > _MAX_PAGES:
             raise Malformed(client.vendor.title, f"{endpoint.path} said totalPages {pages!r}: not a page count")
         page += 1

@@ -35,6 +35,12 @@ class Fetched:
             self.served_at = answer.served_at if self.served_at is None else min(self.served_at, answer.served_at)
         return body
 
+    def on_its_day(self) -> Fetched:
+        """A read of the vendor's state now (members, spend): of the vendor's day, where it said."""
+        if self.served_at is not None:
+            self.start = self.end = self.served_at.date()
+        return self
+
 
 def records_of(answer: Answer, endpoint: Endpoint, title: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The body and its records; a body without a list of objects under the documented key is

@@ -27,6 +27,7 @@ class Vendor:
     # Anthropic documents an hour, Cursor hourly aggregation and no day; a day more of margin each.
     final_after: timedelta
     window_days: int  # the days one request may cover
+    usage: str  # the endpoint of its usage per day: a day landed final is not fetched again
     rate_per_minute: int | None  # the documented limit, None: none documented
 
 
@@ -40,7 +41,8 @@ class Endpoint:
     records: str  # the answer's key holding the records
     fields: dict[str, str]  # wire path -> column
     envelope: frozenset[str] = frozenset()  # the answer's other documented keys (never drift)
-    # A record's arrays landing in tables of their own: (key, table, an element's wire path -> column).
+    # A record's arrays landing in tables of their own: (key, table, an element's wire path ->
+    # column, its first field the element's key within its record).
     arrays: tuple[tuple[str, str, dict[str, str]], ...] = ()
 
 
@@ -52,6 +54,7 @@ CLAUDE_CODE = Vendor(
     auth="anthropic",
     final_after=timedelta(days=1, hours=1),
     window_days=1,
+    usage="claude_code",
     rate_per_minute=None,
 )
 CURSOR = Vendor(
@@ -61,7 +64,8 @@ CURSOR = Vendor(
     key_advice="a team Admin API key, made by a team admin in Cursor's settings (Enterprise teams)",
     auth="basic",
     final_after=timedelta(days=1),
-    window_days=90,
+    window_days=30,
+    usage="daily_usage",
     rate_per_minute=20,
 )
 VENDORS: dict[str, Vendor] = {v.name: v for v in (CLAUDE_CODE, CURSOR)}
@@ -96,8 +100,10 @@ _CLAUDE_CODE_MODEL = {
     "estimated_cost.amount": "estimated_cost_cents",
     "estimated_cost.currency": "currency",
 }
+# `userId` is a number here (members' and spend's are encoded texts): it lands as its text.
 _CURSOR_DAY = {
     "date": "day",
+    "day": "day",
     "email": "email",
     "userId": "user_id",
     "isActive": "is_active",
@@ -124,14 +130,17 @@ _CURSOR_DAY = {
     "clientVersion": "client_version",
 }
 _CURSOR_SPEND = {
+    "userId": "user_id",
     "email": "email",
     "name": "name",
     "role": "role",
     "spendCents": "spend_cents",
+    "overallSpendCents": "overall_spend_cents",
     "fastPremiumRequests": "fast_premium_requests",
     "hardLimitOverrideDollars": "hard_limit_override_dollars",
+    "monthlyLimitDollars": "monthly_limit_dollars",
+    "effectivePerUserLimitDollars": "effective_per_user_limit_dollars",
 }
-# The current page documents `id` and `isRemoved` beside these; the older one does not.
 _CURSOR_MEMBER = {"id": "user_id", "email": "email", "name": "name", "role": "role", "isRemoved": "is_removed"}
 
 ENDPOINTS: dict[str, Endpoint] = {

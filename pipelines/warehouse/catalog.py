@@ -842,14 +842,15 @@ TABLES: tuple[Table, ...] = (
         "vendors",
         "cursor_spend",
         ("cycle_start", "email"),
-        "Cursor's spend per member and billing cycle (the cycle to date as last read, on read_day), in cents, "
-        "with fast premium requests and the member's hard limit.",
+        "Cursor's spend per member and billing cycle (the cycle to date as last read, on read_day), in cents: "
+        "on-demand (spend_cents) and overall, with fast premium requests and the member's limits.",
         partition="cycle_start",
         lake_grain="month",
         writer="vendors",
         landing="rows",
         replaces="partition-days",
         email="email",
+        vendor_id="user_id",
     ),
     Table(
         "vendors",

@@ -26,6 +26,7 @@ import duckdb
 from pipelines.warehouse.billing_exports import EXPORT_KIND, export_line_pattern
 from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.derived import ScopeDay, refresh_derived, refresh_team_days
+from pipelines.warehouse.erasure_vendors import erase_vendor_rows
 from pipelines.warehouse.people import Forgotten, Person, person_hashes
 from pipelines.warehouse.sql import run_sql
 
@@ -204,6 +205,8 @@ def erase_rows(
                 last_day=last_day,
             )
         )
+    for name, count in erase_vendor_rows(conn, person, first_day=first_day, last_day=last_day).items():
+        removed[name] = removed.get(name, 0) + count
     # A refused user line of theirs was what explained their day's difference: now the erasure does.
     record_days.update((scope, scope_name, day) for scope, scope_name, day in quarantined if day is not None)
     return Erased({name: count for name, count in removed.items() if count}, frozenset(days), frozenset(record_days))

@@ -10,6 +10,7 @@ import duckdb
 
 from pipelines.service.people import payload_people
 from pipelines.warehouse.erasure import PERSON_TABLES
+from pipelines.warehouse.erasure_vendors import with_emails
 from pipelines.warehouse.people import Person
 from pipelines.warehouse.sql import run_sql
 
@@ -17,12 +18,19 @@ __all__ = ["find_person"]
 
 
 def find_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
-    """The person a LOGIN or USER_ID names, with the other half when the warehouse knows it.
+    """The person a LOGIN, USER_ID or EMAIL names, with the other half when the warehouse knows
+    it, and the emails and vendor user ids naming them in the vendors' tables.
 
-    A number is a user id; anything else a login (matched in any case, as the service does; an
-    `@` before it, as in a mention, is not part of it).
+    A number is a user id; a word with an `@` inside an email; anything else a login (matched in
+    any case, as the service does; an `@` before it, as in a mention, is not part of it).
     """
     who = who.removeprefix("@")
+    if "@" in who:
+        return with_emails(conn, Person(None, None), who)
+    return with_emails(conn, _service_person(conn, who))
+
+
+def _service_person(conn: duckdb.DuckDBPyConnection, who: str) -> Person:
     user_id = int(who) if who.isascii() and who.isdigit() else None
     login = None if user_id is not None else who.lower()
     for person_table in PERSON_TABLES:

@@ -74,10 +74,13 @@ def _hash(key: bytes, kind: str, value: str) -> str:
 
 @dataclass(frozen=True)
 class Person:
-    """Whom an erasure removes: a user id and a login (lower case), either unknown."""
+    """Whom an erasure removes: a user id and a login (lower case), either unknown; and the emails
+    (lower case) and vendors' user ids naming them in the vendors' tables."""
 
     user_id: int | None
     login: str | None
+    emails: tuple[str, ...] = ()
+    vendor_ids: tuple[str, ...] = ()
 
     # The erasure knows the login: a bare word of text is tested too, not only an @mention.
     bare_logins = True
@@ -124,7 +127,8 @@ def person_hashes(key: bytes, person: Person) -> set[str]:
         hashes.add(_hash(key, "id", str(person.user_id)))
     if person.login is not None:
         hashes.add(_hash(key, "login", person.login.lower()))
-    return hashes
+    hashes |= {_hash(key, "email", email.lower()) for email in person.emails}
+    return hashes | {_hash(key, "vendor_id", vendor_id) for vendor_id in person.vendor_ids}
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,12 @@ class Forgotten:
 
     def is_both(self, user_id: int, login: str) -> bool:
         return _hash(self.key, "id", str(user_id)) in self.hashes and self.is_login(login)
+
+    def names_vendor_user(self, email: str | None, vendor_id: str | None) -> bool:
+        """Whether a vendor's record of this email (or this vendor user id) is an erased person's."""
+        return (email is not None and _hash(self.key, "email", email.lower()) in self.hashes) or (
+            vendor_id is not None and _hash(self.key, "vendor_id", vendor_id) in self.hashes
+        )
 
     def names_report_line(self, line: bytes) -> bool:
         """True when a report line names an erased person in its user fields."""

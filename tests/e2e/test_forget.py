@@ -630,7 +630,7 @@ def test_forget_of_something_no_login_or_id_is_spelled_like_says_so_in_one_line_
     done = subprocess.run([CLI, "forget", who], env=env, cwd=home, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("metrics-etl forget: ") and "neither a login nor a numeric user id" in line
+    assert line.startswith("metrics-etl forget: ") and "neither a login, a numeric user id nor an email" in line
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         assert conn.execute("SELECT count(*) FROM meta.forgotten_people").fetchone() == (0,)
 

@@ -1,14 +1,16 @@
-"""The vendors' documented example answers (docs/vendors.md, "What each vendor sends"), and a
+"""The vendors' documented example answers (docs/vendors.md, "What each vendor sends": Cursor's current
+page), and a
 client over an `httpx.MockTransport` of handlers, for the library's unit tests."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import httpx
 
+from pipelines.transform.vendor_rows import record_text
 from pipelines.vendors import Key, VendorClient, vendor_config
 from pipelines.vendors._retry import RetryPolicy
 
@@ -49,6 +51,8 @@ CLAUDE_RECORD: dict[str, Any] = {
     "subscription_type": "enterprise",
 }
 CURSOR_DAY: dict[str, Any] = {
+    "userId": 12345,
+    "day": "2024-03-18",
     "date": 1710720000000,
     "isActive": True,
     "totalLinesAdded": 1543,
@@ -77,20 +81,28 @@ CURSOR_DAY: dict[str, Any] = {
 CURSOR_SPEND: dict[str, Any] = {
     "teamMemberSpend": [
         {
-            "spendCents": 2450,
+            "userId": "user_PDSPmvukpYgZEDXsoNirw3CFhy",
+            "spendCents": Decimal("2450.125487"),
+            "overallSpendCents": Decimal("2450.125487"),
             "fastPremiumRequests": 1250,
             "name": "Alex",
             "email": "developer@company.com",
             "role": "member",
             "hardLimitOverrideDollars": 100,
+            "monthlyLimitDollars": 200,
+            "effectivePerUserLimitDollars": 100,
         },
         {
-            "spendCents": 1875,
+            "userId": "user_kljUvI0ASZORvSEXf9hV0ydcso",
+            "spendCents": Decimal("1875.500123"),
+            "overallSpendCents": Decimal("3200.750456"),
             "fastPremiumRequests": 980,
             "name": "Sam",
             "email": "admin@company.com",
             "role": "owner",
             "hardLimitOverrideDollars": 0,
+            "monthlyLimitDollars": None,
+            "effectivePerUserLimitDollars": 50,
         },
     ],
     "subscriptionCycleStart": 1708992000000,
@@ -99,8 +111,20 @@ CURSOR_SPEND: dict[str, Any] = {
 }
 CURSOR_MEMBERS: dict[str, Any] = {
     "teamMembers": [
-        {"name": "Alex", "email": "developer@company.com", "role": "member"},
-        {"name": "Sam", "email": "admin@company.com", "role": "owner"},
+        {
+            "id": "user_PDSPmvukpYgZEDXsoNirw3CFhy",
+            "name": "Alex",
+            "email": "developer@company.com",
+            "role": "member",
+            "isRemoved": False,
+        },
+        {
+            "id": "user_kljUvI0ASZORvSEXf9hV0ydcso",
+            "name": "Sam",
+            "email": "admin@company.com",
+            "role": "owner",
+            "isRemoved": False,
+        },
     ]
 }
 
@@ -108,7 +132,7 @@ Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def answer(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.Response(status, content=json.dumps(body).encode(), headers={"date": DATE, **(headers or {})})
+    return httpx.Response(status, content=record_text(body).encode(), headers={"date": DATE, **(headers or {})})
 
 
 def client(name: str, handler: Handler, *, sleeps: list[float] | None = None, max_wait: float = 180.0) -> VendorClient:

@@ -1,0 +1,278 @@
+"""A vendor's records as its tables' rows (docs/vendors.md): pure, no I/O.
+
+Each record's declared fields (pipelines/vendors/wire.py, its endpoint's `fields` and `arrays`)
+land in their columns, typed as the table declares them; a field no declaration names, or a
+value of the wrong type (a text where a count goes), lands in the row's `extra` as it came (its
+column NULL) and is counted as drift under its wire path, like the service's fields. A record
+that names no one (no email, no API key name), is of a day the fetch did not ask for, or repeats
+the key of an earlier record of its fetch lands nothing: its line is refused, with the reason, for
+the quarantine. Money is Decimal (the lines are parsed so), never floating point.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+
+from pipelines.transform.columns import polars_types
+from pipelines.vendors.wire import Endpoint
+
+__all__ = ["MISTYPED", "UNDECLARED", "VendorRows", "parse_line", "record_text"]
+
+UNDECLARED = "undeclared"
+MISTYPED = "mistyped"
+_IDS = frozenset({"user_id"})  # id columns: a text, or a whole number as its text
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", Decimal: "number"}
+
+
+class Refused(Exception):
+    """A record that cannot land: the reason is its quarantine row's."""
+
+
+def parse_line(text: str) -> Any:
+    """A line of a vendor's archived file: JSON with every non-integer number a Decimal (NaN and
+    Infinity are not JSON: refused)."""
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_float=Decimal, parse_constant=constant)
+
+
+def record_text(value: Any) -> str:
+    """Compact JSON of a parsed record, each Decimal written as the number it was sent as."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(str(k))}:{record_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(record_text(v) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return str(value)
+    return json.dumps(value)
+
+
+def _typed(value: object, dtype: pl.DataType, column: str) -> tuple[object, bool]:
+    """(the value as its column holds it, whether it fits); None fits every column."""
+    if value is None:
+        return None, True
+    if column in _IDS and isinstance(value, int) and not isinstance(value, bool):
+        return str(value), True  # an id sent as a number (Cursor's daily userId) is its text
+    if isinstance(dtype, pl.Int64):
+        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+    elif isinstance(dtype, pl.Decimal):
+        ok = isinstance(value, (int, Decimal)) and not isinstance(value, bool)
+        if ok:
+            number = Decimal(value)  # type: ignore[arg-type]
+            places, digits = dtype.scale, (dtype.precision or 38) - dtype.scale
+            ok = number.is_finite() and abs(number) < Decimal(10) ** digits and number == round(number, places)
+            value = number
+    elif isinstance(dtype, pl.Boolean):
+        ok = isinstance(value, bool)
+    else:
+        ok = isinstance(value, str)
+    return (value, True) if ok else (None, False)
+
+
+def _day_of(value: object) -> date | None:
+    """A record's day: an RFC 3339 time or date (Claude Code), or epoch milliseconds (Cursor)."""
+    if isinstance(value, str):
+        try:
+            return (
+                datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).date()
+                if "T" in value
+                else (date.fromisoformat(value))
+            )
+        except ValueError:
+            return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
+        return datetime.fromtimestamp(value / 1000, tz=UTC).date()
+    return None
+
+
+@dataclass
+class VendorRows:
+    """What one fetch's records bring: each table's rows, the lines refused, and the drift."""
+
+    endpoint: Endpoint
+    start: date  # the days the fetch asked for
+    end: date
+    read_day: date  # the vendor's day at the fetch: members' snapshot day, spend's read day
+    fetched_at: datetime
+    final_before: date | None  # the days before it were final at the fetch (None: none was)
+    envelope: Mapping[str, Any] = field(default_factory=dict)
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    refused: list[tuple[int, str, str]] = field(default_factory=list)  # line number, reason, text
+    drift: Counter[tuple[date, str, str]] = field(default_factory=Counter)
+    types: dict[tuple[date, str, str], str] = field(default_factory=dict)
+    _keys: dict[tuple[Any, ...], int] = field(default_factory=dict)
+
+    def add(self, number: int, text: str) -> None:
+        """One archived line: its rows, or its refusal."""
+        try:
+            record = parse_line(text)
+            if not isinstance(record, dict):
+                raise Refused("not a JSON object")
+            self._add(number, record)
+        except (ValueError, RecursionError) as exc:
+            self.refused.append((number, f"not JSON: {exc}"[:200], text))
+        except Refused as exc:
+            self.refused.append((number, str(exc), text))
+
+    def frame(self, table: str) -> pl.DataFrame:
+        schema = polars_types(table)
+        rows = self.rows.get(table, [])
+        return pl.DataFrame([{c: row.get(c) for c in schema} for row in rows], schema=schema, orient="row")
+
+    def _add(self, number: int, record: dict[str, Any]) -> None:
+        endpoint = self.endpoint
+        key = self._key(record)
+        if key in self._keys:
+            raise Refused(f"repeats the record of line {self._keys[key]} ({', '.join(map(str, key))})")
+        day = key[0]
+        drift_day = day if isinstance(day, date) else self.read_day
+        row, extra = self._flatten(
+            record, endpoint.fields, endpoint.table, drift_day, skip={a[0] for a in endpoint.arrays}
+        )
+        nested: list[tuple[str, dict[str, Any]]] = []
+        for name, table, fields in endpoint.arrays:
+            value = record.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
+                extra[name] = value
+                self._count(drift_day, name, value, MISTYPED)
+                continue
+            seen: set[object] = set()
+            wire, column = next(iter(fields.items()))  # an element's first field is its key
+            for element in value:
+                element_row, element_extra = self._flatten(element, fields, table, drift_day, prefix=f"{name}[].")
+                if not isinstance(element_row.get(column), str) or element_row[column] in seen:
+                    raise Refused(f"a {name} element without a {wire} of its own")
+                seen.add(element_row[column])
+                element_row["extra"] = record_text(element_extra) if element_extra else None
+                nested.append((table, element_row))
+        common = self._common(key, record)
+        row |= common
+        row["extra"] = record_text(extra) if extra else None
+        self._keys[key] = number
+        self.rows.setdefault(endpoint.table, []).append(row)
+        for table, element_row in nested:
+            self.rows.setdefault(table, []).append(element_row | common)
+
+    def _key(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The record's grain: its day (or the read's) and who it is of."""
+        name = self.endpoint.name
+        if name == "claude_code":
+            actor = record.get("actor")
+            actor = actor if isinstance(actor, dict) else {}
+            kind = actor.get("type")
+            who = actor.get("email_address" if kind == "user_actor" else "api_key_name")
+            if not isinstance(kind, str) or not isinstance(who, str) or not who:
+                raise Refused("its actor names neither a user's email_address nor an api_key_name")
+            return (self._asked(record), kind, who.lower() if kind == "user_actor" else who)
+        email = record.get("email")
+        if not isinstance(email, str) or "@" not in email:
+            raise Refused("no email: it names no one")
+        if name == "daily_usage":
+            return (self._asked(record), email.lower())
+        if name == "spend":
+            cycle = _day_of(self.envelope.get("subscriptionCycleStart"))
+            if cycle is None:
+                raise Refused("the answer's subscriptionCycleStart is no date: its cycle is unknown")
+            return (cycle, email.lower())
+        return (self.read_day, email.lower())
+
+    def _asked(self, record: Mapping[str, Any]) -> date:
+        day = _day_of(record.get("date"))
+        if day is None:
+            raise Refused(f"its date {record.get('date')!r} is no day")
+        if not self.start <= day <= self.end:
+            raise Refused(f"its date {day} is not a day asked for ({self.start}..{self.end})")
+        return day
+
+    def _common(self, key: tuple[Any, ...], record: Mapping[str, Any]) -> dict[str, Any]:
+        name = self.endpoint.name
+        landed: dict[str, Any] = {"fetched_at": self.fetched_at}
+        if name == "claude_code":
+            day, kind, who = key
+            return landed | {
+                "day": day,
+                "actor_type": kind,
+                "actor": who,
+                "email": who if kind == "user_actor" else None,
+                "is_final": self._final(day),
+            }
+        if name == "daily_usage":
+            return landed | {"day": key[0], "email": key[1], "is_final": self._final(key[0])}
+        if name == "spend":
+            return landed | {"cycle_start": key[0], "email": key[1], "read_day": self.read_day}
+        return landed | {"snapshot_day": key[0], "email": key[1]}
+
+    def _final(self, day: date) -> bool:
+        return self.final_before is not None and day < self.final_before
+
+    def _flatten(
+        self,
+        record: Mapping[str, Any],
+        fields: Mapping[str, str],
+        table: str,
+        day: date,
+        *,
+        prefix: str = "",
+        skip: set[str] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The declared fields in their columns, the rest (and the mistyped) in `extra`, as nested
+        as they came; each counted as drift under its path."""
+        types = polars_types(table)
+        row: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        stack: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = [("", record, extra)]
+        while stack:
+            path, node, kept = stack.pop()
+            for key, value in node.items():
+                here = f"{path}{key}"
+                if not path and skip and key in skip:
+                    continue
+                column = fields.get(here)
+                if column is not None and column in types and column not in ("day", "email"):
+                    row[column], ok = _typed(value, types[column], column)
+                    if not ok:
+                        kept[key] = value
+                        self._count(day, prefix + here, value, MISTYPED)
+                elif column is not None:
+                    continue  # a key column, read by _key
+                elif isinstance(value, dict) and any(f.startswith(here + ".") for f in fields):
+                    inner = _Declared()
+                    stack.append((here + ".", value, inner))
+                    kept[key] = inner
+                else:
+                    kept[key] = value
+                    self._count(day, prefix + here, value, UNDECLARED)
+        return row, _pruned(extra)
+
+    def _count(self, day: date, path: str, value: object, drift: str) -> None:
+        self.drift[(day, path, drift)] += 1
+        self.types.setdefault((day, path, drift), _JSON_TYPES.get(type(value), "null" if value is None else "number"))
+
+
+class _Declared(dict[str, Any]):
+    """An object of declared fields, in `extra` only for what it held beyond them."""
+
+
+def _pruned(extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` without the declared objects that held nothing else (as plain dicts)."""
+    out: dict[str, Any] = {}
+    for key, value in extra.items():
+        if isinstance(value, _Declared):
+            inner = _pruned(value)
+            if inner:
+                out[key] = inner
+        else:
+            out[key] = value
+    return out
