@@ -28,6 +28,7 @@ from pipelines._clock import parse_day
 from pipelines.alerts import AlertConfig, parse_targets
 from pipelines.service import AppAuth, ConfigError, Secret, ServiceConfig, TokenAuth
 from pipelines.service.dialect import Scope
+from pipelines.vendors import VENDORS, Key, VendorConfig, vendor_config
 
 __all__ = [
     "CATALOG_TIERS",
@@ -35,6 +36,7 @@ __all__ = [
     "ENV_VARS",
     "PAGE_TIERS",
     "SECRET_FIELDS",
+    "VENDOR_FIELDS",
     "ConfigError",
     "MetricsConfig",
     "Secret",
@@ -98,13 +100,23 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "catalog_tier": "METRICS_CATALOG_TIER",
         "catalog_row_limit": "METRICS_CATALOG_ROW_LIMIT",
         "catalog_timeout": "METRICS_CATALOG_TIMEOUT",
+        "anthropic_admin_key": "ANTHROPIC_ADMIN_KEY",
+        "anthropic_base_url": "ANTHROPIC_BASE_URL",
+        "cursor_api_key": "CURSOR_API_KEY",
+        "cursor_base_url": "CURSOR_BASE_URL",
     }
+)
+# Each vendor a team also buys directly (pipelines/vendors/wire.py): its key's and its address's
+# Settings fields. A vendor is read only when its key is set (docs/vendors.md).
+VENDOR_FIELDS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
+    {"claude_code": ("anthropic_admin_key", "anthropic_base_url"), "cursor": ("cursor_api_key", "cursor_base_url")}
 )
 # Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
 # METRICS_PSEUDONYM_KEY keys the pseudonyms and the erased people's hashes: with it, a user id
 # could be tested against them.
 SECRET_FIELDS: Final = frozenset(
     {"token", "app_private_key", "client_secret", "webhook_secret", "alerts", "pseudonym_key"}
+    | {"anthropic_admin_key", "cursor_api_key"}
 )
 
 
@@ -205,6 +217,12 @@ class Settings:
     catalog_tier: str = "aggregate"
     catalog_row_limit: int = 1000
     catalog_timeout: float = 10.0
+    # The vendors' own usage APIs (docs/vendors.md): each read only when its key is set; its
+    # address the vendor's unless set (the emulator's, in the demo and the tests).
+    anthropic_admin_key: Secret | None = None
+    anthropic_base_url: str | None = None
+    cursor_api_key: Secret | None = None
+    cursor_base_url: str | None = None
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -286,6 +304,27 @@ class Settings:
             row_limit=self.catalog_row_limit,
             time_limit_s=self.catalog_timeout,
         )
+
+    def vendor_configs(self) -> tuple[dict[str, VendorConfig], list[str]]:
+        """Each vendor whose key is set, configured; one line for each skipped (its key unset)."""
+        configs: dict[str, VendorConfig] = {}
+        skipped: list[str] = []
+        for name, (key_field, url_field) in VENDOR_FIELDS.items():
+            key: Secret | None = getattr(self, key_field)
+            if key is None:
+                skipped.append(f"{VENDORS[name].title}: skipped ({ENV_VARS[key_field]} is not set)")
+                continue
+            try:
+                configs[name] = vendor_config(
+                    name,
+                    key=Key(key.reveal()),
+                    base_url=getattr(self, url_field),
+                    key_setting=ENV_VARS[key_field],
+                    url_setting=ENV_VARS[url_field],
+                )
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        return configs, skipped
 
     def service_config(self) -> ServiceConfig:
         """The service client's configuration: an app installation if one is set, else the token."""
@@ -448,7 +487,19 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         or _positive("catalog_row_limit"),
         catalog_timeout=_number(values, "catalog_timeout", 10.0, "a number of seconds above 0")
         or _positive("catalog_timeout"),
+        anthropic_admin_key=_secret(values, "anthropic_admin_key"),
+        anthropic_base_url=_address(values, "anthropic_base_url"),
+        cursor_api_key=_secret(values, "cursor_api_key"),
+        cursor_base_url=_address(values, "cursor_base_url"),
     )
+
+
+def _address(values: Mapping[str, str], field: str) -> str | None:
+    """An http(s) address setting, without its trailing slash; None when unset."""
+    value = _text(values, field)
+    if value is not None and not value.lower().startswith(("http://", "https://")):
+        raise ConfigError(f"{ENV_VARS[field]} must start with http:// or https://, not {value!r}")
+    return value.rstrip("/") if value else None
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?", re.IGNORECASE)

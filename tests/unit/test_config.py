@@ -133,3 +133,18 @@ def test_automation_and_trailing_days_are_settings() -> None:
     settings = Settings.from_env(environ={"METRICS_AUTOMATION": "on", "METRICS_TRAILING_DAYS": "5"})
     assert settings.automation is True and settings.trailing_days == 5
     assert Settings.from_env(environ={}).automation is False
+
+
+def test_a_vendor_whose_key_is_unset_is_skipped_in_one_line_and_one_set_is_configured() -> None:
+    settings = Settings.from_env(environ={"ANTHROPIC_ADMIN_KEY": "sk-ant-admin01-x", "CURSOR_BASE_URL": "http://e/"})
+    configs, skipped = settings.vendor_configs()
+    assert list(configs) == ["claude_code"]
+    assert configs["claude_code"].base_url == "https://api.anthropic.com"
+    assert configs["claude_code"].key_setting == "ANTHROPIC_ADMIN_KEY"
+    assert skipped == ["Cursor (Cursor Admin API): skipped (CURSOR_API_KEY is not set)"]
+    assert "sk-ant-admin01-x" not in repr(settings)
+
+
+def test_a_vendor_address_that_is_not_http_names_its_variable() -> None:
+    with pytest.raises(ConfigError, match="ANTHROPIC_BASE_URL must start with http"):
+        Settings.from_env(environ={"ANTHROPIC_BASE_URL": "api.anthropic.com"})
