@@ -22,6 +22,7 @@ from pipelines.cli._dev import dev_env
 from pipelines.cli._emulator import emulator
 from pipelines.cli._fields import fields
 from pipelines.cli._home import backup, init, migrate, publish
+from pipelines.cli._mcp import mcp
 from pipelines.cli._metrics import metrics
 from pipelines.cli._page import export, report
 from pipelines.cli._privacy import forget
@@ -134,6 +135,7 @@ for _command in (
     export,
     sql,
     metrics,
+    mcp,
     fields,
     quarantine,
     webhooks,
