@@ -120,7 +120,9 @@ def test_without_the_tier_to_read_it_refuses_to_start_in_one_line(home: Home, tm
     ]
 
 
-def test_over_http_it_listens_on_loopback_alone_and_refuses_a_body_past_the_limit(home: Home, tmp_path: Path) -> None:
+def test_over_http_it_listens_on_loopback_alone_and_refuses_garbage_a_huge_body_and_another_host(
+    home: Home, tmp_path: Path
+) -> None:
     errlog = tmp_path / "stderr"
     with errlog.open("wb") as err:
         server = subprocess.Popen(
@@ -133,20 +135,24 @@ def test_over_http_it_listens_on_loopback_alone_and_refuses_a_body_past_the_limi
             assert match, first
             url, port = match[1], int(match[2])
 
-            async def script() -> tuple[list[str], int]:
+            async def script() -> tuple[list[int], dict[str, Any], list[str]]:
+                headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+                async with httpx.AsyncClient(headers=headers) as raw:
+                    garbage = await raw.post(url, content=b"{not json")
+                    refused = [
+                        garbage,
+                        await raw.post(url, content=b"x" * (MAX_MESSAGE_BYTES + 1)),
+                        await raw.post(url, content=b"{}", headers={"Host": "evil.example"}),  # DNS rebinding
+                    ]
                 async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
                     await session.initialize()
                     names = [tool.name for tool in (await session.list_tools()).tools]
-                async with httpx.AsyncClient() as raw:
-                    big = await raw.post(
-                        url,
-                        content=b"x" * (MAX_MESSAGE_BYTES + 1),
-                        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
-                    )
-                return names, big.status_code
+                return [r.status_code for r in refused], garbage.json(), names
 
-            names, status = anyio.run(script)
-            assert names[0] == "list_metrics" and status == 413
+            statuses, garbage, names = anyio.run(script)
+            assert statuses == [400, 413, 421]
+            assert garbage["error"]["code"] == -32700
+            assert names[0] == "list_metrics"  # and it answers on
             listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout
             assert listening.split() and all(
                 line.split()[3] == f"127.0.0.1:{port}" for line in listening.splitlines()
