@@ -30,8 +30,8 @@ from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream, repo
 from pipelines.ingest.archive_files import remove_unrecorded
 from pipelines.ingest.parse import truncate_line
 from pipelines.transform.columns import polars_types
-from pipelines.transform.vendor_rows import UNDECLARED, VendorRows, record_text
-from pipelines.vendors import Denied, Fetched, Vendor, VendorClient, VendorError
+from pipelines.transform.vendor_rows import UNDECLARED, VendorRows, record_person, record_text
+from pipelines.vendors import Denied, Endpoint, Fetched, Vendor, VendorClient, VendorError
 from pipelines.vendors.reads import reads
 from pipelines.warehouse.catalog import table
 from pipelines.warehouse.erasure import Forgotten
@@ -93,15 +93,8 @@ def ingest_vendor(
     return result
 
 
-def _names_erased(record: dict[str, Any], forgotten: Forgotten) -> bool:
-    actor = record.get("actor")
-    email = record.get("email", actor.get("email_address") if isinstance(actor, dict) else None)
-    vendor_id = record.get("userId", record.get("id"))
-    if isinstance(vendor_id, int) and not isinstance(vendor_id, bool):
-        vendor_id = str(vendor_id)  # as its column holds it
-    return forgotten.names_vendor_user(
-        email if isinstance(email, str) else None, vendor_id if isinstance(vendor_id, str) else None
-    )
+def _names_erased(endpoint: Endpoint, record: dict[str, Any], forgotten: Forgotten) -> bool:
+    return forgotten.names_vendor_user(*record_person(endpoint, record))
 
 
 def _land(
@@ -114,7 +107,7 @@ def _land(
     out: VendorResult,
 ) -> None:
     endpoint = fetched.endpoint
-    kept = [r for r in fetched.records if forgotten is None or not _names_erased(r, forgotten)]
+    kept = [r for r in fetched.records if forgotten is None or not _names_erased(endpoint, r, forgotten)]
     out.left_out += len(fetched.records) - len(kept)
     fetched_at = datetime.now(UTC)
     place = {

@@ -22,9 +22,18 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform.columns import polars_types
-from pipelines.vendors.wire import Endpoint
+from pipelines.vendors.wire import ENDPOINTS, Endpoint
 
-__all__ = ["MISTYPED", "UNDECLARED", "VendorRows", "parse_line", "record_text"]
+__all__ = [
+    "EMAIL_KEYS",
+    "ID_KEYS",
+    "MISTYPED",
+    "UNDECLARED",
+    "VendorRows",
+    "parse_line",
+    "record_person",
+    "record_text",
+]
 
 UNDECLARED = "undeclared"
 MISTYPED = "mistyped"
@@ -77,6 +86,40 @@ def _typed(value: object, dtype: pl.DataType, column: str) -> tuple[object, bool
     else:
         ok = isinstance(value, str)
     return (value, True) if ok else (None, False)
+
+
+def _at(record: Mapping[str, Any], path: str) -> object:
+    """The value at a dotted wire path (None where any step is missing)."""
+    node: object = record
+    for step in path.split("."):
+        node = node.get(step) if isinstance(node, dict) else None
+    return node
+
+
+def _is_email(path: str) -> bool:
+    return path.rsplit(".", 1)[-1] in ("email", "email_address")
+
+
+def _email_paths(endpoint: Endpoint) -> list[str]:
+    return [path for _, paths in endpoint.who for path in paths if _is_email(path)]
+
+
+def _id_paths(endpoint: Endpoint) -> list[str]:
+    return [path for path, column in endpoint.fields.items() if column in _IDS]
+
+
+# The keys naming a person in any vendor's record (an email; a vendor user id): what erasure
+# looks for in the archived records and quarantined lines, by declaration (wire.ENDPOINTS).
+EMAIL_KEYS = frozenset(path.rsplit(".", 1)[-1] for e in ENDPOINTS.values() for path in _email_paths(e))
+ID_KEYS = frozenset(path.rsplit(".", 1)[-1] for e in ENDPOINTS.values() for path in _id_paths(e))
+
+
+def record_person(endpoint: Endpoint, record: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The email (lower case) and the vendor user id (as its column holds it) a record names."""
+    email = next((v for p in _email_paths(endpoint) if isinstance(v := _at(record, p), str) and v), None)
+    found = next((v for p in _id_paths(endpoint) if (v := _at(record, p)) is not None), None)
+    vendor_id, _ = _typed(found, pl.String(), "user_id")
+    return (email.lower() if email else None), (vendor_id if isinstance(vendor_id, str) else None)
 
 
 def _day_of(value: object) -> date | None:
@@ -166,53 +209,40 @@ class VendorRows:
             self.rows.setdefault(table, []).append(element_row | common)
 
     def _key(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
-        """The record's grain: its day (or the read's) and who it is of."""
-        name = self.endpoint.name
-        if name == "claude_code":
-            actor = record.get("actor")
-            actor = actor if isinstance(actor, dict) else {}
-            kind = actor.get("type")
-            who = actor.get("email_address" if kind == "user_actor" else "api_key_name")
-            if not isinstance(kind, str) or not isinstance(who, str) or not who:
-                raise Refused("its actor names neither a user's email_address nor an api_key_name")
-            return (self._asked(record), kind, who.lower() if kind == "user_actor" else who)
-        email = record.get("email")
-        if not isinstance(email, str) or "@" not in email:
-            raise Refused("no email: it names no one")
-        if name == "daily_usage":
-            return (self._asked(record), email.lower())
-        if name == "spend":
-            cycle = _day_of(self.envelope.get("subscriptionCycleStart"))
-            if cycle is None:
-                raise Refused("the answer's subscriptionCycleStart is no date: its cycle is unknown")
-            return (cycle, email.lower())
-        return (self.read_day, email.lower())
-
-    def _asked(self, record: Mapping[str, Any]) -> date:
-        day = _day_of(record.get("date"))
-        if day is None:
-            raise Refused(f"its date {record.get('date')!r} is no day")
-        if not self.start <= day <= self.end:
-            raise Refused(f"its date {day} is not a day asked for ({self.start}..{self.end})")
-        return day
+        """The record's grain (wire.Endpoint.day, .who): its day, then who it is of."""
+        column, source = self.endpoint.day
+        if source == "date":
+            day = _day_of(record.get("date"))
+            if day is None:
+                raise Refused(f"its date {record.get('date')!r} is no day")
+            if not self.start <= day <= self.end:
+                raise Refused(f"its date {day} is not a day asked for ({self.start}..{self.end})")
+        elif source == "read":
+            day = self.read_day
+        elif (day := _day_of(self.envelope.get(source))) is None:
+            raise Refused(f"the answer's {source} is no date: the record's {column} is unknown")
+        key: list[Any] = [day]
+        for _, paths in self.endpoint.who:
+            found = next(((p, v) for p in paths if isinstance(v := _at(record, p), str) and v), None)
+            if found is None:
+                raise Refused(f"no {' nor '.join(paths)}: it names no one")
+            path, value = found
+            key.append(value.lower() if _is_email(path) else value)
+        return tuple(key)
 
     def _common(self, key: tuple[Any, ...], record: Mapping[str, Any]) -> dict[str, Any]:
-        name = self.endpoint.name
-        landed: dict[str, Any] = {"fetched_at": self.fetched_at}
-        if name == "claude_code":
-            day, kind, who = key
-            return landed | {
-                "day": day,
-                "actor_type": kind,
-                "actor": who,
-                "email": who if kind == "user_actor" else None,
-                "is_final": self._final(day),
-            }
-        if name == "daily_usage":
-            return landed | {"day": key[0], "email": key[1], "is_final": self._final(key[0])}
-        if name == "spend":
-            return landed | {"cycle_start": key[0], "email": key[1], "read_day": self.read_day}
-        return landed | {"snapshot_day": key[0], "email": key[1]}
+        """The key's columns, the email naming the person, and when it was fetched (and, on a usage
+        table, whether its day was final; on a read of the vendor's state, the read's day)."""
+        columns = [self.endpoint.day[0], *(column for column, _ in self.endpoint.who)]
+        common: dict[str, Any] = dict(zip(columns, key, strict=True)) | {"fetched_at": self.fetched_at}
+        emails = [_at(record, p) for _, paths in self.endpoint.who for p in paths if _is_email(p)]
+        common["email"] = next((e.lower() for e in emails if isinstance(e, str) and e), None)
+        declared = polars_types(self.endpoint.table)
+        if "is_final" in declared:
+            common["is_final"] = self._final(key[0])
+        if "read_day" in declared:
+            common["read_day"] = self.read_day
+        return common
 
     def _final(self, day: date) -> bool:
         return self.final_before is not None and day < self.final_before

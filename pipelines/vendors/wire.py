@@ -40,6 +40,12 @@ class Endpoint:
     table: str  # the table its records land in
     records: str  # the answer's key holding the records
     fields: dict[str, str]  # wire path -> column
+    # A record's key: its day's column, and where that day comes from ("date": the record's own
+    # `date`, one of the days asked; "read": the vendor's day at the read; any other word: that
+    # key of the answer's envelope, for every record), then each other key column and the wire
+    # paths naming it, the first present one used (an email, in any case, names the person too).
+    day: tuple[str, str]
+    who: tuple[tuple[str, tuple[str, ...]], ...]
     envelope: frozenset[str] = frozenset()  # the answer's other documented keys (never drift)
     # A record's arrays landing in tables of their own: (key, table, an element's wire path ->
     # column, its first field the element's key within its record).
@@ -143,6 +149,7 @@ _CURSOR_SPEND = {
 }
 _CURSOR_MEMBER = {"id": "user_id", "email": "email", "name": "name", "role": "role", "isRemoved": "is_removed"}
 
+_BY_EMAIL: tuple[tuple[str, tuple[str, ...]], ...] = (("email", ("email",)),)
 ENDPOINTS: dict[str, Endpoint] = {
     e.name: e
     for e in (
@@ -154,6 +161,8 @@ ENDPOINTS: dict[str, Endpoint] = {
             "vendors.claude_code_days",
             "data",
             _CLAUDE_CODE_DAY,
+            ("day", "date"),
+            (("actor_type", ("actor.type",)), ("actor", ("actor.email_address", "actor.api_key_name"))),
             frozenset({"has_more", "next_page"}),
             (("model_breakdown", "vendors.claude_code_models", _CLAUDE_CODE_MODEL),),
         ),
@@ -165,7 +174,9 @@ ENDPOINTS: dict[str, Endpoint] = {
             "vendors.cursor_days",
             "data",
             _CURSOR_DAY,
-            frozenset({"period"}),
+            ("day", "date"),
+            _BY_EMAIL,
+            frozenset({"period", "pagination"}),
         ),
         Endpoint(
             "cursor",
@@ -175,8 +186,20 @@ ENDPOINTS: dict[str, Endpoint] = {
             "vendors.cursor_spend",
             "teamMemberSpend",
             _CURSOR_SPEND,
+            ("cycle_start", "subscriptionCycleStart"),
+            _BY_EMAIL,
             frozenset({"subscriptionCycleStart", "totalMembers", "totalPages"}),
         ),
-        Endpoint("cursor", "members", "GET", "/teams/members", "vendors.cursor_members", "teamMembers", _CURSOR_MEMBER),
+        Endpoint(
+            "cursor",
+            "members",
+            "GET",
+            "/teams/members",
+            "vendors.cursor_members",
+            "teamMembers",
+            _CURSOR_MEMBER,
+            ("snapshot_day", "read"),
+            _BY_EMAIL,
+        ),
     )
 }

@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.transform.vendor_rows import EMAIL_KEYS, ID_KEYS
 from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.people import Person
 from pipelines.warehouse.sql import run_sql
@@ -99,13 +100,17 @@ def erase_vendor_rows(
 
 
 def vendor_line_pattern(person: Person) -> str:
-    """An RE2 and Python pattern of a vendor's record naming the person: its email (Claude Code's
-    `email_address`, Cursor's `email`, in any case) or its vendor user id (`userId`, `id`)."""
-    parts = [f'(?i:"(email_address|email)"\\s*:\\s*"{re.escape(email)}")' for email in person.emails]
-    # `userId` a text or a number (Cursor's daily records send it so); `id` a text only, never
-    # the number a seat listing's `id` is (the service's user id: another namespace).
+    """An RE2 and Python pattern of a vendor's record naming the person: its email (in any case)
+    or its vendor user id, under any key a vendor's declaration names them by (vendor_rows'
+    EMAIL_KEYS, ID_KEYS: Claude Code's `email_address`, Cursor's `email`, `userId` and `id`)."""
+    emails, ids = "|".join(sorted(EMAIL_KEYS)), "|".join(sorted(ID_KEYS))
+    # An id a text, or a number (Cursor's daily records send userId so), but never a bare number
+    # under `id`: a seat listing's `id` is the service's user id, another namespace.
+    numbers = "|".join(sorted(ID_KEYS - {"id"})) or "$^"
+    parts = [f'(?i:"({emails})"\\s*:\\s*"{re.escape(email)}")' for email in person.emails]
     for vendor_id in person.vendor_ids:
-        parts += [f'"userId"\\s*:\\s*"?{re.escape(vendor_id)}("|[,}}\\s])', f'"id"\\s*:\\s*"{re.escape(vendor_id)}"']
+        text, number = re.escape(vendor_id), f'"({numbers})"\\s*:\\s*{re.escape(vendor_id)}[,}}\\s]'
+        parts += [f'"({ids})"\\s*:\\s*"{text}"', number]
     return "|".join(f"(?:{part})" for part in parts) or "$^"
 
 

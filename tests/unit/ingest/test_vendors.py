@@ -130,7 +130,7 @@ def test_erased_people_are_left_out_and_lines_that_cannot_land_are_quarantined(
     assert (result.left_out, result.quarantined, result.drift) == (1, 1, ["claude_code: new_field"])
     assert _one(conn, "SELECT actor FROM vendors.claude_code_days") == [("dev@example.com",)]
     ((number, reason),) = _one(conn, "SELECT line_number, reason FROM raw.quarantine")
-    assert (number, reason) == (2, "its actor names neither a user's email_address nor an api_key_name")
+    assert (number, reason) == (2, "no actor.email_address nor actor.api_key_name: it names no one")
     ((path,),) = _one(conn, "SELECT archive_path FROM raw.report_files")
     assert b"user@emaildomain.com" not in zstandard.ZstdDecompressor().decompressobj().decompress(
         Path(path).read_bytes()

@@ -86,7 +86,7 @@ def test_records_naming_no_one_of_another_day_or_repeated_are_refused_with_their
     other_day = {**CLAUDE_RECORD, "date": "2025-08-09T00:00:00Z"}
     out = _rows("claude_code", [CLAUDE_RECORD, nobody, other_day, CLAUDE_RECORD], date(2025, 8, 8))
     assert [(n, reason.split(" (")[0]) for n, reason, _ in out.refused] == [
-        (2, "its actor names neither a user's email_address nor an api_key_name"),
+        (2, "no actor.email_address nor actor.api_key_name: it names no one"),
         (3, "its date 2025-08-09 is not a day asked for"),
         (4, "repeats the record of line 1"),
     ]

@@ -128,3 +128,14 @@ def test_retention_removes_the_vendor_rows_of_expired_days(conn: duckdb.DuckDBPy
     assert result.rows["vendors.cursor_days"] == 2 and result.rows["vendors.claude_code_days"] == 2
     assert conn.execute("SELECT count(*) FROM vendors.claude_code_models").fetchone() == (0,)
     assert result.files >= 1
+
+
+def test_a_vendor_id_never_matches_the_service_s_number_under_id_nor_a_longer_id() -> None:
+    from pipelines.warehouse.erasure_vendors import vendor_line_names
+    from pipelines.warehouse.people import Person
+
+    names = vendor_line_names(Person(None, None, ("a@b.com",), ("12345", "user_X")))
+    assert names(b'{"userId":12345,"isActive":true}') and names(b'{"id":"user_X"}') and names(b'{"email":"A@B.COM"}')
+    # A seat listing's `id` is the service's user id: another person's, though the digits agree.
+    assert not names(b'{"id":12345,"login":"someone-else"}')
+    assert not names(b'{"userId":123456}') and not names(b'{"id":"user_XY"}') and not names(b'{"email":"xa@b.com"}')
