@@ -20,6 +20,7 @@ import pyarrow as pa
 from pipelines.service.kinds import REPORT_KINDS
 from pipelines.warehouse.catalog import TABLES, Table, table, tables
 from pipelines.warehouse.checks import CheckOutcome, ChecksFailed, report_checks, run_checks, slice_params
+from pipelines.warehouse.held import checkpoint_when_held
 from pipelines.warehouse.report_slice import CarriedReport, ReportSlice
 from pipelines.warehouse.rollups import end_of_landing_memory, refresh_rollups
 from pipelines.warehouse.sql import _statements, rollback, run_sql
@@ -261,6 +262,7 @@ def land_report(conn: duckdb.DuckDBPyConnection, report: ReportSlice, /) -> Iter
         except BaseException:
             rollback(conn)
             raise
+    checkpoint_when_held(conn)  # what the commit left in memory, before the next landing needs it
 
 
 def _end(conn: duckdb.DuckDBPyConnection, report: ReportSlice, landing: ReportLanding) -> None:

@@ -2,13 +2,14 @@
 -- which ~140 MB is the imported libraries, ~75 MB DuckDB's connection and schema, and ~150 MB
 -- the segments in flight in the three stages). Measured on the 500,000 user-day benchmark: one
 -- thread inserts faster than two (2.4 s against 2.95 s of CPU; the other core is parsing);
--- 128 MB gave 430 MB for 0.3 s less than 64 MB. 48 MB held the stages near 390 MB where 64 MB
--- gives 400-410, but a week's backfill of a 10,000-user organization and its 15,000-user
--- enterprise ran out of it (benchmarks/history.py; docs/benchmarks.md): 64 MB.
+-- 128 MB gave 430 MB for 0.3 s less than 64 MB; 48 MB holds the stages near 390 MB where 64 MB
+-- gives 400-410. What earlier commits left in memory counts against it: a landing's commit
+-- checkpoints when they hold more than half of it (pipelines/warehouse/held.py).
 SET threads = 1;
-SET memory_limit = '64MB';
+SET memory_limit = '48MB';
 SET preserve_insertion_order = true;
--- One checkpoint per run, when the connection closes, not one per report: each checkpoint
--- writes the metadata of every changed table, a cost that grows with the warehouse (measured
--- at 180 days x 25,000 users: about 1 s each, four a day). The WAL holds a day's reports.
+-- No checkpoint per report: each checkpoint writes the metadata of every changed table, a cost
+-- that grows with the warehouse (measured at 180 days x 25,000 users: about 1 s each, four a
+-- day). One is taken when the connection closes, or when committed rows hold more memory than
+-- the landing can spare (pipelines/warehouse/held.py).
 SET checkpoint_threshold = '1GB';
