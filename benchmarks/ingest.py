@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import suppress
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -132,7 +133,32 @@ def _stage_clock() -> _StageClock:
     return clock
 
 
-def _ingest(base_url: str, token: str, dialect: str, work: str, profile: bool, out) -> None:
+def _mark_stages(stage) -> None:
+    """Name the stage the main thread is in (streaming, inserting, rollups, checks) in `stage`, a
+    shared array the parent reads beside this process's RSS (--profile)."""
+    from pipelines.warehouse import replace
+
+    def mark(owner, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+
+        def marked(*args, **kwargs):
+            before = stage.value
+            stage.value = label.encode()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                stage.value = before
+
+        setattr(owner, name, marked)
+
+    mark(replace.ReportLanding, "insert", "landing (inserts)")
+    mark(replace, "refresh_rollups", "rollups")
+    mark(replace, "_check", "checks")
+    mark(replace, "checkpoint_when_held", "checkpoint")
+    stage.value = b"streaming"
+
+
+def _ingest(base_url: str, token: str, dialect: str, work: str, profile: bool, stage, out) -> None:
     import duckdb
 
     from pipelines.config import Secret, Settings
@@ -145,6 +171,8 @@ def _ingest(base_url: str, token: str, dialect: str, work: str, profile: bool, o
     conn = duckdb.connect(str(Path(work) / "warehouse.duckdb"))
     migrate(conn)  # before the clock starts: the Dagster resource migrates once per process
     clock = _stage_clock() if profile else None
+    if stage is not None:
+        _mark_stages(stage)
     pools = _pool_cpu() if profile else 0.0  # what migrate's pools spent is not the ingest's
     with ServiceClient(config=settings.service_config()) as client:
         started, cpu = time.perf_counter(), time.process_time()
@@ -306,21 +334,33 @@ def _with_bad_lines(report: Path, *, every: int) -> Path:
     return bad
 
 
-def _child(target, *args) -> dict:
+def _child(target, *args, stages: bool = False) -> dict:
+    """Run `target` in a spawned child; its figures. With `stages`, the child is also passed a
+    shared stage name, and its RSS is sampled every 2 ms beside it: figures["rss_by_stage"]."""
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    proc = ctx.Process(target=target, args=(*args, out))
+    stage = ctx.Array("c", 40) if stages else None
+    proc = ctx.Process(target=target, args=(*args, stage, out) if stages else (*args, out))
     proc.start()
+    peaks: dict[str, float] = {}
+    page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20
     # A child that dies (an error in its SQL, the OOM killer) puts nothing: say so, never wait.
     while True:
         try:
-            figures = out.get(timeout=1.0)
+            figures = out.get(timeout=0.002 if stages else 1.0)
             break
         except queue.Empty:
             if not proc.is_alive():
                 step = target.__name__
                 raise SystemExit(f"benchmark step {step} ended ({proc.exitcode}) without its figures") from None
+            if stage is not None:
+                with suppress(OSError, ValueError):
+                    rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * page_mb
+                    name = stage.value.decode() or "starting"
+                    peaks[name] = max(peaks.get(name, 0.0), rss)
     proc.join()
+    if stages:
+        figures["rss_by_stage"] = peaks
     return figures
 
 
@@ -363,7 +403,15 @@ def main() -> None:
                 hand = _child(_hand, str(report), creds["dialect"], str(work))
                 # The emulator serves from this process: its CPU is part of the pipeline's cost.
                 serving_cpu = time.process_time()
-                ingest = _child(_ingest, creds["base_url"], creds["token"], creds["dialect"], str(work), args.profile)
+                ingest = _child(
+                    _ingest,
+                    creds["base_url"],
+                    creds["token"],
+                    creds["dialect"],
+                    str(work),
+                    args.profile,
+                    stages=args.profile,
+                )
                 serving_cpu = time.process_time() - serving_cpu
             finally:
                 shutil.rmtree(work, ignore_errors=True)
@@ -392,6 +440,9 @@ def main() -> None:
             )
             if ingest["stages"]:
                 _print_stages(ingest["stages"], ingest["cpu"])
+            if ingest.get("rss_by_stage"):
+                peaks = ", ".join(f"{name} {mb:.0f} MB" for name, mb in ingest["rss_by_stage"].items())
+                print(f"  pipeline peak RSS per stage of its main thread (--profile): {peaks}")
     if len(to_hand) > 1:
         for name, ratios in (("hand SQL", to_hand), ("bare read", to_bare)):
             print(
