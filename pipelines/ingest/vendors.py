@@ -30,7 +30,8 @@ from pipelines.ingest.archive import ArchivedFile, Segment, archive_stream, repo
 from pipelines.ingest.archive_files import remove_unrecorded
 from pipelines.ingest.parse import truncate_line
 from pipelines.transform.columns import polars_types
-from pipelines.transform.vendor_rows import UNDECLARED, VendorRows, record_person, record_text
+from pipelines.transform.vendor_rows import UNDECLARED, VendorRows
+from pipelines.transform.vendor_values import record_person, record_text
 from pipelines.vendors import Denied, Endpoint, Fetched, Vendor, VendorClient, VendorError
 from pipelines.vendors.reads import reads
 from pipelines.warehouse.catalog import table

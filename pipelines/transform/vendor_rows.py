@@ -11,131 +11,28 @@ the quarantine. Money is Decimal (the lines are parsed so), never floating point
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
 
 from pipelines.transform.columns import polars_types
-from pipelines.vendors.wire import ENDPOINTS, Endpoint
+from pipelines.transform.vendor_values import day_of, is_email, parse_line, record_text, typed, value_at
+from pipelines.vendors.wire import Endpoint
 
-__all__ = [
-    "EMAIL_KEYS",
-    "ID_KEYS",
-    "MISTYPED",
-    "UNDECLARED",
-    "VendorRows",
-    "parse_line",
-    "record_person",
-    "record_text",
-]
+__all__ = ["MISTYPED", "UNDECLARED", "VendorRows"]
 
 UNDECLARED = "undeclared"
 MISTYPED = "mistyped"
-_IDS = frozenset({"user_id"})  # id columns: a text, or a whole number as its text
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", Decimal: "number"}
 
 
 class Refused(Exception):
     """A record that cannot land: the reason is its quarantine row's."""
-
-
-def parse_line(text: str) -> Any:
-    """A line of a vendor's archived file: JSON with every non-integer number a Decimal (NaN and
-    Infinity are not JSON: refused)."""
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    return json.loads(text, parse_float=Decimal, parse_constant=constant)
-
-
-def record_text(value: Any) -> str:
-    """Compact JSON of a parsed record, each Decimal written as the number it was sent as."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(str(k))}:{record_text(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(record_text(v) for v in value) + "]"
-    if isinstance(value, Decimal):
-        return str(value)
-    return json.dumps(value)
-
-
-def _typed(value: object, dtype: pl.DataType, column: str) -> tuple[object, bool]:
-    """(the value as its column holds it, whether it fits); None fits every column."""
-    if value is None:
-        return None, True
-    if column in _IDS and isinstance(value, int) and not isinstance(value, bool):
-        return str(value), True  # an id sent as a number (Cursor's daily userId) is its text
-    if isinstance(dtype, pl.Int64):
-        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
-    elif isinstance(dtype, pl.Decimal):
-        ok = isinstance(value, (int, Decimal)) and not isinstance(value, bool)
-        if ok:
-            number = Decimal(value)  # type: ignore[arg-type]
-            places, digits = dtype.scale, (dtype.precision or 38) - dtype.scale
-            ok = number.is_finite() and abs(number) < Decimal(10) ** digits and number == round(number, places)
-            value = number
-    elif isinstance(dtype, pl.Boolean):
-        ok = isinstance(value, bool)
-    else:
-        ok = isinstance(value, str)
-    return (value, True) if ok else (None, False)
-
-
-def _at(record: Mapping[str, Any], path: str) -> object:
-    """The value at a dotted wire path (None where any step is missing)."""
-    node: object = record
-    for step in path.split("."):
-        node = node.get(step) if isinstance(node, dict) else None
-    return node
-
-
-def _is_email(path: str) -> bool:
-    return path.rsplit(".", 1)[-1] in ("email", "email_address")
-
-
-def _email_paths(endpoint: Endpoint) -> list[str]:
-    return [path for _, paths in endpoint.who for path in paths if _is_email(path)]
-
-
-def _id_paths(endpoint: Endpoint) -> list[str]:
-    return [path for path, column in endpoint.fields.items() if column in _IDS]
-
-
-# The keys naming a person in any vendor's record (an email; a vendor user id): what erasure
-# looks for in the archived records and quarantined lines, by declaration (wire.ENDPOINTS).
-EMAIL_KEYS = frozenset(path.rsplit(".", 1)[-1] for e in ENDPOINTS.values() for path in _email_paths(e))
-ID_KEYS = frozenset(path.rsplit(".", 1)[-1] for e in ENDPOINTS.values() for path in _id_paths(e))
-
-
-def record_person(endpoint: Endpoint, record: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """The email (lower case) and the vendor user id (as its column holds it) a record names."""
-    email = next((v for p in _email_paths(endpoint) if isinstance(v := _at(record, p), str) and v), None)
-    found = next((v for p in _id_paths(endpoint) if (v := _at(record, p)) is not None), None)
-    vendor_id, _ = _typed(found, pl.String(), "user_id")
-    return (email.lower() if email else None), (vendor_id if isinstance(vendor_id, str) else None)
-
-
-def _day_of(value: object) -> date | None:
-    """A record's day: an RFC 3339 time or date (Claude Code), or epoch milliseconds (Cursor)."""
-    if isinstance(value, str):
-        try:
-            return (
-                datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).date()
-                if "T" in value
-                else (date.fromisoformat(value))
-            )
-        except ValueError:
-            return None
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
-        return datetime.fromtimestamp(value / 1000, tz=UTC).date()
-    return None
 
 
 @dataclass
@@ -212,22 +109,22 @@ class VendorRows:
         """The record's grain (wire.Endpoint.day, .who): its day, then who it is of."""
         column, source = self.endpoint.day
         if source == "date":
-            day = _day_of(record.get("date"))
+            day = day_of(record.get("date"))
             if day is None:
                 raise Refused(f"its date {record.get('date')!r} is no day")
             if not self.start <= day <= self.end:
                 raise Refused(f"its date {day} is not a day asked for ({self.start}..{self.end})")
         elif source == "read":
             day = self.read_day
-        elif (day := _day_of(self.envelope.get(source))) is None:
+        elif (day := day_of(self.envelope.get(source))) is None:
             raise Refused(f"the answer's {source} is no date: the record's {column} is unknown")
         key: list[Any] = [day]
         for _, paths in self.endpoint.who:
-            found = next(((p, v) for p in paths if isinstance(v := _at(record, p), str) and v), None)
+            found = next(((p, v) for p in paths if isinstance(v := value_at(record, p), str) and v), None)
             if found is None:
                 raise Refused(f"no {' nor '.join(paths)}: it names no one")
             path, value = found
-            key.append(value.lower() if _is_email(path) else value)
+            key.append(value.lower() if is_email(path) else value)
         return tuple(key)
 
     def _common(self, key: tuple[Any, ...], record: Mapping[str, Any]) -> dict[str, Any]:
@@ -235,7 +132,7 @@ class VendorRows:
         table, whether its day was final; on a read of the vendor's state, the read's day)."""
         columns = [self.endpoint.day[0], *(column for column, _ in self.endpoint.who)]
         common: dict[str, Any] = dict(zip(columns, key, strict=True)) | {"fetched_at": self.fetched_at}
-        emails = [_at(record, p) for _, paths in self.endpoint.who for p in paths if _is_email(p)]
+        emails = [value_at(record, p) for _, paths in self.endpoint.who for p in paths if is_email(p)]
         common["email"] = next((e.lower() for e in emails if isinstance(e, str) and e), None)
         declared = polars_types(self.endpoint.table)
         if "is_final" in declared:
@@ -271,7 +168,7 @@ class VendorRows:
                     continue
                 column = fields.get(here)
                 if column is not None and column in types and column not in ("day", "email"):
-                    row[column], ok = _typed(value, types[column], column)
+                    row[column], ok = typed(value, types[column], column)
                     if not ok:
                         kept[key] = value
                         self._count(day, prefix + here, value, MISTYPED)

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.transform.vendor_rows import EMAIL_KEYS, ID_KEYS
+from pipelines.transform.vendor_values import EMAIL_KEYS, ID_KEYS
 from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.people import Person
 from pipelines.warehouse.sql import run_sql
@@ -101,7 +101,7 @@ def erase_vendor_rows(
 
 def vendor_line_pattern(person: Person) -> str:
     """An RE2 and Python pattern of a vendor's record naming the person: its email (in any case)
-    or its vendor user id, under any key a vendor's declaration names them by (vendor_rows'
+    or its vendor user id, under any key a vendor's declaration names them by (vendor_values'
     EMAIL_KEYS, ID_KEYS: Claude Code's `email_address`, Cursor's `email`, `userId` and `id`)."""
     emails, ids = "|".join(sorted(EMAIL_KEYS)), "|".join(sorted(ID_KEYS))
     # An id a text, or a number (Cursor's daily records send userId so), but never a bare number

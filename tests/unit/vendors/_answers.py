@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from pipelines.transform.vendor_rows import record_text
+from pipelines.transform.vendor_values import record_text
 from pipelines.vendors import Key, VendorClient, vendor_config
 from pipelines.vendors._retry import RetryPolicy
 
