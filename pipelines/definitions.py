@@ -19,7 +19,7 @@ from pipelines.defs.billing.automation import billing_job, build_billing_automat
 from pipelines.defs.billing.state import billing_exports, billing_state
 from pipelines.defs.events.assets import webhook_deliveries
 from pipelines.defs.events.automation import build_events_automation, events_job
-from pipelines.defs.partitions import usage_days
+from pipelines.defs.partitions import usage_days, vendor_days
 from pipelines.defs.resources import build_resources
 from pipelines.defs.serving.assets import publish_job, serving_copy
 from pipelines.defs.serving.budgets import budgets_within_their_amounts
@@ -29,6 +29,8 @@ from pipelines.defs.snapshots.days import snapshot_days
 from pipelines.defs.usage.assets import build_usage_assets
 from pipelines.defs.usage.automation import build_usage_automation, usage_daily_job, usage_latest_job
 from pipelines.defs.usage.freshness import FRESHNESS_CHECKS, build_freshness_sensor
+from pipelines.defs.vendors.assets import build_vendor_assets
+from pipelines.defs.vendors.automation import build_vendors_automation, vendors_job
 
 __all__ = ["build_definitions", "defs"]
 
@@ -51,15 +53,26 @@ def build_definitions(settings: Settings, *, start_day: date | None = None) -> d
             billing_usage,
             billing_state,
             billing_exports,
+            *build_vendor_assets(vendor_days(start=start)),
             serving_copy,
         ],
         asset_checks=[warehouse_audit, *FRESHNESS_CHECKS, budgets_within_their_amounts],
-        jobs=[usage_daily_job, usage_latest_job, snapshots_job, events_job, audit_job, publish_job, billing_job],
+        jobs=[
+            usage_daily_job,
+            usage_latest_job,
+            snapshots_job,
+            events_job,
+            audit_job,
+            publish_job,
+            billing_job,
+            vendors_job,
+        ],
         schedules=[
             *usage_schedules,
             build_snapshot_automation(automation),
             build_audit_automation(automation),
             build_billing_automation(automation),
+            build_vendors_automation(automation),
         ],
         sensors=[
             *usage_sensors,

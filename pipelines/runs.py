@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -75,7 +75,8 @@ class RunPlan:
     latest_28_day: bool = True
     snapshots: bool = True
     billing: bool = True  # the billed usage of the months from first_day's (docs/billing.md)
-    refetch_billing: bool = False  # and of the closed months too
+    refetch_billing: bool = False  # and of the closed months too (and the vendors' final days)
+    vendors: bool = True  # the vendors' usage from first_day to today, and their state (docs/vendors.md)
 
 
 class _Alerting:
@@ -186,6 +187,10 @@ def run_plan(plan: RunPlan, *, settings: Settings, start_day: date, out: TextIO)
     from pipelines.definitions import build_definitions
 
     defs = build_definitions(settings, start_day=start_day)
+    configured, skipped = settings.vendor_configs()
+    if plan.vendors and not configured:  # no vendor's key set: each skipped in a line, no run
+        out.write("".join(f"vendors: {line}\n" for line in skipped))
+        plan = replace(plan, vendors=False)
     # The instance the UI and the daemon read: every run made here is in their history.
     with open_instance(settings) as instance:
         _release(instance, out)
@@ -237,6 +242,18 @@ def _run_plan(plan: RunPlan, *, defs: dg.Definitions, runner: _Runner) -> None:
             defs.resolve_job_def("billing_job"),
             label="billing",
             ops={op: {"config": billing} for op in ("billing_usage", "billing_exports")},
+        )
+    if plan.vendors:
+        today = utc_today()
+        out.write(f"vendors' own usage, {plan.first_day} to {today}\n")
+        runner.execute(
+            defs.resolve_job_def("vendors_job"),
+            label="vendors",
+            ops={"vendor_usage": {"config": {"refetch": plan.refetch_billing}}},
+            tags={
+                "dagster/asset_partition_range_start": plan.first_day.isoformat(),
+                "dagster/asset_partition_range_end": today.isoformat(),
+            },
         )
 
 

@@ -73,6 +73,10 @@ c = json.load(open(sys.argv[1]))
 env = {"SERVICE_BASE_URL": c["base_url"], "SERVICE_GRAPHQL_URL": c["graphql_url"],
        "SERVICE_OAUTH_URL": c["oauth_url"], "SERVICE_TOKEN": c["token"], "SERVICE_ORG": c["org"],
        "SERVICE_ENTERPRISE": c["enterprise"], "WEBHOOK_SECRET": c["webhook_secret"]}
+# The vendors the emulator serves (docs/vendors.md): their keys and addresses, named in the
+# credentials as the settings' fields are.
+from pipelines.config import ENV_VARS, VENDOR_FIELDS
+env |= {ENV_VARS[f]: c[f] for fields in VENDOR_FIELDS.values() for f in fields if c.get(f)}
 print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
 PY
 )"

@@ -6,9 +6,10 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -63,7 +64,8 @@ def _run_days(*, day: date | None, start: date | None, end: date | None, today: 
 @click.option(
     "--refetch",
     is_flag=True,
-    help="Fetch the billed usage of closed months again too (a run fetches the open months only).",
+    help="Fetch the billed usage of closed months, and the vendors' final days, again too (a run fetches what "
+    "may still change only).",
 )
 def run(day: date | None, start: date | None, end: date | None, latest: bool, snapshots: bool, refetch: bool) -> int:
     """Run the jobs against the configured service, through Dagster.
@@ -197,7 +199,7 @@ def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date, bil
     The emulator's token goes through the token file, never the environment: the runs read it
     there as they read a token `metrics-etl login` stored.
     """
-    from pipelines.config import Settings
+    from pipelines.config import ENV_VARS, VENDOR_FIELDS, Secret, Settings
 
     settings = Settings(
         base_url=creds["base_url"],
@@ -210,7 +212,15 @@ def _demo_settings(creds: Mapping[str, str], *, home: Path, first_day: date, bil
         billing_months=billing_months,
     )
     _write_owner_only(settings.token_file, creds["token"])
-    return settings
+    # The vendors the emulator serves (its credentials name each key and address as the Settings
+    # fields do): the keys in this process's environment, where Dagster reads secrets (its runs
+    # are this process's), never on disk.
+    served: dict[str, Any] = {}
+    for key_field, url_field in VENDOR_FIELDS.values():
+        if key := creds.get(key_field):
+            os.environ[ENV_VARS[key_field]] = key
+            served |= {key_field: Secret(key), url_field: creds.get(url_field)}
+    return replace(settings, **served)
 
 
 def _write_owner_only(path: Path, text: str) -> None:

@@ -1,4 +1,5 @@
-"""Dagster resources: the platform's API, the warehouse, and where files go.
+"""Dagster resources: the platform's API, the vendors' (defs/vendors/resource.py), the warehouse,
+and where files go.
 
 `build_resources(settings)` gives every setting as its typed value (no text to parse back),
 except secrets: Dagster stores a resource's configuration in clear in its run storage, so a secret is only ever given as
@@ -20,11 +21,12 @@ import pydantic
 from dagster_duckdb import DuckDBResource
 
 from pipelines.config import DEFAULT_API_VERSION, ENV_VARS, SECRET_FIELDS, Secret, Settings
+from pipelines.defs.vendors.resource import VendorsResource, vendors_resource
 from pipelines.service import ConfigError, ServiceClient
 from pipelines.warehouse import migrate
 from pipelines.warehouse.lock import connect_for_writing
 
-__all__ = ["ServiceResource", "StorageResource", "WarehouseResource", "build_resources"]
+__all__ = ["ServiceResource", "StorageResource", "VendorsResource", "WarehouseResource", "build_resources"]
 
 _MEMORY_LIMIT = "256MB"
 
@@ -189,6 +191,7 @@ def build_resources(settings: Settings) -> dict[str, dg.ConfigurableResource[Any
             retention_days=settings.retention_days,
             aggregate_k=settings.aggregate_k,
         ),
+        "vendors": vendors_resource(settings, _plain_secret),
         # Every connection starts bounded; phases that need a different bound set their own
         # (landing 64 MB, publishing 256 MB, the audit 512 MB). Past it DuckDB spills to
         # <warehouse>.tmp beside the warehouse instead of failing.

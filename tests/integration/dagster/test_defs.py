@@ -84,6 +84,7 @@ JOBS = {
     "warehouse_audit_job",
     "serving_publish_job",
     "billing_job",
+    "vendors_job",
 }
 SCHEDULES = {
     ("usage_daily_schedule", "0 6 * * *", "usage_daily_job"),
@@ -91,6 +92,7 @@ SCHEDULES = {
     ("snapshots_daily_schedule", "0 5 * * *", "snapshots_job"),
     ("warehouse_audit_schedule", "0 3 * * 0", "warehouse_audit_job"),
     ("billing_daily_schedule", "0 7 * * *", "billing_job"),
+    ("vendors_daily_schedule", "30 7 * * *", "vendors_job"),
 }
 SENSORS = {
     ("report_availability_sensor", ("usage_daily_job",)),
