@@ -20,7 +20,8 @@ the service's terms, its unit, its grain (a day, or a 28-day period given by its
 dimensions it may be grouped and filtered by, its gap and finality rules, its privacy tier and the
 SQL that computes it over the tier's views. `metrics-etl metrics query` answers them on the command line
 (as a table, CSV or JSON), and the MCP server answers the same catalog to an AI assistant; neither
-takes SQL.
+takes SQL. To ask these from an AI assistant, see [assistants.md](assistants.md) (a client
+configuration that starts `metrics-etl mcp`, its tools and what it refuses).
 
 ```sh
 metrics-etl metrics list

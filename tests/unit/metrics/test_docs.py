@@ -18,3 +18,9 @@ def test_the_page_names_every_metric_and_says_how_to_add_one() -> None:
     text = render()
     assert all(f"### `{name}`" in text for name in METRICS)
     assert "## How to add a metric: one declaration" in text
+
+
+def test_the_page_sends_whoever_asks_from_an_assistant_to_docs_assistants_md() -> None:
+    text = render()
+    assert "To ask these from an AI assistant, see [assistants.md](assistants.md)" in text
+    assert (DOC.parent / "assistants.md").is_file()
