@@ -3,8 +3,8 @@ read-only, and nothing else. Each question opens its own, so an answer reads the
 last publish (or `forget`, or retention) left them, and no figure outlives them in the reader.
 
 Once the views of sql/metrics/ are made, DuckDB may open no file but the tiers' own lakes (what
-their views read), attach nothing more, and its settings are locked; a timer interrupts a
-question past the time limit.
+their views read), attach nothing more, and its settings are locked; past the time limit a
+question is stopped, whatever it is doing then (`deadline`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -100,27 +101,52 @@ def _fence(conn: duckdb.DuckDBPyConnection, lakes: list[Path]) -> None:
         conn.execute(statement)
 
 
+# DuckDB's interrupt reaches only the statement running when it comes: past the limit it is sent
+# again this often until the question ends, so a statement that started just as the limit passed
+# is stopped too.
+_AGAIN_S = 0.01
+
+
+class Question:
+    """A question's statements on its connection, none started once its time limit has passed."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, config: MetricsConfig) -> None:
+        self.conn = conn
+        self.config = config
+        self.passed = threading.Event()  # set once the time limit has passed
+
+    def run(
+        self, name: str, /, *, identifiers: Mapping[str, str] | None = None, **params: Any
+    ) -> list[tuple[Any, ...]]:
+        """The rows of sql/<name> (one statement, as every file of sql/metrics/ is)."""
+        if self.passed.is_set():
+            raise _past_limit(self.config)
+        return run_sql(self.conn, name, identifiers=identifiers, **params)
+
+
 @contextlib.contextmanager
-def deadline(conn: duckdb.DuckDBPyConnection, config: MetricsConfig) -> Iterator[None]:
-    """Stops what `conn` runs once the time limit has passed: one line naming the setting."""
-    passed = threading.Event()
+def deadline(conn: duckdb.DuckDBPyConnection, config: MetricsConfig) -> Iterator[Question]:
+    """Stops the question on `conn` once the time limit has passed, whatever it is doing then: one
+    line naming the setting. The statement running is interrupted (and any started later, until the
+    block ends), and the question's next statement is refused."""
+    question = Question(conn, config)
+    ended = threading.Event()
 
     def stop() -> None:
-        passed.set()
-        conn.interrupt()
+        question.passed.set()
+        while True:
+            conn.interrupt()
+            if ended.wait(_AGAIN_S):
+                return
 
     timer = threading.Timer(config.time_limit_s, stop)
     timer.daemon = True
     timer.start()
     try:
-        yield
+        yield question
     except duckdb.Error as exc:
-        if passed.is_set() or isinstance(exc, duckdb.InterruptException):
-            raise MetricsError(
-                f"the question ran past the time limit of {config.time_limit_s:g} s "
-                f"({ENV_VARS['catalog_timeout']}): ask for fewer days or groups, or raise the limit",
-                usage=False,
-            ) from None
+        if question.passed.is_set() or isinstance(exc, duckdb.InterruptException):
+            raise _past_limit(config) from None
         if isinstance(exc, duckdb.OutOfMemoryException):
             raise MetricsError(
                 "the question needed more memory than DuckDB may take: ask for fewer days or groups", usage=False
@@ -131,5 +157,14 @@ def deadline(conn: duckdb.DuckDBPyConnection, config: MetricsConfig) -> Iterator
             usage=False,
         ) from None
     finally:
+        ended.set()
         timer.cancel()
         timer.join()
+
+
+def _past_limit(config: MetricsConfig) -> MetricsError:
+    return MetricsError(
+        f"the question ran past the time limit of {config.time_limit_s:g} s "
+        f"({ENV_VARS['catalog_timeout']}): ask for fewer days or groups, or raise the limit",
+        usage=False,
+    )

@@ -13,11 +13,9 @@ from datetime import date
 from types import TracebackType
 from typing import Any
 
-import duckdb
-
 from pipelines.config import ENV_VARS, MetricsConfig
 from pipelines.metrics._compare import comparison_rows, group, within
-from pipelines.metrics._connection import check_tiers, deadline, open_tiers, published_at, tier_paths
+from pipelines.metrics._connection import Question, check_tiers, deadline, open_tiers, published_at, tier_paths
 from pipelines.metrics._model import (
     Answer,
     Comparison,
@@ -31,7 +29,6 @@ from pipelines.metrics._model import (
 from pipelines.metrics._query import Shape, split
 from pipelines.metrics._window import Bounds, check_periods, parse_scope, period_of, window
 from pipelines.metrics.catalog import DIMENSIONS, GROUPS, METRICS
-from pipelines.warehouse.sql import run_sql
 
 _RULE = (
     "the page's change rule (sql/views/_change_rule.sql): the rate a day over each period's compared days "
@@ -117,24 +114,24 @@ class MetricsReader:
         filters = dict(filters or {})
         scope = scope or filters.pop("scope", None)
         shape = self._shape(metric, group_by, filters)
-        with open_tiers(self.config, self._groups()) as conn, deadline(conn, self.config):
-            bounds = Bounds(*run_sql(conn, "metrics/select_bounds.sql")[0])
-            kind, scope_name = parse_scope(scope, [(s, n) for s, n in run_sql(conn, "metrics/select_scopes.sql")])
+        with open_tiers(self.config, self._groups()) as conn, deadline(conn, self.config) as question:
+            bounds = Bounds(*question.run("metrics/select_bounds.sql")[0])
+            kind, scope_name = parse_scope(scope, [(s, n) for s, n in question.run("metrics/select_scopes.sql")])
             first, last = window(metric, bounds, start=start, end=end, period=period)
             where = {"scope": kind, "scope_name": scope_name, "first": first, "last": last}
             bound = {f"filter_{key}": value for key, value in filters.items()}
-            run_sql(conn, "metrics/select_metric.sql", identifiers=shape.identifiers(filters), **where, **bound)
+            question.run("metrics/select_metric.sql", identifiers=shape.identifiers(filters), **where, **bound)
             if metric.grain == "day":
-                run_sql(conn, "metrics/select_day_gaps.sql", identifiers=shape.identifiers({}), **where)
-                rows = run_sql(conn, "metrics/select_rows_with_gaps.sql", rows=self.config.row_limit + 1)
+                question.run("metrics/select_day_gaps.sql", identifiers=shape.identifiers({}), **where)
+                rows = question.run("metrics/select_rows_with_gaps.sql", rows=self.config.row_limit + 1)
                 days = (first, last)
             else:
-                run_sql(conn, "metrics/select_period_gaps.sql")
-                rows = run_sql(conn, "metrics/select_rows.sql", rows=self.config.row_limit + 1)
-                days = run_sql(conn, "metrics/select_period_range.sql")[0]
-            gaps = tuple(day for (day,) in run_sql(conn, "metrics/select_gaps.sql"))
-            provisional = _provisional(conn, kind, scope_name, days)
-            hidden = self._suppressed(conn, [*shape.columns[:-2]])
+                question.run("metrics/select_period_gaps.sql")
+                rows = question.run("metrics/select_rows.sql", rows=self.config.row_limit + 1)
+                days = question.run("metrics/select_period_range.sql")[0]
+            gaps = tuple(day for (day,) in question.run("metrics/select_gaps.sql"))
+            provisional = _provisional(question, kind, scope_name, days)
+            hidden = self._suppressed(question, [*shape.columns[:-2]])
         return Answer(
             metric=metric,
             columns=shape.columns,
@@ -170,23 +167,22 @@ class MetricsReader:
         labelled = frozenset(d.name for d in DIMENSIONS if d.labelled)
         shape, series_shape = Shape(metric, keys, labelled), Shape(series, keys, labelled)
         periods = (period_of(first), period_of(second))
-        with open_tiers(self.config, self._groups()) as conn, deadline(conn, self.config):
-            bounds = Bounds(*run_sql(conn, "metrics/select_bounds.sql")[0])
+        with open_tiers(self.config, self._groups()) as conn, deadline(conn, self.config) as question:
+            bounds = Bounds(*question.run("metrics/select_bounds.sql")[0])
             check_periods(metric, bounds, first, second)
-            kind, scope_name = parse_scope(scope, [(s, n) for s, n in run_sql(conn, "metrics/select_scopes.sql")])
+            kind, scope_name = parse_scope(scope, [(s, n) for s, n in question.run("metrics/select_scopes.sql")])
             where = {"scope": kind, "scope_name": scope_name}
             values: dict[tuple[Any, ...], dict[date, Any]] = {}
             if metric.grain == "period":
                 ends = {"first": min(first, second), "last": max(first, second)}
-                run_sql(conn, "metrics/select_metric.sql", identifiers=shape.identifiers({}), **where, **ends)
-                for row in run_sql(conn, "metrics/select_rows.sql", rows=None):
+                question.run("metrics/select_metric.sql", identifiers=shape.identifiers({}), **where, **ends)
+                for row in question.run("metrics/select_rows.sql", rows=None):
                     record = dict(zip(shape.columns, row, strict=True))
                     values.setdefault(group(record, keys), {})[record["period_end"]] = record[metric.name]
             span = {"first": min(periods)[0], "last": max(periods)[1]}
-            run_sql(conn, "metrics/select_metric.sql", identifiers=series_shape.identifiers({}), **where, **span)
-            run_sql(conn, "metrics/select_day_gaps.sql", identifiers=series_shape.identifiers({}), **where, **span)
-            changes = run_sql(
-                conn,
+            question.run("metrics/select_metric.sql", identifiers=series_shape.identifiers({}), **where, **span)
+            question.run("metrics/select_day_gaps.sql", identifiers=series_shape.identifiers({}), **where, **span)
+            changes = question.run(
                 "metrics/select_change.sql",
                 identifiers=series_shape.change_identifiers(),
                 first_start=periods[0][0],
@@ -196,9 +192,11 @@ class MetricsReader:
                 rows=self.config.row_limit + 1,
             )
             in_periods = within(periods)
-            gaps = tuple(day for (day,) in run_sql(conn, "metrics/select_gaps.sql") if in_periods(day))
-            provisional = tuple(day for day in _provisional(conn, kind, scope_name, span.values()) if in_periods(day))
-            hidden = self._suppressed(conn, [*series_shape.columns[:-2]], within=in_periods)
+            gaps = tuple(day for (day,) in question.run("metrics/select_gaps.sql") if in_periods(day))
+            provisional = tuple(
+                day for day in _provisional(question, kind, scope_name, span.values()) if in_periods(day)
+            )
+            hidden = self._suppressed(question, [*series_shape.columns[:-2]], within=in_periods)
         columns, rows = comparison_rows(changes, shape, series, values, first, second)
         return Comparison(
             metric=metric,
@@ -216,9 +214,9 @@ class MetricsReader:
         )
 
     def _suppressed(
-        self, conn: duckdb.DuckDBPyConnection, columns: list[str], within: Callable[[date], bool] | None = None
+        self, question: Question, columns: list[str], within: Callable[[date], bool] | None = None
     ) -> Suppressed:
-        found = run_sql(conn, "metrics/select_suppressed.sql", rows=self.config.row_limit)
+        found = question.run("metrics/select_suppressed.sql", rows=self.config.row_limit)
         groups = [dict(zip(columns, row[:-1], strict=True)) for row in found]
         if within is not None:
             groups = [g for g in groups if within(g["day"])]
@@ -233,11 +231,9 @@ def _per_user() -> str:
     return _PER_USER.format(variable=ENV_VARS["catalog_tier"], key=ENV_VARS["pseudonym_key"])
 
 
-def _provisional(
-    conn: duckdb.DuckDBPyConnection, scope: str | None, scope_name: str | None, days: Any
-) -> tuple[date, ...]:
+def _provisional(question: Question, scope: str | None, scope_name: str | None, days: Any) -> tuple[date, ...]:
     first, last = days
     if first is None:
         return ()
-    rows = run_sql(conn, "metrics/select_provisional.sql", scope=scope, scope_name=scope_name, first=first, last=last)
+    rows = question.run("metrics/select_provisional.sql", scope=scope, scope_name=scope_name, first=first, last=last)
     return tuple(day for (day,) in rows)
