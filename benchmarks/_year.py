@@ -1,10 +1,13 @@
 """A year of an organization and its enterprise, built straight from SQL for the benchmarks.
 
 The aggregate rows of an organization of `users` users and its enterprise of 1.5x as many, one
-user-level row per user of each scope a day (about 60% active), team memberships (one team
-each, a fifth of the users on a second: about 600 teams a scope), agent entries at both levels,
-three fetches a day, the newest three days provisional, rows in day order as landings leave
-them; then the rollups, built from those facts as landings keep them.
+user-level row per user of each scope a day (about 60% active, each reporting AI credits), team
+memberships (one team each, a fifth of the users on a second: about 600 teams a scope), agent
+entries at both levels, three fetches a day, the newest three days provisional, rows in day
+order as landings leave them; the bill of both scopes a day (two models), the enterprise's per
+cost center (one of 60 teams, one of 200 users spelled in capitals, one of the organization, and
+none) and a week of snapshots of those cost centers; then the rollups, built from those facts as
+landings keep them.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ SELECT s.scope, s.scope_name, d.day, '1-day' AS report_kind, u AS user_id, 'dev-
            AS code_generation_activity_count,
        CAST(hash(u, d.day, 2) % 10 AS BIGINT) AS code_acceptance_activity_count,
        hash(u, d.day) % 10 = 0 AS agent_breakdown_present,
+       CASE WHEN hash(u, d.day) % 10 < 6 THEN CAST(hash(u, d.day, 7) % 4000 AS DECIMAL(18, 6)) / 100 ELSE 0 END
+           AS ai_credits_used,
        TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at, NOT d.provisional AS is_final
 FROM scopes AS s, days AS d, range(s.users) AS r(u)
 ORDER BY d.day, s.scope;
@@ -88,6 +93,39 @@ SELECT t.scope, t.scope_name, 'aggregate' AS level, '1-day' AS report_kind, t.da
        t.user_initiated_interaction_count - f AS user_initiated_interaction_count,
        t.daily_active_users AS active_users
 FROM core.daily_totals AS t, range(3) AS r(f);
+INSERT INTO billing.credit_usage BY NAME
+SELECT scope, scope_name, day, 'ai_credit' AS meter, 'assistant' AS product, 'assistant_ai_credit' AS sku, m AS model,
+       'ai-credits' AS unit_type, 0.01 AS price_per_unit, c AS gross_quantity, c / 100 AS gross_amount,
+       0 AS discount_quantity, 0 AS discount_amount, c AS net_quantity, c / 100 AS net_amount, FALSE AS month_closed,
+       TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at
+FROM (SELECT scope, scope_name, day, CAST(sum(ai_credits_used) AS DECIMAL(38, 6)) / 2 AS c
+      FROM core.user_daily_totals GROUP BY ALL),
+     (VALUES ('Claude Sonnet 4.5'), ('GPT-5.2')) AS t(m)
+ORDER BY day;
+CREATE TEMP TABLE centers AS
+SELECT * FROM (VALUES ('cc-teams', 0.3), ('cc-users', 0.1), ('cc-org', 0.2), ('none', 0.4)) AS c(id, part);
+INSERT INTO billing.cost_center_usage BY NAME
+SELECT b.scope, b.scope_name, b.day, b.meter, c.id AS cost_center_id, b.product, b.sku, b.model,
+       c.id AS cost_center_name, b.unit_type, b.price_per_unit,
+       CAST(b.net_quantity * c.part AS DECIMAL(38, 6)) AS net_quantity,
+       CAST(b.net_amount * c.part AS DECIMAL(38, 6)) AS net_amount,
+       CAST(b.net_amount * c.part AS DECIMAL(38, 6)) AS gross_amount, 0 AS discount_amount, FALSE AS month_closed,
+       b.fetched_at
+FROM billing.credit_usage AS b, centers AS c
+WHERE b.scope = 'enterprise'
+ORDER BY b.day;
+INSERT INTO billing.cost_centers BY NAME
+SELECT d.day AS snapshot_day, 'acme-corp' AS enterprise, c.id AS cost_center_id, 'Center ' || c.id AS name,
+       'active' AS state, TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at
+FROM centers AS c, (SELECT day FROM days WHERE day > CAST($last_day AS DATE) - 7) AS d
+WHERE c.id <> 'none';
+INSERT INTO billing.cost_center_resources BY NAME
+SELECT c.snapshot_day, c.enterprise, c.cost_center_id, r.resource_type, r.resource_name, c.fetched_at
+FROM billing.cost_centers AS c,
+     (SELECT 'cc-teams' AS id, 'Team' AS resource_type, 'team-' || n AS resource_name FROM range(60) AS t(n)
+      UNION ALL SELECT 'cc-users', 'User', 'DEV-' || (n * 37) FROM range(200) AS t(n)
+      UNION ALL SELECT 'cc-org', 'Organization', 'acme') AS r
+WHERE r.id = c.cost_center_id;
 """
 
 
