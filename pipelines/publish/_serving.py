@@ -1,4 +1,6 @@
-"""The serving database: one view per lake table, typed as in the warehouse, and the bi.* views.
+"""The serving database: one view per lake table, typed as in the warehouse, and the bi.* views
+(sql/views/, then sql/serving/: what it reads otherwise than the warehouse, bi.chargeback_by_team's
+rows as the publish computed them).
 
 It holds views only (a few hundred KB), rebuilt and renamed into place on each publish. Each
 table's view reads the files of every version of the lake and keeps the newest version visible
@@ -97,6 +99,8 @@ def build_serving(tables: list[LakeTable], *, lake: Path, target: Path, not_befo
             serving.execute(_view(table, lake))
         for path in sorted((SQL_DIR / "views").glob("*.sql")):
             run_sql(serving, f"views/{path.name}")
+        for path in sorted((SQL_DIR / "serving").glob("*.sql")):
+            run_sql(serving, f"serving/{path.name}")
         serving.execute("CHECKPOINT")
     with staging.open("rb") as handle:
         os.fsync(handle.fileno())

@@ -5,14 +5,12 @@ version of the lake (`_versions`: `LAKE/publish=<N>/`, made visible whole by one
 with a day are hive-partitioned by it (`core.breakdowns/day=2026-11-01/data.parquet`, snapshots
 by `snapshot_day`, webhook deliveries by the UTC day they were received), the small ones (the
 catalog's `lake_grain="month"`) by month, their day kept in the file. Writers mark the
-partitions they change in meta.lake_changes (in their own transactions); a publish writes only
-those and the small unpartitioned tables into the new version, and hard-links every other
-partition file of the previous one: its cost follows what the run changed, plus one link and
-one directory per partition the lake holds.
-
-The serving database (SERVING_PATH) of views over the lake is built by `_serving`; what the
-lake holds is checked against what this warehouse last published into it by `_published`; a
-table's columns and partitions are `_tables`'.
+partitions they change in meta.lake_changes (in their own transactions); a publish first computes
+the chargeback of the days marked (`refresh_chargeback`), then writes only the marked partitions
+and the small tables into the new version, and hard-links every other partition file of the
+previous one: its cost follows what the run changed, plus a link and a directory a partition. The
+serving database (SERVING_PATH) of views over the lake is `_serving`'s; `_published` checks the
+lake against what this warehouse last published into it; `_tables` knows a table's partitions.
 
 Each partitioned table also holds a zero-row file with its schema in the partition Hive names
 for NULL (`day=__HIVE_DEFAULT_PARTITION__/data.parquet`). So a table's glob matches from the first
@@ -40,6 +38,7 @@ from pipelines.publish._tables import LakeTable
 from pipelines.publish._versions import CURRENT, GRACE, make_visible, remove_superseded, start, versions
 from pipelines.publish.aggregate import DEFAULT_K, publish_aggregate
 from pipelines.warehouse.catalog import TABLES
+from pipelines.warehouse.chargeback import refresh_chargeback
 from pipelines.warehouse.sql import run_sql
 
 __all__ = [
@@ -250,6 +249,7 @@ def publish(
     Versions superseded more than `grace` ago are removed.
     """
     run_sql(conn, "warehouse/limit_publish.sql")
+    refresh_chargeback(conn, full=full)  # before the changes are read: it marks the days it wrote
     changes: dict[str, set[date]] = {}
     for name, day in run_sql(conn, "warehouse/select_lake_changes.sql"):
         changes.setdefault(name, set()).add(day)

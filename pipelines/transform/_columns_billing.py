@@ -184,4 +184,15 @@ BILLING: dict[str, tuple[str, ...]] = {
         "billing_model VARCHAR",
         "model_id VARCHAR",
     ),
+    "billing.team_chargeback": (
+        "scope VARCHAR NOT NULL",
+        "scope_name VARCHAR NOT NULL",
+        "day DATE NOT NULL",
+        "team_scope VARCHAR",
+        "team_scope_name VARCHAR",
+        "team_id BIGINT",
+        "rule VARCHAR NOT NULL",
+        "reason VARCHAR",
+        f"net_amount {_USAGE_MONEY} NOT NULL",
+    ),
 }

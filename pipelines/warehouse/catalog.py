@@ -47,7 +47,8 @@ class Table:
     # or "erasure" (`metrics-etl forget`, and a landing dropping erased people: never replaced),
     # or "declared" (`migrate` writes it from a declaration in code), or "billing" (a scope's
     # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction), or
-    # "vendors" (a vendor's days of an endpoint per transaction: pipelines/ingest/vendors.py).
+    # "vendors" (a vendor's days of an endpoint per transaction: pipelines/ingest/vendors.py), or
+    # "publish" (computed by each publish, before it writes the lake: pipelines/warehouse/chargeback.py).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check)
@@ -796,6 +797,19 @@ TABLES: tuple[Table, ...] = (
         "The bill's model names and the usage reports' model id of each, as pipelines/transform/"
         "billing_models.py declares them (bi.cost_daily, bi.billing_model_drift).",
         writer="declared",
+    ),
+    Table(
+        "billing",
+        "team_chargeback",
+        ("scope", "scope_name", "day", "team_scope", "team_scope_name", "team_id", "rule"),
+        "bi.chargeback_by_team's rows as the publish computed them (a team by its scope and id, the unallocated "
+        "row with none), for the days whose bill, teams, credits or reports changed and, when the newest cost "
+        "centers, a Team resource's team or the views changed, every day: what the serving database's "
+        "bi.chargeback_by_team reads instead of allocating every day again.",
+        partition="day",
+        lake_grain="month",
+        writer="publish",
+        keyed=False,
     ),
     Table(
         "vendors",

@@ -30,7 +30,14 @@
 -- Members and credits come from core.credit_team_sets (users with credits grouped by their teams,
 -- organizations' teams and reports, a rollup), never a year of user rows: only the users a User
 -- resource names are read (their teams and credits), so the cost grows with teams and days.
-CREATE OR REPLACE VIEW bi.chargeback_by_team AS
+-- bi.chargeback_between(start_day, end_day) is the rows of those days (team_scope and
+-- team_scope_name say whose team_id it is): a day's rows read that day's bill, teams, credits and
+-- reports alone, besides the newest snapshot of cost centers and the teams' latest slugs, so each
+-- day-keyed table is read for those days only. The view reads every day's through
+-- bi.chargeback_rows(): here, all computed; in the serving database, the rows each publish keeps
+-- in billing.team_chargeback for the days whose inputs changed (pipelines/warehouse/chargeback.py,
+-- sql/serving/chargeback_rows.sql), so a read there allocates nothing again.
+CREATE OR REPLACE MACRO bi.chargeback_between(start_day, end_day) AS TABLE
 WITH settings AS (
     -- A user's credits are split between their teams in whole units of 1/720720 of a
     -- millionth of a credit: 720720 is the least multiple of 1..16, so up to 16 teams divide it
@@ -39,13 +46,14 @@ WITH settings AS (
 ), bills AS (
     SELECT scope, scope_name, day, sum(net_amount) AS bill
     FROM billing.credit_usage
+    WHERE day BETWEEN start_day AND end_day
     GROUP BY ALL
 ), centers AS (
     -- Each cost center's net a day, on days with a bill.
     SELECT u.scope, u.scope_name, u.day, u.cost_center_id, bi.micro(sum(u.net_amount)) AS net
     FROM billing.cost_center_usage AS u
     JOIN bills AS b USING (scope, scope_name, day)
-    WHERE u.cost_center_id <> 'none'
+    WHERE u.cost_center_id <> 'none' AND u.day BETWEEN start_day AND end_day
     GROUP BY ALL
 ), names AS (
     SELECT c.enterprise, c.cost_center_id, c.name
@@ -77,6 +85,7 @@ WITH settings AS (
     JOIN core.team_days AS t
       ON c.resource_type = 'Team' AND t.scope = c.scope AND t.scope_name = c.scope_name AND t.day = c.day
      AND t.slug = c.resource_name
+    WHERE t.day BETWEEN start_day AND end_day
     UNION
     -- A Team resource by the team's latest slug (renamed since the day).
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope, t.scope_name, t.team_id
@@ -85,27 +94,32 @@ WITH settings AS (
       ON c.resource_type = 'Team' AND d.scope = c.scope AND d.scope_name = c.scope_name AND d.slug = c.resource_name
     JOIN core.team_days AS t
       ON t.scope = d.scope AND t.scope_name = d.scope_name AND t.team_id = d.team_id AND t.day = c.day
+    WHERE t.day BETWEEN start_day AND end_day
     UNION
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, m.scope, m.scope_name, m.team_id
     FROM center_resources AS c
     JOIN core.user_team_days AS m
       ON c.resource_type = 'User' AND m.scope = c.scope AND m.scope_name = c.scope_name AND m.day = c.day
      AND bi.login_key(m.user_login) = c.resource_name
+    WHERE m.day BETWEEN start_day AND end_day
     UNION
     SELECT c.scope, c.scope_name, c.day, c.cost_center_id, t.scope, t.scope_name, t.team_id
     FROM center_resources AS c
     JOIN core.team_days AS t
       ON c.resource_type = 'Organization' AND t.scope = 'organization' AND t.scope_name = c.resource_name
      AND t.day = c.day
+    WHERE t.day BETWEEN start_day AND end_day
 ), sets AS (
     -- The users with credits a day, grouped by their teams (and an enterprise's by their
     -- organizations' teams and reports): core.credit_team_sets, a few rows a team-day, never user rows.
     SELECT scope, scope_name, day, team_set, scope_teams, organizations, credited_users,
            bi.micro(credited_ai_credits) AS credited, bi.micro(ai_credits) AS credits
     FROM core.credit_team_sets
+    WHERE day BETWEEN start_day AND end_day
 ), set_teams AS (
     SELECT scope, scope_name, day, team_set, unnest(teams, recursive := true)
     FROM core.credit_team_sets
+    WHERE day BETWEEN start_day AND end_day
 ), center_set_rows AS (
     SELECT t.scope, t.scope_name, t.day, t.cost_center_id, t.team_scope, t.team_scope_name, t.team_id, s.team_set
     FROM center_teams AS t
@@ -174,7 +188,7 @@ WITH settings AS (
     JOIN core.user_daily_totals AS k
       ON c.resource_type = 'User' AND k.scope = c.scope AND k.scope_name = c.scope_name AND k.day = c.day
      AND bi.login_key(k.user_login) = c.resource_name
-    WHERE k.ai_credits_used > 0
+    WHERE k.ai_credits_used > 0 AND k.day BETWEEN start_day AND end_day
 ), resource_user_teams AS (
     -- Their teams, as their set has them: the bill scope's and, an enterprise's, organizations'.
     SELECT u.scope, u.scope_name, u.day, u.user_id, m.scope AS team_scope, m.scope_name AS team_scope_name, m.team_id
@@ -182,6 +196,7 @@ WITH settings AS (
     JOIN core.user_team_days AS m
       ON m.day = u.day AND m.user_id = u.user_id
      AND ((m.scope = u.scope AND m.scope_name = u.scope_name) OR (u.scope = 'enterprise' AND m.scope = 'organization'))
+    WHERE m.day BETWEEN start_day AND end_day
 ), resource_users_alone AS (
     -- Those a User resource alone holds: their set is not held already, so it still counts them.
     SELECT u.scope, u.scope_name, u.day, u.user_id, u.credits,
@@ -196,7 +211,7 @@ WITH settings AS (
         SELECT 1 FROM center_resources AS c
         JOIN core.user_daily_totals AS o ON o.scope = 'organization' AND o.scope_name = c.resource_name AND o.day = c.day
         WHERE c.resource_type = 'Organization' AND c.scope = u.scope AND c.scope_name = u.scope_name
-          AND c.day = u.day AND o.user_id = u.user_id)
+          AND c.day = u.day AND o.user_id = u.user_id AND o.day BETWEEN start_day AND end_day)
     GROUP BY ALL
 ), outside_sets AS (
     -- The sets no cost center holds, with credits that day.
@@ -257,7 +272,7 @@ WITH settings AS (
     GROUP BY ALL
 ), reported AS (
     -- The scope-days whose user-level usage report landed: the credits and teams to allocate by.
-    SELECT DISTINCT scope, scope_name, day FROM core.user_report_days
+    SELECT DISTINCT scope, scope_name, day FROM core.user_report_days WHERE day BETWEEN start_day AND end_day
 ), causes AS (
     -- Why part of a scope-day is unallocated, one text each.
     SELECT b.scope, b.scope_name, b.day,
@@ -314,17 +329,27 @@ WITH settings AS (
     FROM allocated
     GROUP BY ALL
 )
-SELECT a.scope, a.scope_name, a.day, a.team_id, coalesce(d.slug, CAST(a.team_id AS VARCHAR)) AS team, a.rule,
+SELECT a.scope, a.scope_name, a.day, a.team_scope, a.team_scope_name, a.team_id, a.rule,
        CAST(NULL AS VARCHAR) AS reason, bi.from_micro(a.amount) AS net_amount
 FROM allocated AS a
-LEFT JOIN core.dim_team AS d ON d.scope = a.team_scope AND d.scope_name = a.team_scope_name AND d.team_id = a.team_id
 WHERE a.amount > 0
 UNION ALL
-SELECT b.scope, b.scope_name, b.day, NULL, 'unallocated', 'unallocated', r.reason,
+SELECT b.scope, b.scope_name, b.day, NULL, NULL, NULL, 'unallocated', r.reason,
        CAST(b.bill - coalesce(a.amount, 0) AS DECIMAL(38, 6))
 FROM bills AS b
 LEFT JOIN allocated_days AS a USING (scope, scope_name, day)
 LEFT JOIN reasons AS r USING (scope, scope_name, day)
 WHERE b.bill - coalesce(a.amount, 0) <> 0;
+
+CREATE OR REPLACE MACRO bi.chargeback_rows() AS TABLE
+SELECT * FROM bi.chargeback_between(DATE '0001-01-01', DATE '9999-12-31');
+
+-- Every day's rows, each team named by its latest slug (core.dim_team).
+CREATE OR REPLACE VIEW bi.chargeback_by_team AS
+SELECT c.scope, c.scope_name, c.day, c.team_id,
+       CASE WHEN c.team_id IS NULL THEN 'unallocated' ELSE coalesce(d.slug, CAST(c.team_id AS VARCHAR)) END AS team,
+       c.rule, c.reason, c.net_amount
+FROM bi.chargeback_rows() AS c
+LEFT JOIN core.dim_team AS d ON d.scope = c.team_scope AND d.scope_name = c.team_scope_name AND d.team_id = c.team_id;
 
 COMMENT ON VIEW bi.chargeback_by_team IS 'One row per scope, day, team and rule (cost center, credit share) and one unallocated row with its reasons: the day''s bill charged to teams by cost-center membership, else by each user''s share of the reported AI credits (a user on two teams split, never counted twice), and the rows of a scope-day add up to its bill in bi.cost_daily exactly.';

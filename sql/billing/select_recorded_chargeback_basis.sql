@@ -1,0 +1,1 @@
+SELECT basis FROM meta.chargeback_basis;
