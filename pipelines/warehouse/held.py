@@ -6,8 +6,9 @@ week's backfill of a 10,000-user organization and its 15,000-user enterprise hel
 eight reports and ran out of a 48 MB landing limit in the ninth (benchmarks/history.py). A
 checkpoint writes them to the file and frees them. Checkpoints are not free (each writes the
 metadata of every changed table), so one is taken only once a landing's commit leaves more than
-`HELD_LIMIT` held: a daily run of a small organization takes none, a backfill one every few
-reports, whatever the number of days it lands.
+`HELD_LIMIT` held beyond what stayed loaded after the connection's last checkpoint (the indexes
+a landing reads): a daily run of a small organization takes none, a backfill one every few
+reports, whatever the number of days it lands or the size of the warehouse.
 """
 
 from __future__ import annotations
@@ -29,5 +30,5 @@ def checkpoint_when_held(conn: duckdb.DuckDBPyConnection, *, limit: int = HELD_L
     ((held,),) = run_sql(conn, "warehouse/select_held_memory.sql")
     if held <= limit:
         return False
-    conn.execute("CHECKPOINT")
+    run_sql(conn, "warehouse/checkpoint_held.sql")
     return True

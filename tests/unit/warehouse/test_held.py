@@ -12,15 +12,14 @@ import polars as pl
 from pipelines.service import ReportRef
 from pipelines.warehouse import ReportSlice, land_report
 from pipelines.warehouse.held import HELD_LIMIT, checkpoint_when_held
+from pipelines.warehouse.sql import run_sql
 
 _FIRST = date(2026, 11, 1)
 _USERS = 20_000
 
 
 def _held(conn: duckdb.DuckDBPyConnection) -> int:
-    ((held,),) = conn.execute(
-        "SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag IN ('IN_MEMORY_TABLE', 'ART_INDEX')"
-    ).fetchall()
+    ((held,),) = run_sql(conn, "warehouse/select_held_memory.sql")
     return int(held)
 
 
@@ -52,6 +51,8 @@ def test_committed_rows_are_checkpointed_once_they_hold_more_than_the_limit(conn
     assert _held(conn) == held, "under the limit, nothing is written"
     assert checkpoint_when_held(conn, limit=held - 1)
     assert _held(conn) < held
+    # What stays loaded after the checkpoint is not counted again: the next landing starts at zero.
+    assert not checkpoint_when_held(conn, limit=0)
 
 
 def test_a_backfill_of_many_days_holds_no_more_than_the_limit_after_each_landing(
