@@ -28,6 +28,7 @@ from pipelines.ingest._carried import fetch_carried
 from pipelines.ingest._download import archive_dir
 from pipelines.ingest._pipeline import FileDone, Parsed, Restart, run_stages
 from pipelines.ingest._repeats import landed_frames, settle_repeats
+from pipelines.ingest._resources import landing_resources
 from pipelines.ingest._rows import file_row, quarantine_frame
 from pipelines.ingest.archive import remove_dead_parts, report_dir
 from pipelines.ingest.archive_files import remove_unrecorded
@@ -209,7 +210,23 @@ def ingest_report(
     such records, which are quarantined while the rest lands (only such a report pays).
     """
     bound_malloc()  # its threads and large buffers (pipelines/_memory.py)
-    try:
+    with landing_resources(conn):
+        try:
+            return _ingest(
+                client=client,
+                ref=ref,
+                conn=conn,
+                raw_dir=raw_dir,
+                batch_rows=batch_rows,
+                forgotten=forgotten,
+                screen_entries=False,
+            )
+        except ChecksFailed as exc:
+            if not any(
+                o.check.name == "grain_is_unique" and o.check.table[1] in ENTRY_KEYS and not o.passed
+                for o in exc.outcomes
+            ):
+                raise
         return _ingest(
             client=client,
             ref=ref,
@@ -217,22 +234,8 @@ def ingest_report(
             raw_dir=raw_dir,
             batch_rows=batch_rows,
             forgotten=forgotten,
-            screen_entries=False,
+            screen_entries=True,
         )
-    except ChecksFailed as exc:
-        if not any(
-            o.check.name == "grain_is_unique" and o.check.table[1] in ENTRY_KEYS and not o.passed for o in exc.outcomes
-        ):
-            raise
-    return _ingest(
-        client=client,
-        ref=ref,
-        conn=conn,
-        raw_dir=raw_dir,
-        batch_rows=batch_rows,
-        forgotten=forgotten,
-        screen_entries=True,
-    )
 
 
 def _ingest(
@@ -248,7 +251,6 @@ def _ingest(
     metadata = fetch_report_metadata(client, ref)
     if metadata is None:
         return IngestResult(available=False)
-    run_sql(conn, "ingest/limit_resources.sql")
     # Looked up before the report's days are replaced, so a re-run keeps the id it had.
     known = run_sql(conn, "ingest/select_scope_entity_id.sql", scope=ref.scope, scope_name=ref.scope_name) or run_sql(
         conn, "ingest/select_scope_entity_id_from_users.sql", scope=ref.scope, scope_name=ref.scope_name

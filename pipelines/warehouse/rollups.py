@@ -23,7 +23,14 @@ from pipelines._paths import SQL_DIR
 from pipelines.warehouse.catalog import tables
 from pipelines.warehouse.sql import rollback, run_sql
 
-__all__ = ["ROLLUPS", "end_of_landing_memory", "rebuild_rollups", "refresh_rollups", "rollups_stale"]
+__all__ = [
+    "ROLLUPS",
+    "end_of_landing_memory",
+    "rebuild_rollups",
+    "refresh_rollups",
+    "rollups_stale",
+    "size_to_set_back",
+]
 
 ROLLUPS = tuple(tables(writer="rollup"))
 _RULES = tuple(sorted(p.name for p in (SQL_DIR / "rollups").glob("_*.sql")))
@@ -44,6 +51,14 @@ def _bytes(setting: str) -> float:
     return float(number) * _UNITS[unit]
 
 
+def size_to_set_back(shown: str) -> str:
+    """A size setting as DuckDB shows it ('1.8 GiB'), to set it back: half its last shown digit
+    more, in bytes. DuckDB shows a size cut to one decimal, so setting back what it shows lowers
+    it (2GB shows 1.8 GiB, which set back shows 1.7, then 1.6: measured); this shows the same."""
+    number, unit = shown.split()
+    return f"{int((float(number) + 0.05) * _UNITS[unit])} bytes"
+
+
 @contextmanager
 def end_of_landing_memory(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """At least 256 MB for the statements of the block (the rollups, then the landing's checks),
@@ -56,7 +71,7 @@ def end_of_landing_memory(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
     finally:
         if raised:
-            run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=limit)
+            run_sql(conn, "warehouse/set_memory_limit.sql", memory_limit=size_to_set_back(limit))
 
 
 def refresh_rollups(
