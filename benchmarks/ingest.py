@@ -158,7 +158,7 @@ def _mark_stages(stage) -> None:
     stage.value = b"streaming"
 
 
-def _ingest(base_url: str, token: str, dialect: str, work: str, profile: bool, stage, out) -> None:
+def _ingest(base_url: str, token: str, dialect: str, work: str, profile: bool, out, stage=None) -> None:
     import duckdb
 
     from pipelines.config import Secret, Settings
@@ -340,7 +340,7 @@ def _child(target, *args, stages: bool = False) -> dict:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     stage = ctx.Array("c", 40) if stages else None
-    proc = ctx.Process(target=target, args=(*args, stage, out) if stages else (*args, out))
+    proc = ctx.Process(target=target, args=(*args, out, stage) if stages else (*args, out))
     proc.start()
     peaks: dict[str, float] = {}
     page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20
