@@ -59,7 +59,7 @@ def refusal(line: bytes | _TooLong, limit: int) -> types.JSONRPCError | SessionM
         pass
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
         return _error(None, types.PARSE_ERROR, "not JSON: each line must be one JSON-RPC 2.0 message")
     request_id = parsed.get("id") if isinstance(parsed, dict) else None
     if not isinstance(request_id, int | str) or isinstance(request_id, bool):

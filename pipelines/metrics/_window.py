@@ -3,12 +3,14 @@ each mistake one line naming what is accepted."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from pipelines.metrics._model import Metric, MetricsError
 
 PERIOD_DAYS = 28
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _SHOWN_ENDS = 4  # period ends a refusal names
 
 
@@ -33,10 +35,13 @@ class Bounds:
 
 
 def parse_day(text: str, *, what: str = "day") -> date:
-    """A day as YYYY-MM-DD, or one line saying so."""
+    """A day as YYYY-MM-DD exactly, or one line saying so (Python's ISO parser also takes
+    '20261101', and a padded day is not the form the catalog names)."""
     try:
-        return date.fromisoformat(text.strip())
-    except (ValueError, AttributeError):
+        if not _DAY.fullmatch(text):
+            raise ValueError(text)
+        return date.fromisoformat(text)
+    except (ValueError, TypeError):
         raise MetricsError(f"malformed range: {what} {text!r} is not a day: accepted: YYYY-MM-DD") from None
 
 
