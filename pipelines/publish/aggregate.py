@@ -94,8 +94,8 @@ def aggregate_serving(serving: Path) -> Path:
 def publish_aggregate(
     conn: duckdb.DuckDBPyConnection, *, serving: Path, k: int = DEFAULT_K, grace: timedelta = GRACE
 ) -> Path:
-    """Write the aggregate tables as a new version of the tier's lake, and its serving database,
-    into the directory beside `serving`; versions superseded more than `grace` ago are removed."""
+    """The aggregate tables (once the lake's publish computed billing.team_chargeback) as a new version
+    of the tier's lake, with its serving database, beside `serving`; versions superseded over `grace` ago go."""
     root = aggregate_lake(serving)
     found = versions(root)
     staging = start(root, found[0] if found else None)

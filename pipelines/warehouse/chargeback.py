@@ -39,8 +39,11 @@ DAY_INPUTS = tuple(t.name for t in TABLES if t.name in _READ and t.partition == 
 WHOLE_INPUTS = tuple(t.name for t in TABLES if t.name in _READ and t.partition != "day")
 _TABLE = "billing.team_chargeback"
 # Changed days this close are computed as one span: each span costs its planning and scans, the
-# days between them little (a billing month marks every day of it anyway).
+# days between them little (a billing month marks every day of it anyway). A span is at most
+# _SPAN_DAYS long: the publish's memory limit (256 MB) holds a few weeks' allocation, not a
+# year's (a year of 10,000 + 15,000 users in one span ran out of it).
 _SPAN_GAP = 7
+_SPAN_DAYS = 14
 
 
 def refresh_chargeback(conn: duckdb.DuckDBPyConnection, *, full: bool) -> None:
@@ -57,10 +60,10 @@ def refresh_chargeback(conn: duckdb.DuckDBPyConnection, *, full: bool) -> None:
         )
         if every_day:
             ((first, last),) = run_sql(conn, "billing/select_chargeback_span.sql")
-            spans = [] if first is None else [(first, last)]
+            days = [] if first is None else [first + timedelta(days=n) for n in range((last - first).days + 1)]
         else:
-            spans = _spans(day for _, day in changes if day is not None)
-        for start, end in spans:
+            days = [day for _, day in changes if day is not None]
+        for start, end in _spans(days):
             run_sql(conn, "billing/refresh_team_chargeback.sql", start_day=start, end_day=end)
             run_sql(conn, "warehouse/mark_lake_changes.sql", tables=[_TABLE], start_day=start, end_day=end)
         run_sql(conn, "billing/record_chargeback_basis.sql", basis=basis)
@@ -71,10 +74,10 @@ def refresh_chargeback(conn: duckdb.DuckDBPyConnection, *, full: bool) -> None:
 
 
 def _spans(days: Iterable[date]) -> list[tuple[date, date]]:
-    """The days as spans (first, last), days at most _SPAN_GAP apart in one."""
+    """The days as spans (first, last) of at most _SPAN_DAYS days, days at most _SPAN_GAP apart in one."""
     spans: list[tuple[date, date]] = []
     for day in sorted(set(days)):
-        if spans and day - spans[-1][1] <= timedelta(days=_SPAN_GAP):
+        if spans and day - spans[-1][1] <= timedelta(days=_SPAN_GAP) and (day - spans[-1][0]).days < _SPAN_DAYS:
             spans[-1] = (spans[-1][0], day)
         else:
             spans.append((day, day))

@@ -46,7 +46,8 @@ from tests.integration.bi.test_cost_views import (
 __all__ = ["conn", "warehouse"]  # fixtures: a migrated warehouse, emptied for each test
 
 BEFORE = Path(__file__).with_name("_chargeback_before.sql")
-DAYS = [DAY + timedelta(days=n) for n in range(5)]
+# Four days in a row and one three weeks on: every day is computed in more than one span.
+DAYS = [DAY + timedelta(days=n) for n in (0, 1, 2, 3, 20)]
 COLUMNS = "scope, scope_name, day, team_id, team, rule, reason, net_amount"
 # What the world below must make the view say: every rule and every reason a row can give.
 REASONS = (
