@@ -31,13 +31,16 @@ if TYPE_CHECKING:
 def check() -> int:
     """Verify credentials, permissions and policy against the service.
 
-    Prints one line per problem (exit 1), or one OK line naming what is readable (the
-    reports, and the billing data of each scope) and the rate-limit budget, then one line per
-    scope naming the billing data the token cannot read and the roles it needs (the run lands
-    everything else: still exit 0); then a line per vendor: what its key reads, why not and what
-    to do, or skipped when its key is unset (never a failure).
+    Prints a line per vendor first: what its key reads, why not and what to do, or skipped when
+    its key is unset (never a failure). Then the service's verdict: one line per problem (exit 1),
+    or one OK line naming what is readable (the reports, and the billing data of each scope) and
+    the rate-limit budget, then one line per scope naming the billing data the token cannot read
+    and the roles it needs (the run lands everything else: still exit 0).
     """
     settings = load_settings()
+    # The vendors first: the service's verdict, which decides the exit code, is the last word.
+    for line in vendor_lines(settings):
+        click.echo(line)
     problems, client = _configured(settings)
     billing: tuple[BillingAccess, ...] = ()
     if client is not None:
@@ -53,7 +56,6 @@ def check() -> int:
     for line in problems:
         click.echo(line)
     if problems or client is None:
-        _echo_vendors(settings)
         return 1
     readable = "; ".join(
         f"{a.scope} {a.scope_name!r} readable (no 28-day report yet)"
@@ -64,14 +66,7 @@ def check() -> int:
     click.echo(f"OK: {client.base_url}: {readable}; {_budget_text(result.budget)}{_billing_readable(billing)}")
     for line in _billing_missing(billing):
         click.echo(line)
-    _echo_vendors(settings)
     return 0
-
-
-def _echo_vendors(settings: Settings) -> None:
-    """A line per vendor (docs/vendors.md): what its key reads, why not, or skipped; never a failure."""
-    for line in vendor_lines(settings):
-        click.echo(line)
 
 
 def _billing_readable(found: tuple[BillingAccess, ...]) -> str:

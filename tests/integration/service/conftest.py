@@ -11,8 +11,19 @@ import pytest
 from emulator import EmulatorConfig, FaultSpec, RunningEmulator, running_emulator
 from pipelines.config import Settings
 from pipelines.service import ServiceConfig
+from pipelines.vendors import VENDORS
 
 TODAY = date(2026, 11, 20)
+# The settings a check test sets itself: none from the machine running the tests.
+CHECK_SETTINGS = ("SERVICE_", "WEBHOOK_", "METRICS_", "BILLING_", "ANTHROPIC_", "CURSOR_")
+
+
+def service_lines(output: str) -> list[str]:
+    """`metrics-etl check`'s lines after its first, one per vendor (unset here: skipped): the service's."""
+    lines = output.strip().splitlines()
+    skipped = [f"{v.title}: skipped (" for v in VENDORS.values()]
+    assert [line[: len(s)] for line, s in zip(lines, skipped, strict=False)] == skipped, lines
+    return lines[len(skipped) :]
 
 
 class FakeClock:

@@ -11,21 +11,21 @@ import pytest
 from emulator import EmulatorConfig, running_emulator
 from pipelines.cli import main
 
-from .conftest import TODAY, env_for
+from .conftest import CHECK_SETTINGS, TODAY, env_for, service_lines
 
 
 @pytest.fixture
 def check(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     for name in list(os.environ):
-        if name.startswith(("SERVICE_", "WEBHOOK_", "METRICS_", "BILLING_")):
+        if name.startswith(CHECK_SETTINGS):
             monkeypatch.delenv(name)
 
     def run(emu, **extra: str) -> tuple[int, list[str]]:
         for name, value in env_for(emu, tmp_path, SERVICE_ENTERPRISE=emu.credentials["enterprise"], **extra).items():
             monkeypatch.setenv(name, value)
         code = main(["check"])
-        return code, capsys.readouterr().out.strip().splitlines()
+        return code, service_lines(capsys.readouterr().out)
 
     return run
 

@@ -4,7 +4,7 @@ import pytest
 
 from pipelines.cli import main
 
-from .conftest import env_for
+from .conftest import CHECK_SETTINGS, env_for, service_lines
 
 
 @pytest.fixture
@@ -12,7 +12,7 @@ def run_check(emu, tmp_path, monkeypatch, capsys):
     """`metrics-etl check` in-process, with exactly the given environment (no stray .env)."""
     monkeypatch.chdir(tmp_path)
     for name in list(os.environ):
-        if name.startswith(("SERVICE_", "WEBHOOK_", "METRICS_")):
+        if name.startswith(CHECK_SETTINGS):
             monkeypatch.delenv(name)
 
     def run(*, auth: str = "token", drop: tuple[str, ...] = (), **extra: str) -> tuple[int, list[str]]:
@@ -24,7 +24,7 @@ def run_check(emu, tmp_path, monkeypatch, capsys):
         code = main(["check"])
         captured = capsys.readouterr()
         assert "Traceback" not in captured.out + captured.err
-        return code, captured.out.strip().splitlines()
+        return code, service_lines(captured.out)
 
     return run
 
