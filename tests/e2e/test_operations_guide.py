@@ -316,6 +316,7 @@ def the_ui_shows_the_cli_run_and_running_automation(host: Host) -> None:
         "snapshots_daily_schedule": ("0 5 * * *", "RUNNING"),
         "usage_daily_schedule": ("0 6 * * *", "RUNNING"),
         "usage_latest_schedule": ("30 6 * * *", "RUNNING"),
+        "vendors_daily_schedule": ("30 7 * * *", "RUNNING"),
         "warehouse_audit_schedule": ("0 3 * * 0", "RUNNING"),
     }
     sensors = {s["name"]: s["sensorState"]["status"] for s in repository["sensors"]}
