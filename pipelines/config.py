@@ -104,6 +104,7 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
         "anthropic_base_url": "ANTHROPIC_BASE_URL",
         "cursor_api_key": "CURSOR_API_KEY",
         "cursor_base_url": "CURSOR_BASE_URL",
+        "identity_map_path": "IDENTITY_MAP_PATH",
     }
 )
 # Each vendor a team also buys directly (pipelines/vendors/wire.py): its key's and its address's
@@ -223,6 +224,9 @@ class Settings:
     anthropic_base_url: str | None = None
     cursor_api_key: Secret | None = None
     cursor_base_url: str | None = None
+    # The operator's identity file (docs/vendors.md, "One person"): a CSV of email,login lines
+    # mapping a vendor's email to a service login; None: the seats' public emails alone.
+    identity_map_path: Path | None = None
 
     def __post_init__(self) -> None:
         home = self.home.expanduser().absolute()
@@ -491,6 +495,9 @@ def _parse(env: Mapping[str, str], *, default_home: Path) -> Settings:
         anthropic_base_url=_address(values, "anthropic_base_url"),
         cursor_api_key=_secret(values, "cursor_api_key"),
         cursor_base_url=_address(values, "cursor_base_url"),
+        identity_map_path=home / Path(identity_map).expanduser()
+        if (identity_map := _text(values, "identity_map_path"))
+        else None,
     )
 
 

@@ -97,6 +97,9 @@ def build_serving(tables: list[LakeTable], *, lake: Path, target: Path, not_befo
             serving.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         for table in tables:
             serving.execute(_view(table, lake))
+        # The rules the rollups count by (who is active on any surface) are the views' too.
+        for path in sorted((SQL_DIR / "rollups").glob("_*.sql")):
+            run_sql(serving, f"rollups/{path.name}")
         for path in sorted((SQL_DIR / "views").glob("*.sql")):
             run_sql(serving, f"views/{path.name}")
         for path in sorted((SQL_DIR / "serving").glob("*.sql")):

@@ -327,6 +327,12 @@ CORE: dict[str, tuple[str, ...]] = {
         "first_seen_day DATE NOT NULL",
         "last_seen_day DATE NOT NULL",
     ),
+    # The agent map: each of the service's third-party agent apps that is a vendor's product, as
+    # pipelines/vendors/wire.py declares it (`Vendor.agents`), written by migrate.
+    "core.agent_vendors": (
+        "agent_id VARCHAR NOT NULL",
+        "vendor VARCHAR NOT NULL",
+    ),
     "core.user_team_days": (
         "scope VARCHAR NOT NULL",
         "scope_name VARCHAR NOT NULL",

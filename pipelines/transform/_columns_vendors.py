@@ -116,4 +116,14 @@ VENDORS: dict[str, tuple[str, ...]] = {
         "quarantined BIGINT NOT NULL",
         "message VARCHAR",
     ),
+    # The operator's identity file (IDENTITY_MAP_PATH) as last read: each good line, email as
+    # compared (trimmed, lower case), the login as written, its line number for whoever reads it
+    # back, and the login's user id where a seat shows it (erasure finds the person by either).
+    "vendors.operator_identities": (
+        "read_day DATE NOT NULL",
+        "email VARCHAR NOT NULL",
+        "login VARCHAR NOT NULL",
+        "user_id BIGINT",
+        "line_number BIGINT NOT NULL",
+    ),
 }

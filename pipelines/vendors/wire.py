@@ -29,6 +29,10 @@ class Vendor:
     window_days: int  # the days one request may cover
     usage: str  # the endpoint of its usage per day: a day landed final is not fetched again
     rate_per_minute: int | None  # the documented limit, None: none documented
+    # The service's third-party agent apps (`agent_id`) that are this vendor's product: its use
+    # through the service, which the vendor's own figures may hold too (bi.assistant_usage_daily
+    # marks the overlap). The agent map is these, read from here alone (core.agent_vendors).
+    agents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ CLAUDE_CODE = Vendor(
     window_days=1,
     usage="claude_code",
     rate_per_minute=None,
+    agents=("2246796",),  # the service's "Claude (Anthropic)" agent app
 )
 CURSOR = Vendor(
     name="cursor",

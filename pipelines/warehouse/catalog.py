@@ -48,7 +48,8 @@ class Table:
     # or "declared" (`migrate` writes it from a declaration in code), or "billing" (a scope's
     # billing landing: pipelines/ingest/billing.py, a month of an endpoint per transaction), or
     # "vendors" (a vendor's days of an endpoint per transaction: pipelines/ingest/vendors.py), or
-    # "publish" (computed by each publish, before it writes the lake: pipelines/warehouse/chargeback.py).
+    # "publish" (computed by each publish, before it writes the lake: pipelines/warehouse/chargeback.py),
+    # or "identities" (the operator's identity file, read whole by each vendors run: pipelines/ingest/identities.py).
     writer: str = "derived"
     levels: frozenset[str] = _BOTH  # the report levels whose landing writes it
     counters: tuple[str, ...] = ()  # counts that are never negative (the sign check)
@@ -420,6 +421,14 @@ TABLES: tuple[Table, ...] = (
         ("agent_id", "agent_name"),
         "Every label an agent_id has carried, with the days it was seen.",
         asset="usage",
+    ),
+    Table(
+        "core",
+        "agent_vendors",
+        ("agent_id",),
+        "The agent map: each of the service's third-party agent apps (agent_id) that is a vendor's product, as "
+        "pipelines/vendors/wire.py declares it (Vendor.agents): bi.assistant_usage_daily marks its overlap.",
+        writer="declared",
     ),
     Table(
         "core",
@@ -883,6 +892,20 @@ TABLES: tuple[Table, ...] = (
         replaces="partition-days",
         email="email",
         vendor_id="user_id",
+    ),
+    Table(
+        "vendors",
+        "operator_identities",
+        ("read_day", "email"),
+        "The operator's identity file (IDENTITY_MAP_PATH, email,login a line) as last read whole (read_day), each "
+        "good line with its number and the login's user id where a seat shows it; it wins over a seat's email in "
+        "bi.assistant_identities.",
+        partition="read_day",
+        lake_grain="month",
+        writer="identities",
+        asset="vendors",
+        person=("user_id", "login"),
+        email="email",
     ),
     Table(
         "vendors",

@@ -22,6 +22,7 @@ from pipelines.warehouse.catalog import TABLES
 from pipelines.warehouse.incidents import refresh_incidents
 from pipelines.warehouse.rollups import rebuild_rollups, rollups_stale
 from pipelines.warehouse.sql import rollback, run_sql
+from pipelines.warehouse.vendor_agents import refresh_agent_vendors
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
@@ -56,6 +57,7 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[str]:
     done += _declared_columns(conn)
     refresh_incidents(conn)  # the declared service incidents (small: written whole by each publish)
     refresh_billing_models(conn)  # the declared map of the bill's model names (likewise)
+    refresh_agent_vendors(conn)  # the declared agent map (likewise)
     if done:
         run_sql(conn, "migrations/mark_lake_rewrite.sql")
     # After the migrations (a new rollup's table), before the views that read the rollups.

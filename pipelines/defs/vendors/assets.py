@@ -8,13 +8,15 @@ Its tables are the catalog's of group `vendors`; its partitions are days of its 
 """
 
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
+from pathlib import Path
 
 import dagster as dg
 
 from pipelines.defs._tables import table_key, table_specs
 from pipelines.defs.resources import StorageResource, WarehouseResource
 from pipelines.defs.vendors.resource import VendorsResource
+from pipelines.ingest.identities import land_operator_identities, unmapped_notes
 from pipelines.ingest.vendors import VendorResult, ingest_vendor
 from pipelines.vendors import VendorClient
 from pipelines.warehouse.catalog import tables
@@ -76,6 +78,13 @@ def build_vendor_assets(partitions_def: dg.PartitionsDefinition) -> list[dg.Asse
                             say=context.log.warning,
                         )
                     )
+            if vendors.identity_map_path:
+                read = land_operator_identities(
+                    conn, Path(vendors.identity_map_path), read_day=datetime.now(UTC).date(), forgotten=forgotten
+                )
+                skipped += [f"IDENTITY_MAP_PATH: {error}" for error in read.errors]
+            if configs:
+                skipped += unmapped_notes(conn, first_day=min(days), last_day=max(days))
         for t in tables(asset=GROUP):
             landed = sum(r.rows.get(t.name, 0) for r in results)
             metadata: dict[str, dg.RawMetadataValue] = {"dagster/row_count": dg.MetadataValue.int(landed)}

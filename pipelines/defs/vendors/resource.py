@@ -21,6 +21,7 @@ class VendorsResource(dg.ConfigurableResource["VendorsResource"]):
     anthropic_base_url: str | None = None
     cursor_api_key: str | None = None
     cursor_base_url: str | None = None
+    identity_map_path: str | None = None  # the operator's identity file (IDENTITY_MAP_PATH)
 
     def configs(self) -> tuple[dict[str, VendorConfig], list[str]]:
         """Each vendor whose key is set, configured; one line for each skipped."""
@@ -36,4 +37,5 @@ def vendors_resource(settings: Settings, secret: Callable[[Settings, str], Any])
     values: dict[str, Any] = {}
     for key_field, url_field in VENDOR_FIELDS.values():
         values |= {key_field: secret(settings, key_field), url_field: getattr(settings, url_field)}
-    return VendorsResource(**values)
+    identities = str(settings.identity_map_path) if settings.identity_map_path else None
+    return VendorsResource(**values, identity_map_path=identities)

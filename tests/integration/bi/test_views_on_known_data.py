@@ -48,6 +48,9 @@ VIEWS = (
     "budget_burn",
     "credit_reconciliation",
     "billing_model_drift",
+    "assistant_identities",
+    "assistant_usage_daily",
+    "assistant_unmapped_people",
 )
 
 
@@ -88,7 +91,12 @@ def test_no_view_has_a_user_level_session_column(known):
     sessions = [(t, c) for t, c in columns if "session" in c]
     assert sessions, "the aggregate session measure should be there"
     assert not [(t, c) for t, c in sessions if re.search("user", c)]
-    assert {c for _, c in sessions} == {"agent_sessions"}
+    # bi.assistant_usage_daily's sessions are Claude Code's own (a vendor counts them per user),
+    # NULL on every row of the service's: the service's user-level sessions are still nowhere.
+    assert {c for t, c in sessions if t != "assistant_usage_daily"} == {"agent_sessions"}
+    assert conn.execute(
+        "SELECT count(*) FROM bi.assistant_usage_daily WHERE sessions IS NOT NULL AND source_kind <> 'vendor'"
+    ).fetchone() == (0,)
 
 
 def test_agent_interaction_columns_never_share_a_view_with_the_top_level_count(known):
