@@ -44,7 +44,9 @@ def comparison_rows(
             own = values.get(group(r, shape.keys), {})
             first_value, second_value = own.get(first), own.get(second)
         else:
-            first_value, second_value = r["first_total"], r["second_total"]
+            # A period without a compared day has no total: NULL, never a zero.
+            first_value = r["first_total"] if r["first_days"] else None
+            second_value = r["second_total"] if r["second_days"] else None
         before, now = r["first_per_day"], r["second_per_day"]
         change = now / before - 1 if r["call"] and before and now is not None else None
         said = rate_change(

@@ -99,9 +99,11 @@ class Suppressed:
 class Freshness:
     newest_day: date | None
     published_at: str | None  # ISO timestamp: when the tier's serving database was published
+    first_day: date | None = None  # where the tier's history begins: days before it are no gaps
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "first_day": self.first_day.isoformat() if self.first_day else None,
             "newest_day": self.newest_day.isoformat() if self.newest_day else None,
             "published_at": self.published_at,
         }

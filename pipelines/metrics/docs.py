@@ -35,9 +35,10 @@ metrics-etl metrics compare agent_adoption --first 2026-03-03 --second 2026-03-3
 figure exists for (no report, or a report without these figures: a row with NULL, never a zero);
 `provisional`, the days fetched before they were final (still filling in); `suppressed`, how many
 rows the aggregate tier hid as they could tell of fewer than k people, and which groups (a scope,
-a day or period, an app, a team: never a person); `freshness`, the newest day and when the tier
-was published; and `truncated`, whether the row limit (`METRICS_CATALOG_ROW_LIMIT`, 1000) cut it.
-A question runs at most `METRICS_CATALOG_TIMEOUT` seconds (10). A metric, dimension, scope or range
+a day or period, an app, a team: never a person); `freshness`, the first and newest day of the
+tier's history (days before its first are outside it, no gaps) and when the tier was published;
+and `truncated`, whether the row limit (`METRICS_CATALOG_ROW_LIMIT`, 1000) cut it. A question runs
+at most `METRICS_CATALOG_TIMEOUT` seconds (10). A metric, dimension, scope or range
 the catalog does not know is one line naming what it accepts (exit 2 on the command line).
 
 **Privacy.** By default the catalog reads the aggregate tier's serving database and nothing else

@@ -224,7 +224,8 @@ class MetricsReader:
         return Suppressed(count=found[0][-1] if found else 0, groups=tuple(groups))
 
     def _freshness(self, metric: Metric, bounds: Bounds) -> Freshness:
-        return Freshness(newest_day=bounds.newest, published_at=published_at(tier_paths(self.config)[metric.tier]))
+        published = published_at(tier_paths(self.config)[metric.tier])
+        return Freshness(newest_day=bounds.newest, published_at=published, first_day=bounds.first)
 
 
 def _per_user() -> str:

@@ -195,3 +195,12 @@ def test_a_filter_s_value_is_only_ever_a_value(home: Home) -> None:
     with MetricsReader(home.config()) as reader:
         answer = reader.query("agent_job_starts", filters={"agent": "a-1' OR '1'='1"}, **EVERY_DAY)
     assert [r for r in answer.records() if r["agent"] is not None] == []
+
+
+def test_days_before_the_tiers_history_are_no_gaps_and_the_answer_names_where_it_begins(home: Home) -> None:
+    first = EVERY_DAY["start"]
+    with MetricsReader(home.config()) as reader:
+        answer = reader.query("interactions", start=first - timedelta(days=400), end=LAST_DAY)
+    assert answer.freshness.first_day == first and answer.freshness.newest_day == LAST_DAY
+    assert answer.gaps == ()
+    assert min(r["day"] for r in answer.records()) == first
