@@ -78,11 +78,11 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
     conn.close()
 
 
-def _served(emu: RunningEmulator) -> dict[tuple[str, date, str], dict[str, Any]]:
-    """Each vendor's records of DAYS as it serves them, by (vendor, day, email)."""
+def served_by(emu: RunningEmulator, days: tuple[date, ...] = DAYS) -> dict[tuple[str, date, str], dict[str, Any]]:
+    """Each vendor's records of `days` (in a row) as it serves them, by (vendor, day, email)."""
     creds = emu.credentials
     out: dict[tuple[str, date, str], dict[str, Any]] = {}
-    for day in DAYS:
+    for day in days:
         answer = httpx.get(
             creds["anthropic_base_url"] + "/v1/organizations/usage_report/claude_code",
             params={"starting_at": day.isoformat(), "limit": 1000},
@@ -99,7 +99,7 @@ def _served(emu: RunningEmulator) -> dict[tuple[str, date, str], dict[str, Any]]
                 }
     answer = httpx.post(
         creds["cursor_base_url"] + "/teams/daily-usage-data",
-        json={"startDate": epoch_ms(DAYS[0]), "endDate": epoch_ms(DAYS[-1])},
+        json={"startDate": epoch_ms(days[0]), "endDate": epoch_ms(days[-1])},
         auth=(creds["cursor_api_key"], ""),
     )
     for r in answer.json()["data"]:
@@ -113,7 +113,7 @@ def _served(emu: RunningEmulator) -> dict[tuple[str, date, str], dict[str, Any]]
     return out
 
 
-def _vendor_rows(conn: duckdb.DuckDBPyConnection) -> dict[tuple[str, date, str], dict[str, Any]]:
+def vendor_rows(conn: duckdb.DuckDBPyConnection) -> dict[tuple[str, date, str], dict[str, Any]]:
     """The view's vendor rows by (vendor, day, email): a person is in one row a scope, each the same."""
     rows = conn.execute(
         "SELECT DISTINCT source, day, unnest(emails), sessions, lines_added, requests, lines_accepted, login, person"
@@ -139,8 +139,8 @@ def _private_emails(conn: duckdb.DuckDBPyConnection, served: dict[tuple[str, dat
 
 
 def test_each_vendors_rows_are_its_served_figures_for_the_same_people_and_days(landed: Landed) -> None:
-    served = _served(landed.emu)
-    rows = _vendor_rows(landed.conn)
+    served = served_by(landed.emu)
+    rows = vendor_rows(landed.conn)
     assert {"claude_code", "cursor"} <= {vendor for vendor, _, _ in served}
     assert set(rows) == set(served)  # every person of every day, nobody dropped
     for key, figures in served.items():
@@ -200,10 +200,10 @@ def test_a_person_whose_seat_keeps_the_email_private_is_counted_under_it_until_a
     landed: Landed,
 ) -> None:
     conn = landed.conn
-    served = _served(landed.emu)
+    served = served_by(landed.emu)
     private = _private_emails(conn, served)
     assert private, "every 4th seat holder keeps the email private"
-    rows = _vendor_rows(conn)
+    rows = vendor_rows(conn)
     for (_, _, email), row in rows.items():
         if email in private:
             assert (row["login"], row["person"]) == (None, email)
@@ -223,7 +223,7 @@ def test_a_person_whose_seat_keeps_the_email_private_is_counted_under_it_until_a
     identities.write_text(f"email,login\n  {email.upper()} ,{login}\n")
     read = land_operator_identities(conn, identities, read_day=TODAY, forgotten=None)
     assert read.errors == ()
-    after = _vendor_rows(conn)
+    after = vendor_rows(conn)
     for (vendor, day, row_email), row in after.items():
         if row_email == email:
             assert (row["login"], row["person"]) == (login, login.lower())
