@@ -1,7 +1,7 @@
 """Issue 47's Done-when through the demo: `metrics-etl demo` lands the service and both vendors
 over loopback, and bi.assistant_usage_daily equals each source's figures for the same people and
 days (the vendors' as an emulator of the same seed serves them); the people no login is known for
-are counted, told in the run's lines, never lost."""
+are counted, told in the run's lines, never lost; neither vendor's key is anywhere in the home."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import duckdb
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines._clock import utc_today
+from tests.e2e.chaos import secret_findings
 from tests.integration.bi.test_assistant_usage_landed import served_by, vendor_rows
 
 CLI = str(Path(sys.executable).parent / "metrics-etl")
@@ -36,12 +37,14 @@ def test_a_demo_of_three_sources_equals_each_source_for_the_same_people_and_days
         timeout=900,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    (tmp_path / "stdout").write_text(done.stdout + done.stderr)
     today = utc_today()
     days = tuple(today - timedelta(days=n) for n in range(DAYS - 1, FINAL_LAG - 1, -1))
     # The demo's emulator is gone with it; one of the same seed and size serves the same world.
     config = EmulatorConfig(seed=42, users=USERS, repos=REPOS, history_days=max(60, DAYS + 5))
     with running_emulator(config) as emu:
         served = served_by(emu, days)
+        keys = {name: emu.credentials[name] for name in ("anthropic_admin_key", "cursor_api_key")}
     home = tmp_path / "share" / "metrics-etl-demo"
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         rows = {key: row for key, row in vendor_rows(conn).items() if key[1] in days}
@@ -70,3 +73,7 @@ def test_a_demo_of_three_sources_equals_each_source_for_the_same_people_and_days
     for vendor, people in unmapped.items():
         told = re.search(rf"{vendor}: (\d+) people of .* have no service login", done.stdout)
         assert told and int(told.group(1)) == people, done.stdout[-3000:]
+    # The keys (the emulator's are the seed's): in no log, archive, cache, lake or table of the home.
+    homes = [home / name for name in ("logs", "raw", "lake", "dagster", "http-cache.sqlite3")]
+    warehouses = [home / "warehouse.duckdb", home / "serving.duckdb"]
+    assert secret_findings(secrets=keys, files=[*homes, tmp_path / "stdout"], warehouses=warehouses) == []
