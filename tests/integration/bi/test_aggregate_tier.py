@@ -38,6 +38,9 @@ FULL = {
     # Cost: the people behind a figure are no column of it; test_aggregate_tier_cost.py proves them.
     "cost_center_periods": (None, ("scope", "scope_name", "period_index", "cost_center_id"), None),
     "team_periods_cost": (None, ("scope", "scope_name", "period_index", "team_id"), None),
+    # bi.assistant_usage_daily's counted sums: test_aggregate_tier_vendors.py proves them, vendors landed.
+    "vendor_daily": (None, ("scope", "scope_name", "day", "source"), "active_people"),
+    "vendor_periods": (None, ("scope", "scope_name", "period_index", "source"), "active_people"),
 }
 # Columns that name a row rather than tell a figure.
 _NAMING = ("suppressed", "is_final", "team_slug", "agent_name", "period_start", "period_end", "cost_center_name")

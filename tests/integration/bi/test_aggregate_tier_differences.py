@@ -9,7 +9,9 @@ the tier read through its serving database. Every figure shown is worked out fro
 set of person-days (a count: a set of people), checked against the value shown, and then every
 difference a reader can take is tried: any two shown figures of the same kind (scope day against
 scope day, enterprise against organization, period against day, team against team or scope,
-agent against agent), a period minus all its shown days, an enterprise minus all its shown
+agent against agent, a source of vendor_daily against the same figures of the others: the service's
+against a scope's or a team's, an agent app's against agent_daily's, whose users include those its
+vendor's own row counts), a period minus all its shown days, an enterprise minus all its shown
 organizations, a scope or a team minus any set of shown teams within it that do not overlap.
 None may be exactly the figure of a nonempty group of fewer than k people, and no shown figure
 may itself be about 1..k-1 people.
@@ -22,7 +24,9 @@ counted, which the tier does not judge yet: test_members_active_without_counts_a
 server-side telemetry only (from SERVER_SIDE_FROM: a line with no activity that
 daily_active_users counts). So a team's active_users (any surface) and its scope's
 daily_active_users are counts of different definitions, and differences between them are tried
-as sets of people like any other.
+as sets of people like any other. Their people use Claude Code and Cursor too on some days (some
+with no session, some no login maps: counted under scope `vendor`), and agent app 101 is Claude
+Code's, so a person-day of both is counted once, in Claude Code's row.
 """
 
 from __future__ import annotations
@@ -53,6 +57,9 @@ LAST_DAY = date(2026, 11, 20)
 ENTERPRISE = "ent"
 ORGS = ("o0", "o1", "o2")
 AGENTS = ("101", "102")
+AGENT_VENDORS = {"101": "claude_code"}  # core.agent_vendors: agent app 101 is Claude Code's
+# Each vendor's figures in bi.assistant_usage_daily, and the index of the one that makes a person active.
+VENDOR_FIGURES = {"claude_code": ("sessions", "lines_added"), "cursor": ("requests", "lines_added", "lines_accepted")}
 SUMS = (
     "user_initiated_interaction_count",
     "code_generation_activity_count",
@@ -76,6 +83,23 @@ class World:
     # Person-days without IDE activity: "cli" (its sums in activity), "app" (from APP_IN_COUNTS_FROM
     # its sums in activity, before it none), "server" (no activity; from SERVER_SIDE_FROM).
     surface: dict[PersonDay, str] = field(default_factory=dict)
+    # The vendors' own person-days (people beyond org_of are the vendor's only): each VENDOR_FIGURES'
+    # values, and the people no identity maps to a login (counted under scope `vendor`).
+    vendor: dict[tuple[str, int, date], tuple[int, ...]] = field(default_factory=dict)
+    unmapped: frozenset[int] = frozenset()
+
+    def vendor_people(self, vendor: str, scope: str, name: str, day: date) -> list[int]:
+        """Whose vendor row of the day lands in the scope: the mapped people it lists, else under scope `vendor`."""
+        users = {u for (v, u, d) in self.vendor if v == vendor and d == day}
+        if scope == "vendor":
+            return sorted(u for u in users if u in self.unmapped or u not in self.org_of)
+        return sorted(u for u in users & self.scope_users(scope, name) if u not in self.unmapped)
+
+    def counted_agent(self, u: int, day: date, scope: str, name: str) -> bool:
+        """An agent app's person-day is not counted beside its vendor's own row of the person and day."""
+        agent_id = self.agent[(u, day)][0]
+        vendor = AGENT_VENDORS.get(agent_id)
+        return vendor is None or u not in self.vendor_people(vendor, scope, name, day)
 
     def counted(self, u: int, day: date) -> bool:
         """Whether the service's daily_active_users (weekly, monthly) counts the person-day."""
@@ -144,6 +168,16 @@ def worlds(draw: st.DrawFn) -> World:
                 made.append(members)
                 team_id += 1
                 world.teams[(scope, name, team_id)] = members
+    # Each person's own use of each vendor on some days (people beyond the service's too), a
+    # vendor's row of a person with no figure above 0 but the first not active; some unmapped.
+    outsiders = range(100, 100 + draw(st.integers(0, 3)))
+    for day in days:
+        for u in (*org_of, *outsiders):
+            for vendor, names in VENDOR_FIGURES.items():
+                values = tuple(draw(st.integers(0, 9)) for _ in names)
+                if any(values) and draw(st.integers(0, 2)):
+                    world.vendor[(vendor, u, day)] = values
+    world.unmapped = frozenset(draw(st.sets(st.sampled_from(sorted(org_of)), max_size=3)))
     return world
 
 
@@ -231,7 +265,36 @@ def _land(conn: duckdb.DuckDBPyConnection, world: World) -> None:
     for statement in _FACTS.split(";"):
         if statement.strip():
             conn.execute(statement)
+    _land_vendors(conn, world)
     rebuild_rollups(conn)
+
+
+def _land_vendors(conn: duckdb.DuckDBPyConnection, world: World) -> None:
+    """The vendors' rows as their landing leaves them, the operator's identity lines of the mapped
+    people, and the agent map (core.agent_vendors) of AGENT_VENDORS."""
+    landed = "TRUE, TIMESTAMPTZ '2026-11-25 06:00:00+00'"
+    for (vendor, u, day), values in world.vendor.items():
+        email = f"u{u}@x.example"
+        if vendor == "claude_code":
+            conn.execute(
+                "INSERT INTO vendors.claude_code_days (day, actor_type, actor, email, num_sessions, lines_added,"
+                f" is_final, fetched_at) VALUES (?, 'user_actor', ?, ?, ?, ?, {landed})",
+                [day, email, email, *values],
+            )
+        else:
+            conn.execute(
+                "INSERT INTO vendors.cursor_days (day, email, is_active, composer_requests, total_lines_added,"
+                f" accepted_lines_added, is_final, fetched_at) VALUES (?, ?, ?, ?, ?, ?, {landed})",
+                [day, email, values[0] > 0, *values],
+            )
+    mapped = [u for u in world.org_of if u not in world.unmapped]
+    for line, u in enumerate(mapped, start=1):
+        conn.execute(
+            "INSERT INTO vendors.operator_identities (read_day, email, login, line_number) VALUES (?, ?, ?, ?)",
+            [LAST_DAY, f"u{u}@x.example", f"dev-{u}", line],
+        )
+    for agent_id, vendor in AGENT_VENDORS.items():
+        conn.execute("INSERT INTO core.agent_vendors VALUES (?, ?)", [agent_id, vendor])
 
 
 @dataclass(frozen=True)
@@ -299,6 +362,37 @@ class Truth:
         return [
             ((u, d), starts) for (u, d), (a, starts) in self.w.agent.items() if a == agent and u in users and d in days
         ]
+
+    def sources(self, table: str, grain: str, r: dict[str, Any]) -> Iterator[Figure]:
+        """A vendor_daily or vendor_periods row's figures, each of the kind of the tier's other
+        figures of the same people and measure: the service's sums and active people as a scope's,
+        an agent app's as agent_daily's (without the person-days its vendor's own row counts)."""
+        s, n, source, at = r["scope"], r["scope_name"], r["source"], r[grain]
+        where = (table, (s, n, source), at)
+        days = [at] if grain == "day" else self.days_of(at)
+        if source == "service":
+            users = self.w.scope_users(s, n)
+            person_days = self.active(users, days)
+            for column, index in (("requests", 0), ("lines_added", SUMS.index("loc_added_sum"))):
+                parts = frozenset(((u, d), self.w.activity[(u, d)][index]) for u, d in person_days)
+                yield Figure(*where, (SUMS[index],), parts, int(r[column]))
+            first = max(days) - timedelta(days=0 if grain == "day" else 27)
+            active = {u for u in users for d in days if self.w.any_surface(u, d)}
+            yield self.count(where, ("active", first, max(days)), active, r["active_people"])
+        elif source.startswith("agent:"):
+            agent = source.removeprefix("agent:")
+            used = [
+                (pd, starts) for pd, starts in self.agent_days(s, n, agent, days) if self.w.counted_agent(*pd, s, n)
+            ]
+            yield Figure(*where, ("agent_job_starts", agent), frozenset(used), int(r["agent_job_starts"]))
+            yield self.count(where, ("agent users", agent, grain, at), {u for (u, _), _ in used}, r["active_people"])
+        else:
+            people = {d: self.w.vendor_people(source, s, n, d) for d in days}
+            for index, column in enumerate(VENDOR_FIGURES[source]):
+                parts = frozenset(((u, d), self.w.vendor[(source, u, d)][index]) for d in days for u in people[d])
+                yield Figure(*where, ("vendor", source, column), parts, int(r[column]))
+            active = {u for d in days for u in people[d] if self.w.vendor[(source, u, d)][0] > 0}
+            yield self.count(where, ("vendor users", source, grain, at), active, r["active_people"])
 
 
 def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
@@ -368,6 +462,9 @@ def _figures(tier: duckdb.DuckDBPyConnection, truth: Truth) -> list[Figure]:
             figures.append(
                 truth.count(where, ("agent users", agent, grain, at), {u for (u, _), _ in used}, r["agent_users"])
             )
+    for name, grain in (("vendor_daily", "day"), ("vendor_periods", "period_index")):
+        for r in rows(name):
+            figures += truth.sources(name, grain, r)
     return figures
 
 
@@ -405,7 +502,12 @@ def _attack(world: World, figures: list[Figure]) -> list[str]:
     for whole in figures:
         # A count over a period is not the sum of its days' counts; every figure of disjoint
         # organizations is the sum of theirs.
-        periods = whole.table.endswith("_periods") and whole.kind[0] in (*SUMS, "agent_job_starts", "agent_sessions")
+        periods = whole.table.endswith("_periods") and whole.kind[0] in (
+            *SUMS,
+            "agent_job_starts",
+            "agent_sessions",
+            "vendor",
+        )
         enterprise = whole.key[0] == "enterprise" and not whole.table.startswith("team")
         days = [
             f
@@ -442,6 +544,8 @@ def _minus_teams(world: World, whole: Figure, figures: list[Figure]) -> list[str
         "team_daily": "team_daily",
         "scope_periods": "team_periods",
         "team_periods": "team_periods",
+        "vendor_daily": "team_daily",
+        "vendor_periods": "team_periods",
     }.get(whole.table)
     inside = [
         f for f in figures if f.table == teams and f.at == whole.at and f.kind == whole.kind and f.parts < whole.parts
