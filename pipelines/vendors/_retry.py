@@ -2,9 +2,10 @@
 tried again and after how long; `RetryPolicy.retrying` chains them into a ``tenacity.Retrying``.
 
 A 429 waits what the vendor's `retry-after` says (Cursor sends 60; Anthropic sends the seconds
-to wait), else a minute, doubling; a wait beyond the cap is not attempted (the failure is raised
-at once, saying so). A 5xx and a lost connection back off exponentially with jitter. A host that
-never answered, a refused key or a bad request will not change: raised at once.
+to wait), else a minute, doubling; a wait that would bring the request's waits in all beyond the
+cap is not attempted (the failure is raised at once, saying so). A 5xx and a lost connection back
+off exponentially with jitter. A host that never answered, a refused key or a bad request will
+not change: raised at once.
 """
 
 from __future__ import annotations
@@ -106,12 +107,18 @@ class _Chain(wait_base):
 
 @dataclass(frozen=True)
 class _BeyondCap(stop_base):
-    """A rate-limit wait longer than `max_wait` is not attempted."""
+    """A rate-limit wait is not attempted when the request's waits would then total more than
+    `max_wait` (each wait within it, a loop of them is not)."""
 
     max_wait: float
 
     def __call__(self, retry_state: RetryCallState) -> bool:
-        return isinstance(_failure(retry_state), RateLimited) and retry_state.upcoming_sleep > self.max_wait
+        return isinstance(_failure(retry_state), RateLimited) and _total(retry_state) > self.max_wait
+
+
+def _total(retry_state: RetryCallState) -> float:
+    """The request's waits so far and the one upcoming."""
+    return retry_state.idle_for + retry_state.upcoming_sleep
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,7 @@ class RetryPolicy:
     def retrying(
         self, *, sleep: Callable[[float], None], max_wait: float, on_retry: Callable[[str, float], None]
     ) -> Retrying:
-        """A ``tenacity.Retrying`` for one request; `max_wait` caps a rate-limit wait."""
+        """A ``tenacity.Retrying`` for one request; `max_wait` caps its waits in all when a rate limit asks for more."""
         backoff = wait_exponential_jitter(
             multiplier=self.backoff_initial, jitter=self.backoff_initial, max=self.backoff_max
         )
@@ -146,7 +153,7 @@ class RetryPolicy:
             if isinstance(failure, RateLimited) and beyond_cap(retry_state):
                 raise RateLimited(
                     failure.vendor,
-                    f"{failure.message}; waiting {retry_state.upcoming_sleep:.0f}s would exceed the "
+                    f"{failure.message}; waiting {_total(retry_state):.0f}s would exceed the "
                     f"{max_wait:.0f}s a run waits",
                     status=failure.status,
                     said=failure.said,

@@ -25,7 +25,7 @@ class VendorConfig:
     key_setting: str = "the vendor's key"
     url_setting: str = "the vendor's address"
     timeout: float = 30.0
-    max_wait: float = 180.0  # the longest wait for a rate limit a run accepts
+    max_wait: float = 180.0  # the most a request waits in all once a rate limit asks it to wait
     page_size: int = 1000  # records asked per page (Claude Code: at most 1000)
 
     def __post_init__(self) -> None:
