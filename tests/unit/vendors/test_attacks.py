@@ -114,9 +114,6 @@ def test_a_429_loop_with_a_retry_after_that_is_no_wait_ends_waiting_finite_secon
     _failed_in_one_line(result, said)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Claude Code's empty pages that say has_more with a new cursor each are followed without end"
-)
 def test_a_claude_code_cursor_that_never_ends_fails_the_day(conn: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     peer = Looping(lambda n: answer({"data": [], "has_more": True, "next_page": f"page_{n}"}), answer(PAGE))
     result, said = _ingest("claude_code", peer, conn, tmp_path)
