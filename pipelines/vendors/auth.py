@@ -12,7 +12,7 @@ from collections.abc import Generator
 
 import httpx
 
-from pipelines.vendors._secret import Key
+from pipelines.vendors._secret import Key, hide
 
 __all__ = ["AnthropicAuth", "BasicKeyAuth"]
 
@@ -39,11 +39,11 @@ class BasicKeyAuth(httpx.Auth):
     """HTTP Basic: the key as the user name, no password (`curl -u KEY:`)."""
 
     def __init__(self, *, key: Key) -> None:
-        self._key = key
+        self._token = base64.b64encode(f"{key.reveal()}:".encode()).decode()
+        hide(self._token)  # as much a credential as the key: an echoed header is redacted alike
 
     def auth_flow(self, request: httpx.Request) -> _Flow:
-        token = base64.b64encode(f"{self._key.reveal()}:".encode()).decode()
-        request.headers["Authorization"] = f"Basic {token}"
+        request.headers["Authorization"] = f"Basic {self._token}"
         yield request
 
     def __repr__(self) -> str:

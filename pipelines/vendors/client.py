@@ -17,7 +17,9 @@ from typing import Any
 
 import httpx
 
+from pipelines.vendors._body import TooLarge, TooSlow, read_body
 from pipelines.vendors._retry import RetryPolicy
+from pipelines.vendors._secret import redact, redact_json
 from pipelines.vendors.config import VendorConfig
 from pipelines.vendors.errors import (
     Denied,
@@ -89,29 +91,43 @@ class VendorClient:
         self.retries[kind] += 1
 
     def _once(self, method: str, path: str, **kwargs: Any) -> Answer:
-        title = self.vendor.title
+        title, config = self.vendor.title, self.config
         self.calls += 1
+        deadline = time.monotonic() + config.timeout  # the whole answer's, each read bounded by httpx's too
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = self._http.send(self._http.build_request(method, path, **kwargs), stream=True)
+            try:
+                content = read_body(response, max_bytes=config.max_bytes, deadline=deadline)
+            finally:
+                response.close()
         except httpx.ConnectError as exc:
             raise Unreachable(
-                title, f"no answer from {self.config.base_url} ({_plain(exc)}): is {self.config.url_setting} right?"
+                title, f"no answer from {config.base_url} ({_plain(exc)}): is {config.url_setting} right?"
             ) from None
         except httpx.TransportError as exc:
             raise TransportFailed(title, f"{method} {path}: the connection failed ({_plain(exc)})") from None
+        except TooSlow:
+            raise TransportFailed(
+                title, f"{method} {path}: the answer was not whole within {config.timeout:g}s"
+            ) from None
+        except TooLarge:
+            raise Malformed(
+                title, f"{method} {path} answered more than {config.max_bytes:,} bytes: no page of it is that long"
+            ) from None
         if response.status_code >= 400:
-            raise self._failure(method, path, response)
+            raise self._failure(method, path, response, content)
         try:
-            # Money exact: every non-integer number a Decimal, never a float.
-            body = json.loads(response.content, parse_float=Decimal)
+            # Money exact: every non-integer number a Decimal, never a float. A key the vendor
+            # echoes in a record is redacted before anything of it is kept.
+            body = redact_json(json.loads(content, parse_float=Decimal))
         except (ValueError, RecursionError):
             raise Malformed(
                 title, f"{method} {path} answered {response.status_code} with a body that is not JSON"
             ) from None
         return Answer(body, _served_at(response))
 
-    def _failure(self, method: str, path: str, response: httpx.Response) -> VendorError:
-        title, status, said = self.vendor.title, response.status_code, _said(response)
+    def _failure(self, method: str, path: str, response: httpx.Response, content: bytes) -> VendorError:
+        title, status, said = self.vendor.title, response.status_code, _said(response, content)
         place = f"{method} {path} answered {status} {said}".rstrip()
         if status == 401:
             return Denied(
@@ -139,20 +155,21 @@ class VendorClient:
 
 
 def _plain(exc: Exception) -> str:
-    return str(exc) or type(exc).__name__
+    """httpx's message (an illegal header's is its value: redacted like every quote)."""
+    return redact(str(exc)) or type(exc).__name__
 
 
-def _said(response: httpx.Response) -> str:
-    """The vendor's own message: Anthropic's `error.message`, Cursor's `message` (or `error`)."""
+def _said(response: httpx.Response, content: bytes) -> str:
+    """The vendor's own message, redacted: Anthropic's `error.message`, Cursor's `message` (or `error`)."""
     try:
-        body = response.json()
-    except ValueError:
+        body = json.loads(content)
+    except (ValueError, RecursionError):
         return response.reason_phrase
     if isinstance(body, dict):
         inner = body.get("error")
         for text in (inner.get("message") if isinstance(inner, dict) else None, body.get("message"), inner):
             if isinstance(text, str) and text:
-                return text[:_SAID_LIMIT]
+                return redact(text)[:_SAID_LIMIT]
     return response.reason_phrase
 
 

@@ -24,9 +24,12 @@ class VendorConfig:
     auth: httpx.Auth
     key_setting: str = "the vendor's key"
     url_setting: str = "the vendor's address"
-    timeout: float = 30.0
+    timeout: float = 30.0  # seconds an answer has to arrive whole (each read of it bounded alike)
     max_wait: float = 180.0  # the most a request waits in all once a rate limit asks it to wait
     page_size: int = 1000  # records asked per page (Claude Code: at most 1000)
+    # An answer's body at most, no setting: a page of 1,000 Claude Code records is about 2 MB; a
+    # 30-day window of Cursor's days fills it only with some 2,000 people active every day.
+    max_bytes: int = 48 << 20
 
     def __post_init__(self) -> None:
         if not self.base_url.lower().startswith(("http://", "https://")):

@@ -134,7 +134,6 @@ def test_cursor_spend_that_claims_endless_pages_is_read_within_its_members(
     assert not peer.looped
 
 
-@pytest.mark.xfail(strict=True, reason="a body without end is read whole: no cap on an answer's size")
 def test_a_body_without_end_is_refused_before_it_is_read_whole(conn: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     read = [0]
 
@@ -203,9 +202,6 @@ def _echo(name: str, status: int) -> httpx.Response:
     return answer({"error": text, "message": text}, status, {"Retry-After": "600"})
 
 
-@pytest.mark.xfail(
-    strict=True, reason="an error's message is quoted into the line and vendors.fetches: a key the vendor echoes shows"
-)
 @pytest.mark.parametrize("status", [500, 429, 404])
 @pytest.mark.parametrize("name", ["claude_code", "cursor"])
 def test_a_key_echoed_in_an_error_reaches_no_line_log_or_table(
@@ -219,9 +215,6 @@ def test_a_key_echoed_in_an_error_reaches_no_line_log_or_table(
     assert key not in _everything_stored(conn, tmp_path)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a refusal's message is quoted into the line, so a key the vendor echoes in its 401 is printed"
-)
 @pytest.mark.parametrize("name", ["claude_code", "cursor"])
 def test_a_key_echoed_in_a_refusal_reaches_no_line(name: str, conn: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     result, said = _ingest(name, lambda r: _echo(name, 401), conn, tmp_path)
@@ -229,7 +222,6 @@ def test_a_key_echoed_in_a_refusal_reaches_no_line(name: str, conn: duckdb.DuckD
     assert (CLAUDE_KEY if name == "claude_code" else CURSOR_KEY) not in " ".join(said)
 
 
-@pytest.mark.xfail(strict=True, reason="a key the vendor echoes inside a record lands in the tables and the archive")
 def test_a_key_echoed_in_a_record_reaches_no_table_nor_archive(conn: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     record = {**CLAUDE_RECORD, "terminal_type": f"x-api-key: {CLAUDE_KEY}"}
     _ingest("claude_code", lambda r: answer({**PAGE, "data": [record]}), conn, tmp_path)
