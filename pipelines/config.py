@@ -112,6 +112,9 @@ ENV_VARS: Final[Mapping[str, str]] = MappingProxyType(
 VENDOR_FIELDS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
     {"claude_code": ("anthropic_admin_key", "anthropic_base_url"), "cursor": ("cursor_api_key", "cursor_base_url")}
 )
+# No vendor key holds a space or control character: one inside (a paste of two lines) would be
+# sent into a header, or quoted by httpx refusing it, so the vendor is not read.
+_UNSENDABLE_KEY = re.compile(r"[\s\x00-\x1f\x7f]")
 # Values that grant access; METRICS_ALERTS holds webhook keys and SMTP passwords.
 # METRICS_PSEUDONYM_KEY keys the pseudonyms and the erased people's hashes: with it, a user id
 # could be tested against them.
@@ -317,6 +320,12 @@ class Settings:
             key: Secret | None = getattr(self, key_field)
             if key is None:
                 skipped.append(f"{VENDORS[name].title}: skipped ({ENV_VARS[key_field]} is not set)")
+                continue
+            if _UNSENDABLE_KEY.search(key.reveal()):
+                skipped.append(
+                    f"{VENDORS[name].title}: not read: {ENV_VARS[key_field]} has a space or control character "
+                    "inside, which no key has: set it to the key alone, on one line"
+                )
                 continue
             try:
                 configs[name] = vendor_config(

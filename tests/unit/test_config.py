@@ -145,6 +145,19 @@ def test_a_vendor_whose_key_is_unset_is_skipped_in_one_line_and_one_set_is_confi
     assert "sk-ant-admin01-x" not in repr(settings)
 
 
+@pytest.mark.parametrize("inside", ["\n", "\r", "\t", " ", "\x00", "\x7f", "\u2028", "\u00a0"])
+def test_a_vendor_key_with_a_space_or_control_character_inside_is_not_read_one_line_naming_its_setting(
+    inside: str,
+) -> None:
+    key = f"sk-ant-admin01-{inside}secret-part"
+    configs, skipped = Settings.from_env(
+        environ={"ANTHROPIC_ADMIN_KEY": key, "CURSOR_API_KEY": "key_ok"}
+    ).vendor_configs()
+    assert list(configs) == ["cursor"]
+    assert len(skipped) == 1 and "\n" not in skipped[0] and "secret-part" not in skipped[0]
+    assert skipped[0].startswith("Claude Code (Anthropic Admin API): not read: ANTHROPIC_ADMIN_KEY has a space")
+
+
 def test_a_vendor_address_that_is_not_http_names_its_variable() -> None:
     with pytest.raises(ConfigError, match="ANTHROPIC_BASE_URL must start with http"):
         Settings.from_env(environ={"ANTHROPIC_BASE_URL": "api.anthropic.com"})
