@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.transform.emails import normal_email
 from pipelines.warehouse.people import Forgotten
 from pipelines.warehouse.sql import rollback, run_sql
 
@@ -73,7 +74,7 @@ def read_identity_file(path: Path) -> IdentityFile:
         if error is not None:
             errors.append(error)
             continue
-        email, login = fields[0].strip().lower(), fields[1].strip()
+        email, login = normal_email(fields[0]), fields[1].strip()
         earlier = good.get(email)
         if earlier is not None and earlier.login.lower() != login.lower():
             errors.append(

@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.transform.columns import polars_types
+from pipelines.transform.emails import normal_email
 from pipelines.transform.vendor_values import day_of, is_email, parse_line, record_text, typed, value_at
 from pipelines.vendors.wire import Endpoint
 
@@ -124,7 +125,7 @@ class VendorRows:
             if found is None:
                 raise Refused(f"no {' nor '.join(paths)}: it names no one")
             path, value = found
-            key.append(value.lower() if is_email(path) else value)
+            key.append(normal_email(value) if is_email(path) else value)
         return tuple(key)
 
     def _common(self, key: tuple[Any, ...], record: Mapping[str, Any]) -> dict[str, Any]:
@@ -133,7 +134,7 @@ class VendorRows:
         columns = [self.endpoint.day[0], *(column for column, _ in self.endpoint.who)]
         common: dict[str, Any] = dict(zip(columns, key, strict=True)) | {"fetched_at": self.fetched_at}
         emails = [value_at(record, p) for _, paths in self.endpoint.who for p in paths if is_email(p)]
-        common["email"] = next((e.lower() for e in emails if isinstance(e, str) and e), None)
+        common["email"] = next((normal_email(e) for e in emails if isinstance(e, str) and e), None)
         declared = polars_types(self.endpoint.table)
         if "is_final" in declared:
             common["is_final"] = self._final(key[0])

@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from pipelines.transform.emails import normal_email
 from pipelines.vendors.wire import ENDPOINTS, Endpoint
 
 __all__ = [
@@ -100,11 +101,11 @@ ID_KEYS = frozenset(path.rsplit(".", 1)[-1] for e in ENDPOINTS.values() for path
 
 
 def record_person(endpoint: Endpoint, record: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """The email (lower case) and the vendor user id (as its column holds it) a record names."""
+    """The email (normal_email) and the vendor user id (as its column holds it) a record names."""
     email = next((v for p in _email_paths(endpoint) if isinstance(v := value_at(record, p), str) and v), None)
     found = next((v for p in _id_paths(endpoint) if (v := value_at(record, p)) is not None), None)
     vendor_id, _ = typed(found, pl.String(), "user_id")
-    return (email.lower() if email else None), (vendor_id if isinstance(vendor_id, str) else None)
+    return (normal_email(email) if email else None), (vendor_id if isinstance(vendor_id, str) else None)
 
 
 def day_of(value: object) -> date | None:

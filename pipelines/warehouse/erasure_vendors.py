@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.transform.emails import normal_email
 from pipelines.transform.vendor_values import EMAIL_KEYS, ID_KEYS
 from pipelines.warehouse.catalog import Table, tables
 from pipelines.warehouse.people import Person
@@ -50,12 +51,12 @@ def with_emails(conn: duckdb.DuckDBPyConnection, person: Person, email: str | No
     """The person with every email the warehouse shows for them (and `email`, when forget was
     given one: then their user id and login too, where a seat shows that email), and the vendor
     user ids held beside those emails."""
-    emails = dict.fromkeys([*person.emails, *([email.lower()] if email else [])])
+    emails = dict.fromkeys([*person.emails, *([normal_email(email)] if email else [])])
     for t in _EMAIL_TABLES:
         assert t.person is not None and t.email is not None
         names = {"table": t.name, "id": t.person[0], "login": t.person[1], "email": t.email}
         if email and person.user_id is None and person.login is None:
-            found = run_sql(conn, "privacy/select_email_person.sql", identifiers=names, email=email.lower())
+            found = run_sql(conn, "privacy/select_email_person.sql", identifiers=names, email=normal_email(email))
             if found:
                 user_id, login = found[0]
                 person = replace(person, user_id=user_id, login=login.lower() if login else None)
@@ -99,15 +100,29 @@ def erase_vendor_rows(
     return {name: count for name, count in removed.items() if count}
 
 
+def _padding() -> str:
+    """An RE2 and Python pattern of one character `normal_email` strips (every one Python calls
+    whitespace, none past U+3000), as a vendor's text holds it or JSON escapes it."""
+    forms: list[str] = []
+    for c in map(chr, range(0x3001)):
+        if c.isspace():
+            forms += [f"\\x{ord(c):02x}" if c.isascii() else c, f"\\\\u{ord(c):04x}"]
+    return "|".join([*forms, r"\\[tnrf]"])
+
+
+_PAD = f"(?:{_padding()})*"
+
+
 def vendor_line_pattern(person: Person) -> str:
-    """An RE2 and Python pattern of a vendor's record naming the person: its email (in any case)
-    or its vendor user id, under any key a vendor's declaration names them by (vendor_values'
-    EMAIL_KEYS, ID_KEYS: Claude Code's `email_address`, Cursor's `email`, `userId` and `id`)."""
+    """An RE2 and Python pattern of a vendor's record naming the person: its email (in any case,
+    with any whitespace around it) or its vendor user id, under any key a vendor's declaration
+    names them by (vendor_values' EMAIL_KEYS, ID_KEYS: Claude Code's `email_address`, Cursor's
+    `email`, `userId` and `id`)."""
     emails, ids = "|".join(sorted(EMAIL_KEYS)), "|".join(sorted(ID_KEYS))
     # An id a text, or a number (Cursor's daily records send userId so), but never a bare number
     # under `id`: a seat listing's `id` is the service's user id, another namespace.
     numbers = "|".join(sorted(ID_KEYS - {"id"})) or "$^"
-    parts = [f'(?i:"({emails})"\\s*:\\s*"{re.escape(email)}")' for email in person.emails]
+    parts = [f'(?i:"({emails})"\\s*:\\s*"{_PAD}{re.escape(email)}{_PAD}")' for email in person.emails]
     for vendor_id in person.vendor_ids:
         text, number = re.escape(vendor_id), f'"({numbers})"\\s*:\\s*{re.escape(vendor_id)}[,}}\\s]'
         parts += [f'"({ids})"\\s*:\\s*"{text}"', number]

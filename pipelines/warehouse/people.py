@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pipelines.service.people import LOGIN_TOKEN, payload_people
+from pipelines.transform.emails import normal_email
 
 __all__ = [
     "PLACEHOLDER",
@@ -127,7 +128,7 @@ def person_hashes(key: bytes, person: Person) -> set[str]:
         hashes.add(_hash(key, "id", str(person.user_id)))
     if person.login is not None:
         hashes.add(_hash(key, "login", person.login.lower()))
-    hashes |= {_hash(key, "email", email.lower()) for email in person.emails}
+    hashes |= {_hash(key, "email", normal_email(email)) for email in person.emails}
     return hashes | {_hash(key, "vendor_id", vendor_id) for vendor_id in person.vendor_ids}
 
 
@@ -155,7 +156,7 @@ class Forgotten:
 
     def names_vendor_user(self, email: str | None, vendor_id: str | None) -> bool:
         """Whether a vendor's record of this email (or this vendor user id) is an erased person's."""
-        return (email is not None and _hash(self.key, "email", email.lower()) in self.hashes) or (
+        return (email is not None and _hash(self.key, "email", normal_email(email)) in self.hashes) or (
             vendor_id is not None and _hash(self.key, "vendor_id", vendor_id) in self.hashes
         )
 

@@ -101,18 +101,8 @@ def _rows_naming(conn: duckdb.DuckDBPyConnection, text: str) -> int:
     "spelling",
     [
         "Dev@Example.COM",
-        pytest.param(
-            " dev@example.com ",
-            marks=pytest.mark.xfail(
-                strict=True, reason="an email's surrounding spaces are kept: it lands as another person"
-            ),
-        ),
-        pytest.param(
-            "dev@example.com\t",
-            marks=pytest.mark.xfail(
-                strict=True, reason="an email's surrounding spaces are kept: it lands as another person"
-            ),
-        ),
+        " dev@example.com ",
+        "dev@example.com\t",
     ],
 )
 def test_a_claude_code_email_of_any_case_or_spaces_lands_as_its_lower_case_person(
@@ -134,12 +124,7 @@ def test_two_spellings_of_one_claude_code_email_on_a_day_are_one_row_and_a_repea
     "spelling",
     [
         "Developer@Company.COM",
-        pytest.param(
-            " developer@company.com",
-            marks=pytest.mark.xfail(
-                strict=True, reason="an email's surrounding spaces are kept: forget by the email misses its rows"
-            ),
-        ),
+        " developer@company.com",
     ],
 )
 def test_forget_by_email_reaches_every_spelling_of_it_in_every_vendor(
@@ -156,12 +141,7 @@ def test_forget_by_email_reaches_every_spelling_of_it_in_every_vendor(
     "spelling",
     [
         "DEVELOPER@company.com",
-        pytest.param(
-            " developer@company.com\t",
-            marks=pytest.mark.xfail(
-                strict=True, reason="an email's surrounding spaces are kept in its hash: a forgotten person lands again"
-            ),
-        ),
+        " developer@company.com\t",
     ],
 )
 def test_a_forgotten_email_under_another_spelling_is_left_out_of_later_fetches(

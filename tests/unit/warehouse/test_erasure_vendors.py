@@ -4,6 +4,7 @@ archived records and quarantined lines lose them, and anyone else's rows stay.""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import duckdb
 import httpx
 import pytest
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipelines.ingest.vendors import ingest_vendor
 from pipelines.privacy import apply_retention
@@ -139,3 +142,23 @@ def test_a_vendor_id_never_matches_the_service_s_number_under_id_nor_a_longer_id
     # A seat listing's `id` is the service's user id: another person's, though the digits agree.
     assert not names(b'{"id":12345,"login":"someone-else"}')
     assert not names(b'{"userId":123456}') and not names(b'{"id":"user_XY"}') and not names(b'{"email":"xa@b.com"}')
+
+
+_WHITESPACE = st.text(alphabet=st.characters(categories=["Zs", "Zl", "Zp", "Cc"]).filter(str.isspace), max_size=3)
+
+
+@given(before=_WHITESPACE, after=_WHITESPACE, upper=st.booleans(), escaped=st.booleans())
+def test_a_record_s_email_with_whitespace_around_it_names_the_person_in_python_and_in_re2(
+    before: str, after: str, upper: bool, escaped: bool
+) -> None:
+    from pipelines.warehouse.erasure_vendors import vendor_line_names, vendor_line_pattern
+    from pipelines.warehouse.people import Person
+
+    person = Person(None, None, ("a@b.com",), ())
+    email = before + ("A@B.COM" if upper else "a@b.com") + after
+    line = json.dumps({"email": email}, ensure_ascii=escaped)
+    assert vendor_line_names(person)(line.encode())
+    matched = duckdb.execute("SELECT regexp_matches($1, $2)", [line, vendor_line_pattern(person)]).fetchall()
+    assert matched == [(True,)]
+    for other in ("xa@b.com", "a@b.comx", "a\u0435@b.com"):
+        assert not vendor_line_names(person)(json.dumps({"email": before + other + after}).encode())
