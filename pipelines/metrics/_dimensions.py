@@ -16,6 +16,12 @@ DIMENSIONS = (
         "A team of the scope, by team id; team_name is its slug. A person on two teams counts in both.",
         labelled=True,
     ),
+    Dimension(
+        "source",
+        "A coding assistant: `service` (the service's own surfaces), `agent:<agent_id>` (a third-party agent app "
+        "through the service), `claude_code` or `cursor` (the vendor's own figures). A person using several "
+        "counts in each: sources never add up.",
+    ),
     Dimension("cost_center", "A cost center of an enterprise, by id; cost_center_name is its name.", labelled=True),
     Dimension(
         "user",

@@ -1,7 +1,7 @@
 """The catalog: every metric group's declarations (a module each, beside its SQL in
 sql/metrics/<group>.sql), and the dimensions. A new metric is one declaration in its group."""
 
-from pipelines.metrics import activity, agents, cost, people, teams
+from pipelines.metrics import activity, agents, cost, people, teams, vendors
 from pipelines.metrics._dimensions import DIMENSIONS
 from pipelines.metrics._model import Dimension, Metric
 
@@ -14,6 +14,7 @@ GROUPS: dict[str, tuple[Metric, ...]] = {
     "teams": teams.METRICS,
     "cost": cost.METRICS,
     "people": people.METRICS,
+    "vendors": vendors.METRICS,
 }
 METRICS: dict[str, Metric] = {m.name: m for group in GROUPS.values() for m in group}
 _DIMENSIONS: dict[str, Dimension] = {d.name: d for d in DIMENSIONS}

@@ -9,27 +9,15 @@ vendor's own row is counted once, and the people no login is known for are count
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
-from pipelines.ingest import ingest_report
-from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
-from pipelines.ingest.vendors import ingest_vendor
 from pipelines.publish.aggregate import aggregate_serving
 from pipelines.publish.lake import publish
-from pipelines.service import ReportRef, RetryPolicy, ServiceClient
-from pipelines.vendors import VendorClient
-from pipelines.warehouse import migrate
-from tests._emulator import settings_for
+from tests.integration.bi._vendors_landed import land_vendor_world
 
-TODAY = date(2026, 11, 20)
-DAYS = (date(2026, 11, 10), date(2026, 11, 11), date(2026, 11, 12))
-FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
 FIGURES = ("active_people", "requests", "agent_job_starts", "sessions", "lines_added", "lines_accepted")
 # Each group's counted sums in the full tier, as the tier's rows name them ($grain: day or period).
 COUNTED = """
@@ -54,38 +42,8 @@ TABLES = {"vendor_daily": "day - DATE '1970-01-01'", "vendor_periods": "period_i
 
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
-    home = tmp_path_factory.mktemp("vendor-tier")
-    conn = duckdb.connect(str(home / "warehouse.duckdb"))
-    migrate(conn)
-    config = EmulatorConfig(
-        seed=11, users=80, repos=2, today=TODAY, claude_requests_per_minute=1000, cursor_requests_per_minute=1000
-    )
-    with (
-        running_emulator(config) as emu,
-        ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
-    ):
-        creds = emu.credentials
-        scopes = (("organization", creds["org"]), ("enterprise", creds["enterprise"]))
-        for day in DAYS:
-            for scope, name in scopes:
-                for level in ("aggregate", "user"):
-                    ingest_report(
-                        client=client, ref=ReportRef(scope, name, "1-day", level, day), conn=conn, raw_dir=home / "raw"
-                    )
-        run_snapshot(client, conn, settings=SnapshotSettings(orgs=(creds["org"],)), day=TODAY)
-        settings = Settings(
-            anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-            anthropic_base_url=creds["anthropic_base_url"],
-            cursor_api_key=Secret(creds["cursor_api_key"]),
-            cursor_base_url=creds["cursor_base_url"],
-        )
-        configs, skipped = settings.vendor_configs()
-        assert not skipped
-        for vendor_config in configs.values():
-            with VendorClient(vendor_config) as vendor_client:
-                ingest_vendor(vendor_client, conn, days=list(DAYS), raw_dir=home / "raw", say=pytest.fail)
-    yield conn
-    conn.close()
+    with duckdb.connect(str(land_vendor_world(tmp_path_factory.mktemp("vendor-tier")))) as conn:
+        yield conn
 
 
 def _published(conn: duckdb.DuckDBPyConnection, root: Path, k: int) -> duckdb.DuckDBPyConnection:

@@ -151,7 +151,12 @@ def test_two_periods_compared_get_the_pages_call(home: Home, tmp_path: Path) -> 
 def test_a_wrong_question_is_one_line_naming_what_is_accepted_and_the_server_answers_on(
     home: Home, tmp_path: Path
 ) -> None:
-    ((scopes,),) = home.sql("SELECT string_agg(DISTINCT scope || ':' || scope_name, ', ') FROM bi.agent_usage_periods")
+    # The tier's scopes, and scope `vendor` of each vendor counting people no login is known for.
+    ((scopes,),) = home.sql(
+        "SELECT string_agg(DISTINCT scope || ':' || scope_name, ', ') FROM (SELECT scope, scope_name"
+        " FROM bi.agent_usage_periods UNION"
+        " SELECT scope, scope_name FROM bi.assistant_usage_daily WHERE scope = 'vendor')"
+    )
     asked: list[tuple[str, dict[str, Any]]] = [
         ("query_metric", {"metric": "agents"}),
         ("describe_metric", {"metric": "adoption"}),
@@ -175,7 +180,7 @@ def test_a_wrong_question_is_one_line_naming_what_is_accepted_and_the_server_ans
     assert lines == [
         f"unknown metric 'agents': accepted: {accepted}",
         f"unknown metric 'adoption': accepted: {accepted}",
-        "unknown dimension 'repository': accepted: agent, cost_center, scope, team",
+        "unknown dimension 'repository': accepted: agent, cost_center, scope, source, team",
         "malformed range: start '2026-13-01' is not a day: accepted: YYYY-MM-DD",
         "malformed range 2026-11-20..2026-11-01: the first day must not be after the last",
         "malformed range: second 'last month' is not a day: accepted: YYYY-MM-DD",

@@ -23,6 +23,18 @@ _AGENT_DAY = (
     "SELECT scope, scope_name, day, agent_id, {value} FROM bi.agent_usage_daily WHERE day BETWEEN $first AND $last"
 )
 _AGENT_PERIOD = "SELECT scope, scope_name, agent_id, {value} FROM bi.agent_usage_periods WHERE period_end = $last"
+# bi.assistant_usage_daily's counted rows per source ({value} over them): a person once per source.
+_SOURCE = (
+    "SELECT scope, scope_name{day}, source, {value} FROM bi.assistant_usage_daily"
+    " WHERE day BETWEEN $first AND $last GROUP BY ALL"
+)
+_PEOPLE = "count(DISTINCT person) FILTER (WHERE counted AND active)"
+_VENDOR_SUMS = {
+    "assistant_requests": "requests",
+    "assistant_sessions": "sessions",
+    "assistant_lines_added": "lines_added",
+    "assistant_lines_accepted": "lines_accepted",
+}
 # Each metric of the aggregate tier from the full tier's views: rows of its keys (scope, scope
 # name, the day for a day metric, its dimensions) and the figure; a period metric's for the
 # period $first..$last.
@@ -55,6 +67,13 @@ FULL = {
     "WHERE day BETWEEN $first AND $last AND cost_center_id <> 'none' GROUP BY ALL",
     "team_charge_28d": "SELECT scope, scope_name, team_id, sum(net_amount) FROM bi.chargeback_by_team "
     "WHERE day BETWEEN $first AND $last AND team_id IS NOT NULL GROUP BY ALL",
+    "assistant_people": _SOURCE.format(day=", day", value=_PEOPLE),
+    "assistant_people_28d": _SOURCE.format(day="", value=_PEOPLE),
+    **{
+        f"{name}{suffix}": _SOURCE.format(day=day, value=f"CAST(sum({column}) FILTER (WHERE counted) AS BIGINT)")
+        for name, column in _VENDOR_SUMS.items()
+        for suffix, day in (("", ", day"), ("_28d", ""))
+    },
 }
 
 
