@@ -21,6 +21,7 @@ import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 LOOPBACK = "127.0.0.1"
@@ -50,7 +51,7 @@ async def serve_http(server: Server[Any], *, port: int, limit: int, announce: Ca
         # here (a few batches pass before an eviction closes its file): half the cap keeps the
         # files held under the limit.
         config = uvicorn.Config(
-            app,
+            _host_in_lower_case(app),
             log_level="warning",
             lifespan="on",
             http=_bounded_protocol(cap),
@@ -70,6 +71,19 @@ def _this_port_only(port: int) -> TransportSecuritySettings:
         allowed_hosts=hosts,
         allowed_origins=[f"http://{host}" for host in hosts],
     )
+
+
+def _host_in_lower_case(app: ASGIApp) -> ASGIApp:
+    """A host name is case-insensitive (RFC 9110 §4.2.3): the Host and Origin in lower case before
+    the SDK compares them with the allowed ones, case-sensitively."""
+
+    async def lowered(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v.lower()) if k in (b"host", b"origin") else (k, v) for k, v in scope["headers"]]
+            scope = {**scope, "headers": headers}
+        await app(scope, receive, send)
+
+    return lowered
 
 
 def connection_cap() -> int:

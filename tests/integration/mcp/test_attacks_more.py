@@ -213,11 +213,6 @@ def test_a_host_or_origin_not_loopback_at_the_bound_port_is_refused(home: Home, 
         assert _raw_status(port, head) in (400, 403, 421)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a host name is case-insensitive (RFC 9110), yet LOCALHOST at the bound port is refused 421: "
-    "a correctness defect, not a hole",
-)
 def test_a_host_in_capitals_is_still_this_server(home: Home, tmp_path: Path) -> None:
     with _http_server(home, tmp_path / "stderr") as (url, port):
         reply = httpx.post(url, json=_INITIALIZE, headers=_HEADERS | {"Host": f"LOCALHOST:{port}"}, timeout=60)
