@@ -140,6 +140,10 @@ class VendorRows:
             common["is_final"] = self._final(key[0])
         if "read_day" in declared:
             common["read_day"] = self.read_day
+        for wire, column in self.endpoint.stamped:
+            if (stamp := day_of(self.envelope.get(wire))) is None:
+                raise Refused(f"the answer's {wire} is no date: the record's {column} is unknown")
+            common[column] = stamp
         return common
 
     def _final(self, day: date) -> bool:

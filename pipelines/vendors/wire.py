@@ -54,6 +54,8 @@ class Endpoint:
     # A record's arrays landing in tables of their own: (key, table, an element's wire path ->
     # column, its first field the element's key within its record).
     arrays: tuple[tuple[str, str, dict[str, str]], ...] = ()
+    # Days of the answer's envelope each record carries: (envelope key, its DATE column).
+    stamped: tuple[tuple[str, str], ...] = ()
 
 
 CLAUDE_CODE = Vendor(
@@ -191,9 +193,11 @@ ENDPOINTS: dict[str, Endpoint] = {
             "vendors.cursor_spend",
             "teamMemberSpend",
             _CURSOR_SPEND,
-            ("cycle_start", "subscriptionCycleStart"),
+            # Every read is kept (a day's spend is the difference of two reads of its cycle).
+            ("read_day", "read"),
             _BY_EMAIL,
             frozenset({"subscriptionCycleStart", "totalMembers", "totalPages"}),
+            stamped=(("subscriptionCycleStart", "cycle_start"),),
         ),
         Endpoint(
             "cursor",

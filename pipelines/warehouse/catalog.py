@@ -867,10 +867,11 @@ TABLES: tuple[Table, ...] = (
     Table(
         "vendors",
         "cursor_spend",
-        ("cycle_start", "email"),
-        "Cursor's spend per member and billing cycle (the cycle to date as last read, on read_day), in cents: "
-        "on-demand (spend_cents) and overall, with fast premium requests and the member's limits.",
-        partition="cycle_start",
+        ("read_day", "email"),
+        "Cursor's spend per member as read on read_day (the vendor's day; the day's last read): the billing "
+        "cycle's (cycle_start) to date, in cents, on-demand (spend_cents) and overall, with fast premium requests "
+        "and the member's limits. Every day's read is kept: a day's spend is the difference of two reads.",
+        partition="read_day",
         lake_grain="month",
         writer="vendors",
         asset="vendors",

@@ -51,6 +51,7 @@ VIEWS = (
     "assistant_identities",
     "assistant_usage_daily",
     "assistant_unmapped_people",
+    "assistant_cost_daily",
 )
 
 

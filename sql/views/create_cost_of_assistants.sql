@@ -1,0 +1,97 @@
+-- bi.assistant_cost_daily: what every coding assistant costs, side by side (issue 47; docs/bi.md).
+-- (The file's name sorts after bi.cost_daily's and bi.assistant_usage_daily's, which it reads.)
+-- Full tier. Grain: one row per scope, scope_name, day, source and cost_kind, and per person for a
+-- vendor (the service's bill is the scope's: person NULL). Money in US dollars, DECIMAL(38,8):
+-- exact to the vendors' cents with their six decimals, never a float.
+--   `service`     cost_kind `billed`: the day's bill (bi.cost_daily summed over its meters, products,
+--                 SKUs and models): amount_usd the net, gross_usd before the seats' included allowance;
+--                 is_final once the month was closed when fetched.
+--   `claude_code` Anthropic's estimated cost of the person's tokens that day (vendors.claude_code_models),
+--                 cost_kind `api_estimate` (an API customer: Anthropic bills the tokens) or
+--                 `subscription_estimate` (a Team or Enterprise seat: the seat's price pays it, billed false).
+--   `cursor`      cost_kind `on_demand`: the spend Cursor bills beyond the plan (spend_cents), gross_usd
+--                 all requests' (overall_spend_cents). Cursor tells only the cycle to date: a row is the
+--                 growth since the person's previous read in the cycle (the cycle's first read: since
+--                 cycle_start), placed on its read's day; covers_from..day are the days it holds (more
+--                 than one where a run was missed). is_final once a later day's read exists; the days of a
+--                 cycle after its last read are in no row.
+-- The sources are paid to different payees: the service bills its own surfaces and the third-party
+-- agent apps run through it, a vendor the use of its own product; a sum of billed amounts across
+-- sources is what was spent, never a count twice. A scope's enterprise bill already holds its
+-- organizations': never add the two scopes.
+-- person, login, scope, teams: as bi.assistant_usage_daily has the person for the vendor that day (a
+-- Cursor read's day without use: the scopes of the person's other days of it), else scope `vendor`.
+CREATE OR REPLACE VIEW bi.assistant_cost_daily AS
+WITH claude AS (
+    SELECT 'claude_code' AS vendor, m.day, m.day AS covers_from,
+           CASE WHEN m.actor_type = 'user_actor' THEN lower(trim(m.email)) END AS email,
+           CASE WHEN m.actor_type <> 'user_actor' THEN 'api key: ' || m.actor END AS api_key,
+           CASE WHEN d.customer_type = 'subscription' THEN 'subscription_estimate' ELSE 'api_estimate' END AS cost_kind,
+           CAST(sum(m.estimated_cost_cents) * 0.01 AS DECIMAL(38, 8)) AS amount_usd,
+           CAST(sum(m.estimated_cost_cents) * 0.01 AS DECIMAL(38, 8)) AS gross_usd,
+           bool_and(m.is_final) AS is_final
+    FROM vendors.claude_code_models AS m
+    JOIN vendors.claude_code_days AS d USING (day, actor_type, actor)
+    WHERE m.estimated_cost_cents IS NOT NULL
+    GROUP BY ALL
+), cursor_reads AS (
+    SELECT read_day, cycle_start, lower(trim(email)) AS email, spend_cents, overall_spend_cents,
+           lag(read_day) OVER cycle AS previous_day,
+           lag(spend_cents) OVER cycle AS previous_spend,
+           lag(overall_spend_cents) OVER cycle AS previous_overall
+    FROM vendors.cursor_spend
+    WINDOW cycle AS (PARTITION BY cycle_start, lower(trim(email)) ORDER BY read_day)
+), cursor AS (
+    SELECT 'cursor' AS vendor, read_day AS day, coalesce(previous_day + 1, cycle_start) AS covers_from,
+           email, CAST(NULL AS VARCHAR) AS api_key, 'on_demand' AS cost_kind,
+           CAST((coalesce(spend_cents, 0) - coalesce(previous_spend, 0)) * 0.01 AS DECIMAL(38, 8)) AS amount_usd,
+           CAST((coalesce(overall_spend_cents, 0) - coalesce(previous_overall, 0)) * 0.01 AS DECIMAL(38, 8)) AS gross_usd,
+           read_day < (SELECT max(read_day) FROM vendors.cursor_spend) AS is_final
+    FROM cursor_reads
+), vendor_costs AS (
+    SELECT c.vendor, c.day, c.covers_from, c.cost_kind,
+           coalesce(bi.login_key(i.login), c.email, c.api_key) AS person,
+           min(i.login) AS login,
+           CASE WHEN min(i.login) IS NOT NULL THEN 'login' WHEN min(c.email) IS NOT NULL THEN 'email'
+                ELSE 'api_key' END AS person_kind,
+           CAST(sum(c.amount_usd) AS DECIMAL(38, 8)) AS amount_usd,
+           CAST(sum(c.gross_usd) AS DECIMAL(38, 8)) AS gross_usd,
+           bool_and(c.is_final) AS is_final
+    FROM (SELECT * FROM claude UNION ALL BY NAME SELECT * FROM cursor) AS c
+    LEFT JOIN bi.assistant_identities AS i ON i.email = c.email
+    GROUP BY c.vendor, c.day, c.covers_from, c.cost_kind, coalesce(bi.login_key(i.login), c.email, c.api_key)
+    HAVING sum(c.amount_usd) <> 0 OR sum(c.gross_usd) <> 0
+), usage_scopes AS (
+    SELECT DISTINCT vendor, day, person, scope, scope_name, team_ids, team_slugs
+    FROM bi.assistant_usage_daily
+    WHERE source_kind = 'vendor'
+), other_days AS (
+    -- A person's scopes on any day of the vendor, the scope `vendor` only where there is no other.
+    SELECT DISTINCT vendor, person, scope, scope_name
+    FROM usage_scopes
+    QUALIFY scope <> 'vendor' OR count(*) FILTER (WHERE scope <> 'vendor') OVER (PARTITION BY vendor, person) = 0
+), placed AS (
+    SELECT coalesce(s.scope, o.scope, 'vendor') AS scope, coalesce(s.scope_name, o.scope_name, c.vendor) AS scope_name,
+           c.*, coalesce(s.team_ids, []) AS team_ids, coalesce(s.team_slugs, []) AS team_slugs
+    FROM vendor_costs AS c
+    LEFT JOIN usage_scopes AS s USING (vendor, day, person)
+    LEFT JOIN other_days AS o ON s.scope IS NULL AND o.vendor = c.vendor AND o.person = c.person
+), service AS (
+    SELECT scope, scope_name, day, day AS covers_from, 'service' AS source, 'billed' AS cost_kind, TRUE AS billed,
+           CAST(NULL AS VARCHAR) AS person, 'scope' AS person_kind, CAST(NULL AS VARCHAR) AS login,
+           CAST([] AS BIGINT[]) AS team_ids, CAST([] AS VARCHAR[]) AS team_slugs,
+           CAST(sum(net_amount) AS DECIMAL(38, 8)) AS amount_usd,
+           CAST(sum(gross_amount) AS DECIMAL(38, 8)) AS gross_usd,
+           bool_and(month_closed) AS is_final
+    FROM bi.cost_daily
+    GROUP BY scope, scope_name, day
+)
+SELECT scope, scope_name, day, covers_from, source, cost_kind, billed, person, person_kind, login, team_ids,
+       team_slugs, amount_usd, gross_usd, is_final
+FROM service
+UNION ALL
+SELECT scope, scope_name, day, covers_from, vendor, cost_kind, cost_kind <> 'subscription_estimate', person,
+       person_kind, login, team_ids, team_slugs, amount_usd, gross_usd, is_final
+FROM placed;
+
+COMMENT ON VIEW bi.assistant_cost_daily IS 'Full tier. One row per scope, day, source (service, claude_code, cursor), cost kind and person (the service''s bill: the scope''s, person NULL): amount_usd and gross_usd (DECIMAL dollars, exact), billed (false: a subscription seat pays it), covers_from (Cursor''s spend grows between reads: the days a row holds) and is_final. Sources are paid to different payees: billed amounts add up to what was spent. Never add an enterprise and its organizations.';
