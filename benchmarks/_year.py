@@ -129,12 +129,62 @@ WHERE r.id = c.cost_center_id;
 """
 
 
-def build_warehouse(scratch: Path, users: int, days: int) -> duckdb.DuckDBPyConnection:
+# With `vendors`: the organization's seats on the newest day (four in five with a public email),
+# and both vendors bought directly: a third of its users on Claude Code (active 60% of days, two
+# models each, half API customers), a fifth on Cursor (active 60% of days) with 200 contractors no
+# seat names (unmapped), and Cursor's spend read every day, the cycle (a month) to date.
+_VENDORS = """
+INSERT INTO snapshots.seats BY NAME
+SELECT CAST($last_day AS DATE) AS snapshot_day, 'acme' AS org_login, u AS user_id, 'dev-' || u AS login,
+       'business' AS plan_type, CASE WHEN u % 5 <> 0 THEN 'dev-' || u || '@example.com' END AS assignee_email
+FROM range($users) AS r(u);
+INSERT INTO vendors.claude_code_days BY NAME
+SELECT d.day, 'user_actor' AS actor_type, 'dev-' || u || '@example.com' AS actor,
+       'dev-' || u || '@example.com' AS email,
+       CASE WHEN u % 2 = 0 THEN 'api' ELSE 'subscription' END AS customer_type,
+       CAST(1 + hash(u, d.day, 3) % 6 AS BIGINT) AS num_sessions,
+       CAST(hash(u, d.day, 4) % 900 AS BIGINT) AS lines_added,
+       NOT d.provisional AS is_final, TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at
+FROM days AS d, range(0, $users, 3) AS r(u)
+WHERE hash(u, d.day, 5) % 10 < 6
+ORDER BY d.day;
+INSERT INTO vendors.claude_code_models BY NAME
+SELECT c.day, c.actor_type, c.actor, c.email, m.model,
+       CAST(hash(c.actor, c.day, m.model) % 90000 AS BIGINT) AS input_tokens,
+       CAST(hash(c.actor, c.day, m.model) % 30000 AS DECIMAL(38, 6)) / 100 AS estimated_cost_cents, 'USD' AS currency,
+       c.is_final, c.fetched_at
+FROM vendors.claude_code_days AS c, (VALUES ('claude-sonnet-4-5'), ('claude-opus-4-1')) AS m(model)
+ORDER BY c.day;
+CREATE TEMP TABLE cursor_people AS
+SELECT 'dev-' || u || '@example.com' AS email, u FROM range(0, $users, 5) AS r(u)
+UNION ALL SELECT 'contractor-' || n || '@example.net', -1 - n FROM range(200) AS r(n);
+INSERT INTO vendors.cursor_days BY NAME
+SELECT d.day, p.email, CAST(p.u AS VARCHAR) AS user_id, TRUE AS is_active,
+       CAST(hash(p.u, d.day, 6) % 700 AS BIGINT) AS total_lines_added,
+       CAST(hash(p.u, d.day, 6) % 300 AS BIGINT) AS accepted_lines_added,
+       CAST(hash(p.u, d.day, 7) % 30 AS BIGINT) AS composer_requests,
+       CAST(hash(p.u, d.day, 8) % 5 AS BIGINT) AS usage_based_reqs,
+       NOT d.provisional AS is_final, TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at
+FROM days AS d, cursor_people AS p
+WHERE hash(p.u, d.day, 9) % 10 < 6
+ORDER BY d.day;
+INSERT INTO vendors.cursor_spend BY NAME
+SELECT d.day AS read_day, p.email, CAST(date_trunc('month', d.day) AS DATE) AS cycle_start,
+       CAST(day(d.day) * (hash(p.u) % 40) AS DECIMAL(38, 6)) AS spend_cents,
+       CAST(day(d.day) * (hash(p.u) % 40 + 100) AS DECIMAL(38, 6))
+           AS overall_spend_cents,
+       TIMESTAMPTZ '2026-11-21 06:00:00+00' AS fetched_at
+FROM days AS d, cursor_people AS p
+ORDER BY d.day
+"""
+
+
+def build_warehouse(scratch: Path, users: int, days: int, *, vendors: bool = False) -> duckdb.DuckDBPyConnection:
     conn = connect(scratch / "w.duckdb")
     migrate(conn)
     started = time.perf_counter()
     values = {"users": users, "enterprise_users": users * 3 // 2, "days": days, "last_day": LAST_DAY}
-    for statement in _BUILD.split(";"):
+    for statement in (_BUILD + (";" + _VENDORS if vendors else "")).split(";"):
         if statement.strip():
             conn.execute(statement, {k: v for k, v in values.items() if f"${k}" in statement} or None)
     built = time.perf_counter() - started

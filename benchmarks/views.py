@@ -1,6 +1,6 @@
 """What the bi.* views cost through the serving database BI tools open, beside the warehouse.
 
-    .venv/bin/python -m benchmarks.views [--days 365] [--users 10000 100000] [--repeat 3]
+    .venv/bin/python -m benchmarks.views [--days 365] [--users 10000 100000] [--repeat 3] [--vendors]
 
 For each size: the year of benchmarks/_year.py (an organization of --users users and its
 enterprise of 1.5x as many, built straight from SQL with its rollups: no emulator, the views
@@ -40,7 +40,7 @@ TARGET_MS = 100
 # Views of one row per user and day: a whole read is a read of every user-day, so it grows with
 # users by what the view is. Their figure beside the target is a dashboard's read of them, the
 # newest 28 days; the whole read is printed too.
-PER_USER = {"ai_credits_daily"}
+PER_USER = {"ai_credits_daily", "assistant_usage_daily", "assistant_cost_daily"}
 # Views a dashboard filters by day: a day's read is printed beside the whole one, and costs less.
 BY_DAY = {"chargeback_by_team"}
 
@@ -142,12 +142,18 @@ def main() -> int:
         help="organization users, one size each (the enterprise has 1.5x)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each query; the best counts")
+    parser.add_argument(
+        "--vendors",
+        action="store_true",
+        help="with Claude Code and Cursor bought directly (a third and a fifth of the users, a daily spend read)",
+    )
     args = parser.parse_args()
     for users in args.users:
         label = f"{args.days} days x ({users:,} + {users * 3 // 2:,}) users"
+        label += ", both vendors" if args.vendors else ""
         print(f"\n== {label}")
         with tempfile.TemporaryDirectory(prefix="bench-views-") as scratch:
-            conn = build_warehouse(Path(scratch), users, args.days)
+            conn = build_warehouse(Path(scratch), users, args.days, vendors=args.vendors)
             _refresh_one_day(conn, label, args.repeat)
             _publish(conn, Path(scratch), label)
             slow = _measure(conn, Path(scratch), label, args.repeat)

@@ -41,17 +41,16 @@ WITH vendor_days AS (
     FROM vendors.cursor_days
 ), vendor_people AS (
     SELECT v.vendor, v.day,
-           coalesce(bi.login_key(i.login), v.email, v.api_key) AS person,
+           bi.assistant_person(i.login, v.email, v.api_key) AS person,
            min(i.login) AS login,
-           CASE WHEN min(i.login) IS NOT NULL THEN 'login' WHEN min(v.email) IS NOT NULL THEN 'email'
-                ELSE 'api_key' END AS person_kind,
+           bi.assistant_person_kind(min(i.login), min(v.email)) AS person_kind,
            coalesce(list(DISTINCT v.email ORDER BY v.email) FILTER (WHERE v.email IS NOT NULL), []) AS emails,
            bool_or(v.active) AS active, CAST(sum(v.requests) AS BIGINT) AS requests,
            CAST(sum(v.sessions) AS BIGINT) AS sessions, CAST(sum(v.lines_added) AS BIGINT) AS lines_added,
            CAST(sum(v.lines_accepted) AS BIGINT) AS lines_accepted, bool_and(v.is_final) AS is_final
     FROM vendor_days AS v
     LEFT JOIN bi.assistant_identities AS i ON i.email = v.email
-    GROUP BY v.vendor, v.day, coalesce(bi.login_key(i.login), v.email, v.api_key)
+    GROUP BY v.vendor, v.day, bi.assistant_person(i.login, v.email, v.api_key)
 ), service AS (
     SELECT u.scope, u.scope_name, u.day, 'service' AS source, 'service' AS source_kind,
            CAST(NULL AS VARCHAR) AS agent_id, CAST(NULL AS VARCHAR) AS vendor,
@@ -72,18 +71,13 @@ WITH vendor_days AS (
     FROM core.agent_activity AS a
     LEFT JOIN core.agent_vendors AS m USING (agent_id)
     WHERE a.level = 'user'
-), member_scopes AS (
-    SELECT 'organization' AS scope, org_login AS scope_name, bi.login_key(login) AS person
-    FROM snapshots.seats WHERE login IS NOT NULL
-    UNION
-    SELECT 'enterprise', enterprise, bi.login_key(login) FROM snapshots.enterprise_seats WHERE login IS NOT NULL
 ), vendor_scopes AS (
     SELECT s.scope, s.scope_name, v.vendor, v.day, v.person
-    FROM vendor_people AS v JOIN member_scopes AS s USING (person)
+    FROM vendor_people AS v JOIN bi.assistant_member_scopes() AS s USING (person)
     WHERE v.person_kind = 'login'
     UNION
     SELECT r.scope, r.scope_name, v.vendor, v.day, v.person
-    FROM vendor_people AS v JOIN (SELECT DISTINCT scope, scope_name, day, person FROM service) AS r USING (day, person)
+    FROM vendor_people AS v JOIN bi.assistant_report_scopes() AS r USING (day, person)
     WHERE v.person_kind = 'login'
 ), vendors AS (
     SELECT coalesce(s.scope, 'vendor') AS scope, coalesce(s.scope_name, v.vendor) AS scope_name, v.day,
@@ -104,14 +98,6 @@ WITH vendor_days AS (
            bool_or(source_kind = 'vendor') AS vendor_row
     FROM everything
     WHERE vendor IS NOT NULL
-    GROUP BY ALL
-), teams AS (
-    SELECT t.scope, t.scope_name, t.day, bi.login_key(t.user_login) AS person,
-           list(t.team_id ORDER BY t.team_id) AS team_ids,
-           list(coalesce(d.slug, t.slug) ORDER BY t.team_id) AS team_slugs
-    FROM core.user_team_days AS t
-    LEFT JOIN core.dim_team AS d ON d.scope = t.scope AND d.scope_name = t.scope_name AND d.team_id = t.team_id
-    WHERE t.user_login IS NOT NULL
     GROUP BY ALL
 )
 SELECT
@@ -141,6 +127,6 @@ SELECT
     END AS overlaps
 FROM everything AS e
 LEFT JOIN overlap AS o USING (scope, scope_name, day, person, vendor)
-LEFT JOIN teams AS t USING (scope, scope_name, day, person);
+LEFT JOIN bi.assistant_person_teams() AS t USING (scope, scope_name, day, person);
 
 COMMENT ON VIEW bi.assistant_usage_daily IS 'Full tier. One row per scope, day, source (service, agent:<agent_id>, claude_code, cursor) and person (login, else the vendor''s email, else its API key): active, requests, agent_job_starts (agent apps only, never added to requests), sessions (Claude Code''s), lines added and accepted as each source has them (NULL: none). counted = false on an agent app''s row whose vendor''s own row is there for the same person and day (overlaps names it): sum counted rows only.';

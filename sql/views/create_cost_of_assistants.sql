@@ -1,5 +1,5 @@
 -- bi.assistant_cost_daily: what every coding assistant costs, side by side (issue 47; docs/bi.md).
--- (The file's name sorts after bi.cost_daily's and bi.assistant_usage_daily's, which it reads.)
+-- (The file's name sorts after bi.cost_daily's and bi.assistant_identities', which it reads.)
 -- Full tier. Grain: one row per scope, scope_name, day, source and cost_kind, and per person for a
 -- vendor (the service's bill is the scope's: person NULL). Money in US dollars, DECIMAL(38,8):
 -- exact to the vendors' cents with their six decimals, never a float.
@@ -19,8 +19,8 @@
 -- agent apps run through it, a vendor the use of its own product; a sum of billed amounts across
 -- sources is what was spent, never a count twice. A scope's enterprise bill already holds its
 -- organizations': never add the two scopes.
--- person, login, scope, teams: as bi.assistant_usage_daily has the person for the vendor that day (a
--- Cursor read's day without use: the scopes of the person's other days of it), else scope `vendor`.
+-- person, login, scope, teams: by bi.assistant_usage_daily's rule, on the row's day (a person the map
+-- knows: each scope whose seats list them or whose report has them that day; else scope `vendor`).
 CREATE OR REPLACE VIEW bi.assistant_cost_daily AS
 WITH claude AS (
     SELECT 'claude_code' AS vendor, m.day, m.day AS covers_from,
@@ -50,32 +50,31 @@ WITH claude AS (
     FROM cursor_reads
 ), vendor_costs AS (
     SELECT c.vendor, c.day, c.covers_from, c.cost_kind,
-           coalesce(bi.login_key(i.login), c.email, c.api_key) AS person,
+           bi.assistant_person(i.login, c.email, c.api_key) AS person,
            min(i.login) AS login,
-           CASE WHEN min(i.login) IS NOT NULL THEN 'login' WHEN min(c.email) IS NOT NULL THEN 'email'
-                ELSE 'api_key' END AS person_kind,
+           bi.assistant_person_kind(min(i.login), min(c.email)) AS person_kind,
            CAST(sum(c.amount_usd) AS DECIMAL(38, 8)) AS amount_usd,
            CAST(sum(c.gross_usd) AS DECIMAL(38, 8)) AS gross_usd,
            bool_and(c.is_final) AS is_final
     FROM (SELECT * FROM claude UNION ALL BY NAME SELECT * FROM cursor) AS c
     LEFT JOIN bi.assistant_identities AS i ON i.email = c.email
-    GROUP BY c.vendor, c.day, c.covers_from, c.cost_kind, coalesce(bi.login_key(i.login), c.email, c.api_key)
+    GROUP BY c.vendor, c.day, c.covers_from, c.cost_kind, bi.assistant_person(i.login, c.email, c.api_key)
     HAVING sum(c.amount_usd) <> 0 OR sum(c.gross_usd) <> 0
-), usage_scopes AS (
-    SELECT DISTINCT vendor, day, person, scope, scope_name, team_ids, team_slugs
-    FROM bi.assistant_usage_daily
-    WHERE source_kind = 'vendor'
-), other_days AS (
-    -- A person's scopes on any day of the vendor, the scope `vendor` only where there is no other.
-    SELECT DISTINCT vendor, person, scope, scope_name
-    FROM usage_scopes
-    QUALIFY scope <> 'vendor' OR count(*) FILTER (WHERE scope <> 'vendor') OVER (PARTITION BY vendor, person) = 0
+), scopes AS (
+    -- The usage view's rule (sql/views/_people_of_assistants.sql): the person's seats' scopes, and
+    -- those whose report has them that day.
+    SELECT c.vendor, c.day, c.person, s.scope, s.scope_name
+    FROM vendor_costs AS c JOIN bi.assistant_member_scopes() AS s USING (person)
+    WHERE c.person_kind = 'login'
+    UNION
+    SELECT c.vendor, c.day, c.person, r.scope, r.scope_name
+    FROM vendor_costs AS c JOIN bi.assistant_report_scopes() AS r USING (day, person)
+    WHERE c.person_kind = 'login'
 ), placed AS (
-    SELECT coalesce(s.scope, o.scope, 'vendor') AS scope, coalesce(s.scope_name, o.scope_name, c.vendor) AS scope_name,
-           c.*, coalesce(s.team_ids, []) AS team_ids, coalesce(s.team_slugs, []) AS team_slugs
-    FROM vendor_costs AS c
-    LEFT JOIN usage_scopes AS s USING (vendor, day, person)
-    LEFT JOIN other_days AS o ON s.scope IS NULL AND o.vendor = c.vendor AND o.person = c.person
+    SELECT p.*, coalesce(t.team_ids, []) AS team_ids, coalesce(t.team_slugs, []) AS team_slugs
+    FROM (SELECT coalesce(s.scope, 'vendor') AS scope, coalesce(s.scope_name, c.vendor) AS scope_name, c.*
+          FROM vendor_costs AS c LEFT JOIN scopes AS s USING (vendor, day, person)) AS p
+    LEFT JOIN bi.assistant_person_teams() AS t USING (scope, scope_name, day, person)
 ), service AS (
     SELECT scope, scope_name, day, day AS covers_from, 'service' AS source, 'billed' AS cost_kind, TRUE AS billed,
            CAST(NULL AS VARCHAR) AS person, 'scope' AS person_kind, CAST(NULL AS VARCHAR) AS login,
