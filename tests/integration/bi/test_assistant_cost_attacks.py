@@ -1,7 +1,7 @@
 """bi.assistant_cost_daily attacked on known data (issue 47): Cursor's cycle-to-date spend across a
 new cycle, a refund, reads on one day and reads days apart, an email spelled differently, one
 person with two emails, a person mapped between reads; Claude Code's API keys, six decimals of
-cents and a currency other than USD; erasure; a person in an enterprise and its organization, and
+cents and a currency other than USD; erasure and retention; a person in an enterprise and its organization, and
 in two organizations. Each warehouse is fresh; the vendors' answers land through
 pipelines.ingest.vendors over an httpx mock transport (their Date header is the read's day), the
 seats and the identity file's lines are inserted as the snapshot and vendors runs land them."""
@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from pipelines.ingest.vendors import ingest_vendor
+from pipelines.privacy import apply_retention
 from pipelines.privacy.forget import Places, forget
 from pipelines.warehouse import migrate
 from pipelines.warehouse.erasure import load_forgotten
@@ -252,6 +253,21 @@ def test_a_read_whose_cycle_is_unknown_lands_nothing_and_the_next_read_takes_its
     assert cursor_rows(conn) == [
         (date(2026, 11, 29), NOV, ALEX, Decimal("50.00"), Decimal("50.00")),
         (date(2026, 12, 3), DEC, ALEX, Decimal("3.00"), Decimal("3.00")),
+    ]
+
+
+def test_a_cycle_whose_first_reads_expired_still_adds_up_to_its_last_read(
+    conn: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    raw = tmp_path / "raw"
+    for day, cents in ((date(2026, 11, 5), "100"), (date(2026, 11, 10), "400"), (date(2026, 11, 20), "1000")):
+        read_spend(conn, raw, at(day), NOV, [(ALEX, cents, cents)])
+    apply_retention(conn, days=12, today=date(2026, 11, 20), raw_dir=raw)
+    assert conn.execute("SELECT min(read_day) FROM vendors.cursor_spend").fetchone() == (date(2026, 11, 10),)
+    # The oldest read left is the cycle's first now: it holds the cycle to date, from its start.
+    assert cursor_rows(conn) == [
+        (date(2026, 11, 10), NOV, ALEX, Decimal("4.00"), Decimal("4.00")),
+        (date(2026, 11, 20), date(2026, 11, 11), ALEX, Decimal("6.00"), Decimal("6.00")),
     ]
 
 
