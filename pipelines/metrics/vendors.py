@@ -3,7 +3,9 @@ third-party agent app through the service, Claude Code's and Cursor's own figure
 and what it counts, per day and 28-day period (sql/metrics/vendors.sql: the aggregate tier's
 vendor_daily and vendor_periods). A person's use of an agent app and of its vendor directly on one
 day is counted once, in the vendor's; people no login is known for are counted under scope
-`vendor`. Each source counts its own things: its figures never add up across sources."""
+`vendor`. Each source counts its own things: its figures never add up across sources. Cost is each
+vendor's own (bi.assistant_cost_daily's people's): the service's bill is the scope's and the tier
+never shows a whole bill (pipelines/metrics/cost.py has its cost centers and teams)."""
 
 from typing import Any
 
@@ -116,5 +118,41 @@ METRICS = (
         unit="lines",
         measure="sum(lines_accepted)",
         compared_by="assistant_lines_accepted",
+    ),
+    _day(
+        "metrics_vendor_cost",
+        name="assistant_cost",
+        definition="What each vendor bills for its people's use, placed on the day: Claude Code's estimated "
+        "cost of API customers' tokens, Cursor's on-demand spend (beyond the plan) grown since its previous "
+        "read, on the read's day. A source with no cost placed on a shown day is no row of it (a day without "
+        "a Cursor read has none). "
+        "Not the service's bill (pipelines/metrics/cost.py).",
+        unit="US dollars (billed)",
+        measure="sum(cost_usd)",
+        # Cursor's spend lands on its read days: no daily series the change rule can weigh.
+    ),
+    _period(
+        "metrics_vendor_cost",
+        name="assistant_cost_28d",
+        definition="What each vendor billed for its people's use placed on the days of the 28-day period "
+        "(as assistant_cost).",
+        unit="US dollars (billed)",
+        measure="sum(cost_usd)",
+    ),
+    _day(
+        "metrics_vendor_subscription_estimate",
+        name="assistant_subscription_estimate",
+        definition="Anthropic's estimated cost of the tokens Claude Code's subscription seats used on the day: "
+        "what the use would have cost as an API customer; the seats' price pays it, billed nowhere.",
+        unit="US dollars (estimated, not billed)",
+        measure="sum(subscription_estimate_usd)",
+    ),
+    _period(
+        "metrics_vendor_subscription_estimate",
+        name="assistant_subscription_estimate_28d",
+        definition="Anthropic's estimated cost of the tokens Claude Code's subscription seats used over the "
+        "28-day period (as assistant_subscription_estimate).",
+        unit="US dollars (estimated, not billed)",
+        measure="sum(subscription_estimate_usd)",
     ),
 )

@@ -1,7 +1,9 @@
 -- aggregate.vendor_periods: aggregate.vendor_daily's sources per 28-day period, counted back from
 -- the newest day the service reported as the other period tables are (a vendor's days after it
 -- are in no period yet): the distinct active people of the period and its days' sums, from
--- bi.assistant_usage_daily's counted rows. Not shown when:
+-- bi.assistant_usage_daily's counted rows, and the cost placed on its days (cost_usd,
+-- subscription_estimate_usd: as vendor_daily.sql, NULL for the service's and agent apps' bill,
+-- which is the scope's). A person with a cost in the period is behind its sums. Not shown when:
 --   1. fewer than $k active people;
 --   2. a day of the source in the period hidden in vendor_daily (the period minus its shown days
 --      would be the hidden days' figures);
@@ -10,26 +12,45 @@
 --      source in another scope; for `service` aggregate.scope_periods' 28-day active users and
 --      aggregate.team_periods' active users, with their interactions; for `agent:<id>`
 --      aggregate.agent_periods' users and job starts);
---   4. an enterprise whose shown organizations leave 1..$k-1 of its active people uncounted.
+--   4. an enterprise whose shown organizations leave 1..$k-1 of its active people (or of the people
+--      behind its sums, cost included) uncounted.
 -- Such a row stays, suppressed = true, every figure NULL. Runs after vendor_daily (name order).
 CREATE OR REPLACE TEMP TABLE aggregate_vendor_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
     FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
+), costs AS (
+    -- A person's cost of a vendor's day, billed or not, as vendor_daily.sql has it.
+    SELECT scope, scope_name, day, source, person, TRUE AS counted, FALSE AS active,
+           CAST(sum(amount_usd) FILTER (WHERE billed) AS DECIMAL(38, 8)) AS cost_usd,
+           CAST(sum(amount_usd) FILTER (WHERE NOT billed) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
+           bool_and(is_final) AS is_final
+    FROM bi.assistant_cost_daily
+    WHERE person IS NOT NULL
+    GROUP BY ALL
+), people AS (
+    SELECT scope, scope_name, day, source, person, counted, active, requests, agent_job_starts, sessions,
+           lines_added, lines_accepted, is_final
+    FROM bi.assistant_usage_daily
+    UNION ALL BY NAME
+    SELECT * FROM costs
 ), grouped AS (
     SELECT u.scope, u.scope_name, (b.last_day - u.day) // 28 AS period_index, u.source,
            any_value(b.last_day) AS last_day,
            count(DISTINCT u.person) FILTER (WHERE u.counted AND u.active) AS active_people,
            count(DISTINCT u.person) FILTER (WHERE u.counted AND (coalesce(u.requests, 0) <> 0
                OR coalesce(u.agent_job_starts, 0) <> 0 OR coalesce(u.sessions, 0) <> 0
-               OR coalesce(u.lines_added, 0) <> 0 OR coalesce(u.lines_accepted, 0) <> 0)) AS figured_people,
+               OR coalesce(u.lines_added, 0) <> 0 OR coalesce(u.lines_accepted, 0) <> 0
+               OR coalesce(u.cost_usd, 0) <> 0 OR coalesce(u.subscription_estimate_usd, 0) <> 0)) AS figured_people,
            CAST(sum(u.requests) FILTER (WHERE u.counted) AS BIGINT) AS requests,
            CAST(sum(u.agent_job_starts) FILTER (WHERE u.counted) AS BIGINT) AS agent_job_starts,
            CAST(sum(u.sessions) FILTER (WHERE u.counted) AS BIGINT) AS sessions,
            CAST(sum(u.lines_added) FILTER (WHERE u.counted) AS BIGINT) AS lines_added,
            CAST(sum(u.lines_accepted) FILTER (WHERE u.counted) AS BIGINT) AS lines_accepted,
+           CAST(sum(u.cost_usd) AS DECIMAL(38, 8)) AS cost_usd,
+           CAST(sum(u.subscription_estimate_usd) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
            bool_and(u.is_final) AS is_final
-    FROM bi.assistant_usage_daily AS u, bounds AS b
+    FROM people AS u, bounds AS b
     WHERE u.day <= b.last_day
     GROUP BY ALL
 ), hidden_days AS (
@@ -39,6 +60,7 @@ WITH bounds AS (
 ), periods AS (
     SELECT g.scope, g.scope_name, g.period_index, g.source, g.active_people AS people, g.figured_people AS fig,
            g.requests AS r, g.agent_job_starts AS j, g.sessions AS se, g.lines_added AS la, g.lines_accepted AS lc,
+           g.cost_usd AS c, g.subscription_estimate_usd AS ce,
            g.active_people >= $k AND NOT (g.figured_people BETWEEN 1 AND $k - 1) AND h.source IS NULL AS over_k,
            TRUE AS mine
     FROM grouped AS g
@@ -47,15 +69,15 @@ WITH bounds AS (
     SELECT * FROM periods WHERE over_k
     UNION ALL
     SELECT scope, scope_name, period_index, 'service', monthly_active_users, NULL, user_initiated_interaction_count,
-           NULL, NULL, loc_added_sum, NULL, TRUE, FALSE
+           NULL, NULL, loc_added_sum, NULL, NULL, NULL, TRUE, FALSE
     FROM aggregate_scope_periods WHERE NOT suppressed
     UNION ALL
     SELECT scope, scope_name || '#' || team_id, period_index, 'service', active_users, NULL,
-           user_initiated_interaction_count, NULL, NULL, NULL, NULL, TRUE, FALSE
+           user_initiated_interaction_count, NULL, NULL, NULL, NULL, NULL, NULL, TRUE, FALSE
     FROM aggregate_team_periods WHERE NOT suppressed
     UNION ALL
     SELECT scope, scope_name, period_index, 'agent:' || agent_id, agent_users, NULL, NULL, agent_job_starts, NULL, NULL,
-           NULL, TRUE, FALSE
+           NULL, NULL, NULL, TRUE, FALSE
     FROM aggregate_agent_periods WHERE NOT suppressed
 ), near AS (
     SELECT DISTINCT b.scope, b.scope_name, b.period_index, b.source
@@ -65,13 +87,15 @@ WITH bounds AS (
      AND NOT (a.mine AND a.scope = b.scope AND a.scope_name = b.scope_name)
     WHERE b.over_k
       AND ((coalesce(b.r <= a.r, TRUE) AND coalesce(b.j <= a.j, TRUE) AND coalesce(b.se <= a.se, TRUE)
-            AND coalesce(b.la <= a.la, TRUE) AND coalesce(b.lc <= a.lc, TRUE) AND (NOT a.mine OR b.people <= a.people))
+            AND coalesce(b.la <= a.la, TRUE) AND coalesce(b.lc <= a.lc, TRUE) AND coalesce(b.c <= a.c, TRUE)
+            AND coalesce(b.ce <= a.ce, TRUE) AND (NOT a.mine OR b.people <= a.people))
            OR (NOT a.mine AND coalesce(a.r <= b.r, TRUE) AND coalesce(a.j <= b.j, TRUE)
                AND coalesce(a.la <= b.la, TRUE)))
       AND NOT (b.people = a.people AND b.fig = coalesce(a.fig, b.fig) AND b.r IS NOT DISTINCT FROM a.r
                AND b.j IS NOT DISTINCT FROM a.j
                AND b.se IS NOT DISTINCT FROM a.se AND b.la IS NOT DISTINCT FROM a.la
-               AND b.lc IS NOT DISTINCT FROM a.lc)
+               AND b.lc IS NOT DISTINCT FROM a.lc AND b.c IS NOT DISTINCT FROM a.c
+               AND b.ce IS NOT DISTINCT FROM a.ce)
       AND (abs(a.people - b.people) < $k OR abs(coalesce(a.fig, a.people) - b.fig) < $k)
 ), after_pairs AS (
     SELECT p.*, p.over_k AND n.source IS NULL AS shown_so_far
@@ -92,20 +116,22 @@ WITH bounds AS (
            OR (NOT EXISTS (SELECT 1 FROM related AS r
                            WHERE r.scope_name = o.scope_name AND r.period_index = o.period_index)
                AND coalesce(o.r <= e.r, TRUE) AND coalesce(o.j <= e.j, TRUE) AND coalesce(o.se <= e.se, TRUE)
-               AND coalesce(o.la <= e.la, TRUE) AND coalesce(o.lc <= e.lc, TRUE) AND o.people <= e.people))
+               AND coalesce(o.la <= e.la, TRUE) AND coalesce(o.lc <= e.lc, TRUE) AND coalesce(o.c <= e.c, TRUE)
+               AND coalesce(o.ce <= e.ce, TRUE) AND o.people <= e.people))
 ), few_left AS (
     SELECT e.scope_name, e.period_index, e.source
     FROM after_pairs AS e
     JOIN organizations AS o ON o.enterprise = e.scope_name AND o.period_index = e.period_index AND o.source = e.source
     WHERE e.scope = 'enterprise'
-    GROUP BY e.scope_name, e.period_index, e.source, e.people, e.fig, e.r, e.j, e.se, e.la, e.lc
+    GROUP BY e.scope_name, e.period_index, e.source, e.people, e.fig, e.r, e.j, e.se, e.la, e.lc, e.c, e.ce
     -- What is left of the enterprise: no active people or k or more, and no people behind its sums
     -- (the same sums) or k or more.
     HAVING NOT ((e.people - sum(o.people) >= $k OR e.people = sum(o.people))
                 AND (e.fig - sum(o.fig) >= $k
                      OR (e.fig = sum(o.fig) AND e.r IS NOT DISTINCT FROM sum(o.r)
                          AND e.j IS NOT DISTINCT FROM sum(o.j) AND e.se IS NOT DISTINCT FROM sum(o.se)
-                         AND e.la IS NOT DISTINCT FROM sum(o.la) AND e.lc IS NOT DISTINCT FROM sum(o.lc))))
+                         AND e.la IS NOT DISTINCT FROM sum(o.la) AND e.lc IS NOT DISTINCT FROM sum(o.lc)
+                         AND e.c IS NOT DISTINCT FROM sum(o.c) AND e.ce IS NOT DISTINCT FROM sum(o.ce))))
 ), status AS (
     SELECT a.scope, a.scope_name, a.period_index, a.source, a.shown_so_far AND f.source IS NULL AS shown
     FROM after_pairs AS a
@@ -127,6 +153,8 @@ SELECT
     CASE WHEN s.shown THEN g.sessions END AS sessions,
     CASE WHEN s.shown THEN g.lines_added END AS lines_added,
     CASE WHEN s.shown THEN g.lines_accepted END AS lines_accepted,
+    CASE WHEN s.shown THEN g.cost_usd END AS cost_usd,
+    CASE WHEN s.shown THEN g.subscription_estimate_usd END AS subscription_estimate_usd,
     g.is_final
 FROM grouped AS g
 JOIN status AS s USING (scope, scope_name, period_index, source)

@@ -43,3 +43,23 @@ FROM aggregate.vendor_daily WHERE source = 'cursor';
 CREATE OR REPLACE TEMP VIEW metrics_vendor_accepted_periods AS
 SELECT scope, scope_name, period_start, period_end, source, suppressed, lines_accepted
 FROM aggregate.vendor_periods WHERE source = 'cursor';
+
+-- Each vendor's own cost (DECIMAL dollars): the service's bill and an agent app's are the scope's,
+-- never in these rows (the tier shows no whole bill). A shown source-day on which no cost of the
+-- kind was placed is no row (Cursor's spend lands on its read days), a hidden one stays.
+CREATE OR REPLACE TEMP VIEW metrics_vendor_cost_daily AS
+SELECT scope, scope_name, day, source, suppressed, cost_usd
+FROM aggregate.vendor_daily WHERE source IN ('claude_code', 'cursor') AND (suppressed OR cost_usd IS NOT NULL);
+
+CREATE OR REPLACE TEMP VIEW metrics_vendor_cost_periods AS
+SELECT scope, scope_name, period_start, period_end, source, suppressed, cost_usd
+FROM aggregate.vendor_periods WHERE source IN ('claude_code', 'cursor') AND (suppressed OR cost_usd IS NOT NULL);
+
+CREATE OR REPLACE TEMP VIEW metrics_vendor_subscription_estimate_daily AS
+SELECT scope, scope_name, day, source, suppressed, subscription_estimate_usd
+FROM aggregate.vendor_daily WHERE source = 'claude_code' AND (suppressed OR subscription_estimate_usd IS NOT NULL);
+
+CREATE OR REPLACE TEMP VIEW metrics_vendor_subscription_estimate_periods AS
+SELECT scope, scope_name, period_start, period_end, source, suppressed, subscription_estimate_usd
+FROM aggregate.vendor_periods
+WHERE source = 'claude_code' AND (suppressed OR subscription_estimate_usd IS NOT NULL);

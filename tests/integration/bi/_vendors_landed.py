@@ -1,7 +1,8 @@
 """A warehouse of every coding assistant, landed from the emulator over loopback HTTP as a run lands
 it: an organization's and its enterprise's aggregate and user reports of three final days, the
 organization's seats (the identity map's public emails), Claude Code's analytics and Cursor's daily
-usage of the same days. Used by the aggregate tier's vendor tests and the catalog's."""
+usage of the same days, its spend read on SPEND_READ and on TODAY. Used by the aggregate tier's
+vendor tests and the catalog's."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests._emulator import settings_for
 
 TODAY = date(2026, 11, 20)
 DAYS = (date(2026, 11, 10), date(2026, 11, 11), date(2026, 11, 12))  # final when fetched
+SPEND_READ = DAYS[1]  # a read of Cursor's spend on a day of the reports
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
 
 
@@ -53,6 +55,12 @@ def land_vendor_world(home: Path) -> Path:
         )
         configs, skipped = settings.vendor_configs()
         assert not skipped
+        # Cursor's spend read on a day of the reports too (its growth lands on the read's day), then
+        # again on TODAY, a day of no report: a cost without use.
+        emu.set_today(SPEND_READ)
+        with VendorClient(configs["cursor"]) as vendor_client:
+            ingest_vendor(vendor_client, conn, days=list(DAYS[:1]), raw_dir=home / "raw", say=pytest.fail)
+        emu.set_today(TODAY)
         for vendor_config in configs.values():
             with VendorClient(vendor_config) as vendor_client:
                 ingest_vendor(vendor_client, conn, days=list(DAYS), raw_dir=home / "raw", say=pytest.fail)

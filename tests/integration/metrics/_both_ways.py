@@ -29,6 +29,14 @@ _SOURCE = (
     " WHERE day BETWEEN $first AND $last GROUP BY ALL"
 )
 _PEOPLE = "count(DISTINCT person) FILTER (WHERE counted AND active)"
+# bi.assistant_cost_daily's people's cost per source ({value} over amount_usd and billed), with every
+# group bi.assistant_usage_daily has (a hidden row of the tier is one of them, cost or not).
+_COST = (
+    "SELECT scope, scope_name{day}, source, {value} FROM (SELECT scope, scope_name, day, source,"
+    " CAST(NULL AS BOOLEAN) AS billed, CAST(NULL AS DECIMAL(38, 8)) AS amount_usd FROM bi.assistant_usage_daily"
+    " UNION ALL SELECT scope, scope_name, day, source, billed, amount_usd FROM bi.assistant_cost_daily"
+    " WHERE person IS NOT NULL) WHERE day BETWEEN $first AND $last GROUP BY ALL"
+)
 _VENDOR_SUMS = {
     "assistant_requests": "requests",
     "assistant_sessions": "sessions",
@@ -72,6 +80,11 @@ FULL = {
     **{
         f"{name}{suffix}": _SOURCE.format(day=day, value=f"CAST(sum({column}) FILTER (WHERE counted) AS BIGINT)")
         for name, column in _VENDOR_SUMS.items()
+        for suffix, day in (("", ", day"), ("_28d", ""))
+    },
+    **{
+        f"{name}{suffix}": _COST.format(day=day, value=f"sum(amount_usd) FILTER (WHERE {billed})")
+        for name, billed in (("assistant_cost", "billed"), ("assistant_subscription_estimate", "NOT billed"))
         for suffix, day in (("", ", day"), ("_28d", ""))
     },
 }

@@ -34,6 +34,10 @@ _NO_VENDOR = (
     "assistant_sessions_28d",
     "assistant_lines_accepted",
     "assistant_lines_accepted_28d",
+    "assistant_cost",
+    "assistant_cost_28d",
+    "assistant_subscription_estimate",
+    "assistant_subscription_estimate_28d",
 )
 
 
