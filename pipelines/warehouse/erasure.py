@@ -97,7 +97,8 @@ def _person_table(declared: Table) -> PersonTable:
         login_column,
         declared.partition,
         scoped="scope" in declared.grain,
-        anonymize=id_column not in declared.grain and login_column not in declared.grain,
+        # A row keyed by the person's email (an identity-file line) is theirs alone: it goes.
+        anonymize=id_column not in declared.grain and login_column not in declared.grain and declared.email is None,
         where=declared.person_where,
     )
 

@@ -7,8 +7,10 @@
 --                 SKUs and models): amount_usd the net, gross_usd before the seats' included allowance;
 --                 is_final once the month was closed when fetched.
 --   `claude_code` Anthropic's estimated cost of the person's tokens that day (vendors.claude_code_models),
---                 cost_kind `api_estimate` (an API customer: Anthropic bills the tokens) or
---                 `subscription_estimate` (a Team or Enterprise seat: the seat's price pays it, billed false).
+--                 cost_kind `api_estimate` (an API customer: Anthropic bills the tokens),
+--                 `subscription_estimate` (a Team or Enterprise seat: the seat's price pays it, billed false) or
+--                 `unknown_estimate` (no customer type sent: billed false, never claimed). An amount in a
+--                 currency other than USD is left out (vendors.claude_code_models keeps it).
 --   `cursor`      cost_kind `on_demand`: the spend Cursor bills beyond the plan (spend_cents), gross_usd
 --                 all requests' (overall_spend_cents). Cursor tells only the cycle to date: a row is the
 --                 growth since the person's previous read in the cycle (the cycle's first read: since
@@ -16,9 +18,10 @@
 --                 than one where a run was missed). is_final once a later day's read exists; the days of a
 --                 cycle after its last read are in no row.
 -- The sources are paid to different payees: the service bills its own surfaces and the third-party
--- agent apps run through it, a vendor the use of its own product; a sum of billed amounts across
--- sources is what was spent, never a count twice. A scope's enterprise bill already holds its
--- organizations': never add the two scopes.
+-- agent apps run through it, a vendor the use of its own product; within a scope, a sum of billed
+-- amounts across sources is what was spent, never a count twice. Never add scopes: a scope's
+-- enterprise bill already holds its organizations', and a vendor's person is in every scope that
+-- has them (two organizations, an enterprise and its organization), as in bi.assistant_usage_daily.
 -- person, login, scope, teams: by bi.assistant_usage_daily's rule, on the row's day (a person the map
 -- knows: each scope whose seats list them or whose report has them that day; else scope `vendor`).
 CREATE OR REPLACE VIEW bi.assistant_cost_daily AS
@@ -26,13 +29,15 @@ WITH claude AS (
     SELECT 'claude_code' AS vendor, m.day, m.day AS covers_from,
            CASE WHEN m.actor_type = 'user_actor' THEN lower(trim(m.email)) END AS email,
            CASE WHEN m.actor_type <> 'user_actor' THEN 'api key: ' || m.actor END AS api_key,
-           CASE WHEN d.customer_type = 'subscription' THEN 'subscription_estimate' ELSE 'api_estimate' END AS cost_kind,
+           CASE d.customer_type WHEN 'subscription' THEN 'subscription_estimate' WHEN 'api' THEN 'api_estimate'
+                ELSE 'unknown_estimate' END AS cost_kind,
            CAST(sum(m.estimated_cost_cents) * 0.01 AS DECIMAL(38, 8)) AS amount_usd,
            CAST(sum(m.estimated_cost_cents) * 0.01 AS DECIMAL(38, 8)) AS gross_usd,
            bool_and(m.is_final) AS is_final
     FROM vendors.claude_code_models AS m
     JOIN vendors.claude_code_days AS d USING (day, actor_type, actor)
-    WHERE m.estimated_cost_cents IS NOT NULL
+    -- Anthropic documents USD alone: an amount in another currency is never added as dollars.
+    WHERE m.estimated_cost_cents IS NOT NULL AND coalesce(m.currency, 'USD') = 'USD'
     GROUP BY ALL
 ), cursor_reads AS (
     SELECT read_day, cycle_start, lower(trim(email)) AS email, spend_cents, overall_spend_cents,
@@ -49,7 +54,8 @@ WITH claude AS (
            read_day < (SELECT max(read_day) FROM vendors.cursor_spend) AS is_final
     FROM cursor_reads
 ), vendor_costs AS (
-    SELECT c.vendor, c.day, c.covers_from, c.cost_kind,
+    -- One row a person a day: two emails of one login read apart hold the earlier first day.
+    SELECT c.vendor, c.day, min(c.covers_from) AS covers_from, c.cost_kind,
            bi.assistant_person(i.login, c.email, c.api_key) AS person,
            min(i.login) AS login,
            bi.assistant_person_kind(min(i.login), min(c.email)) AS person_kind,
@@ -58,7 +64,7 @@ WITH claude AS (
            bool_and(c.is_final) AS is_final
     FROM (SELECT * FROM claude UNION ALL BY NAME SELECT * FROM cursor) AS c
     LEFT JOIN bi.assistant_identities AS i ON i.email = c.email
-    GROUP BY c.vendor, c.day, c.covers_from, c.cost_kind, bi.assistant_person(i.login, c.email, c.api_key)
+    GROUP BY c.vendor, c.day, c.cost_kind, bi.assistant_person(i.login, c.email, c.api_key)
     HAVING sum(c.amount_usd) <> 0 OR sum(c.gross_usd) <> 0
 ), scopes AS (
     -- The usage view's rule (sql/views/_people_of_assistants.sql): the person's seats' scopes, and
@@ -89,8 +95,8 @@ SELECT scope, scope_name, day, covers_from, source, cost_kind, billed, person, p
        team_slugs, amount_usd, gross_usd, is_final
 FROM service
 UNION ALL
-SELECT scope, scope_name, day, covers_from, vendor, cost_kind, cost_kind <> 'subscription_estimate', person,
+SELECT scope, scope_name, day, covers_from, vendor, cost_kind, cost_kind IN ('api_estimate', 'on_demand'), person,
        person_kind, login, team_ids, team_slugs, amount_usd, gross_usd, is_final
 FROM placed;
 
-COMMENT ON VIEW bi.assistant_cost_daily IS 'Full tier. One row per scope, day, source (service, claude_code, cursor), cost kind and person (the service''s bill: the scope''s, person NULL): amount_usd and gross_usd (DECIMAL dollars, exact), billed (false: a subscription seat pays it), covers_from (Cursor''s spend grows between reads: the days a row holds) and is_final. Sources are paid to different payees: billed amounts add up to what was spent. Never add an enterprise and its organizations.';
+COMMENT ON VIEW bi.assistant_cost_daily IS 'Full tier. One row per scope, day, source (service, claude_code, cursor), cost kind and person (the service''s bill: the scope''s, person NULL): amount_usd and gross_usd (DECIMAL dollars, exact), billed (false: a subscription seat pays it), covers_from (Cursor''s spend grows between reads: the days a row holds) and is_final. Sources are paid to different payees: billed amounts of a scope add up to what it spent. Never add scopes: a person is in each scope that has them, and an enterprise''s bill holds its organizations''.';
