@@ -22,6 +22,7 @@ from pipelines.page._seats import seats_section
 from pipelines.page._surfaces import surfaces_section
 from pipelines.page._svg import PALETTE, CoverageCell, Series, coverage_calendar, coverage_legend
 from pipelines.page._teams import teams_section
+from pipelines.page._vendors import vendors_section
 from pipelines.warehouse.sql import run_sql
 
 _Row = tuple[Any, ...]  # one row of a page/*.sql query
@@ -79,6 +80,7 @@ def render_page(conn: duckdb.DuckDBPyConnection, *, generated_at: datetime | Non
             _assistant(assistant_rows=assistant_rows, axis=time_axis(days, provisional=provisional)),
             teams_section(conn, scope=main.scope, scope_name=main.name),
             cost_section(conn),
+            vendors_section(conn, scope=main.scope, scope_name=main.name),
             repositories_section(conn),
             seats_section(conn),
         ]
