@@ -27,32 +27,47 @@
 CREATE OR REPLACE TEMP TABLE aggregate_vendor_daily AS
 WITH costs AS (
     -- A person's cost of a vendor's day, billed or not (the bill of `service` is the scope's: not here).
+    -- The views' rows without their teams (bi.assistant_*_rows(): a year of teams does not fit
+    -- the publish's memory, and the tier needs none).
     SELECT scope, scope_name, day, source, person, TRUE AS counted, FALSE AS active,
            CAST(sum(amount_usd) FILTER (WHERE billed) AS DECIMAL(38, 8)) AS cost_usd,
            CAST(sum(amount_usd) FILTER (WHERE NOT billed) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
            bool_and(is_final) AS is_final
-    FROM bi.assistant_cost_daily
+    FROM bi.assistant_cost_rows()
     WHERE person IS NOT NULL
     GROUP BY ALL
 ), people AS (
-    -- A person with cost on a day without use (Cursor's read day) is behind the day's sums too.
-    SELECT scope, scope_name, day, source, person, counted, active, requests, agent_job_starts, sessions,
-           lines_added, lines_accepted, is_final
-    FROM bi.assistant_usage_daily
-    UNION ALL BY NAME
-    SELECT * FROM costs
+    -- One row a person a source-day (a person with cost on a day without use, Cursor's read day, is
+    -- behind the day's sums too); then the day's people are counted rows, never a DISTINCT's
+    -- hash set of a year of names.
+    SELECT scope, scope_name, day, source, person,
+           bool_or(counted AND active) AS active,
+           bool_or(counted AND (coalesce(requests, 0) <> 0 OR coalesce(agent_job_starts, 0) <> 0
+               OR coalesce(sessions, 0) <> 0 OR coalesce(lines_added, 0) <> 0 OR coalesce(lines_accepted, 0) <> 0
+               OR coalesce(cost_usd, 0) <> 0 OR coalesce(subscription_estimate_usd, 0) <> 0)) AS figured,
+           sum(requests) FILTER (WHERE counted) AS requests,
+           sum(agent_job_starts) FILTER (WHERE counted) AS agent_job_starts,
+           sum(sessions) FILTER (WHERE counted) AS sessions,
+           sum(lines_added) FILTER (WHERE counted) AS lines_added,
+           sum(lines_accepted) FILTER (WHERE counted) AS lines_accepted,
+           sum(cost_usd) AS cost_usd,
+           sum(subscription_estimate_usd) AS subscription_estimate_usd,
+           bool_and(is_final) AS is_final
+    FROM (SELECT scope, scope_name, day, source, person, counted, active, requests, agent_job_starts, sessions,
+                 lines_added, lines_accepted, is_final
+          FROM bi.assistant_usage_rows()
+          UNION ALL BY NAME
+          SELECT * FROM costs)
+    GROUP BY scope, scope_name, day, source, person
 ), grouped AS (
     SELECT scope, scope_name, day, source,
-           count(DISTINCT person) FILTER (WHERE counted AND active) AS active_people,
-           count(DISTINCT person) FILTER (WHERE counted AND (coalesce(requests, 0) <> 0
-               OR coalesce(agent_job_starts, 0) <> 0 OR coalesce(sessions, 0) <> 0
-               OR coalesce(lines_added, 0) <> 0 OR coalesce(lines_accepted, 0) <> 0
-               OR coalesce(cost_usd, 0) <> 0 OR coalesce(subscription_estimate_usd, 0) <> 0)) AS figured_people,
-           CAST(sum(requests) FILTER (WHERE counted) AS BIGINT) AS requests,
-           CAST(sum(agent_job_starts) FILTER (WHERE counted) AS BIGINT) AS agent_job_starts,
-           CAST(sum(sessions) FILTER (WHERE counted) AS BIGINT) AS sessions,
-           CAST(sum(lines_added) FILTER (WHERE counted) AS BIGINT) AS lines_added,
-           CAST(sum(lines_accepted) FILTER (WHERE counted) AS BIGINT) AS lines_accepted,
+           count(*) FILTER (WHERE active) AS active_people,
+           count(*) FILTER (WHERE figured) AS figured_people,
+           CAST(sum(requests) AS BIGINT) AS requests,
+           CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts,
+           CAST(sum(sessions) AS BIGINT) AS sessions,
+           CAST(sum(lines_added) AS BIGINT) AS lines_added,
+           CAST(sum(lines_accepted) AS BIGINT) AS lines_accepted,
            CAST(sum(cost_usd) AS DECIMAL(38, 8)) AS cost_usd,
            CAST(sum(subscription_estimate_usd) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
            bool_and(is_final) AS is_final

@@ -20,39 +20,54 @@ WITH bounds AS (
     SELECT max(day) AS last_day
     FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
 ), costs AS (
-    -- A person's cost of a vendor's day, billed or not, as vendor_daily.sql has it.
+    -- A person's cost of a vendor's day, billed or not, as vendor_daily.sql has it (the views' rows
+    -- without their teams).
     SELECT scope, scope_name, day, source, person, TRUE AS counted, FALSE AS active,
            CAST(sum(amount_usd) FILTER (WHERE billed) AS DECIMAL(38, 8)) AS cost_usd,
            CAST(sum(amount_usd) FILTER (WHERE NOT billed) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
            bool_and(is_final) AS is_final
-    FROM bi.assistant_cost_daily
+    FROM bi.assistant_cost_rows()
     WHERE person IS NOT NULL
     GROUP BY ALL
 ), people AS (
-    SELECT scope, scope_name, day, source, person, counted, active, requests, agent_job_starts, sessions,
-           lines_added, lines_accepted, is_final
-    FROM bi.assistant_usage_daily
-    UNION ALL BY NAME
-    SELECT * FROM costs
-), grouped AS (
-    SELECT u.scope, u.scope_name, (b.last_day - u.day) // 28 AS period_index, u.source,
+    -- One row a person a source-period, then the period's people are counted rows (never a
+    -- DISTINCT's hash set of a year of names).
+    SELECT u.scope, u.scope_name, (b.last_day - u.day) // 28 AS period_index, u.source, u.person,
            any_value(b.last_day) AS last_day,
-           count(DISTINCT u.person) FILTER (WHERE u.counted AND u.active) AS active_people,
-           count(DISTINCT u.person) FILTER (WHERE u.counted AND (coalesce(u.requests, 0) <> 0
-               OR coalesce(u.agent_job_starts, 0) <> 0 OR coalesce(u.sessions, 0) <> 0
-               OR coalesce(u.lines_added, 0) <> 0 OR coalesce(u.lines_accepted, 0) <> 0
-               OR coalesce(u.cost_usd, 0) <> 0 OR coalesce(u.subscription_estimate_usd, 0) <> 0)) AS figured_people,
-           CAST(sum(u.requests) FILTER (WHERE u.counted) AS BIGINT) AS requests,
-           CAST(sum(u.agent_job_starts) FILTER (WHERE u.counted) AS BIGINT) AS agent_job_starts,
-           CAST(sum(u.sessions) FILTER (WHERE u.counted) AS BIGINT) AS sessions,
-           CAST(sum(u.lines_added) FILTER (WHERE u.counted) AS BIGINT) AS lines_added,
-           CAST(sum(u.lines_accepted) FILTER (WHERE u.counted) AS BIGINT) AS lines_accepted,
-           CAST(sum(u.cost_usd) AS DECIMAL(38, 8)) AS cost_usd,
-           CAST(sum(u.subscription_estimate_usd) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
+           bool_or(u.counted AND u.active) AS active,
+           bool_or(u.counted AND (coalesce(u.requests, 0) <> 0 OR coalesce(u.agent_job_starts, 0) <> 0
+               OR coalesce(u.sessions, 0) <> 0 OR coalesce(u.lines_added, 0) <> 0
+               OR coalesce(u.lines_accepted, 0) <> 0 OR coalesce(u.cost_usd, 0) <> 0
+               OR coalesce(u.subscription_estimate_usd, 0) <> 0)) AS figured,
+           sum(u.requests) FILTER (WHERE u.counted) AS requests,
+           sum(u.agent_job_starts) FILTER (WHERE u.counted) AS agent_job_starts,
+           sum(u.sessions) FILTER (WHERE u.counted) AS sessions,
+           sum(u.lines_added) FILTER (WHERE u.counted) AS lines_added,
+           sum(u.lines_accepted) FILTER (WHERE u.counted) AS lines_accepted,
+           sum(u.cost_usd) AS cost_usd,
+           sum(u.subscription_estimate_usd) AS subscription_estimate_usd,
            bool_and(u.is_final) AS is_final
-    FROM people AS u, bounds AS b
+    FROM (SELECT scope, scope_name, day, source, person, counted, active, requests, agent_job_starts, sessions,
+                 lines_added, lines_accepted, is_final
+          FROM bi.assistant_usage_rows()
+          UNION ALL BY NAME
+          SELECT * FROM costs) AS u, bounds AS b
     WHERE u.day <= b.last_day
-    GROUP BY ALL
+    GROUP BY u.scope, u.scope_name, (b.last_day - u.day) // 28, u.source, u.person
+), grouped AS (
+    SELECT scope, scope_name, period_index, source, any_value(last_day) AS last_day,
+           count(*) FILTER (WHERE active) AS active_people,
+           count(*) FILTER (WHERE figured) AS figured_people,
+           CAST(sum(requests) AS BIGINT) AS requests,
+           CAST(sum(agent_job_starts) AS BIGINT) AS agent_job_starts,
+           CAST(sum(sessions) AS BIGINT) AS sessions,
+           CAST(sum(lines_added) AS BIGINT) AS lines_added,
+           CAST(sum(lines_accepted) AS BIGINT) AS lines_accepted,
+           CAST(sum(cost_usd) AS DECIMAL(38, 8)) AS cost_usd,
+           CAST(sum(subscription_estimate_usd) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
+           bool_and(is_final) AS is_final
+    FROM people
+    GROUP BY scope, scope_name, period_index, source
 ), hidden_days AS (
     SELECT DISTINCT d.scope, d.scope_name, (b.last_day - d.day) // 28 AS period_index, d.source
     FROM aggregate_vendor_daily AS d, bounds AS b

@@ -10,7 +10,8 @@ UNION
 SELECT 'enterprise', enterprise, bi.login_key(login) FROM snapshots.enterprise_seats WHERE login IS NOT NULL;
 -- The scopes whose user-level report has the person that day.
 CREATE OR REPLACE MACRO bi.assistant_report_scopes() AS TABLE
-SELECT DISTINCT scope, scope_name, day, coalesce(bi.login_key(user_login), 'user ' || user_id) AS person
+-- (A user-level record is one a user a day: no DISTINCT, whose hash table a year would not fit.)
+SELECT scope, scope_name, day, coalesce(bi.login_key(user_login), 'user ' || user_id) AS person
 FROM core.user_daily_totals;
 -- The teams a person was on that day in the scope (core.user_team_days, as bi.ai_credits_daily
 -- gives them), the slug as the team's newest.

@@ -25,7 +25,9 @@
 -- Sum counted rows only: a person's use of one vendor on a day is then in one row.
 -- team_ids, team_slugs: the teams the person was on that day in the scope (core.user_team_days,
 -- as bi.ai_credits_daily gives them): a row per person, never per team.
-CREATE OR REPLACE VIEW bi.assistant_usage_daily AS
+-- bi.assistant_usage_rows(): the view's rows but their teams, which the aggregate tier reads (a
+-- person's teams of every day are a year's largest aggregate, and the tier needs none of them).
+CREATE OR REPLACE MACRO bi.assistant_usage_rows() AS TABLE
 WITH vendor_days AS (
     SELECT 'claude_code' AS vendor, day,
            CASE WHEN actor_type = 'user_actor' THEN lower(trim(email)) END AS email,
@@ -72,13 +74,17 @@ WITH vendor_days AS (
     LEFT JOIN core.agent_vendors AS m USING (agent_id)
     WHERE a.level = 'user'
 ), vendor_scopes AS (
+    -- Each row once without a DISTINCT over a year of person-days: a seat's scopes, then a report's
+    -- scopes that are no seat's of the person (each side is one row a person, day and scope).
     SELECT s.scope, s.scope_name, v.vendor, v.day, v.person
     FROM vendor_people AS v JOIN bi.assistant_member_scopes() AS s USING (person)
     WHERE v.person_kind = 'login'
-    UNION
+    UNION ALL
     SELECT r.scope, r.scope_name, v.vendor, v.day, v.person
     FROM vendor_people AS v JOIN bi.assistant_report_scopes() AS r USING (day, person)
     WHERE v.person_kind = 'login'
+      AND NOT EXISTS (SELECT 1 FROM bi.assistant_member_scopes() AS m
+                      WHERE m.person = v.person AND m.scope = r.scope AND m.scope_name = r.scope_name)
 ), vendors AS (
     SELECT coalesce(s.scope, 'vendor') AS scope, coalesce(s.scope_name, v.vendor) AS scope_name, v.day,
            v.vendor AS source, 'vendor' AS source_kind, CAST(NULL AS VARCHAR) AS agent_id, v.vendor,
@@ -93,11 +99,11 @@ WITH vendor_days AS (
     UNION ALL BY NAME
     SELECT * FROM vendors
 ), overlap AS (
-    SELECT scope, scope_name, day, person, vendor,
-           list(source ORDER BY source) FILTER (WHERE source_kind = 'agent_app') AS agent_sources,
-           bool_or(source_kind = 'vendor') AS vendor_row
-    FROM everything
-    WHERE vendor IS NOT NULL
+    -- An agent app's row and its vendor's own row of the same scope, person and day: the pairs alone
+    -- (a list per vendor row of a year would not fit the publish's memory).
+    SELECT a.scope, a.scope_name, a.day, a.person, a.vendor, list(a.source ORDER BY a.source) AS agent_sources
+    FROM agents AS a
+    JOIN vendors AS v USING (scope, scope_name, day, person, vendor)
     GROUP BY ALL
 )
 SELECT
@@ -112,8 +118,6 @@ SELECT
     e.person_kind,
     e.login,
     e.emails,
-    coalesce(t.team_ids, []) AS team_ids,
-    coalesce(t.team_slugs, []) AS team_slugs,
     e.active,
     e.requests,
     e.agent_job_starts,
@@ -121,12 +125,21 @@ SELECT
     e.lines_added,
     e.lines_accepted,
     e.is_final,
-    NOT (e.source_kind = 'agent_app' AND coalesce(o.vendor_row, FALSE)) AS counted,
-    CASE WHEN e.source_kind = 'agent_app' AND o.vendor_row THEN e.vendor
-         WHEN e.source_kind = 'vendor' AND len(o.agent_sources) > 0 THEN array_to_string(o.agent_sources, ',')
+    NOT (e.source_kind = 'agent_app' AND o.person IS NOT NULL) AS counted,
+    CASE WHEN o.person IS NULL THEN NULL
+         WHEN e.source_kind = 'agent_app' THEN e.vendor
+         WHEN e.source_kind = 'vendor' THEN array_to_string(o.agent_sources, ',')
     END AS overlaps
 FROM everything AS e
-LEFT JOIN overlap AS o USING (scope, scope_name, day, person, vendor)
+LEFT JOIN overlap AS o USING (scope, scope_name, day, person, vendor);
+
+CREATE OR REPLACE VIEW bi.assistant_usage_daily AS
+SELECT u.scope, u.scope_name, u.day, u.source, u.source_kind, u.agent_id, u.vendor, u.person, u.person_kind,
+       u.login, u.emails, coalesce(t.team_ids, []) AS team_ids, coalesce(t.team_slugs, []) AS team_slugs,
+       u.active, u.requests, u.agent_job_starts, u.sessions, u.lines_added, u.lines_accepted, u.is_final,
+       u.counted, u.overlaps
+FROM bi.assistant_usage_rows() AS u
 LEFT JOIN bi.assistant_person_teams() AS t USING (scope, scope_name, day, person);
+
 
 COMMENT ON VIEW bi.assistant_usage_daily IS 'Full tier. One row per scope, day, source (service, agent:<agent_id>, claude_code, cursor) and person (login, else the vendor''s email, else its API key): active, requests, agent_job_starts (agent apps only, never added to requests), sessions (Claude Code''s), lines added and accepted as each source has them (NULL: none). counted = false on an agent app''s row whose vendor''s own row is there for the same person and day (overlaps names it): sum counted rows only.';

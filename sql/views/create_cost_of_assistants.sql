@@ -24,7 +24,8 @@
 -- has them (two organizations, an enterprise and its organization), as in bi.assistant_usage_daily.
 -- person, login, scope, teams: by bi.assistant_usage_daily's rule, on the row's day (a person the map
 -- knows: each scope whose seats list them or whose report has them that day; else scope `vendor`).
-CREATE OR REPLACE VIEW bi.assistant_cost_daily AS
+-- bi.assistant_cost_rows(): the view's rows but their teams, which the aggregate tier reads.
+CREATE OR REPLACE MACRO bi.assistant_cost_rows() AS TABLE
 WITH claude AS (
     SELECT 'claude_code' AS vendor, m.day, m.day AS covers_from,
            CASE WHEN m.actor_type = 'user_actor' THEN lower(trim(m.email)) END AS email,
@@ -68,35 +69,41 @@ WITH claude AS (
     HAVING sum(c.amount_usd) <> 0 OR sum(c.gross_usd) <> 0
 ), scopes AS (
     -- The usage view's rule (sql/views/_people_of_assistants.sql): the person's seats' scopes, and
-    -- those whose report has them that day.
+    -- those whose report has them that day, each once.
     SELECT c.vendor, c.day, c.person, s.scope, s.scope_name
-    FROM vendor_costs AS c JOIN bi.assistant_member_scopes() AS s USING (person)
-    WHERE c.person_kind = 'login'
-    UNION
+    FROM (SELECT DISTINCT vendor, day, person FROM vendor_costs WHERE person_kind = 'login') AS c
+    JOIN bi.assistant_member_scopes() AS s USING (person)
+    UNION ALL
     SELECT c.vendor, c.day, c.person, r.scope, r.scope_name
-    FROM vendor_costs AS c JOIN bi.assistant_report_scopes() AS r USING (day, person)
-    WHERE c.person_kind = 'login'
+    FROM (SELECT DISTINCT vendor, day, person FROM vendor_costs WHERE person_kind = 'login') AS c
+    JOIN bi.assistant_report_scopes() AS r USING (day, person)
+    WHERE NOT EXISTS (SELECT 1 FROM bi.assistant_member_scopes() AS m
+                      WHERE m.person = c.person AND m.scope = r.scope AND m.scope_name = r.scope_name)
 ), placed AS (
-    SELECT p.*, coalesce(t.team_ids, []) AS team_ids, coalesce(t.team_slugs, []) AS team_slugs
-    FROM (SELECT coalesce(s.scope, 'vendor') AS scope, coalesce(s.scope_name, c.vendor) AS scope_name, c.*
-          FROM vendor_costs AS c LEFT JOIN scopes AS s USING (vendor, day, person)) AS p
-    LEFT JOIN bi.assistant_person_teams() AS t USING (scope, scope_name, day, person)
+    SELECT coalesce(s.scope, 'vendor') AS scope, coalesce(s.scope_name, c.vendor) AS scope_name, c.*
+    FROM vendor_costs AS c LEFT JOIN scopes AS s USING (vendor, day, person)
 ), service AS (
     SELECT scope, scope_name, day, day AS covers_from, 'service' AS source, 'billed' AS cost_kind, TRUE AS billed,
            CAST(NULL AS VARCHAR) AS person, 'scope' AS person_kind, CAST(NULL AS VARCHAR) AS login,
-           CAST([] AS BIGINT[]) AS team_ids, CAST([] AS VARCHAR[]) AS team_slugs,
            CAST(sum(net_amount) AS DECIMAL(38, 8)) AS amount_usd,
            CAST(sum(gross_amount) AS DECIMAL(38, 8)) AS gross_usd,
            bool_and(month_closed) AS is_final
     FROM bi.cost_daily
     GROUP BY scope, scope_name, day
 )
-SELECT scope, scope_name, day, covers_from, source, cost_kind, billed, person, person_kind, login, team_ids,
-       team_slugs, amount_usd, gross_usd, is_final
+SELECT scope, scope_name, day, covers_from, source, cost_kind, billed, person, person_kind, login, amount_usd,
+       gross_usd, is_final
 FROM service
 UNION ALL
 SELECT scope, scope_name, day, covers_from, vendor, cost_kind, cost_kind IN ('api_estimate', 'on_demand'), person,
-       person_kind, login, team_ids, team_slugs, amount_usd, gross_usd, is_final
+       person_kind, login, amount_usd, gross_usd, is_final
 FROM placed;
+
+CREATE OR REPLACE VIEW bi.assistant_cost_daily AS
+SELECT c.scope, c.scope_name, c.day, c.covers_from, c.source, c.cost_kind, c.billed, c.person, c.person_kind, c.login,
+       coalesce(t.team_ids, []) AS team_ids, coalesce(t.team_slugs, []) AS team_slugs, c.amount_usd, c.gross_usd,
+       c.is_final
+FROM bi.assistant_cost_rows() AS c
+LEFT JOIN bi.assistant_person_teams() AS t USING (scope, scope_name, day, person);
 
 COMMENT ON VIEW bi.assistant_cost_daily IS 'Full tier. One row per scope, day, source (service, claude_code, cursor), cost kind and person (the service''s bill: the scope''s, person NULL): amount_usd and gross_usd (DECIMAL dollars, exact), billed (false: a subscription seat pays it), covers_from (Cursor''s spend grows between reads: the days a row holds) and is_final. Sources are paid to different payees: billed amounts of a scope add up to what it spent. Never add scopes: a person is in each scope that has them, and an enterprise''s bill holds its organizations''.';
