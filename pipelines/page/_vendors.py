@@ -22,6 +22,8 @@ from pipelines.page._table import Cell, table
 from pipelines.warehouse.sql import run_sql
 
 _Row = tuple[Any, ...]
+# A vendor's name as a person reads it (the page sits below pipelines.vendors, whose titles it
+# cannot import; a vendor not named here reads under its source name).
 _VENDORS = {"claude_code": "Claude Code", "cursor": "Cursor"}
 _PEOPLE = ("Source", "People active", "Mapped to a service login", "Days with data", "Provisional days")
 _UNMAPPED = ("Vendor", "People without a login", "API keys", "Every day landed")
@@ -33,6 +35,10 @@ _COST_KINDS = {
     ("claude_code", "subscription_estimate"): (
         "Claude Code",
         "estimated by Anthropic, subscription seats: not billed, the seat's price pays it",
+    ),
+    ("claude_code", "unknown_estimate"): (
+        "Claude Code",
+        "estimated by Anthropic, no customer type sent: not claimed billed",
     ),
     ("cursor", "on_demand"): ("Cursor", "billed: on-demand spend beyond the plan, its growth between two reads"),
 }
