@@ -74,6 +74,7 @@ _WORK_TABLES = (
     "aggregate_uncovered_shown",
     "aggregate_uncovered_hidden",
     "aggregate_uncovered_round",
+    "aggregate_vendor_costs",  # vendor_daily.sql, read by vendor_periods.sql
 )
 
 DEFAULT_K = 5

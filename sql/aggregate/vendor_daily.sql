@@ -24,8 +24,11 @@
 --   3. an enterprise whose shown organizations leave 1..$k-1 of its active people (or of the people
 --      behind its sums, cost included) uncounted, or an unknown number: not shown, unless nothing is left.
 -- Such a row stays, suppressed = true, every figure NULL. Runs after the tables it reads (name order).
-CREATE OR REPLACE TEMP TABLE aggregate_vendor_daily AS
-WITH costs AS (
+-- A person's cost of a vendor's day first, on its own (vendor_periods.sql reads it too): beside a
+-- year of usage rows in one query its aggregate and Cursor's window do not fit 256 MB; order is
+-- not kept while it is written (only aggregates read it), which is what lets it spill.
+SET preserve_insertion_order = false;
+CREATE OR REPLACE TEMP TABLE aggregate_vendor_costs AS
     -- A person's cost of a vendor's day, billed or not (the bill of `service` is the scope's: not here).
     -- The views' rows without their teams (bi.assistant_*_rows(): a year of teams does not fit
     -- the publish's memory, and the tier needs none).
@@ -35,8 +38,10 @@ WITH costs AS (
            bool_and(is_final) AS is_final
     FROM bi.assistant_cost_rows()
     WHERE person IS NOT NULL
-    GROUP BY ALL
-), people AS (
+    GROUP BY ALL;
+RESET preserve_insertion_order;
+CREATE OR REPLACE TEMP TABLE aggregate_vendor_daily AS
+WITH people AS (
     -- One row a person a source-day (a person with cost on a day without use, Cursor's read day, is
     -- behind the day's sums too); then the day's people are counted rows, never a DISTINCT's
     -- hash set of a year of names.
@@ -57,7 +62,7 @@ WITH costs AS (
                  lines_added, lines_accepted, is_final
           FROM bi.assistant_usage_rows()
           UNION ALL BY NAME
-          SELECT * FROM costs)
+          SELECT * FROM aggregate_vendor_costs)
     GROUP BY scope, scope_name, day, source, person
 ), grouped AS (
     SELECT scope, scope_name, day, source,

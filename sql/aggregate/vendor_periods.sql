@@ -14,21 +14,12 @@
 --      aggregate.agent_periods' users and job starts);
 --   4. an enterprise whose shown organizations leave 1..$k-1 of its active people (or of the people
 --      behind its sums, cost included) uncounted.
--- Such a row stays, suppressed = true, every figure NULL. Runs after vendor_daily (name order).
+-- Such a row stays, suppressed = true, every figure NULL. Runs after vendor_daily (name order),
+-- reading the people's costs it wrote (aggregate_vendor_costs), dropped here.
 CREATE OR REPLACE TEMP TABLE aggregate_vendor_periods AS
 WITH bounds AS (
     SELECT max(day) AS last_day
     FROM (SELECT day FROM core.daily_totals UNION ALL SELECT day FROM core.user_report_days)
-), costs AS (
-    -- A person's cost of a vendor's day, billed or not, as vendor_daily.sql has it (the views' rows
-    -- without their teams).
-    SELECT scope, scope_name, day, source, person, TRUE AS counted, FALSE AS active,
-           CAST(sum(amount_usd) FILTER (WHERE billed) AS DECIMAL(38, 8)) AS cost_usd,
-           CAST(sum(amount_usd) FILTER (WHERE NOT billed) AS DECIMAL(38, 8)) AS subscription_estimate_usd,
-           bool_and(is_final) AS is_final
-    FROM bi.assistant_cost_rows()
-    WHERE person IS NOT NULL
-    GROUP BY ALL
 ), people AS (
     -- One row a person a source-period, then the period's people are counted rows (never a
     -- DISTINCT's hash set of a year of names).
@@ -51,7 +42,7 @@ WITH bounds AS (
                  lines_added, lines_accepted, is_final
           FROM bi.assistant_usage_rows()
           UNION ALL BY NAME
-          SELECT * FROM costs) AS u, bounds AS b
+          SELECT * FROM aggregate_vendor_costs) AS u, bounds AS b
     WHERE u.day <= b.last_day
     GROUP BY u.scope, u.scope_name, (b.last_day - u.day) // 28, u.source, u.person
 ), grouped AS (
@@ -173,4 +164,5 @@ SELECT
     g.is_final
 FROM grouped AS g
 JOIN status AS s USING (scope, scope_name, period_index, source)
-ORDER BY g.scope, g.scope_name, g.period_index, g.source
+ORDER BY g.scope, g.scope_name, g.period_index, g.source;
+DROP TABLE aggregate_vendor_costs;
