@@ -24,8 +24,12 @@ check: install
 	$(VENV)/bin/ruff format --check pipelines emulator benchmarks tests
 	$(VENV)/bin/mypy
 
+# Two workers (pytest-xdist), each taking a test file at a time so its module fixtures run once;
+# then the `serial` tests alone (exit 5: none selected by PYTEST_ARGS). TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
 test: install
-	$(PYTEST) $(PYTEST_ARGS)
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadfile -m "not serial" $(PYTEST_ARGS)
+	$(PYTEST) -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 # Spark over the lake (tests/spark; `make test` leaves it out): the spark dependency group (pyspark)
 # and Java 17 or later on PATH (.ci/run installs Debian's openjdk-17-jre-headless).

@@ -118,6 +118,7 @@ def publish_aggregate(
         tables = (*(f"aggregate_{name}" for name in AGGREGATE_TABLES), *(f"aggregate{s}" for s in _STATUS))
         for table in (*tables, *_WORK_TABLES):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("RESET preserve_insertion_order")  # vendor_daily.sql's, were it to fail before its own RESET
         conn.unregister(_NESTED_TABLE)
     version, _ = make_visible(staging, found[0] if found else None)
     target = build_views(
@@ -141,12 +142,7 @@ def _nested_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int) -> pa.
     the serving database with what each day was made from (another k or definition: every day again)."""
     root = serving.parent / NESTED
     sql = SQL_DIR / "aggregate" / "teams"
-    made_with = (
-        f"{k}:"
-        + hashlib.sha256(
-            b"".join((sql / name).read_bytes() for name in ("active_members.sql", "nested_teams.sql"))
-        ).hexdigest()
-    )
+    made_with = _made_with(k, "active_members.sql", "nested_teams.sql")
     sources = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
     kept, done = _kept(root, made_with)
     stale = sorted(day for day, source in sources.items() if done.get(day) != source)
@@ -171,13 +167,7 @@ def _hide_uncovered_teams(conn: duckdb.DuckDBPyConnection, serving: Path, k: int
     round until one hides none, working out again only the days whose user rows or memberships
     changed or whose teams shown so far did (the rest kept beside the nested teams)."""
     root = serving.parent / NESTED / _UNCOVERED
-    sql = SQL_DIR / "aggregate" / "teams"
-    made_with = (
-        f"{k}:"
-        + hashlib.sha256(
-            b"".join((sql / name).read_bytes() for name in ("active_members.sql", "uncovered_teams.sql"))
-        ).hexdigest()
-    )
+    made_with = _made_with(k, "active_members.sql", "uncovered_teams.sql")
     users = {day: source for day, source in run_sql(conn, "aggregate/teams/select_sources.sql")}
     shown = {day: teams for day, teams in run_sql(conn, "aggregate/teams/select_shown.sql")}
     # A day with no team shown hides none: nothing to work out or keep.
@@ -222,6 +212,12 @@ def _load_active(conn: duckdb.DuckDBPyConnection, stale: list[str]) -> Iterator[
             last=max(chunk, default=None),
         )
         yield chunk
+
+
+def _made_with(k: int, *files: str) -> str:
+    """What kept rows were made with: k and the SQL files of sql/aggregate/teams that made them."""
+    sql = SQL_DIR / "aggregate" / "teams"
+    return f"{k}:" + hashlib.sha256(b"".join((sql / name).read_bytes() for name in files)).hexdigest()
 
 
 def _kept(root: Path, made_with: str) -> tuple[pa.Table | None, dict[str, str]]:

@@ -13,9 +13,13 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from pipelines.webhooks.segments import read_segment, segments
 from pipelines.webhooks.verify import sign
+
+# Shutdown on SIGTERM is timed against startup: alone, not beside another busy worker.
+pytestmark = pytest.mark.serial
 
 SECRET = "e2e-webhook-secret"
 
