@@ -10,17 +10,14 @@ from datetime import date
 from pathlib import Path
 
 import duckdb
-import pytest
 
-from emulator import EmulatorConfig, running_emulator
-from pipelines.config import Secret, Settings
+from emulator import running_emulator
 from pipelines.ingest import ingest_report
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
-from pipelines.ingest.vendors import ingest_vendor
 from pipelines.service import ReportRef, RetryPolicy, ServiceClient
-from pipelines.vendors import VendorClient
 from pipelines.warehouse import migrate
 from tests._emulator import settings_for
+from tests._vendors import read_vendors, vendor_world
 
 TODAY = date(2026, 11, 20)
 DAYS = (date(2026, 11, 10), date(2026, 11, 11), date(2026, 11, 12))  # final when fetched
@@ -31,12 +28,9 @@ FAST_RETRY = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
 def land_vendor_world(home: Path) -> Path:
     """The warehouse landed under `home` (closed: each test opens it as it needs)."""
     path = home / "warehouse.duckdb"
-    config = EmulatorConfig(
-        seed=11, users=80, repos=2, today=TODAY, claude_requests_per_minute=1000, cursor_requests_per_minute=1000
-    )
     with (
         duckdb.connect(str(path)) as conn,
-        running_emulator(config) as emu,
+        running_emulator(vendor_world(TODAY)) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
     ):
         migrate(conn)
@@ -47,21 +41,10 @@ def land_vendor_world(home: Path) -> Path:
                     ref = ReportRef(scope, name, "1-day", level, day)
                     ingest_report(client=client, ref=ref, conn=conn, raw_dir=home / "raw")
         run_snapshot(client, conn, settings=SnapshotSettings(orgs=(creds["org"],)), day=TODAY)
-        settings = Settings(
-            anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-            anthropic_base_url=creds["anthropic_base_url"],
-            cursor_api_key=Secret(creds["cursor_api_key"]),
-            cursor_base_url=creds["cursor_base_url"],
-        )
-        configs, skipped = settings.vendor_configs()
-        assert not skipped
         # Cursor's spend read on a day of the reports too (its growth lands on the read's day), then
         # again on TODAY, a day of no report: a cost without use.
         emu.set_today(SPEND_READ)
-        with VendorClient(configs["cursor"]) as vendor_client:
-            ingest_vendor(vendor_client, conn, days=list(DAYS[:1]), raw_dir=home / "raw", say=pytest.fail)
+        read_vendors(emu, conn, days=DAYS[:1], raw_dir=home / "raw", only="cursor")
         emu.set_today(TODAY)
-        for vendor_config in configs.values():
-            with VendorClient(vendor_config) as vendor_client:
-                ingest_vendor(vendor_client, conn, days=list(DAYS), raw_dir=home / "raw", say=pytest.fail)
+        read_vendors(emu, conn, days=DAYS, raw_dir=home / "raw")
     return path

@@ -18,16 +18,14 @@ import duckdb
 import httpx
 import pytest
 
-from emulator import EmulatorConfig, RunningEmulator, running_emulator
-from pipelines.config import Secret, Settings
+from emulator import RunningEmulator, running_emulator
 from pipelines.ingest import ingest_report
 from pipelines.ingest.billing import ingest_billing
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
-from pipelines.ingest.vendors import ingest_vendor
 from pipelines.service import ReportRef, RetryPolicy, ServiceClient
-from pipelines.vendors import VendorClient
 from pipelines.warehouse import migrate
 from tests._emulator import settings_for
+from tests._vendors import read_vendors, vendor_world
 
 TODAY = date(2026, 11, 20)
 FIRST_READ = date(2026, 11, 17)  # two reads of November's cycle, a day without one between
@@ -46,22 +44,8 @@ class Landed:
     spend: dict[tuple[date, str], tuple[Decimal, Decimal]] = field(default_factory=dict)
 
 
-def _vendor_settings(emu: RunningEmulator) -> Settings:
-    creds = emu.credentials
-    return Settings(
-        anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-        anthropic_base_url=creds["anthropic_base_url"],
-        cursor_api_key=Secret(creds["cursor_api_key"]),
-        cursor_base_url=creds["cursor_base_url"],
-    )
-
-
 def _read_vendors(landed: Landed) -> None:
-    configs, skipped = _vendor_settings(landed.emu).vendor_configs()
-    assert not skipped
-    for config in configs.values():
-        with VendorClient(config) as client:
-            ingest_vendor(client, landed.conn, days=VENDOR_DAYS, raw_dir=landed.home / "raw", say=pytest.fail)
+    read_vendors(landed.emu, landed.conn, days=VENDOR_DAYS, raw_dir=landed.home / "raw")
 
 
 def _served_spend(emu: RunningEmulator) -> dict[str, tuple[Decimal, Decimal]]:
@@ -83,11 +67,8 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
     home = tmp_path_factory.mktemp("assistant-cost")
     conn = duckdb.connect(str(home / "warehouse.duckdb"))
     migrate(conn)
-    config = EmulatorConfig(
-        seed=11, users=80, repos=2, today=TODAY, claude_requests_per_minute=1000, cursor_requests_per_minute=1000
-    )
     with (
-        running_emulator(config) as emu,
+        running_emulator(vendor_world(TODAY)) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
     ):
         org = emu.credentials["org"]

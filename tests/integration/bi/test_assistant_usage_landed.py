@@ -17,18 +17,16 @@ import duckdb
 import httpx
 import pytest
 
-from emulator import EmulatorConfig, RunningEmulator, running_emulator
+from emulator import RunningEmulator, running_emulator
 from emulator.seat import holder
-from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.ingest.identities import land_operator_identities, unmapped_notes
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
-from pipelines.ingest.vendors import ingest_vendor
 from pipelines.service import ReportRef, RetryPolicy, ServiceClient
-from pipelines.vendors import VendorClient
 from pipelines.vendors.cursor import epoch_ms
 from pipelines.warehouse import migrate
 from tests._emulator import settings_for
+from tests._vendors import read_vendors, vendor_world
 
 TODAY = date(2026, 11, 20)
 DAYS = (date(2026, 11, 10), date(2026, 11, 11), date(2026, 11, 12))  # final when fetched
@@ -42,26 +40,13 @@ class Landed:
     home: Path
 
 
-def _vendor_settings(emu: RunningEmulator) -> Settings:
-    creds = emu.credentials
-    return Settings(
-        anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-        anthropic_base_url=creds["anthropic_base_url"],
-        cursor_api_key=Secret(creds["cursor_api_key"]),
-        cursor_base_url=creds["cursor_base_url"],
-    )
-
-
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
     home = tmp_path_factory.mktemp("assistants")
     conn = duckdb.connect(str(home / "warehouse.duckdb"))
     migrate(conn)
-    config = EmulatorConfig(
-        seed=11, users=80, repos=2, today=TODAY, claude_requests_per_minute=1000, cursor_requests_per_minute=1000
-    )
     with (
-        running_emulator(config) as emu,
+        running_emulator(vendor_world(TODAY)) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
     ):
         org = emu.credentials["org"]
@@ -69,11 +54,7 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
             ref = ReportRef("organization", org, "1-day", "user", day)
             ingest_report(client=client, ref=ref, conn=conn, raw_dir=home / "raw")
         run_snapshot(client, conn, settings=SnapshotSettings(orgs=(org,)), day=TODAY)
-        configs, skipped = _vendor_settings(emu).vendor_configs()
-        assert not skipped
-        for vendor_config in configs.values():
-            with VendorClient(vendor_config) as vendor_client:
-                ingest_vendor(vendor_client, conn, days=list(DAYS), raw_dir=home / "raw", say=pytest.fail)
+        read_vendors(emu, conn, days=DAYS, raw_dir=home / "raw")
         yield Landed(emu, conn, home)
     conn.close()
 

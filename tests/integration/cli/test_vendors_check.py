@@ -10,6 +10,7 @@ import pytest
 from emulator import EmulatorConfig, RunningEmulator, running_emulator
 from pipelines.cli._vendors import vendor_lines
 from pipelines.config import Secret, Settings
+from tests._vendors import vendor_settings
 
 
 @pytest.fixture(scope="module")
@@ -19,14 +20,7 @@ def emu() -> Iterator[RunningEmulator]:
 
 
 def test_each_vendor_says_what_its_key_reads(emu: RunningEmulator) -> None:
-    creds = emu.credentials
-    settings = Settings(
-        anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-        anthropic_base_url=creds["anthropic_base_url"],
-        cursor_api_key=Secret(creds["cursor_api_key"]),
-        cursor_base_url=creds["cursor_base_url"],
-    )
-    lines = vendor_lines(settings)
+    lines = vendor_lines(vendor_settings(emu))
     assert len(lines) == 2
     assert lines[0].startswith("Claude Code (Anthropic Admin API): OK: claude_code (")
     assert lines[1].startswith("Cursor (Cursor Admin API): OK: members (")

@@ -20,16 +20,14 @@ import pytest
 
 from emulator import EmulatorConfig, running_emulator
 from pipelines.bi import money
-from pipelines.config import Secret, Settings
 from pipelines.ingest import ingest_report
 from pipelines.ingest.billing import ingest_billing
 from pipelines.ingest.snapshots import SnapshotSettings, run_snapshot
-from pipelines.ingest.vendors import ingest_vendor
 from pipelines.page import render_page
 from pipelines.service import ReportRef, RetryPolicy, ServiceClient
-from pipelines.vendors import VendorClient
 from pipelines.warehouse import migrate
 from tests._emulator import settings_for
+from tests._vendors import read_vendors, vendor_world
 
 TODAY = date(2026, 11, 20)
 FIRST_READ = date(2026, 11, 17)  # Cursor's spend read twice in November's cycle
@@ -70,29 +68,17 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
     home = tmp_path_factory.mktemp("vendors-section")
     conn = duckdb.connect(str(home / "warehouse.duckdb"))
     migrate(conn)
-    config = EmulatorConfig(
-        seed=11, users=80, repos=2, today=TODAY, claude_requests_per_minute=1000, cursor_requests_per_minute=1000
-    )
     with (
-        running_emulator(config) as emu,
+        running_emulator(vendor_world(TODAY)) as emu,
         ServiceClient(config=settings_for(emu).service_config(), retry=FAST_RETRY) as client,
     ):
         creds = emu.credentials
         _land_reports(client, conn, home / "raw", creds)
         run_snapshot(client, conn, settings=SnapshotSettings(orgs=(creds["org"],)), day=TODAY)
         ingest_billing(client, conn, scopes=_scopes(creds), months=1, say=lambda line: None)
-        configs, skipped = Settings(
-            anthropic_admin_key=Secret(creds["anthropic_admin_key"]),
-            anthropic_base_url=creds["anthropic_base_url"],
-            cursor_api_key=Secret(creds["cursor_api_key"]),
-            cursor_base_url=creds["cursor_base_url"],
-        ).vendor_configs()
-        assert not skipped
         for read in (FIRST_READ, TODAY):
             emu.set_today(read)
-            for vendor_config in configs.values():
-                with VendorClient(vendor_config) as vendor_client:
-                    ingest_vendor(vendor_client, conn, days=VENDOR_DAYS, raw_dir=home / "raw", say=pytest.fail)
+            read_vendors(emu, conn, days=VENDOR_DAYS, raw_dir=home / "raw")
     page = render_page(conn)
     ((last,),) = _rows(
         conn,
